@@ -1,0 +1,31 @@
+/* cli.h -- the command layer: one function per command, plus the small helpers they share
+ * (option parsing, finding shipped data files). Only this layer prints to stdout. */
+#ifndef DSE_CLI_H
+#define DSE_CLI_H
+
+#include "err.h"
+
+struct cli_opt {
+    const char *name; /* long name without "--" */
+    int has_arg;
+    const char *help;
+    const char *value; /* set by cli_parse: the argument, or "1" for flags */
+};
+
+/* Parses argv[first..argc) into opts (NULL-name terminated); positional arguments go to pos. */
+int cli_parse(int argc, char **argv, int first, struct cli_opt *opts, const char **pos, int max_pos, int *n_pos,
+              const char *cmd, struct dse_err *e);
+const char *cli_get(const struct cli_opt *opts, const char *name);
+/* Parses a whole positive integer option value. */
+int cli_int(const char *opt, const char *s, long long min, long long max, long long *out, struct dse_err *e);
+/* Resolves a data file: an existing path as given, else DIR/NAME[.ext] under the current directory,
+ * else under the installed data directory. */
+int cli_resolve(const char *dir, const char *name, const char *ext, char *out, unsigned n, struct dse_err *e);
+/* The data directory for listings: ./DIR when present, else the installed one. */
+void cli_data_dir(const char *dir, char *out, unsigned n);
+void cli_print_options(const struct cli_opt *opts);
+
+int cmd_eval(int argc, char **argv);
+int cmd_list(int argc, char **argv);
+
+#endif

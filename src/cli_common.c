@@ -1,0 +1,115 @@
+/* cli_common.c -- option parsing and data-file lookup shared by the commands. */
+#include "cli.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#ifndef DSE_DATADIR
+#define DSE_DATADIR "/usr/local/share/dse"
+#endif
+
+int cli_parse(int argc, char **argv, int first, struct cli_opt *opts, const char **pos, int max_pos, int *n_pos,
+              const char *cmd, struct dse_err *e)
+{
+    *n_pos = 0;
+    for (int i = first; i < argc; i++) {
+        const char *a = argv[i];
+        if (strncmp(a, "--", 2) != 0 || a[2] == '\0') {
+            if (*n_pos >= max_pos)
+                return dse_err_set(e, DSE_EINPUT, NULL, NULL, "%s: unexpected argument '%s' (see dse help %s)", cmd, a,
+                                   cmd);
+            pos[(*n_pos)++] = a;
+            continue;
+        }
+        const char *name = a + 2, *eq = strchr(name, '=');
+        size_t nl = eq ? (size_t)(eq - name) : strlen(name);
+        struct cli_opt *o = opts;
+        for (; o->name; o++)
+            if (strlen(o->name) == nl && strncmp(o->name, name, nl) == 0)
+                break;
+        if (!o->name)
+            return dse_err_set(e, DSE_EINPUT, NULL, NULL, "%s: unknown option '%s' (see dse help %s)", cmd, a, cmd);
+        if (o->has_arg) {
+            if (eq)
+                o->value = eq + 1;
+            else if (i + 1 < argc)
+                o->value = argv[++i];
+            else
+                return dse_err_set(e, DSE_EINPUT, NULL, NULL, "%s: option --%s needs a value", cmd, o->name);
+        } else {
+            if (eq)
+                return dse_err_set(e, DSE_EINPUT, NULL, NULL, "%s: option --%s takes no value", cmd, o->name);
+            o->value = "1";
+        }
+    }
+    return DSE_OK;
+}
+
+const char *cli_get(const struct cli_opt *opts, const char *name)
+{
+    for (; opts->name; opts++)
+        if (strcmp(opts->name, name) == 0)
+            return opts->value;
+    return NULL;
+}
+
+int cli_int(const char *opt, const char *s, long long min, long long max, long long *out, struct dse_err *e)
+{
+    char *end;
+    long long v = strtoll(s, &end, 10);
+    if (end == s || *end || v < min || v > max)
+        return dse_err_set(e, DSE_EINPUT, NULL, NULL, "--%s: expected an integer in [%lld, %lld], got '%s'", opt, min,
+                           max, s);
+    *out = v;
+    return DSE_OK;
+}
+
+static int is_file(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+static int is_dir(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+int cli_resolve(const char *dir, const char *name, const char *ext, char *out, unsigned n, struct dse_err *e)
+{
+    struct stat st;
+    if (stat(name, &st) == 0 || strchr(name, '/')) { /* a path: let the loader report what is wrong */
+        snprintf(out, n, "%s", name);
+        return DSE_OK;
+    }
+    const char *bases[2] = {".", DSE_DATADIR};
+    for (int b = 0; b < 2; b++) {
+        snprintf(out, n, "%s/%s/%s", bases[b], dir, name);
+        if (is_file(out))
+            return DSE_OK;
+        snprintf(out, n, "%s/%s/%s%s", bases[b], dir, name, ext);
+        if (is_file(out))
+            return DSE_OK;
+    }
+    return dse_err_set(e, DSE_EINPUT, name, NULL, "no such file, nor %s/%s%s here or in %s (try dse list)", dir, name,
+                       ext, DSE_DATADIR);
+}
+
+void cli_data_dir(const char *dir, char *out, unsigned n)
+{
+    snprintf(out, n, "%s", dir);
+    if (!is_dir(out))
+        snprintf(out, n, "%s/%s", DSE_DATADIR, dir);
+}
+
+void cli_print_options(const struct cli_opt *opts)
+{
+    for (; opts->name; opts++) {
+        char left[48];
+        snprintf(left, sizeof left, "--%s%s", opts->name, opts->has_arg ? " X" : "");
+        printf("  %-22s %s\n", left, opts->help);
+    }
+}

@@ -1,0 +1,325 @@
+/* cli_eval.c -- `dse eval`: one design point, per-operator breakdown and totals. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "cli.h"
+#include "config.h"
+#include "eval.h"
+#include "metric.h"
+
+static struct cli_opt eval_opts_proto[] = {
+    {"hw", 1, "hardware description (hwdesc file or name from dse list hw)", NULL},
+    {"workload", 1, "model (models/ file or name, graph JSON, HF config, SCALE-Sim CSV)", NULL},
+    {"device", 1, "device of the system that runs the model (default: first accelerator)", NULL},
+    {"precision", 1, "fp32|tf32|bf16|fp16|fp8|int8|int4, w4a16, w8a8kv8, w=int4,a=fp16,kv=fp8", NULL},
+    {"batch", 1, "batch size (default 1)", NULL},
+    {"phase", 1, "prefill|decode|generate for decoder LMs (default generate)", NULL},
+    {"prompt", 1, "prompt tokens; sequence length for encoders (default 512; BERT 128)", NULL},
+    {"generate", 1, "output tokens for --phase generate (default 128)", NULL},
+    {"top", 1, "operators shown in the table (default 12)", NULL},
+    {"json", 0, "print one JSON object", NULL},
+    {"csv", 0, "print per-operator CSV rows", NULL},
+    {"help", 0, "this help", NULL},
+    {NULL, 0, NULL, NULL},
+};
+
+static void usage(void)
+{
+    printf("usage: dse eval --hw HW --workload W [options]\n\n"
+           "Evaluates one design point with the analytical roofline model: per operator FLOPs, bytes moved,\n"
+           "compute / memory / overhead time, the bound and energy; then totals.\n\noptions:\n");
+    cli_print_options(eval_opts_proto);
+}
+
+static double ms(double s) { return s * 1e3; }
+
+static int cmp_time(const void *a, const void *b)
+{
+    const struct eval_op *x = *(const struct eval_op *const *)a, *y = *(const struct eval_op *const *)b;
+    return x->time_s < y->time_s ? 1 : x->time_s > y->time_s ? -1 : strcmp(x->name, y->name);
+}
+
+static const char *validation_note(void)
+{
+    return "uncalibrated analytical model: no measured error for this device yet (see dse validate)";
+}
+
+static void print_human(const struct eval_req *r, const struct eval_result *res, const char *prec, int top)
+{
+    const struct hw_system *sys = r->sys;
+    const struct hw_device *d = &sys->dev[r->dev];
+    enum wl_phase ph = wl_model_is_lm(r->model) ? r->phase : PH_NONE;
+    printf("dse eval: %s on %s/%s (%s), %s, batch %lld", r->model->name, sys->name, d->name, hw_class_names[d->cls],
+           prec, (long long)r->batch);
+    if (ph == PH_GENERATE)
+        printf(", generate (prompt %lld, %lld new tokens)\n", (long long)r->prompt, (long long)r->gen);
+    else if (ph != PH_NONE)
+        printf(", %s (%s %lld tokens)\n", wl_phase_names[ph], ph == PH_DECODE ? "context" : "prompt",
+               (long long)r->prompt);
+    else
+        printf("\n");
+    printf("model: analytical roofline; %s\n\n", validation_note());
+    if (!res->feasible) {
+        printf("INFEASIBLE: %s\n", res->reason);
+        return;
+    }
+    const struct eval_op **v = malloc(sizeof *v * (size_t)(res->n_ops ? res->n_ops : 1));
+    if (!v)
+        return;
+    int n = 0;
+    for (int i = 0; i < res->n_ops; i++)
+        if (res->ops[i].time_s > 0)
+            v[n++] = &res->ops[i];
+    qsort(v, (size_t)n, sizeof *v, cmp_time);
+    printf("%-28s %-8s %-6s %9s %11s %6s %-8s %10s %10s %10s %5s\n", "operator", "phase", "device", "count",
+           "time_ms", "share", "bound", "GFLOP", "main_MB", "energy_mJ", "util");
+    double other_t = 0;
+    int shown = 0;
+    for (int i = 0; i < n; i++) {
+        const struct eval_op *o = v[i];
+        if (shown >= top) {
+            other_t += o->time_s;
+            continue;
+        }
+        shown++;
+        printf("%-28.28s %-8s %-6.6s %9.0f %11.4f %5.1f%% %-8s %10.3f %10.3f %10.4f %4.0f%%\n", o->name,
+               wl_phase_names[o->phase], sys->dev[o->dev].name, o->count, ms(o->time_s),
+               100 * o->time_s / res->t.latency_s, bound_names[o->bound], o->flops / 1e9, o->bytes / 1e6,
+               o->energy_J * 1e3, 100 * o->utilization);
+    }
+    if (n > shown)
+        printf("%-28s %-8s %-6s %9s %11.4f %5.1f%%\n", "(other operators)", "", "", "", ms(other_t),
+               100 * other_t / res->t.latency_s);
+    free(v);
+    printf("\ntotals:\n");
+    for (int i = 0; i < metric_count; i++) {
+        const struct metric *m = &metric_table[i];
+        if (!metric_applies(m, ph) || !strcmp(m->name, "weight_bytes"))
+            continue;
+        double val = metric_value(m, &res->t);
+        if (!strcmp(m->name, "price_USD") && val == 0)
+            continue;
+        printf("  %-22s %14.6g  %s\n", m->name, val, m->what);
+    }
+}
+
+static void print_csv(const struct eval_req *r, const struct eval_result *res)
+{
+    printf("name,type,phase,device,count,time_ms,compute_ms,memory_ms,overhead_ms,transfer_ms,bound,macs,flops,"
+           "bytes,energy_mJ,utilization,precision\n");
+    for (int i = 0; i < res->n_ops; i++) {
+        const struct eval_op *o = &res->ops[i];
+        printf("%s,%s,%s,%s,%.0f,%.9g,%.9g,%.9g,%.9g,%.9g,%s,%.0f,%.0f,%.0f,%.9g,%.4f,%s\n", o->name,
+               op_type_names[o->type], wl_phase_names[o->phase], r->sys->dev[o->dev].name, o->count, ms(o->time_s),
+               ms(o->compute_s), ms(o->memory_s), ms(o->overhead_s), ms(o->xfer_s), bound_names[o->bound], o->macs,
+               o->flops, o->bytes, o->energy_J * 1e3, o->utilization, prec_names[o->cprec]);
+    }
+}
+
+static int print_json(const struct eval_req *r, const struct eval_result *res, const char *prec)
+{
+    enum wl_phase ph = wl_model_is_lm(r->model) ? r->phase : PH_NONE;
+    cJSON *o = cJSON_CreateObject(), *t, *ops, *val;
+    if (!o)
+        return DSE_ERUNTIME;
+    cJSON_AddStringToObject(o, "dse_version", PACKAGE_VERSION);
+    cJSON_AddStringToObject(o, "git", DSE_GIT_HASH);
+    cJSON_AddStringToObject(o, "hw", r->sys->name);
+    cJSON_AddStringToObject(o, "device", r->sys->dev[r->dev].name);
+    cJSON_AddStringToObject(o, "workload", r->model->name);
+    cJSON_AddStringToObject(o, "precision", prec);
+    cJSON_AddNumberToObject(o, "batch", (double)r->batch);
+    cJSON_AddStringToObject(o, "phase", wl_phase_names[ph]);
+    if (ph != PH_NONE || r->model->kind == WLM_TRANSFORMER)
+        cJSON_AddNumberToObject(o, "prompt", (double)r->prompt);
+    if (ph == PH_GENERATE)
+        cJSON_AddNumberToObject(o, "generate", (double)r->gen);
+    cJSON_AddStringToObject(o, "model_tier", "analytical");
+    cJSON_AddBoolToObject(o, "feasible", res->feasible);
+    if (!res->feasible)
+        cJSON_AddStringToObject(o, "reason", res->reason);
+    val = cJSON_AddObjectToObject(o, "validation");
+    if (val) {
+        cJSON_AddBoolToObject(val, "calibrated", 0);
+        cJSON_AddNullToObject(val, "expected_error_pct");
+        cJSON_AddStringToObject(val, "note", validation_note());
+    }
+    t = cJSON_AddObjectToObject(o, "totals");
+    for (int i = 0; t && res->feasible && i < metric_count; i++)
+        if (metric_applies(&metric_table[i], ph))
+            cJSON_AddNumberToObject(t, metric_table[i].name, metric_value(&metric_table[i], &res->t));
+    ops = cJSON_AddArrayToObject(o, "ops");
+    for (int i = 0; ops && res->feasible && i < res->n_ops; i++) {
+        const struct eval_op *p = &res->ops[i];
+        cJSON *x = cJSON_CreateObject();
+        if (!x)
+            break;
+        cJSON_AddStringToObject(x, "name", p->name);
+        cJSON_AddStringToObject(x, "type", op_type_names[p->type]);
+        cJSON_AddStringToObject(x, "phase", wl_phase_names[p->phase]);
+        cJSON_AddStringToObject(x, "device", r->sys->dev[p->dev].name);
+        cJSON_AddNumberToObject(x, "count", p->count);
+        cJSON_AddNumberToObject(x, "time_ms", ms(p->time_s));
+        cJSON_AddNumberToObject(x, "compute_ms", ms(p->compute_s));
+        cJSON_AddNumberToObject(x, "memory_ms", ms(p->memory_s));
+        cJSON_AddNumberToObject(x, "overhead_ms", ms(p->overhead_s));
+        cJSON_AddNumberToObject(x, "transfer_ms", ms(p->xfer_s));
+        cJSON_AddStringToObject(x, "bound", bound_names[p->bound]);
+        cJSON_AddNumberToObject(x, "macs", p->macs);
+        cJSON_AddNumberToObject(x, "flops", p->flops);
+        cJSON_AddNumberToObject(x, "bytes", p->bytes);
+        cJSON_AddNumberToObject(x, "energy_mJ", p->energy_J * 1e3);
+        cJSON_AddNumberToObject(x, "utilization", p->utilization);
+        cJSON_AddStringToObject(x, "precision", prec_names[p->cprec]);
+        cJSON_AddItemToArray(ops, x);
+    }
+    char *s = cJSON_Print(o);
+    cJSON_Delete(o);
+    if (!s)
+        return DSE_ERUNTIME;
+    puts(s);
+    free(s);
+    return DSE_OK;
+}
+
+int cmd_eval(int argc, char **argv)
+{
+    struct cli_opt opts[sizeof eval_opts_proto / sizeof eval_opts_proto[0]];
+    memcpy(opts, eval_opts_proto, sizeof opts);
+    struct dse_err e;
+    const char *pos[1];
+    int npos, rc;
+    struct hw_system *sys = NULL;
+    struct wl_model model;
+    int have_model = 0;
+    struct eval_result res = {0};
+    char hwp[1024], wlp[1024];
+    dse_err_clear(&e);
+    if ((rc = cli_parse(argc, argv, 2, opts, pos, 0, &npos, "eval", &e)))
+        goto out;
+    if (cli_get(opts, "help")) {
+        usage();
+        return 0;
+    }
+    const char *hw = cli_get(opts, "hw"), *wl = cli_get(opts, "workload");
+    if (!hw || !wl) {
+        rc = dse_err_set(&e, DSE_EINPUT, NULL, NULL, "eval: --hw and --workload are required (see dse help eval)");
+        goto out;
+    }
+    if (cli_get(opts, "json") && cli_get(opts, "csv")) {
+        rc = dse_err_set(&e, DSE_EINPUT, NULL, NULL, "eval: choose one of --json and --csv");
+        goto out;
+    }
+    if ((rc = cli_resolve("hwdesc", hw, ".json", hwp, sizeof hwp, &e)) ||
+        (rc = cli_resolve("models", wl, ".json", wlp, sizeof wlp, &e)))
+        goto out;
+    sys = malloc(sizeof *sys);
+    if (!sys) {
+        rc = dse_err_set(&e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+        goto out;
+    }
+    if ((rc = hw_load_file(hwp, sys, &e)) || (rc = wl_load_file(wlp, &model, &e)))
+        goto out;
+    have_model = 1;
+
+    struct eval_req r;
+    memset(&r, 0, sizeof r);
+    r.sys = sys;
+    r.model = &model;
+    const char *dn = cli_get(opts, "device");
+    r.dev = dn ? hw_find_device(sys, dn) : eval_default_device(sys);
+    if (r.dev < 0) {
+        char names[256] = "";
+        for (int i = 0; i < sys->n_dev; i++) {
+            strncat(names, i ? ", " : "", sizeof names - strlen(names) - 1);
+            strncat(names, sys->dev[i].name, sizeof names - strlen(names) - 1);
+        }
+        rc = dse_err_set(&e, DSE_EINPUT, NULL, "--device", "'%s' is not a device of %s (devices: %s)", dn, sys->name,
+                         names);
+        goto out;
+    }
+    const char *ps = cli_get(opts, "precision");
+    char prec[64];
+    if (ps) {
+        if ((rc = prec_parse(ps, &r.x.prec, &e)))
+            goto out;
+    } else {
+        int p = eval_default_prec(&sys->dev[r.dev]);
+        if (p < 0)
+            p = P_FP32;
+        r.x.prec.w = r.x.prec.a = r.x.prec.kv = (enum prec)p;
+    }
+    prec_format(&r.x.prec, prec, sizeof prec);
+
+    int lm = wl_model_is_lm(&model);
+    long long v;
+    r.batch = 1;
+    if (cli_get(opts, "batch")) {
+        if ((rc = cli_int("batch", cli_get(opts, "batch"), 1, 1000000, &v, &e)))
+            goto out;
+        r.batch = v;
+    }
+    r.phase = lm ? PH_GENERATE : PH_NONE;
+    const char *phs = cli_get(opts, "phase");
+    if (phs) {
+        int p = -1;
+        for (int i = 1; wl_phase_names[i]; i++)
+            if (!strcmp(wl_phase_names[i], phs))
+                p = i;
+        if (p < 0) {
+            rc = dse_err_set(&e, DSE_EINPUT, NULL, "--phase", "expected prefill, decode or generate, got '%s'", phs);
+            goto out;
+        }
+        if (!lm) {
+            rc = dse_err_set(&e, DSE_EINPUT, NULL, "--phase", "%s is not a decoder language model; phases apply to "
+                                                              "llama, qwen2, mistral and gpt2 configs",
+                             model.name);
+            goto out;
+        }
+        r.phase = (enum wl_phase)p;
+    }
+    r.prompt = model.kind == WLM_TRANSFORMER && !lm ? 128 : 512;
+    if (cli_get(opts, "prompt")) {
+        if ((rc = cli_int("prompt", cli_get(opts, "prompt"), 1, 10000000, &v, &e)))
+            goto out;
+        r.prompt = v;
+    }
+    if (model.kind == WLM_TRANSFORMER && !lm && !strcmp(model.tf.model_type, "bert") && r.prompt > model.tf.max_pos) {
+        rc = dse_err_set(&e, DSE_EINPUT, NULL, "--prompt", "%lld tokens exceed max_position_embeddings %lld of %s",
+                         (long long)r.prompt, (long long)model.tf.max_pos, model.name);
+        goto out;
+    }
+    r.gen = 128;
+    if (cli_get(opts, "generate")) {
+        if ((rc = cli_int("generate", cli_get(opts, "generate"), 1, 1000000, &v, &e)))
+            goto out;
+        r.gen = v;
+    }
+    long long top = 12;
+    if (cli_get(opts, "top") && (rc = cli_int("top", cli_get(opts, "top"), 1, 100000, &top, &e)))
+        goto out;
+
+    if ((rc = eval_run(&r, &res, &e)))
+        goto out;
+    if (cli_get(opts, "json"))
+        rc = print_json(&r, &res, prec);
+    else if (cli_get(opts, "csv")) {
+        if (!res.feasible)
+            fprintf(stderr, "dse: infeasible: %s\n", res.reason);
+        print_csv(&r, &res);
+    } else
+        print_human(&r, &res, prec, (int)top);
+    if (rc)
+        dse_err_set(&e, rc, NULL, NULL, "out of memory while printing");
+out:
+    if (rc)
+        fprintf(stderr, "dse: %s\n", e.msg);
+    eval_result_free(&res);
+    if (have_model)
+        wl_model_free(&model);
+    free(sys);
+    return rc;
+}

@@ -1,0 +1,33 @@
+/* err.h -- error reporting shared by every dse module.
+ *
+ * A function that can fail returns an int status (DSE_OK or one of the codes below) and fills a
+ * caller-owned struct dse_err with "FILE: JSON.PATH: what is wrong". Only main() decides to exit.
+ * The status values double as process exit codes. */
+#ifndef DSE_ERR_H
+#define DSE_ERR_H
+
+#include <stddef.h>
+
+enum {
+    DSE_OK = 0,
+    DSE_ERUNTIME = 1, /* runtime failure: I/O, out of memory, a tool missing */
+    DSE_EINPUT = 2    /* usage or input error: bad option, bad file */
+};
+
+struct dse_err {
+    int code;
+    char msg[768];
+};
+
+void dse_err_clear(struct dse_err *e);
+/* Formats "file: path: message" (file or path may be NULL or "") and returns code. */
+int dse_err_set(struct dse_err *e, int code, const char *file, const char *path, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 5, 6)))
+#endif
+    ;
+
+/* Bounded snprintf into a fixed buffer; never fails, truncates. */
+void dse_strlcpy(char *dst, const char *src, size_t n);
+
+#endif

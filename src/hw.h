@@ -1,0 +1,105 @@
+/* hw.h -- hardware descriptions: a system of devices, memories and links, loaded from hwdesc JSON.
+ *
+ * A struct hw_system is plain data, read-only once loaded, shared by every thread. Rates are held
+ * in SI base units (bytes, bytes/s, FLOP/s, seconds, joules per byte) so cost models never convert. */
+#ifndef DSE_HW_H
+#define DSE_HW_H
+
+#include "err.h"
+#include "optype.h"
+#include "prec.h"
+
+#define HW_NAME_LEN 64
+#define HW_MAX_DEVICES 16
+#define HW_MAX_COMPUTE 32
+#define HW_MAX_MEM 8
+#define HW_MAX_DVFS 32
+#define HW_MAX_LINKS 32
+#define HW_HEADLINE_TOL 0.03 /* derived peak vs datasheet headline */
+
+enum hw_class { HW_CPU, HW_GPU, HW_SYSTOLIC, HW_NPU, HW_CLASS_COUNT };
+enum hw_engine { ENG_MATRIX, ENG_VECTOR, ENG_COUNT };
+enum hw_mem_kind { MEM_REGISTER, MEM_SRAM, MEM_CACHE, MEM_DRAM, MEM_HOST, MEM_KIND_COUNT };
+
+extern const char *const hw_class_names[HW_CLASS_COUNT + 1];
+extern const char *const hw_engine_names[ENG_COUNT + 1];
+extern const char *const hw_mem_kind_names[MEM_KIND_COUNT + 1];
+
+struct hw_compute {
+    enum hw_engine engine;
+    enum prec prec;
+    double units, flops_per_cycle_per_unit, clock_Hz;
+    double peak_flops;        /* units x flops/cycle x clock */
+    double energy_J_per_mac;  /* from the file, or the 45 nm default scaled by node */
+};
+
+struct hw_mem {
+    char name[HW_NAME_LEN];
+    enum hw_mem_kind kind;
+    double capacity_bytes, bandwidth_Bps, latency_s, energy_J_per_byte;
+    int shared; /* index into hw_system.memories, or -1 for a private level */
+};
+
+struct hw_dvfs_point {
+    double freq_Hz, voltage_V;
+};
+
+struct hw_device {
+    char name[HW_NAME_LEN];
+    char model[128];
+    enum hw_class cls;
+    double process_nm;
+    double base_Hz, boost_Hz;
+    struct hw_compute compute[HW_MAX_COMPUTE];
+    int n_compute;
+    struct hw_mem mem[HW_MAX_MEM]; /* nearest first; the last is where tensors live */
+    int n_mem;
+    struct hw_dvfs_point dvfs[HW_MAX_DVFS];
+    int n_dvfs;
+    double idle_W, tdp_W;
+    double price_USD, die_area_mm2; /* 0 when not given */
+    double per_op_s;                /* fixed cost per operator */
+    double eff_compute, eff_memory; /* achieved fraction of peak, (0, 1] */
+    unsigned ops_mask;              /* bit (1u << op_type) set when the device runs that operator */
+    /* Derived: best peak FLOP/s and its MAC energy per engine and precision (0 when unsupported). */
+    double peak[ENG_COUNT][P_COUNT];
+    double mac_J[ENG_COUNT][P_COUNT];
+};
+
+struct hw_link {
+    char name[HW_NAME_LEN];
+    char type[16];
+    int a, b; /* device indices */
+    double bandwidth_Bps, latency_s, energy_J_per_byte;
+};
+
+struct hw_system {
+    char name[HW_NAME_LEN];
+    char description[256];
+    struct hw_mem memories[HW_MAX_MEM];
+    int n_memories;
+    struct hw_device dev[HW_MAX_DEVICES];
+    int n_dev;
+    struct hw_link link[HW_MAX_LINKS];
+    int n_link;
+};
+
+/* Loads and validates a hwdesc file (fname is used in messages). sys is caller-owned. */
+int hw_load_file(const char *path, struct hw_system *sys, struct dse_err *e);
+int hw_load_buf(const char *buf, unsigned long len, const char *fname, struct hw_system *sys,
+                struct dse_err *e);
+
+int hw_find_device(const struct hw_system *sys, const char *name); /* index or -1 */
+/* Peak FLOP/s of the device for a GEMM (matrix engine, else vector) or a vector op at precision p. */
+double hw_gemm_peak(const struct hw_device *d, enum prec p, enum hw_engine *used);
+double hw_vector_peak(const struct hw_device *d, enum prec p, enum hw_engine *used);
+/* The device's highest peak over all engines and precisions (for listings). */
+double hw_max_peak(const struct hw_device *d, enum prec *p);
+/* Capacity of the level where tensors live (the last one). */
+double hw_main_capacity(const struct hw_device *d);
+/* Index of the link joining devices a and b, or -1. */
+int hw_link_between(const struct hw_system *sys, int a, int b);
+/* Default energy per byte of a memory level of the given kind and size at a node (docs/models.md). */
+double hw_default_mem_J_per_byte(enum hw_mem_kind k, double capacity_bytes, double process_nm);
+
+#endif

@@ -1,0 +1,552 @@
+/* hw_load.c -- loading and validating hwdesc JSON (schema in hwdesc/README.md).
+ *
+ * Everything is checked here, once, before any evaluation: types, ranges, unknown fields, a source
+ * on every object that carries figures, and derived peaks against datasheet headlines. */
+#include "hw.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jsonu.h"
+
+const char *const hw_class_names[HW_CLASS_COUNT + 1] = {"cpu", "gpu", "systolic", "npu", NULL};
+const char *const hw_engine_names[ENG_COUNT + 1] = {"matrix", "vector", NULL};
+const char *const hw_mem_kind_names[MEM_KIND_COUNT + 1] = {"register", "sram", "cache", "dram", "host", NULL};
+static const char *const link_types[] = {"pcie", "nvlink", "noc", "shared_dram", "usb", "ethernet", "ici", NULL};
+
+#define BIG 1e15 /* generous ceiling for any single figure: catches unit slips like GB/s given in B/s */
+
+static int need_source(struct ju *j, const cJSON *o)
+{
+    char src[1024];
+    return ju_str(j, o, "source", 0, src, sizeof src);
+}
+
+/* Reads a string member that must be one of names; returns the index in *out. */
+static int enum_field(struct ju *j, const cJSON *o, const char *key, const char *const *names, int *out)
+{
+    char s[64];
+    int rc = ju_str(j, o, key, 0, s, sizeof s);
+    if (rc)
+        return rc;
+    int i = ju_lookup(names, s);
+    if (i < 0) {
+        char list[256];
+        ju_list_names(names, list, sizeof list);
+        size_t old = ju_key(j, key);
+        rc = ju_fail(j, "unknown value '%s' (expected one of: %s)", s, list);
+        ju_pop(j, old);
+        return rc;
+    }
+    *out = i;
+    return DSE_OK;
+}
+
+double hw_default_mem_J_per_byte(enum hw_mem_kind k, double capacity_bytes, double process_nm)
+{
+    double scale = process_nm / 45.0;
+    switch (k) {
+    case MEM_REGISTER:
+        return 0.625e-12 * scale; /* half of an 8 KB SRAM access (assumption, docs/models.md) */
+    case MEM_SRAM:
+    case MEM_CACHE: {
+        /* Horowitz ISSCC 2014, 64-bit SRAM read: 8 KB 10 pJ, 32 KB 20 pJ, 1 MB 100 pJ -> 1.25, 2.5,
+         * 12.5 pJ/byte; piecewise linear in log2(size), extended at the last slope. */
+        double lg = log2(capacity_bytes > 1 ? capacity_bytes : 1);
+        double pj;
+        if (lg <= 15)
+            pj = 1.25 + (lg - 13) * (2.5 - 1.25) / 2;
+        else
+            pj = 2.5 + (lg - 15) * (12.5 - 2.5) / 5;
+        if (pj < 0.5)
+            pj = 0.5;
+        return pj * 1e-12 * scale;
+    }
+    case MEM_DRAM:
+    case MEM_HOST:
+    default:
+        return 162.5e-12; /* Horowitz: DRAM 1.3 nJ per 64 bits (low end), not node-scaled */
+    }
+}
+
+static int load_mem(struct ju *j, const cJSON *o, double node, struct hw_mem *m)
+{
+    static const char *const keys[] = {"name", "kind", "capacity_KiB", "capacity_MiB", "capacity_GiB",
+                                       "bandwidth_GBps", "latency_ns", "energy_pJ_per_byte", "source",
+                                       "note", "description", NULL};
+    int rc, kind = 0;
+    if ((rc = ju_object(j, o, keys)) || (rc = ju_str(j, o, "name", 0, m->name, sizeof m->name)) ||
+        (rc = enum_field(j, o, "kind", hw_mem_kind_names, &kind)))
+        return rc;
+    m->kind = (enum hw_mem_kind)kind;
+    static const char *const cap_keys[] = {"capacity_KiB", "capacity_MiB", "capacity_GiB"};
+    static const double cap_mult[] = {1024.0, 1024.0 * 1024, 1024.0 * 1024 * 1024};
+    int found = 0;
+    for (int i = 0; i < 3; i++) {
+        if (!cJSON_GetObjectItemCaseSensitive(o, cap_keys[i]))
+            continue;
+        double v = 0;
+        if ((rc = ju_num(j, o, cap_keys[i], JU_POS, BIG / cap_mult[i], &v)))
+            return rc;
+        m->capacity_bytes = v * cap_mult[i];
+        found++;
+    }
+    if (found != 1)
+        return ju_fail(j, "expected exactly one of capacity_KiB, capacity_MiB, capacity_GiB, got %d", found);
+    double bw = 0, lat = 0, en = -1;
+    if ((rc = ju_num(j, o, "bandwidth_GBps", JU_POS, 1e7, &bw)) ||
+        (rc = ju_num(j, o, "latency_ns", JU_OPT | JU_NONNEG, 1e9, &lat)) ||
+        (rc = ju_num(j, o, "energy_pJ_per_byte", JU_OPT | JU_POS, 1e6, &en)) || (rc = need_source(j, o)))
+        return rc;
+    m->bandwidth_Bps = bw * 1e9;
+    m->latency_s = lat * 1e-9;
+    m->energy_J_per_byte = en > 0 ? en * 1e-12 : hw_default_mem_J_per_byte(m->kind, m->capacity_bytes, node);
+    m->shared = -1;
+    return DSE_OK;
+}
+
+static int load_compute(struct ju *j, const cJSON *o, const struct hw_device *d, struct hw_compute *c)
+{
+    static const char *const keys[] = {"engine", "precision", "units", "unit", "flops_per_cycle_per_unit",
+                                       "clock_MHz", "headline_TFLOPS", "headline_TOPS", "energy_pJ_per_mac",
+                                       "source", "note", NULL};
+    int rc, eng = 0, p = 0;
+    long long units = 0;
+    double fpc = 0, clk = 0, en = -1;
+    char unit[128];
+    if ((rc = ju_object(j, o, keys)) || (rc = enum_field(j, o, "engine", hw_engine_names, &eng)) ||
+        (rc = enum_field(j, o, "precision", prec_names, &p)) ||
+        (rc = ju_int(j, o, "units", 0, 1, 10000000, &units)) || (rc = ju_str(j, o, "unit", JU_OPT, unit, sizeof unit)) ||
+        (rc = ju_num(j, o, "flops_per_cycle_per_unit", JU_POS, 1e9, &fpc)) ||
+        (rc = ju_num(j, o, "clock_MHz", JU_OPT | JU_POS, 1e5, &clk)) ||
+        (rc = ju_num(j, o, "energy_pJ_per_mac", JU_OPT | JU_POS, 1e6, &en)) || (rc = need_source(j, o)))
+        return rc;
+    c->engine = (enum hw_engine)eng;
+    c->prec = (enum prec)p;
+    c->units = (double)units;
+    c->flops_per_cycle_per_unit = fpc;
+    c->clock_Hz = clk > 0 ? clk * 1e6 : d->boost_Hz;
+    c->peak_flops = c->units * fpc * c->clock_Hz;
+    c->energy_J_per_mac = en > 0 ? en * 1e-12 : prec_mac_pJ_45nm(c->prec) * 1e-12 * d->process_nm / 45.0;
+
+    const char *hk = prec_is_int(c->prec) ? "headline_TOPS" : "headline_TFLOPS";
+    const char *wrong = prec_is_int(c->prec) ? "headline_TFLOPS" : "headline_TOPS";
+    if (cJSON_GetObjectItemCaseSensitive(o, wrong)) {
+        size_t old = ju_key(j, wrong);
+        rc = ju_fail(j, "use %s for %s", hk, prec_names[c->prec]);
+        ju_pop(j, old);
+        return rc;
+    }
+    double head = 0;
+    if ((rc = ju_num(j, o, hk, JU_OPT | JU_POS, 1e7, &head)))
+        return rc;
+    if (head > 0) {
+        double derived = c->peak_flops / 1e12;
+        if (fabs(derived / head - 1) > HW_HEADLINE_TOL) {
+            size_t old = ju_key(j, hk);
+            rc = ju_fail(j, "derived peak %lld units x %g ops/cycle x %g MHz = %.4g T differs from the headline %g T by "
+                         "%.1f%% (more than %.0f%%)",
+                         units, fpc, c->clock_Hz / 1e6, derived, head, 100 * fabs(derived / head - 1),
+                         100 * HW_HEADLINE_TOL);
+            ju_pop(j, old);
+            return rc;
+        }
+    }
+    return DSE_OK;
+}
+
+static int load_device(struct ju *j, const cJSON *o, struct hw_system *sys, struct hw_device *d)
+{
+    static const char *const keys[] = {"name", "class", "model", "process_nm", "clock", "compute", "memory",
+                                       "dvfs", "power", "cost", "overhead", "efficiency", "ops", "note",
+                                       "description", "source", NULL};
+    int rc, cls = 0;
+    if ((rc = ju_object(j, o, keys)) || (rc = ju_str(j, o, "name", 0, d->name, sizeof d->name)) ||
+        (rc = enum_field(j, o, "class", hw_class_names, &cls)) ||
+        (rc = ju_str(j, o, "model", JU_OPT, d->model, sizeof d->model)))
+        return rc;
+    d->cls = (enum hw_class)cls;
+    d->process_nm = 45;
+    if ((rc = ju_num(j, o, "process_nm", JU_OPT | JU_POS, 1000, &d->process_nm)))
+        return rc;
+
+    /* clock */
+    const cJSON *ck = cJSON_GetObjectItemCaseSensitive(o, "clock");
+    size_t old = ju_key(j, "clock");
+    static const char *const ck_keys[] = {"base_MHz", "boost_MHz", "source", "note", NULL};
+    double base = 0, boost = 0;
+    if (!ck)
+        rc = ju_fail(j, "missing (expected an object with base_MHz, boost_MHz, source)");
+    else if (!(rc = ju_object(j, ck, ck_keys)) && !(rc = ju_num(j, ck, "base_MHz", JU_POS, 1e5, &base)) &&
+             !(rc = ju_num(j, ck, "boost_MHz", JU_POS, 1e5, &boost)) && !(rc = need_source(j, ck)) &&
+             boost < base) {
+        size_t o2 = ju_key(j, "boost_MHz");
+        rc = ju_fail(j, "expected at least base_MHz (%g), got %g", base, boost);
+        ju_pop(j, o2);
+    }
+    ju_pop(j, old);
+    if (rc)
+        return rc;
+    d->base_Hz = base * 1e6;
+    d->boost_Hz = boost * 1e6;
+
+    /* memory (before compute: nothing depends on order, but errors read top-down) */
+    const cJSON *arr;
+    int n;
+    if ((rc = ju_array(j, o, "memory", 0, HW_MAX_MEM, &arr, &n)))
+        return rc;
+    if (n == 0) {
+        old = ju_key(j, "memory");
+        rc = ju_fail(j, "expected at least one memory level");
+        ju_pop(j, old);
+        return rc;
+    }
+    old = ju_key(j, "memory");
+    for (int i = 0; i < n && !rc; i++) {
+        const cJSON *m = cJSON_GetArrayItem(arr, i);
+        size_t o2 = ju_idx(j, i);
+        if (cJSON_IsString(m)) {
+            int k;
+            for (k = 0; k < sys->n_memories; k++)
+                if (strcmp(sys->memories[k].name, m->valuestring) == 0)
+                    break;
+            if (k == sys->n_memories)
+                rc = ju_fail(j, "'%s' names no level in the top-level memories", m->valuestring);
+            else {
+                d->mem[i] = sys->memories[k];
+                d->mem[i].shared = k;
+            }
+        } else {
+            rc = load_mem(j, m, d->process_nm, &d->mem[i]);
+        }
+        ju_pop(j, o2);
+    }
+    ju_pop(j, old);
+    if (rc)
+        return rc;
+    d->n_mem = n;
+
+    /* compute */
+    if ((rc = ju_array(j, o, "compute", 0, HW_MAX_COMPUTE, &arr, &n)))
+        return rc;
+    old = ju_key(j, "compute");
+    if (n == 0)
+        rc = ju_fail(j, "expected at least one compute entry");
+    for (int i = 0; i < n && !rc; i++) {
+        size_t o2 = ju_idx(j, i);
+        rc = load_compute(j, cJSON_GetArrayItem(arr, i), d, &d->compute[i]);
+        ju_pop(j, o2);
+    }
+    ju_pop(j, old);
+    if (rc)
+        return rc;
+    d->n_compute = n;
+    for (int i = 0; i < n; i++) {
+        const struct hw_compute *c = &d->compute[i];
+        if (c->peak_flops > d->peak[c->engine][c->prec]) {
+            d->peak[c->engine][c->prec] = c->peak_flops;
+            d->mac_J[c->engine][c->prec] = c->energy_J_per_mac;
+        }
+    }
+
+    /* dvfs */
+    const cJSON *dv = cJSON_GetObjectItemCaseSensitive(o, "dvfs");
+    if (dv) {
+        static const char *const dv_keys[] = {"points", "source", "note", NULL};
+        static const char *const pt_keys[] = {"freq_MHz", "voltage_V", "note", NULL};
+        old = ju_key(j, "dvfs");
+        if (!(rc = ju_object(j, dv, dv_keys)) && !(rc = need_source(j, dv)) &&
+            !(rc = ju_array(j, dv, "points", 0, HW_MAX_DVFS, &arr, &n))) {
+            size_t o2 = ju_key(j, "points");
+            if (n == 0)
+                rc = ju_fail(j, "expected at least one operating point");
+            for (int i = 0; i < n && !rc; i++) {
+                const cJSON *pt = cJSON_GetArrayItem(arr, i);
+                size_t o3 = ju_idx(j, i);
+                double f = 0, v = 0;
+                if (!(rc = ju_object(j, pt, pt_keys)) && !(rc = ju_num(j, pt, "freq_MHz", JU_POS, 1e5, &f)) &&
+                    !(rc = ju_num(j, pt, "voltage_V", JU_POS, 5, &v))) {
+                    if (i > 0 && f * 1e6 <= d->dvfs[i - 1].freq_Hz)
+                        rc = ju_fail(j, "points must be sorted by increasing freq_MHz (%g after %g)", f,
+                                     d->dvfs[i - 1].freq_Hz / 1e6);
+                    d->dvfs[i].freq_Hz = f * 1e6;
+                    d->dvfs[i].voltage_V = v;
+                }
+                ju_pop(j, o3);
+            }
+            ju_pop(j, o2);
+            d->n_dvfs = n;
+        }
+        ju_pop(j, old);
+        if (rc)
+            return rc;
+    }
+
+    /* power */
+    const cJSON *pw = cJSON_GetObjectItemCaseSensitive(o, "power");
+    static const char *const pw_keys[] = {"idle_W", "tdp_W", "source", "note", NULL};
+    old = ju_key(j, "power");
+    if (!pw)
+        rc = ju_fail(j, "missing (expected an object with idle_W, tdp_W, source)");
+    else if (!(rc = ju_object(j, pw, pw_keys)) && !(rc = ju_num(j, pw, "idle_W", JU_NONNEG, 1e6, &d->idle_W)) &&
+             !(rc = ju_num(j, pw, "tdp_W", JU_POS, 1e6, &d->tdp_W)) && !(rc = need_source(j, pw)) &&
+             d->idle_W > d->tdp_W) {
+        size_t o2 = ju_key(j, "idle_W");
+        rc = ju_fail(j, "expected at most tdp_W (%g), got %g", d->tdp_W, d->idle_W);
+        ju_pop(j, o2);
+    }
+    ju_pop(j, old);
+    if (rc)
+        return rc;
+
+    /* cost (optional) */
+    const cJSON *co = cJSON_GetObjectItemCaseSensitive(o, "cost");
+    if (co) {
+        static const char *const co_keys[] = {"price_USD", "die_area_mm2", "source", "note", NULL};
+        old = ju_key(j, "cost");
+        if (!(rc = ju_object(j, co, co_keys)) &&
+            !(rc = ju_num(j, co, "price_USD", JU_OPT | JU_POS, 1e9, &d->price_USD)) &&
+            !(rc = ju_num(j, co, "die_area_mm2", JU_OPT | JU_POS, 1e6, &d->die_area_mm2)) &&
+            !(rc = need_source(j, co)) && d->price_USD == 0 && d->die_area_mm2 == 0)
+            rc = ju_fail(j, "expected price_USD and/or die_area_mm2");
+        ju_pop(j, old);
+        if (rc)
+            return rc;
+    }
+
+    /* overhead (optional) */
+    const cJSON *ov = cJSON_GetObjectItemCaseSensitive(o, "overhead");
+    if (ov) {
+        static const char *const ov_keys[] = {"per_op_us", "source", "note", NULL};
+        double us = 0;
+        old = ju_key(j, "overhead");
+        if (!(rc = ju_object(j, ov, ov_keys)) && !(rc = ju_num(j, ov, "per_op_us", JU_NONNEG, 1e6, &us)))
+            rc = need_source(j, ov);
+        ju_pop(j, old);
+        if (rc)
+            return rc;
+        d->per_op_s = us * 1e-6;
+    }
+
+    /* efficiency (optional, default: ideal roofline) */
+    d->eff_compute = d->eff_memory = 1.0;
+    const cJSON *ef = cJSON_GetObjectItemCaseSensitive(o, "efficiency");
+    if (ef) {
+        static const char *const ef_keys[] = {"compute", "memory", "source", "note", NULL};
+        old = ju_key(j, "efficiency");
+        if (!(rc = ju_object(j, ef, ef_keys)) &&
+            !(rc = ju_num(j, ef, "compute", JU_OPT | JU_POS, 1, &d->eff_compute)) &&
+            !(rc = ju_num(j, ef, "memory", JU_OPT | JU_POS, 1, &d->eff_memory)))
+            rc = need_source(j, ef);
+        ju_pop(j, old);
+        if (rc)
+            return rc;
+    }
+
+    /* ops (optional, default all) */
+    if ((rc = ju_array(j, o, "ops", JU_OPT, OP_COUNT * 2, &arr, &n)))
+        return rc;
+    if (!arr) {
+        d->ops_mask = (1u << OP_COUNT) - 1;
+    } else {
+        old = ju_key(j, "ops");
+        for (int i = 0; i < n && !rc; i++) {
+            const cJSON *s = cJSON_GetArrayItem(arr, i);
+            size_t o2 = ju_idx(j, i);
+            int t = cJSON_IsString(s) ? op_type_from_name(s->valuestring) : -1;
+            if (t < 0) {
+                char list[256];
+                ju_list_names(op_type_names, list, sizeof list);
+                rc = ju_fail(j, "expected an operator name (one of: %s)", list);
+            } else {
+                d->ops_mask |= 1u << t;
+            }
+            ju_pop(j, o2);
+        }
+        ju_pop(j, old);
+        if (rc)
+            return rc;
+        d->ops_mask |= 1u << OP_RESHAPE | 1u << OP_SLICE; /* views cost nothing anywhere */
+    }
+    return DSE_OK;
+}
+
+static int load_link(struct ju *j, const cJSON *o, const struct hw_system *sys, struct hw_link *l)
+{
+    static const char *const keys[] = {"name", "type", "endpoints", "bandwidth_GBps", "latency_us",
+                                       "energy_pJ_per_byte", "source", "note", NULL};
+    int rc, type = 0, n;
+    const cJSON *arr;
+    double bw = 0, lat = 0, en = -1;
+    if ((rc = ju_object(j, o, keys)) || (rc = ju_str(j, o, "name", 0, l->name, sizeof l->name)) ||
+        (rc = enum_field(j, o, "type", link_types, &type)) || (rc = ju_array(j, o, "endpoints", 0, 2, &arr, &n)) ||
+        (rc = ju_num(j, o, "bandwidth_GBps", JU_POS, 1e7, &bw)) ||
+        (rc = ju_num(j, o, "latency_us", JU_NONNEG, 1e7, &lat)) ||
+        (rc = ju_num(j, o, "energy_pJ_per_byte", JU_OPT | JU_POS, 1e6, &en)) || (rc = need_source(j, o)))
+        return rc;
+    dse_strlcpy(l->type, link_types[type], sizeof l->type);
+    size_t old = ju_key(j, "endpoints");
+    if (n != 2)
+        rc = ju_fail(j, "expected two device names, got %d entries", n);
+    int ends[2] = {-1, -1};
+    for (int i = 0; i < 2 && !rc; i++) {
+        const cJSON *s = cJSON_GetArrayItem(arr, i);
+        size_t o2 = ju_idx(j, i);
+        ends[i] = cJSON_IsString(s) ? hw_find_device(sys, s->valuestring) : -1;
+        if (ends[i] < 0)
+            rc = ju_fail(j, "expected the name of a device of this system");
+        ju_pop(j, o2);
+    }
+    if (!rc && ends[0] == ends[1])
+        rc = ju_fail(j, "a link joins two different devices");
+    ju_pop(j, old);
+    if (rc)
+        return rc;
+    l->a = ends[0];
+    l->b = ends[1];
+    l->bandwidth_Bps = bw * 1e9;
+    l->latency_s = lat * 1e-6;
+    /* Default: PCIe-class SerDes, about 5 pJ/bit (assumption documented in docs/models.md). */
+    l->energy_J_per_byte = en > 0 ? en * 1e-12 : 40e-12;
+    return DSE_OK;
+}
+
+int hw_load_buf(const char *buf, unsigned long len, const char *fname, struct hw_system *sys, struct dse_err *e)
+{
+    static const char *const keys[] = {"schema", "name", "description", "memories", "devices", "links",
+                                       "note", "source", NULL};
+    cJSON *root = NULL;
+    struct ju j;
+    int rc, n;
+    const cJSON *arr;
+    char schema[32];
+    memset(sys, 0, sizeof *sys);
+    if ((rc = ju_parse(buf, len, fname, &root, e)))
+        return rc;
+    ju_init(&j, fname, e);
+    if ((rc = ju_object(&j, root, keys)) || (rc = ju_str(&j, root, "schema", 0, schema, sizeof schema)))
+        goto out;
+    if (strcmp(schema, "dse-hwdesc-1") != 0) {
+        ju_key(&j, "schema");
+        rc = ju_fail(&j, "expected \"dse-hwdesc-1\", got \"%s\"", schema);
+        goto out;
+    }
+    if ((rc = ju_str(&j, root, "name", 0, sys->name, sizeof sys->name)) ||
+        (rc = ju_str(&j, root, "description", JU_OPT, sys->description, sizeof sys->description)))
+        goto out;
+
+    if ((rc = ju_array(&j, root, "memories", JU_OPT, HW_MAX_MEM, &arr, &n)))
+        goto out;
+    ju_key(&j, "memories");
+    for (int i = 0; i < n && !rc; i++) {
+        size_t o2 = ju_idx(&j, i);
+        /* Shared memories are off-chip: no node scaling applies to their default energy. */
+        rc = load_mem(&j, cJSON_GetArrayItem(arr, i), 45, &sys->memories[i]);
+        for (int k = 0; k < i && !rc; k++)
+            if (strcmp(sys->memories[k].name, sys->memories[i].name) == 0)
+                rc = ju_fail(&j, "memory name '%s' used twice", sys->memories[i].name);
+        ju_pop(&j, o2);
+    }
+    ju_pop(&j, 0);
+    if (rc)
+        goto out;
+    sys->n_memories = n;
+
+    if ((rc = ju_array(&j, root, "devices", 0, HW_MAX_DEVICES, &arr, &n)))
+        goto out;
+    ju_key(&j, "devices");
+    if (n == 0)
+        rc = ju_fail(&j, "expected at least one device");
+    for (int i = 0; i < n && !rc; i++) {
+        size_t o2 = ju_idx(&j, i);
+        rc = load_device(&j, cJSON_GetArrayItem(arr, i), sys, &sys->dev[i]);
+        if (!rc && hw_find_device(sys, sys->dev[i].name) >= 0)
+            rc = ju_fail(&j, "device name '%s' used twice", sys->dev[i].name);
+        if (!rc)
+            sys->n_dev = i + 1;
+        ju_pop(&j, o2);
+    }
+    ju_pop(&j, 0);
+    if (rc)
+        goto out;
+
+    if ((rc = ju_array(&j, root, "links", JU_OPT, HW_MAX_LINKS, &arr, &n)))
+        goto out;
+    ju_key(&j, "links");
+    for (int i = 0; i < n && !rc; i++) {
+        size_t o2 = ju_idx(&j, i);
+        rc = load_link(&j, cJSON_GetArrayItem(arr, i), sys, &sys->link[i]);
+        ju_pop(&j, o2);
+    }
+    ju_pop(&j, 0);
+    if (rc)
+        goto out;
+    sys->n_link = n;
+out:
+    cJSON_Delete(root);
+    if (rc)
+        memset(sys, 0, sizeof *sys);
+    return rc;
+}
+
+int hw_load_file(const char *path, struct hw_system *sys, struct dse_err *e)
+{
+    char *buf;
+    size_t len;
+    int rc = ju_read_file(path, JU_MAX_FILE_BYTES, &buf, &len, e);
+    if (rc)
+        return rc;
+    rc = hw_load_buf(buf, len, path, sys, e);
+    free(buf);
+    return rc;
+}
+
+int hw_find_device(const struct hw_system *sys, const char *name)
+{
+    for (int i = 0; i < sys->n_dev; i++)
+        if (strcmp(sys->dev[i].name, name) == 0)
+            return i;
+    return -1;
+}
+
+double hw_gemm_peak(const struct hw_device *d, enum prec p, enum hw_engine *used)
+{
+    enum hw_engine e = d->peak[ENG_MATRIX][p] >= d->peak[ENG_VECTOR][p] ? ENG_MATRIX : ENG_VECTOR;
+    if (used)
+        *used = e;
+    return d->peak[e][p];
+}
+
+double hw_vector_peak(const struct hw_device *d, enum prec p, enum hw_engine *used)
+{
+    /* Pure MAC-array NPUs have no separate vector engine: their element-wise work runs in the
+     * array's pipeline, so the matrix figure stands in (docs/models.md). */
+    enum hw_engine e = d->peak[ENG_VECTOR][p] > 0 ? ENG_VECTOR : ENG_MATRIX;
+    if (used)
+        *used = e;
+    return d->peak[e][p];
+}
+
+double hw_max_peak(const struct hw_device *d, enum prec *p)
+{
+    double best = 0;
+    for (int e = 0; e < ENG_COUNT; e++)
+        for (int q = 0; q < P_COUNT; q++)
+            if (d->peak[e][q] > best) {
+                best = d->peak[e][q];
+                if (p)
+                    *p = (enum prec)q;
+            }
+    return best;
+}
+
+double hw_main_capacity(const struct hw_device *d) { return d->n_mem ? d->mem[d->n_mem - 1].capacity_bytes : 0; }
+
+int hw_link_between(const struct hw_system *sys, int a, int b)
+{
+    for (int i = 0; i < sys->n_link; i++)
+        if ((sys->link[i].a == a && sys->link[i].b == b) || (sys->link[i].a == b && sys->link[i].b == a))
+            return i;
+    return -1;
+}

@@ -1,0 +1,344 @@
+/* jsonu.c -- bounded file reading and validated access to cJSON trees. */
+#include "jsonu.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+int ju_read_file(const char *path, size_t max_bytes, char **buf, size_t *len, struct dse_err *e)
+{
+    struct stat st;
+    *buf = NULL;
+    *len = 0;
+    if (stat(path, &st) != 0)
+        return dse_err_set(e, DSE_EINPUT, path, NULL, "cannot open: %s", strerror(errno));
+    if (S_ISDIR(st.st_mode))
+        return dse_err_set(e, DSE_EINPUT, path, NULL, "is a directory, expected a file");
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return dse_err_set(e, DSE_EINPUT, path, NULL, "cannot open: %s", strerror(errno));
+    size_t cap = 4096, n = 0;
+    char *b = malloc(cap);
+    int rc = DSE_OK;
+    if (!b) {
+        rc = dse_err_set(e, DSE_ERUNTIME, path, NULL, "out of memory");
+        goto out;
+    }
+    for (;;) {
+        if (n + 1 >= cap) {
+            if (cap > max_bytes) {
+                rc = dse_err_set(e, DSE_EINPUT, path, NULL, "larger than the %zu byte limit", max_bytes);
+                goto out;
+            }
+            char *nb = realloc(b, cap * 2);
+            if (!nb) {
+                rc = dse_err_set(e, DSE_ERUNTIME, path, NULL, "out of memory");
+                goto out;
+            }
+            b = nb;
+            cap *= 2;
+        }
+        size_t got = fread(b + n, 1, cap - n - 1, f);
+        n += got;
+        if (got == 0) {
+            if (ferror(f))
+                rc = dse_err_set(e, DSE_EINPUT, path, NULL, "read error");
+            break;
+        }
+    }
+    if (rc == DSE_OK && n > max_bytes)
+        rc = dse_err_set(e, DSE_EINPUT, path, NULL, "larger than the %zu byte limit", max_bytes);
+out:
+    fclose(f);
+    if (rc != DSE_OK) {
+        free(b);
+        return rc;
+    }
+    b[n] = '\0';
+    *buf = b;
+    *len = n;
+    return DSE_OK;
+}
+
+int ju_parse(const char *buf, size_t len, const char *file, cJSON **root, struct dse_err *e)
+{
+    const char *end = NULL;
+    size_t i = 0;
+    *root = NULL;
+    while (i < len && (buf[i] == ' ' || buf[i] == '\t' || buf[i] == '\n' || buf[i] == '\r'))
+        i++;
+    if (i == len)
+        return dse_err_set(e, DSE_EINPUT, file, NULL, "empty file, expected a JSON object");
+    cJSON *r = cJSON_ParseWithLengthOpts(buf, len, &end, 0);
+    if (!r) {
+        if (!end || end < buf || end > buf + len)
+            end = buf + len;
+        int line = 1, col = 1;
+        for (const char *p = buf; p < end; p++) {
+            if (*p == '\n') {
+                line++;
+                col = 1;
+            } else {
+                col++;
+            }
+        }
+        if (end >= buf + len)
+            return dse_err_set(e, DSE_EINPUT, file, NULL,
+                               "line %d, column %d: JSON syntax error: unexpected end of input", line, col);
+        return dse_err_set(e, DSE_EINPUT, file, NULL, "line %d, column %d: JSON syntax error near '%.12s'",
+                           line, col, end);
+    }
+    /* Trailing garbage after the value is an error too. */
+    const char *p = end;
+    while (p < buf + len && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
+        p++;
+    if (p < buf + len && *p != '\0') {
+        int line = 1, col = 1;
+        for (const char *q = buf; q < p; q++) {
+            if (*q == '\n') {
+                line++;
+                col = 1;
+            } else {
+                col++;
+            }
+        }
+        cJSON_Delete(r);
+        return dse_err_set(e, DSE_EINPUT, file, NULL, "line %d, column %d: unexpected text after the JSON value",
+                           line, col);
+    }
+    *root = r;
+    return DSE_OK;
+}
+
+void ju_init(struct ju *j, const char *file, struct dse_err *e)
+{
+    j->file = file;
+    j->e = e;
+    j->path[0] = '\0';
+    j->len = 0;
+}
+
+size_t ju_key(struct ju *j, const char *key)
+{
+    size_t old = j->len;
+    int n = snprintf(j->path + j->len, sizeof j->path - j->len, "%s%s", j->len ? "." : "", key);
+    if (n > 0)
+        j->len += (size_t)n < sizeof j->path - j->len ? (size_t)n : sizeof j->path - j->len - 1;
+    return old;
+}
+
+size_t ju_idx(struct ju *j, int i)
+{
+    size_t old = j->len;
+    int n = snprintf(j->path + j->len, sizeof j->path - j->len, "[%d]", i);
+    if (n > 0)
+        j->len += (size_t)n < sizeof j->path - j->len ? (size_t)n : sizeof j->path - j->len - 1;
+    return old;
+}
+
+void ju_pop(struct ju *j, size_t old)
+{
+    j->len = old;
+    j->path[old] = '\0';
+}
+
+int ju_fail(struct ju *j, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return dse_err_set(j->e, DSE_EINPUT, j->file, j->path[0] ? j->path : NULL, "%s", msg);
+}
+
+static const char *type_name(const cJSON *v)
+{
+    if (!v)
+        return "nothing";
+    if (cJSON_IsObject(v))
+        return "an object";
+    if (cJSON_IsArray(v))
+        return "an array";
+    if (cJSON_IsString(v))
+        return "a string";
+    if (cJSON_IsNumber(v))
+        return "a number";
+    if (cJSON_IsBool(v))
+        return "a boolean";
+    if (cJSON_IsNull(v))
+        return "null";
+    return "an invalid value";
+}
+
+int ju_lookup(const char *const *names, const char *s)
+{
+    for (int i = 0; names[i]; i++)
+        if (strcmp(names[i], s) == 0)
+            return i;
+    return -1;
+}
+
+void ju_list_names(const char *const *names, char *buf, size_t n)
+{
+    size_t at = 0;
+    buf[0] = '\0';
+    for (int i = 0; names[i] && at < n; i++) {
+        int w = snprintf(buf + at, n - at, "%s%s", i ? ", " : "", names[i]);
+        if (w < 0)
+            break;
+        at += (size_t)w;
+    }
+}
+
+int ju_object(struct ju *j, const cJSON *obj, const char *const *allowed)
+{
+    if (!cJSON_IsObject(obj))
+        return ju_fail(j, "expected an object, got %s", type_name(obj));
+    for (const cJSON *c = obj->child; c; c = c->next) {
+        if (!c->string)
+            return ju_fail(j, "object member without a name");
+        if (allowed && ju_lookup(allowed, c->string) < 0) {
+            char names[400];
+            ju_list_names(allowed, names, sizeof names);
+            size_t old = ju_key(j, c->string);
+            int rc = ju_fail(j, "unknown field (known: %s)", names);
+            ju_pop(j, old);
+            return rc;
+        }
+        for (const cJSON *d = obj->child; d != c; d = d->next) {
+            if (d->string && strcmp(d->string, c->string) == 0) {
+                size_t old = ju_key(j, c->string);
+                int rc = ju_fail(j, "field given twice");
+                ju_pop(j, old);
+                return rc;
+            }
+        }
+    }
+    return DSE_OK;
+}
+
+static const cJSON *member(const cJSON *obj, const char *key)
+{
+    return cJSON_IsObject(obj) ? cJSON_GetObjectItemCaseSensitive(obj, key) : NULL;
+}
+
+int ju_num(struct ju *j, const cJSON *obj, const char *key, int flags, double max, double *out)
+{
+    const cJSON *v = member(obj, key);
+    size_t old = ju_key(j, key);
+    int rc = DSE_OK;
+    if (!v) {
+        if (!(flags & JU_OPT))
+            rc = ju_fail(j, "missing (expected a number)");
+        goto out;
+    }
+    if (!cJSON_IsNumber(v)) {
+        rc = ju_fail(j, "expected a number, got %s", type_name(v));
+        goto out;
+    }
+    double x = v->valuedouble;
+    const char *what = (flags & JU_POS) ? "a positive number" : (flags & JU_NONNEG) ? "a non-negative number"
+                                                                                     : "a number";
+    if (!isfinite(x))
+        rc = ju_fail(j, "expected %s, got a non-finite value", what);
+    else if ((flags & JU_POS) && !(x > 0))
+        rc = ju_fail(j, "expected a positive number, got %g", x);
+    else if ((flags & JU_NONNEG) && !(x >= 0))
+        rc = ju_fail(j, "expected a non-negative number, got %g", x);
+    else if ((flags & JU_INT) && x != floor(x))
+        rc = ju_fail(j, "expected an integer, got %g", x);
+    else if (max > 0 && x > max)
+        rc = ju_fail(j, "expected at most %g, got %g", max, x);
+    else
+        *out = x;
+out:
+    ju_pop(j, old);
+    return rc;
+}
+
+int ju_int(struct ju *j, const cJSON *obj, const char *key, int flags, long long min, long long max,
+           long long *out)
+{
+    const cJSON *v = member(obj, key);
+    size_t old = ju_key(j, key);
+    int rc = DSE_OK;
+    if (!v) {
+        if (!(flags & JU_OPT))
+            rc = ju_fail(j, "missing (expected an integer)");
+        goto out;
+    }
+    if (!cJSON_IsNumber(v)) {
+        rc = ju_fail(j, "expected an integer, got %s", type_name(v));
+        goto out;
+    }
+    double x = v->valuedouble;
+    if (!isfinite(x) || x != floor(x))
+        rc = ju_fail(j, "expected an integer, got %g", x);
+    else if (x < (double)min || x > (double)max)
+        rc = ju_fail(j, "expected an integer in [%lld, %lld], got %g", min, max, x);
+    else
+        *out = (long long)x;
+out:
+    ju_pop(j, old);
+    return rc;
+}
+
+int ju_str(struct ju *j, const cJSON *obj, const char *key, int flags, char *out, size_t n)
+{
+    const cJSON *v = member(obj, key);
+    size_t old = ju_key(j, key);
+    int rc = DSE_OK;
+    if (!v) {
+        if (!(flags & JU_OPT))
+            rc = ju_fail(j, "missing (expected a string)");
+        goto out;
+    }
+    if (!cJSON_IsString(v) || !v->valuestring) {
+        rc = ju_fail(j, "expected a string, got %s", type_name(v));
+        goto out;
+    }
+    size_t l = strlen(v->valuestring);
+    if (l == 0)
+        rc = ju_fail(j, "expected a non-empty string");
+    else if (l >= n)
+        rc = ju_fail(j, "string longer than %zu characters", n - 1);
+    else
+        memcpy(out, v->valuestring, l + 1);
+out:
+    ju_pop(j, old);
+    return rc;
+}
+
+int ju_array(struct ju *j, const cJSON *obj, const char *key, int flags, int max, const cJSON **arr,
+             int *count)
+{
+    const cJSON *v = member(obj, key);
+    size_t old = ju_key(j, key);
+    int rc = DSE_OK;
+    *arr = NULL;
+    *count = 0;
+    if (!v) {
+        if (!(flags & JU_OPT))
+            rc = ju_fail(j, "missing (expected an array)");
+        goto out;
+    }
+    if (!cJSON_IsArray(v)) {
+        rc = ju_fail(j, "expected an array, got %s", type_name(v));
+        goto out;
+    }
+    int c = cJSON_GetArraySize(v);
+    if (c > max)
+        rc = ju_fail(j, "array of %d entries, at most %d allowed", c, max);
+    else {
+        *arr = v;
+        *count = c;
+    }
+out:
+    ju_pop(j, old);
+    return rc;
+}

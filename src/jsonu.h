@@ -1,0 +1,61 @@
+/* jsonu.h -- bounded file reading and validated access to cJSON trees.
+ *
+ * Every getter reports errors as "FILE: PATH: expected ..., got ..." through the struct dse_err held
+ * in a struct ju cursor, which also tracks the JSON path (devices[1].memory[0].bandwidth_GBps).
+ * Nothing here keeps global state; cJSON's own global error pointer is never consulted. */
+#ifndef DSE_JSONU_H
+#define DSE_JSONU_H
+
+#include <stddef.h>
+#include <cjson/cJSON.h>
+
+#include "err.h"
+
+#define JU_MAX_FILE_BYTES (16u << 20) /* no description we ship is near this; fuzzers stay bounded */
+
+struct ju {
+    const char *file;
+    struct dse_err *e;
+    char path[512];
+    size_t len;
+};
+
+/* Number constraints for ju_num(). */
+enum {
+    JU_OPT = 1 << 0,    /* absent is fine: *out is left untouched */
+    JU_POS = 1 << 1,    /* > 0 */
+    JU_NONNEG = 1 << 2, /* >= 0 */
+    JU_INT = 1 << 3     /* integral */
+};
+
+/* Reads a whole regular file (not a directory), at most max_bytes, NUL-terminated. */
+int ju_read_file(const char *path, size_t max_bytes, char **buf, size_t *len, struct dse_err *e);
+/* Parses len bytes of JSON; a syntax error reports line and column. */
+int ju_parse(const char *buf, size_t len, const char *file, cJSON **root, struct dse_err *e);
+
+void ju_init(struct ju *j, const char *file, struct dse_err *e);
+size_t ju_key(struct ju *j, const char *key); /* appends .key, returns the old length for ju_pop */
+size_t ju_idx(struct ju *j, int i);           /* appends [i] */
+void ju_pop(struct ju *j, size_t old);
+int ju_fail(struct ju *j, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* Checks that obj is an object whose keys are all in the NULL-terminated list and not repeated. */
+int ju_object(struct ju *j, const cJSON *obj, const char *const *allowed);
+int ju_num(struct ju *j, const cJSON *obj, const char *key, int flags, double max, double *out);
+int ju_int(struct ju *j, const cJSON *obj, const char *key, int flags, long long min, long long max,
+           long long *out);
+/* Copies a non-empty string of at most n-1 bytes. */
+int ju_str(struct ju *j, const cJSON *obj, const char *key, int flags, char *out, size_t n);
+/* Array member: returns its element count in *count (0..max); absent with JU_OPT gives NULL. */
+int ju_array(struct ju *j, const cJSON *obj, const char *key, int flags, int max, const cJSON **arr,
+             int *count);
+/* Finds s in a NULL-terminated table of names; returns the index or -1. */
+int ju_lookup(const char *const *names, const char *s);
+/* Writes "a, b, c" of a NULL-terminated table into buf (for "expected one of ..." messages). */
+void ju_list_names(const char *const *names, char *buf, size_t n);
+
+#endif

@@ -1,0 +1,84 @@
+/* main.c -- command dispatch only. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "config.h"
+
+struct command {
+    const char *name;
+    int (*run)(int argc, char **argv); /* NULL: planned, not built yet */
+    const char *summary;
+};
+
+static const struct command commands[] = {
+    {"eval", cmd_eval, "evaluate one workload on one device: per-operator breakdown and totals"},
+    {"list", cmd_list, "list shipped hardware, models or sweeps: dse list hw|models|sweeps"},
+    {"sweep", NULL, "explore a design space and write Pareto fronts (planned: issue 3)"},
+    {"plot", NULL, "plot a sweep database with gnuplot (planned: issue 3)"},
+    {"compare", NULL, "compare hardware proposals on one workload (planned: issue 3)"},
+    {"validate", NULL, "measure native kernels and report model error (planned: issue 5)"},
+    {"calibrate", NULL, "fit model efficiencies to measurements (planned: issue 5)"},
+    {"probe", NULL, "measure this host and write its hwdesc (planned: issue 5)"},
+    {NULL, NULL, NULL},
+};
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: dse <command> [options]    dse help [command]    dse --version\n\ncommands:\n");
+    for (const struct command *c = commands; c->name; c++)
+        fprintf(f, "  %-10s %s\n", c->name, c->summary);
+}
+
+static const struct command *find(const char *name)
+{
+    for (const struct command *c = commands; c->name; c++)
+        if (!strcmp(c->name, name))
+            return c;
+    return NULL;
+}
+
+static int not_built(const struct command *c)
+{
+    fprintf(stderr, "dse: '%s' is not built yet: %s\n", c->name, c->summary);
+    return 2;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
+        printf("dse %s (git %s)\n", PACKAGE_VERSION, DSE_GIT_HASH);
+        return 0;
+    }
+    if (!strcmp(argv[1], "help") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+        if (argc < 3) {
+            usage(stdout);
+            return 0;
+        }
+        const struct command *c = find(argv[2]);
+        if (!c) {
+            fprintf(stderr, "dse: unknown command '%s'\n", argv[2]);
+            usage(stderr);
+            return 2;
+        }
+        if (!c->run)
+            return not_built(c);
+        if (!strcmp(c->name, "list")) {
+            printf("usage: dse list hw|models|sweeps\n  %s\n", c->summary);
+            return 0;
+        }
+        char *hargv[3] = {argv[0], (char *)c->name, "--help"};
+        return c->run(3, hargv);
+    }
+    const struct command *c = find(argv[1]);
+    if (!c) {
+        fprintf(stderr, "dse: unknown command '%s'\n", argv[1]);
+        usage(stderr);
+        return 2;
+    }
+    return c->run ? c->run(argc, argv) : not_built(c);
+}

@@ -1,0 +1,52 @@
+/* metric.c -- the metric registry. */
+#include "metric.h"
+
+#include <stddef.h>
+#include <string.h>
+
+#define F(field) offsetof(struct eval_totals, field)
+#define LM ((1u << PH_PREFILL) | (1u << PH_DECODE) | (1u << PH_GENERATE))
+
+const struct metric metric_table[] = {
+    {"latency_ms", "ms", DIR_MIN, "end-to-end time of the evaluated phase", F(latency_s), 1e3, 0},
+    {"throughput_per_s", "1/s", DIR_MAX, "inferences (sequences) per second: batch / latency", F(throughput_per_s), 1, 0},
+    {"energy_mJ", "mJ", DIR_MIN, "energy of the evaluated phase, static included", F(energy_J), 1e3, 0},
+    {"avg_power_W", "W", DIR_MIN, "energy / latency", F(avg_power_W), 1, 0},
+    {"peak_memory_MB", "MB", DIR_MIN, "weights + KV cache + peak live activations", F(peak_memory_bytes), 1e-6, 0},
+    {"kv_cache_MB", "MB", DIR_MIN, "KV cache at its largest", F(kv_bytes), 1e-6, LM},
+    {"macs", "MAC", DIR_NONE, "multiply-accumulates", F(macs), 1, 0},
+    {"flops", "FLOP", DIR_NONE, "arithmetic operations (a MAC is 2)", F(flops), 1, 0},
+    {"params", "1", DIR_NONE, "parameters", F(params), 1, 0},
+    {"weight_bytes", "B", DIR_MIN, "weights at the weight precision", F(weight_bytes), 1, 0},
+    {"ttft_ms", "ms", DIR_MIN, "time to first token (prefill)", F(ttft_s), 1e3, (1u << PH_PREFILL) | (1u << PH_GENERATE)},
+    {"tpot_ms", "ms", DIR_MIN, "time per output token (mean decode step)", F(tpot_s), 1e3, (1u << PH_DECODE) | (1u << PH_GENERATE)},
+    {"tokens_per_s", "token/s", DIR_MAX, "tokens per second over the phase (generate: batch x output tokens / latency)", F(tokens_per_s), 1, LM},
+    {"decode_tokens_per_s", "token/s", DIR_MAX, "batch / time per output token", F(decode_tokens_per_s), 1, (1u << PH_DECODE) | (1u << PH_GENERATE)},
+    {"energy_per_token_mJ", "mJ", DIR_MIN, "energy / tokens of the phase", F(energy_per_token_J), 1e3, LM},
+    {"compute_ms", "ms", DIR_NONE, "sum of operator compute times", F(compute_s), 1e3, 0},
+    {"memory_ms", "ms", DIR_NONE, "sum of operator memory times", F(memory_s), 1e3, 0},
+    {"overhead_ms", "ms", DIR_NONE, "sum of fixed per-operator costs", F(overhead_s), 1e3, 0},
+    {"transfer_ms", "ms", DIR_NONE, "link transfers for operators placed on another device", F(xfer_s), 1e3, 0},
+    {"energy_compute_mJ", "mJ", DIR_NONE, "arithmetic energy", F(energy_compute_J), 1e3, 0},
+    {"energy_memory_mJ", "mJ", DIR_NONE, "memory access energy, all levels", F(energy_memory_J), 1e3, 0},
+    {"energy_static_mJ", "mJ", DIR_NONE, "idle power x latency of the devices used", F(energy_static_J), 1e3, 0},
+    {"energy_link_mJ", "mJ", DIR_NONE, "link transfer energy", F(energy_link_J), 1e3, 0},
+    {"main_memory_MB", "MB", DIR_NONE, "bytes moved to or from main memory", F(main_bytes), 1e-6, 0},
+    {"price_USD", "USD", DIR_MIN, "purchase price of the devices used", F(price_USD), 1, 0},
+};
+const int metric_count = (int)(sizeof metric_table / sizeof metric_table[0]);
+
+const struct metric *metric_find(const char *name)
+{
+    for (int i = 0; i < metric_count; i++)
+        if (strcmp(metric_table[i].name, name) == 0)
+            return &metric_table[i];
+    return NULL;
+}
+
+double metric_value(const struct metric *m, const struct eval_totals *t)
+{
+    return *(const double *)((const char *)t + m->offset) * m->scale;
+}
+
+int metric_applies(const struct metric *m, enum wl_phase ph) { return m->phases == 0 || (m->phases & (1u << ph)); }

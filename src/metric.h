@@ -1,0 +1,27 @@
+/* metric.h -- the one registry of metrics: name (with its unit), unit, direction, meaning.
+ * The CLI's JSON keys and tables, sweep objectives, SQLite columns and plot axes all come from here. */
+#ifndef DSE_METRIC_H
+#define DSE_METRIC_H
+
+#include "eval.h"
+
+enum metric_dir { DIR_MIN, DIR_MAX, DIR_NONE };
+
+struct metric {
+    const char *name; /* e.g. "latency_ms" */
+    const char *unit; /* "ms" */
+    enum metric_dir dir;
+    const char *what;
+    size_t offset;    /* of the double in struct eval_totals */
+    double scale;     /* value = field x scale */
+    unsigned phases;  /* bit (1 << wl_phase) where the metric is defined; 0 = always */
+};
+
+extern const struct metric metric_table[];
+extern const int metric_count;
+
+const struct metric *metric_find(const char *name);
+double metric_value(const struct metric *m, const struct eval_totals *t);
+int metric_applies(const struct metric *m, enum wl_phase ph);
+
+#endif

@@ -1,0 +1,40 @@
+/* model.c -- the table of device classes. The analytical tier shares one roofline across classes;
+ * each class adds the checks its cost model relies on. The cycle-approximate tier (issue 4) adds
+ * class-specific op_cost functions here. */
+#include "model.h"
+
+static int need_engine(const struct hw_device *d, enum hw_engine e, const char *why, struct dse_err *err)
+{
+    for (int i = 0; i < d->n_compute; i++)
+        if (d->compute[i].engine == e)
+            return DSE_OK;
+    return dse_err_set(err, DSE_EINPUT, NULL, NULL, "device '%s' (class %s) has no %s engine: %s", d->name,
+                       hw_class_names[d->cls], hw_engine_names[e], why);
+}
+
+static int check_cpu(const struct hw_device *d, struct dse_err *e)
+{
+    return need_engine(d, ENG_VECTOR, "a CPU computes with SIMD units", e);
+}
+
+static int check_gpu(const struct hw_device *d, struct dse_err *e)
+{
+    return need_engine(d, ENG_VECTOR, "a GPU runs element-wise work on its CUDA/vector cores", e);
+}
+
+static int check_array(const struct hw_device *d, struct dse_err *e)
+{
+    return need_engine(d, ENG_MATRIX, "systolic arrays and NPUs compute GEMMs on a MAC array", e);
+}
+
+static const struct device_model models[HW_CLASS_COUNT] = {
+    [HW_CPU] = {"cpu", "analytical", check_cpu, model_roofline_cost},
+    [HW_GPU] = {"gpu", "analytical", check_gpu, model_roofline_cost},
+    [HW_SYSTOLIC] = {"systolic", "analytical", check_array, model_roofline_cost},
+    [HW_NPU] = {"npu", "analytical", check_array, model_roofline_cost},
+};
+
+const struct device_model *model_for(enum hw_class cls)
+{
+    return (unsigned)cls < HW_CLASS_COUNT ? &models[cls] : NULL;
+}

@@ -1,0 +1,143 @@
+/* model_roofline.c -- the analytical tier: a multi-level roofline per operator.
+ *
+ *   compute_s  = flops / (peak(engine, precision) x efficiency.compute)
+ *   bytes_l    = max(compulsory, tiled) served by memory level l, where compulsory is every operand
+ *                read once and every result written once, and for GEMM-like ops the tiled traffic
+ *                re-reads operand A once per output-column tile and B once per output-row tile of
+ *                side t = floor(sqrt(S / (ea + eb + 4))), S being the capacity of the levels nearer
+ *                the compute than l (the 4 bytes hold an fp32 accumulator). Level 0 serves
+ *                compulsory traffic only.
+ *   memory_s   = max over levels of bytes_l / (bandwidth_l x efficiency.memory)
+ *   time_s     = max(compute_s, memory_s) + per-op overhead        (compute and transfers overlap)
+ *   energy     = MACs x E_mac(precision) + other FLOPs x E_mac(vector precision) / 2
+ *                + sum_l bytes_l x E_byte(l) + idle power x time_s
+ * Views (reshape, slice) cost nothing. An embedding reads only the gathered rows. Attention is fused
+ * (no score matrix is written), as FlashAttention-style kernels do. Williams, Waterman, Patterson,
+ * "Roofline", CACM 2009; tiling bound after Hong and Kung, STOC 1981. */
+#include "model.h"
+
+#include <math.h>
+#include <string.h>
+
+const char *const bound_names[BOUND_COUNT + 1] = {"compute", "memory", "overhead", "none", NULL};
+
+static int vector_prec(const struct hw_device *d, enum prec want, double *peak, enum hw_engine *eng)
+{
+    /* Element-wise work runs at the activation precision when the device has it; integer and
+     * low-precision activations are otherwise processed in the narrowest float it has. */
+    static const enum prec order[] = {P_FP16, P_BF16, P_FP32};
+    if ((*peak = hw_vector_peak(d, want, eng)) > 0)
+        return want;
+    for (unsigned i = 0; i < sizeof order / sizeof order[0]; i++)
+        if ((*peak = hw_vector_peak(d, order[i], eng)) > 0)
+            return order[i];
+    return -1;
+}
+
+static enum prec tensor_prec(const struct wl_tensor *t, const struct prec_cfg *p)
+{
+    return t->kind == WL_WEIGHT ? p->w : t->kind == WL_KV ? p->kv : p->a;
+}
+
+int model_op_prec(const struct hw_device *d, const struct wl_graph *g, const struct wl_op *op,
+                  const struct prec_cfg *p, enum hw_engine *eng, double *peak)
+{
+    if (op->type == OP_RESHAPE || op->type == OP_SLICE) {
+        *peak = 0;
+        *eng = ENG_VECTOR;
+        return p->a;
+    }
+    if (op_type_is_gemm(op->type)) {
+        enum prec a = tensor_prec(&g->t[op->in[0]], p), b = tensor_prec(&g->t[op->in[1]], p);
+        enum prec cp = prec_compute(b, a);
+        *peak = hw_gemm_peak(d, cp, eng);
+        return *peak > 0 ? (int)cp : -1;
+    }
+    return vector_prec(d, p->a, peak, eng);
+}
+
+/* Bytes of one tensor as an op touches it. */
+static double touched(const struct wl_graph *g, const struct wl_op *op, int slot, const struct prec_cfg *p)
+{
+    const struct wl_tensor *t = &g->t[op->in[slot]];
+    if (op->type == OP_EMBEDDING && slot == 1) /* only the gathered rows of the table */
+        return g->t[op->out[0]].elems * (t->kind == WL_WEIGHT ? prec_bytes(p->w) : prec_bytes(p->a));
+    return wl_tensor_bytes(t, p);
+}
+
+enum op_status model_roofline_cost(const struct hw_device *d, const struct wl_graph *g, const struct wl_op *op,
+                                   const struct exec_cfg *x, struct op_cost *c)
+{
+    const struct prec_cfg *p = &x->prec;
+    if (!(d->ops_mask & (1u << op->type)))
+        return OPS_UNSUPPORTED_OP;
+    enum hw_engine eng;
+    double peak;
+    int cp = model_op_prec(d, g, op, p, &eng, &peak);
+    if (cp < 0)
+        return OPS_UNSUPPORTED_PREC;
+    memset(c, 0, sizeof *c);
+    c->cprec = (enum prec)cp;
+    c->engine = eng;
+    c->mem_level = d->n_mem - 1;
+    if (op->type == OP_RESHAPE || op->type == OP_SLICE) {
+        c->bound = BOUND_NONE;
+        return OPS_OK;
+    }
+
+    /* Compulsory traffic, and operand A / B / output split for the tiling model. */
+    double in_a = touched(g, op, 0, p), in_b = 0, out = 0, rest = 0;
+    for (int k = 1; k < op->n_in; k++) {
+        double b = touched(g, op, k, p);
+        if (k == 1 || (op->type == OP_ATTENTION && k != 0))
+            in_b += b;
+        else
+            rest += b;
+    }
+    for (int k = 0; k < op->n_out; k++)
+        out += wl_tensor_bytes(&g->t[op->out[k]], p);
+    double compulsory = in_a + in_b + rest + out;
+
+    double inner_cap = 0;
+    for (int l = 0; l < d->n_mem; l++) {
+        double bytes = compulsory;
+        if (op_type_is_gemm(op->type) && l > 0 && inner_cap > 0 && op->gbatch > 0) {
+            double ea = prec_bytes(c->cprec), eb = ea;
+            double t = floor(sqrt(inner_cap / (ea + eb + 4)));
+            if (t < 1)
+                t = 1;
+            /* Per independent GEMM: A re-read ceil(N/t) times, B ceil(M/t) times. */
+            double tiled = in_a * ceil(op->gn / t) + in_b * ceil(op->gm / t) + rest + out;
+            if (tiled > bytes)
+                bytes = tiled;
+        }
+        c->bytes[l] = bytes;
+        double s = bytes / (d->mem[l].bandwidth_Bps * d->eff_memory);
+        if (s >= c->memory_s) {
+            c->memory_s = s;
+            c->mem_level = l;
+        }
+        c->energy_memory_J += bytes * d->mem[l].energy_J_per_byte;
+        inner_cap += d->mem[l].capacity_bytes;
+    }
+
+    c->compute_s = peak > 0 ? op->flops / (peak * d->eff_compute) : 0;
+    c->overhead_s = d->per_op_s;
+    double busy = c->compute_s > c->memory_s ? c->compute_s : c->memory_s;
+    c->time_s = busy + c->overhead_s;
+    if (c->overhead_s > busy)
+        c->bound = BOUND_OVERHEAD;
+    else
+        c->bound = c->compute_s >= c->memory_s ? BOUND_COMPUTE : BOUND_MEMORY;
+    c->utilization = c->time_s > 0 ? c->compute_s * d->eff_compute / c->time_s : 0;
+
+    double mac_J = d->mac_J[eng][c->cprec];
+    double vec_peak;
+    enum hw_engine veng;
+    int vp = vector_prec(d, p->a, &vec_peak, &veng);
+    double flop_J = vp >= 0 ? d->mac_J[veng][vp] / 2 : mac_J / 2;
+    double other = op->flops - 2 * op->macs;
+    c->energy_compute_J = op->macs * mac_J + (other > 0 ? other : 0) * flop_J;
+    c->energy_static_J = d->idle_W * c->time_s;
+    return OPS_OK;
+}

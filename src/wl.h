@@ -1,0 +1,162 @@
+/* wl.h -- workloads: operator graphs and the descriptions they are built from.
+ *
+ * A model description (graph JSON, HuggingFace-style transformer config, CNN builder spec, or a
+ * SCALE-Sim topology CSV) is loaded once into a struct wl_model. wl_build() turns it into a concrete
+ * struct wl_graph for one shape (batch, tokens, context). Ops of a repeated block (transformer layers)
+ * are stored once with a multiplicity `count`, so cost models evaluate them once.
+ * Element counts are doubles: exact below 2^53, far beyond any model. */
+#ifndef DSE_WL_H
+#define DSE_WL_H
+
+#include <stdint.h>
+
+#include "err.h"
+#include "optype.h"
+#include "prec.h"
+
+#define WL_NAME_LEN 64
+#define WL_MAX_RANK 6
+#define WL_MAX_IN 5
+#define WL_MAX_OUT 2
+#define WL_MAX_TENSORS 100000
+#define WL_MAX_OPS 50000
+#define WL_MAX_DIM 1e12
+#define WL_BATCH_DIM (-1) /* a dimension written "B" in a graph file: replaced by the batch size */
+
+enum wl_kind {
+    WL_INPUT,  /* activations entering the graph */
+    WL_INDEX,  /* integer indices (token ids): 4 bytes each */
+    WL_WEIGHT, /* parameters, stored at the weight precision */
+    WL_ACT,    /* intermediate activations */
+    WL_KV,     /* key/value cache: persistent, stored at the KV precision */
+    WL_KIND_COUNT
+};
+extern const char *const wl_kind_names[WL_KIND_COUNT + 1];
+
+enum wl_fn {
+    FN_NONE, FN_ADD, FN_SUB, FN_MUL, FN_DIV, FN_RELU, FN_RELU6, FN_GELU, FN_SILU, FN_SIGMOID, FN_TANH,
+    FN_EXP, FN_SCALE, FN_BATCHNORM, FN_ROPE, FN_COUNT
+};
+extern const char *const wl_fn_names[FN_COUNT + 1];
+double wl_fn_flops(enum wl_fn f); /* arithmetic per output element */
+
+struct wl_tensor {
+    char name[WL_NAME_LEN];
+    enum wl_kind kind;
+    int rank;
+    int64_t dim[WL_MAX_RANK];
+    double elems;
+    double count;  /* copies (a repeated layer's weights and KV cache); 1 otherwise */
+    int producer;  /* op index, -1 for graph inputs and weights */
+    int last_use;  /* last op index reading it, -1 if none */
+};
+
+struct wl_op {
+    char name[WL_NAME_LEN];
+    enum op_type type;
+    enum wl_fn fn;
+    int n_in, n_out;
+    int in[WL_MAX_IN], out[WL_MAX_OUT];
+    double count; /* multiplicity */
+    /* attributes */
+    int kh, kw, sh, sw, ph, pw, groups; /* conv2d, pool */
+    int pool_max;                       /* pool: 1 max, 0 average */
+    int heads;                          /* attention: query heads (key/value heads follow from shapes) */
+    int causal;                         /* attention */
+    int axis;                           /* concat, slice */
+    int transb;                         /* matmul: second operand stored [N, K] */
+    /* derived by wl_finalize */
+    double macs;  /* multiply-accumulates */
+    double flops; /* 2 x macs + other arithmetic */
+    double gm, gn, gk, gbatch; /* GEMM view: gbatch independent (gm x gk) @ (gk x gn) */
+};
+
+struct wl_graph {
+    char name[WL_NAME_LEN];
+    struct wl_tensor *t;
+    int n_t, cap_t;
+    struct wl_op *op;
+    int n_op, cap_op;
+};
+
+/* --- building and checking graphs --- */
+void wl_graph_init(struct wl_graph *g, const char *name);
+void wl_graph_free(struct wl_graph *g);
+int wl_graph_copy(struct wl_graph *dst, const struct wl_graph *src, struct dse_err *e);
+/* Adds a tensor; returns its index or -1 (error set: duplicate name, too many, out of memory). */
+int wl_add_tensor(struct wl_graph *g, const char *name, enum wl_kind kind, int rank, const int64_t *dim,
+                  struct dse_err *e);
+int wl_find_tensor(const struct wl_graph *g, const char *name);
+/* Adds an op with inputs/outputs given as tensor indices; returns its index or -1. */
+int wl_add_op(struct wl_graph *g, const char *name, enum op_type type, const int *in, int n_in, const int *out,
+              int n_out, struct dse_err *e);
+/* Orders ops topologically (rejecting cycles), checks every shape, derives MACs, FLOPs, GEMM views,
+ * tensor counts and lifetimes. file names the source in messages. */
+int wl_finalize(struct wl_graph *g, const char *file, struct dse_err *e);
+
+/* --- model descriptions --- */
+enum wl_model_kind { WLM_GRAPH, WLM_TRANSFORMER, WLM_CNN, WLM_TOPO };
+enum wl_phase { PH_NONE, PH_PREFILL, PH_DECODE, PH_GENERATE };
+extern const char *const wl_phase_names[]; /* "none", "prefill", "decode", "generate", NULL */
+
+struct wl_transformer {
+    char model_type[32];
+    int decoder;          /* causal LM with a KV cache (llama, qwen2, mistral, gpt2) vs encoder (bert, vit) */
+    int64_t hidden, layers, heads, kv_heads, head_dim, intermediate, vocab, max_pos, type_vocab;
+    int gated_mlp;        /* SwiGLU (gate, up, down) vs two-matrix MLP */
+    int act;              /* enum wl_fn of the MLP activation */
+    int rms;              /* RMSNorm vs LayerNorm */
+    int qkv_bias, mlp_bias, out_bias;
+    int learned_pos;      /* learned position embeddings (gpt2, bert, vit) vs rotary */
+    int tied;             /* lm_head shares the embedding table */
+    int pooler;           /* bert pooler */
+    /* vision */
+    int64_t image_size, patch_size, channels, num_labels;
+};
+
+struct wl_cnn {
+    char arch[32]; /* resnet50 | mobilenet_v2 */
+    int64_t image_size, num_classes;
+    double width_mult;
+};
+
+struct wl_model {
+    enum wl_model_kind kind;
+    char name[WL_NAME_LEN];
+    char path[512];
+    struct wl_graph graph; /* WLM_GRAPH and WLM_TOPO: template, dims may be WL_BATCH_DIM */
+    struct wl_transformer tf;
+    struct wl_cnn cnn;
+};
+
+struct wl_shape {
+    int64_t batch;
+    int64_t tokens;  /* new tokens per sequence in this step (prefill: the prompt; decode: 1) */
+    int64_t past;    /* tokens already in the KV cache */
+};
+
+/* Loads a model description: *.json (graph, transformer config or CNN spec) or *.csv (SCALE-Sim). */
+int wl_load_file(const char *path, struct wl_model *m, struct dse_err *e);
+int wl_load_buf(const char *buf, unsigned long len, const char *fname, int csv, struct wl_model *m,
+                struct dse_err *e);
+void wl_model_free(struct wl_model *m);
+int wl_model_is_lm(const struct wl_model *m); /* has prefill/decode phases */
+/* Builds the concrete graph for one step shape into g (initialised here, caller frees). */
+int wl_build(const struct wl_model *m, const struct wl_shape *s, struct wl_graph *g, struct dse_err *e);
+
+/* Graph-level counts. */
+double wl_params(const struct wl_graph *g);  /* weight elements x count */
+double wl_macs(const struct wl_graph *g);    /* MACs x count */
+double wl_kind_bytes(const struct wl_graph *g, enum wl_kind k, const struct prec_cfg *p);
+double wl_tensor_bytes(const struct wl_tensor *t, const struct prec_cfg *p); /* one copy */
+/* Peak bytes of activations live at once (tensor lifetimes in op order). */
+double wl_peak_act_bytes(const struct wl_graph *g, const struct prec_cfg *p);
+
+/* Builders used by wl_build (wl_transformer.c, wl_cnn.c). */
+int wl_build_transformer(const struct wl_transformer *c, const char *name, const struct wl_shape *s,
+                         struct wl_graph *g, struct dse_err *e);
+int wl_build_cnn(const struct wl_cnn *c, const char *name, const struct wl_shape *s, struct wl_graph *g,
+                 struct dse_err *e);
+int wl_parse_transformer(const void *json_root, const char *file, struct wl_transformer *c, struct dse_err *e);
+
+#endif

@@ -1,0 +1,507 @@
+/* wl_load.c -- reading model descriptions: graph JSON (models/README.md), HuggingFace-style
+ * transformer configs, CNN builder specs and SCALE-Sim topology CSV files; wl_build() dispatch. */
+#include "wl.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jsonu.h"
+
+/* A shape entry is a positive integer or the string "B" (the batch size). */
+static int load_shape(struct ju *j, const cJSON *t, int *rank, int64_t *dim)
+{
+    const cJSON *arr;
+    int n, rc;
+    if ((rc = ju_array(j, t, "shape", 0, WL_MAX_RANK, &arr, &n)))
+        return rc;
+    size_t old = ju_key(j, "shape");
+    for (int i = 0; i < n && !rc; i++) {
+        const cJSON *v = cJSON_GetArrayItem(arr, i);
+        size_t o2 = ju_idx(j, i);
+        if (cJSON_IsString(v) && strcmp(v->valuestring, "B") == 0)
+            dim[i] = WL_BATCH_DIM;
+        else if (!cJSON_IsNumber(v) || !(v->valuedouble >= 1) || v->valuedouble > WL_MAX_DIM ||
+                 v->valuedouble != (double)(int64_t)v->valuedouble)
+            rc = ju_fail(j, "expected a positive integer up to %g or \"B\"", WL_MAX_DIM);
+        else
+            dim[i] = (int64_t)v->valuedouble;
+        ju_pop(j, o2);
+    }
+    ju_pop(j, old);
+    *rank = n;
+    return rc;
+}
+
+/* An attribute given as N or [H, W]. */
+static int load_pair(struct ju *j, const cJSON *o, const char *key, int min, int *h, int *w)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    if (!v)
+        return DSE_OK;
+    size_t old = ju_key(j, key);
+    int rc = DSE_OK;
+    double a, b;
+    if (cJSON_IsNumber(v)) {
+        a = b = v->valuedouble;
+    } else if (cJSON_IsArray(v) && cJSON_GetArraySize(v) == 2 && cJSON_IsNumber(cJSON_GetArrayItem(v, 0)) &&
+               cJSON_IsNumber(cJSON_GetArrayItem(v, 1))) {
+        a = cJSON_GetArrayItem(v, 0)->valuedouble;
+        b = cJSON_GetArrayItem(v, 1)->valuedouble;
+    } else {
+        rc = ju_fail(j, "expected an integer or [height, width]");
+        goto out;
+    }
+    if (a != (int)a || b != (int)b || a < min || b < min || a > 65536 || b > 65536)
+        rc = ju_fail(j, "expected integers in [%d, 65536]", min);
+    else {
+        *h = (int)a;
+        *w = (int)b;
+    }
+out:
+    ju_pop(j, old);
+    return rc;
+}
+
+static int tensor_refs(struct ju *j, const cJSON *o, const char *key, const struct wl_graph *g, int max, int *idx,
+                       int *n)
+{
+    const cJSON *arr;
+    int rc = ju_array(j, o, key, 0, max, &arr, n);
+    if (rc)
+        return rc;
+    size_t old = ju_key(j, key);
+    if (*n == 0)
+        rc = ju_fail(j, "expected at least one tensor name");
+    for (int i = 0; i < *n && !rc; i++) {
+        const cJSON *s = cJSON_GetArrayItem(arr, i);
+        size_t o2 = ju_idx(j, i);
+        if (!cJSON_IsString(s))
+            rc = ju_fail(j, "expected a tensor name");
+        else if ((idx[i] = wl_find_tensor(g, s->valuestring)) < 0)
+            rc = ju_fail(j, "unknown tensor '%.64s' (declare it in tensors)", s->valuestring);
+        ju_pop(j, o2);
+    }
+    ju_pop(j, old);
+    return rc;
+}
+
+static int load_graph_json(const cJSON *root, const char *file, struct wl_graph *g, struct dse_err *e)
+{
+    static const char *const keys[] = {"format", "name", "description", "source", "note", "tensors", "ops", NULL};
+    static const char *const tkeys[] = {"name", "shape", "kind", "note", NULL};
+    static const char *const okeys[] = {"name",   "type", "inputs", "outputs", "fn",    "stride", "padding",
+                                        "groups", "kernel", "pool",  "heads",  "causal", "axis",  "repeat",
+                                        "transpose_b", "note", NULL};
+    struct ju j;
+    int rc, n;
+    const cJSON *arr;
+    char name[WL_NAME_LEN] = "graph", s[64];
+    ju_init(&j, file, e);
+    if ((rc = ju_object(&j, root, keys)) || (rc = ju_str(&j, root, "name", JU_OPT, name, sizeof name)))
+        return rc;
+    if (cJSON_GetObjectItemCaseSensitive(root, "format")) {
+        if ((rc = ju_str(&j, root, "format", 0, s, sizeof s)))
+            return rc;
+        if (strcmp(s, "dse-graph-1") != 0) {
+            ju_key(&j, "format");
+            return ju_fail(&j, "expected \"dse-graph-1\", got \"%s\"", s);
+        }
+    }
+    wl_graph_init(g, name);
+
+    if ((rc = ju_array(&j, root, "tensors", 0, WL_MAX_TENSORS, &arr, &n)))
+        return rc;
+    ju_key(&j, "tensors");
+    for (int i = 0; i < n; i++) {
+        const cJSON *t = cJSON_GetArrayItem(arr, i);
+        size_t o2 = ju_idx(&j, i);
+        char tn[WL_NAME_LEN];
+        int rank = 0, kind = WL_ACT;
+        int64_t dim[WL_MAX_RANK];
+        if ((rc = ju_object(&j, t, tkeys)) || (rc = ju_str(&j, t, "name", 0, tn, sizeof tn)) ||
+            (rc = load_shape(&j, t, &rank, dim)))
+            return rc;
+        if (cJSON_GetObjectItemCaseSensitive(t, "kind")) {
+            if ((rc = ju_str(&j, t, "kind", 0, s, sizeof s)))
+                return rc;
+            if ((kind = ju_lookup(wl_kind_names, s)) < 0) {
+                char list[128];
+                ju_list_names(wl_kind_names, list, sizeof list);
+                ju_key(&j, "kind");
+                return ju_fail(&j, "unknown kind '%s' (expected one of: %s)", s, list);
+            }
+        }
+        if (wl_add_tensor(g, tn, (enum wl_kind)kind, rank, dim, e) < 0)
+            return ju_fail(&j, "%s", e->msg);
+        ju_pop(&j, o2);
+    }
+    ju_pop(&j, 0);
+
+    if ((rc = ju_array(&j, root, "ops", 0, WL_MAX_OPS, &arr, &n)))
+        return rc;
+    ju_key(&j, "ops");
+    for (int i = 0; i < n; i++) {
+        const cJSON *o = cJSON_GetArrayItem(arr, i);
+        size_t o2 = ju_idx(&j, i);
+        char on[WL_NAME_LEN];
+        int in[WL_MAX_IN], out[WL_MAX_OUT], nin = 0, nout = 0, type;
+        if ((rc = ju_object(&j, o, okeys)) || (rc = ju_str(&j, o, "name", 0, on, sizeof on)) ||
+            (rc = ju_str(&j, o, "type", 0, s, sizeof s)))
+            return rc;
+        if ((type = op_type_from_name(s)) < 0) {
+            char list[200];
+            ju_list_names(op_type_names, list, sizeof list);
+            ju_key(&j, "type");
+            return ju_fail(&j, "unknown operator '%s' (expected one of: %s)", s, list);
+        }
+        if ((rc = tensor_refs(&j, o, "inputs", g, WL_MAX_IN, in, &nin)) ||
+            (rc = tensor_refs(&j, o, "outputs", g, WL_MAX_OUT, out, &nout)))
+            return rc;
+        int k = wl_add_op(g, on, (enum op_type)type, in, nin, out, nout, e);
+        if (k < 0)
+            return ju_fail(&j, "%s", e->msg);
+        struct wl_op *op = &g->op[k];
+        long long v = 0;
+        if ((rc = load_pair(&j, o, "stride", 1, &op->sh, &op->sw)) ||
+            (rc = load_pair(&j, o, "padding", 0, &op->ph, &op->pw)) ||
+            (rc = load_pair(&j, o, "kernel", 1, &op->kh, &op->kw)))
+            return rc;
+        v = 1;
+        if ((rc = ju_int(&j, o, "groups", JU_OPT, 1, 1 << 20, &v)))
+            return rc;
+        op->groups = (int)v;
+        v = 0;
+        if ((rc = ju_int(&j, o, "heads", JU_OPT, 1, 1 << 16, &v)))
+            return rc;
+        op->heads = (int)v;
+        if (type == OP_ATTENTION && !op->heads) {
+            ju_key(&j, "heads");
+            return ju_fail(&j, "missing (attention needs the number of query heads)");
+        }
+        v = 0;
+        if ((rc = ju_int(&j, o, "axis", JU_OPT, 0, WL_MAX_RANK - 1, &v)))
+            return rc;
+        op->axis = (int)v;
+        v = 1;
+        if ((rc = ju_int(&j, o, "repeat", JU_OPT, 1, 1 << 20, &v)))
+            return rc;
+        op->count = (double)v;
+        static const char *const flags[] = {"causal", "transpose_b"};
+        for (int f = 0; f < 2; f++) {
+            const cJSON *cz = cJSON_GetObjectItemCaseSensitive(o, flags[f]);
+            if (!cz)
+                continue;
+            if (!cJSON_IsBool(cz)) {
+                ju_key(&j, flags[f]);
+                return ju_fail(&j, "expected true or false");
+            }
+            *(f ? &op->transb : &op->causal) = cJSON_IsTrue(cz);
+        }
+        if (cJSON_GetObjectItemCaseSensitive(o, "fn")) {
+            if ((rc = ju_str(&j, o, "fn", 0, s, sizeof s)))
+                return rc;
+            int f = ju_lookup(wl_fn_names, s);
+            if (f <= 0) {
+                char list[200];
+                ju_list_names(wl_fn_names + 1, list, sizeof list);
+                ju_key(&j, "fn");
+                return ju_fail(&j, "unknown function '%s' (expected one of: %s)", s, list);
+            }
+            op->fn = (enum wl_fn)f;
+        }
+        if (type == OP_POOL) {
+            op->pool_max = 1;
+            if (cJSON_GetObjectItemCaseSensitive(o, "pool")) {
+                if ((rc = ju_str(&j, o, "pool", 0, s, sizeof s)))
+                    return rc;
+                if (strcmp(s, "max") && strcmp(s, "avg")) {
+                    ju_key(&j, "pool");
+                    return ju_fail(&j, "expected \"max\" or \"avg\", got \"%s\"", s);
+                }
+                op->pool_max = s[0] == 'm';
+            }
+            if (!cJSON_GetObjectItemCaseSensitive(o, "kernel"))
+                op->kh = op->kw = 0; /* global pooling */
+            else if (!cJSON_GetObjectItemCaseSensitive(o, "stride")) {
+                op->sh = op->kh;
+                op->sw = op->kw;
+            }
+        }
+        ju_pop(&j, o2);
+    }
+    ju_pop(&j, 0);
+    return DSE_OK;
+}
+
+/* ---- SCALE-Sim topology CSV ----
+ * Conv mode (SCALE-Sim v2 topology_utils.py): header row, then "name, ifmap_h, ifmap_w, filter_h,
+ * filter_w, channels, num_filters, stride[, stride_w]," with no padding: ofmap = floor((in - f) / s)
+ * + 1. A name containing "DP" is depthwise (SCALE-Sim runs it channel by channel). GEMM mode: header
+ * "Layer, M, N, K". Layers are independent: each reads its input feature map from memory. */
+static int csv_fields(char *line, char **f, int max)
+{
+    int n = 0;
+    char *p = line;
+    for (;;) {
+        char *c = strchr(p, ',');
+        if (n < max)
+            f[n++] = p;
+        if (!c)
+            break;
+        *c = '\0';
+        p = c + 1;
+    }
+    for (int i = 0; i < n; i++) { /* trim */
+        while (isspace((unsigned char)*f[i]))
+            f[i]++;
+        char *end = f[i] + strlen(f[i]);
+        while (end > f[i] && isspace((unsigned char)end[-1]))
+            *--end = '\0';
+    }
+    while (n > 0 && f[n - 1][0] == '\0')
+        n--;
+    return n;
+}
+
+static int csv_int(const char *s, int64_t *out)
+{
+    char *end;
+    long long v = strtoll(s, &end, 10);
+    if (end == s || *end || v < 1 || v > 1000000000LL)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static int load_topo_csv(const char *buf, size_t len, const char *file, struct wl_graph *g, struct dse_err *e)
+{
+    char *text = malloc(len + 1), *save = NULL;
+    int rc = DSE_OK, line_no = 0, gemm = -1, layers = 0;
+    if (!text)
+        return dse_err_set(e, DSE_ERUNTIME, file, NULL, "out of memory");
+    memcpy(text, buf, len);
+    text[len] = '\0';
+    const char *base = strrchr(file, '/');
+    char name[WL_NAME_LEN];
+    dse_strlcpy(name, base ? base + 1 : file, sizeof name);
+    char *dot = strrchr(name, '.');
+    if (dot)
+        *dot = '\0';
+    wl_graph_init(g, name);
+    for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        char *f[16], where[32];
+        line_no++;
+        snprintf(where, sizeof where, "line %d", line_no);
+        int n = csv_fields(line, f, 16);
+        if (n == 0)
+            continue;
+        if (gemm < 0) { /* header */
+            gemm = n >= 4 && strcmp(f[1], "M") == 0 && strcmp(f[2], "N") == 0 && strcmp(f[3], "K") == 0;
+            if (!gemm && (n < 8 || strncasecmp(f[1], "IFMAP", 5) != 0)) {
+                rc = dse_err_set(e, DSE_EINPUT, file, where,
+                                 "expected a SCALE-Sim header (\"Layer name, IFMAP Height, ...\" or \"Layer, M, N, K\")");
+                break;
+            }
+            continue;
+        }
+        int64_t v[8];
+        int need = gemm ? 4 : 8;
+        if (n < need) {
+            rc = dse_err_set(e, DSE_EINPUT, file, where, "expected at least %d fields, got %d", need, n);
+            break;
+        }
+        int nv = gemm ? 3 : (n >= 9 && f[8][0] && isdigit((unsigned char)f[8][0]) ? 8 : 7);
+        for (int i = 0; i < nv && !rc; i++)
+            if (csv_int(f[i + 1], &v[i]))
+                rc = dse_err_set(e, DSE_EINPUT, file, where, "field %d: expected a positive integer, got '%.20s'",
+                                 i + 2, f[i + 1]);
+        if (rc)
+            break;
+        char ln[WL_NAME_LEN], tn[WL_NAME_LEN + 8];
+        dse_strlcpy(ln, f[0][0] ? f[0] : where, sizeof ln);
+        int in, w, out, op;
+        if (gemm) {
+            int64_t a[3] = {WL_BATCH_DIM, v[0], v[2]}, b[2] = {v[2], v[1]}, c[3] = {WL_BATCH_DIM, v[0], v[1]};
+            snprintf(tn, sizeof tn, "%s.in", ln);
+            in = wl_add_tensor(g, tn, WL_INPUT, 3, a, e);
+            snprintf(tn, sizeof tn, "%s.w", ln);
+            w = in < 0 ? -1 : wl_add_tensor(g, tn, WL_WEIGHT, 2, b, e);
+            snprintf(tn, sizeof tn, "%s.out", ln);
+            out = w < 0 ? -1 : wl_add_tensor(g, tn, WL_ACT, 3, c, e);
+            int ins[2] = {in, w};
+            op = out < 0 ? -1 : wl_add_op(g, ln, OP_MATMUL, ins, 2, &out, 1, e);
+        } else {
+            int64_t H = v[0], W = v[1], FH = v[2], FW = v[3], C = v[4], NF = v[5], SH = v[6], SW = nv == 8 ? v[7] : v[6];
+            int dw = strstr(ln, "DP") != NULL;
+            if (FH > H || FW > W) {
+                rc = dse_err_set(e, DSE_EINPUT, file, where, "filter %lldx%lld larger than the ifmap %lldx%lld",
+                                 (long long)FH, (long long)FW, (long long)H, (long long)W);
+                break;
+            }
+            int64_t OC = dw ? C * NF : NF;
+            int64_t xs[4] = {WL_BATCH_DIM, C, H, W}, ws[4] = {OC, dw ? 1 : C, FH, FW},
+                    ys[4] = {WL_BATCH_DIM, OC, (H - FH) / SH + 1, (W - FW) / SW + 1};
+            snprintf(tn, sizeof tn, "%s.in", ln);
+            in = wl_add_tensor(g, tn, WL_INPUT, 4, xs, e);
+            snprintf(tn, sizeof tn, "%s.w", ln);
+            w = in < 0 ? -1 : wl_add_tensor(g, tn, WL_WEIGHT, 4, ws, e);
+            snprintf(tn, sizeof tn, "%s.out", ln);
+            out = w < 0 ? -1 : wl_add_tensor(g, tn, WL_ACT, 4, ys, e);
+            int ins[2] = {in, w};
+            op = out < 0 ? -1 : wl_add_op(g, ln, OP_CONV2D, ins, 2, &out, 1, e);
+            if (op >= 0) {
+                g->op[op].sh = (int)SH;
+                g->op[op].sw = (int)SW;
+                g->op[op].groups = dw ? (int)C : 1;
+            }
+        }
+        if (op < 0) {
+            char msg[sizeof e->msg];
+            dse_strlcpy(msg, e->msg, sizeof msg);
+            rc = dse_err_set(e, DSE_EINPUT, file, where, "%s", msg);
+            break;
+        }
+        layers++;
+    }
+    if (!rc && layers == 0)
+        rc = dse_err_set(e, DSE_EINPUT, file, NULL, "no layers (expected a SCALE-Sim topology CSV)");
+    free(text);
+    return rc;
+}
+
+/* ---- CNN builder spec ---- */
+static int load_cnn_spec(const cJSON *root, const char *file, struct wl_cnn *c, struct dse_err *e)
+{
+    static const char *const keys[] = {"generator", "name", "description", "source", "note", "image_size",
+                                       "num_classes", "width_mult", NULL};
+    static const char *const archs[] = {"resnet50", "mobilenet_v2", NULL};
+    struct ju j;
+    int rc;
+    long long v;
+    ju_init(&j, file, e);
+    if ((rc = ju_object(&j, root, keys)) || (rc = ju_str(&j, root, "generator", 0, c->arch, sizeof c->arch)))
+        return rc;
+    if (ju_lookup(archs, c->arch) < 0) {
+        ju_key(&j, "generator");
+        return ju_fail(&j, "unknown generator '%s' (expected resnet50 or mobilenet_v2, or a transformer config "
+                           "with model_type)",
+                       c->arch);
+    }
+    v = 224;
+    if ((rc = ju_int(&j, root, "image_size", JU_OPT, 32, 4096, &v)))
+        return rc;
+    c->image_size = v;
+    v = 1000;
+    if ((rc = ju_int(&j, root, "num_classes", JU_OPT, 1, 1000000, &v)))
+        return rc;
+    c->num_classes = v;
+    c->width_mult = 1.0;
+    return ju_num(&j, root, "width_mult", JU_OPT | JU_POS, 8, &c->width_mult);
+}
+
+void wl_model_free(struct wl_model *m) { wl_graph_free(&m->graph); }
+
+int wl_model_is_lm(const struct wl_model *m) { return m->kind == WLM_TRANSFORMER && m->tf.decoder; }
+
+int wl_load_buf(const char *buf, unsigned long len, const char *fname, int csv, struct wl_model *m,
+                struct dse_err *e)
+{
+    int rc;
+    memset(m, 0, sizeof *m);
+    dse_strlcpy(m->path, fname, sizeof m->path);
+    const char *base = strrchr(fname, '/');
+    dse_strlcpy(m->name, base ? base + 1 : fname, sizeof m->name);
+    char *dot = strrchr(m->name, '.');
+    if (dot)
+        *dot = '\0';
+    if (csv) {
+        m->kind = WLM_TOPO;
+        rc = load_topo_csv(buf, len, fname, &m->graph, e);
+    } else {
+        cJSON *root;
+        if ((rc = ju_parse(buf, len, fname, &root, e)))
+            return rc;
+        if (!cJSON_IsObject(root)) {
+            rc = dse_err_set(e, DSE_EINPUT, fname, NULL, "expected a JSON object");
+        } else if (cJSON_GetObjectItemCaseSensitive(root, "ops") || cJSON_GetObjectItemCaseSensitive(root, "tensors")) {
+            m->kind = WLM_GRAPH;
+            rc = load_graph_json(root, fname, &m->graph, e);
+        } else if (cJSON_GetObjectItemCaseSensitive(root, "generator")) {
+            m->kind = WLM_CNN;
+            rc = load_cnn_spec(root, fname, &m->cnn, e);
+        } else if (cJSON_GetObjectItemCaseSensitive(root, "model_type")) {
+            m->kind = WLM_TRANSFORMER;
+            rc = wl_parse_transformer(root, fname, &m->tf, e);
+        } else {
+            rc = dse_err_set(e, DSE_EINPUT, fname, NULL,
+                             "not a workload: expected a graph (tensors, ops), a CNN builder spec (generator) or "
+                             "a HuggingFace-style config (model_type)");
+        }
+        cJSON_Delete(root);
+    }
+    if (!rc && (m->kind == WLM_GRAPH || m->kind == WLM_TOPO)) {
+        /* Validate once at batch 1 so a bad file fails at load time, not at evaluation. */
+        struct wl_graph probe;
+        struct wl_shape s = {1, 1, 0};
+        rc = wl_build(m, &s, &probe, e);
+        wl_graph_free(&probe);
+    } else if (!rc) {
+        struct wl_graph probe;
+        struct wl_shape s = {1, wl_model_is_lm(m) ? 8 : 1, 0};
+        rc = wl_build(m, &s, &probe, e);
+        wl_graph_free(&probe);
+    }
+    if (rc)
+        wl_model_free(m);
+    return rc;
+}
+
+int wl_load_file(const char *path, struct wl_model *m, struct dse_err *e)
+{
+    char *buf;
+    size_t len;
+    int rc = ju_read_file(path, JU_MAX_FILE_BYTES, &buf, &len, e);
+    if (rc)
+        return rc;
+    size_t pl = strlen(path);
+    int csv = pl > 4 && strcasecmp(path + pl - 4, ".csv") == 0;
+    rc = wl_load_buf(buf, len, path, csv, m, e);
+    free(buf);
+    return rc;
+}
+
+int wl_build(const struct wl_model *m, const struct wl_shape *s, struct wl_graph *g, struct dse_err *e)
+{
+    int rc;
+    if (s->batch < 1 || s->batch > 1000000 || s->tokens < 1 || s->tokens > 10000000 || s->past < 0 ||
+        s->past > 100000000)
+        return dse_err_set(e, DSE_EINPUT, NULL, NULL, "batch, tokens or context out of range");
+    switch (m->kind) {
+    case WLM_TRANSFORMER:
+        rc = wl_build_transformer(&m->tf, m->name, s, g, e);
+        break;
+    case WLM_CNN:
+        rc = wl_build_cnn(&m->cnn, m->name, s, g, e);
+        break;
+    default:
+        if ((rc = wl_graph_copy(g, &m->graph, e)))
+            return rc;
+        for (int i = 0; i < g->n_t; i++) {
+            struct wl_tensor *t = &g->t[i];
+            t->elems = 1;
+            for (int k = 0; k < t->rank; k++) {
+                if (t->dim[k] == WL_BATCH_DIM)
+                    t->dim[k] = s->batch;
+                t->elems *= (double)t->dim[k];
+            }
+        }
+        break;
+    }
+    if (!rc)
+        rc = wl_finalize(g, m->path, e);
+    if (rc)
+        wl_graph_free(g);
+    return rc;
+}
