@@ -105,12 +105,14 @@ static int eval_graph(const struct eval_req *r, const struct wl_graph *g, enum w
     }
     memset(u, 0, sizeof *u);
     u->act = wl_peak_act_bytes(g, &r->x.prec);
+    struct exec_cfg x = r->x;
+    x.graph_weight_bytes = wl_kind_bytes(g, WL_WEIGHT, &r->x.prec);
     int append = row0 == res->n_ops;
     for (int i = 0; i < g->n_op; i++) {
         const struct wl_op *op = &g->op[i];
         struct op_cost c;
         int dev = r->dev;
-        enum op_status st = model_for(sys->dev[dev].cls)->op_cost(&sys->dev[dev], g, op, &r->x, &c);
+        enum op_status st = model_for(sys->dev[dev].cls)->op_cost(&sys->dev[dev], g, op, &x, &c);
         if (st == OPS_UNSUPPORTED_PREC) {
             char pb[48];
             prec_format(&r->x.prec, pb, sizeof pb);
@@ -123,7 +125,7 @@ static int eval_graph(const struct eval_req *r, const struct wl_graph *g, enum w
             for (int k = 0; k < sys->n_dev && st != OPS_OK; k++) {
                 if (k == r->dev || hw_link_between(sys, r->dev, k) < 0)
                     continue;
-                st = model_for(sys->dev[k].cls)->op_cost(&sys->dev[k], g, op, &r->x, &c);
+                st = model_for(sys->dev[k].cls)->op_cost(&sys->dev[k], g, op, &x, &c);
                 if (st == OPS_OK)
                     dev = k;
             }

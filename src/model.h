@@ -17,6 +17,7 @@ enum op_status { OPS_OK, OPS_UNSUPPORTED_OP, OPS_UNSUPPORTED_PREC };
 
 struct exec_cfg {
     struct prec_cfg prec;
+    double graph_weight_bytes; /* all weights of the graph being evaluated (for on-chip residency) */
 };
 
 struct op_cost {

@@ -1,12 +1,16 @@
 /* model_roofline.c -- the analytical tier: a multi-level roofline per operator.
  *
  *   compute_s  = flops / (peak(engine, precision) x efficiency.compute)
- *   bytes_l    = max(compulsory, tiled) served by memory level l, where compulsory is every operand
- *                read once and every result written once, and for GEMM-like ops the tiled traffic
- *                re-reads operand A once per output-column tile and B once per output-row tile of
- *                side t = floor(sqrt(S / (ea + eb + 4))), S being the capacity of the levels nearer
- *                the compute than l (the 4 bytes hold an fp32 accumulator). Level 0 serves
- *                compulsory traffic only.
+ *   home(x)    = the memory level an operand lives in: the last level, except that an activation
+ *                stays in the nearest on-chip level (sram or cache; not level 0 of a device with 3
+ *                or more levels, which is private per core) that it fits in half of, and an npu or
+ *                systolic device keeps all weights in a software-managed sram level when they fit
+ *                in half of it (as Edge TPU and Hailo compilers do).
+ *   bytes_l    = traffic through level l of every operand whose home is l or farther: each read
+ *                once and each result written once; for GEMM-like ops the tiled traffic re-reads
+ *                operand A once per output-column tile and B once per output-row tile of side
+ *                t = floor(sqrt(S / (ea + eb + 4))), S being the capacity of the levels nearer the
+ *                compute than l (the 4 bytes hold an fp32 accumulator). Level 0 sees no tiling.
  *   memory_s   = max over levels of bytes_l / (bandwidth_l x efficiency.memory)
  *   time_s     = max(compute_s, memory_s) + per-op overhead        (compute and transfers overlap)
  *   energy     = MACs x E_mac(precision) + other FLOPs x E_mac(vector precision) / 2
@@ -56,6 +60,22 @@ int model_op_prec(const struct hw_device *d, const struct wl_graph *g, const str
     return vector_prec(d, p->a, peak, eng);
 }
 
+/* The level an operand lives in (see the header comment). */
+static int home_level(const struct hw_device *d, const struct wl_tensor *t, double bytes, const struct exec_cfg *x)
+{
+    int last = d->n_mem - 1, first = d->n_mem >= 3 ? 1 : 0;
+    if (t->kind == WL_WEIGHT && (d->cls == HW_NPU || d->cls == HW_SYSTOLIC)) {
+        for (int l = 0; l < last; l++)
+            if (d->mem[l].kind == MEM_SRAM && x->graph_weight_bytes <= 0.5 * d->mem[l].capacity_bytes)
+                return l;
+    } else if (t->kind == WL_ACT) {
+        for (int l = first; l < last; l++)
+            if ((d->mem[l].kind == MEM_SRAM || d->mem[l].kind == MEM_CACHE) && bytes <= 0.5 * d->mem[l].capacity_bytes)
+                return l;
+    }
+    return last;
+}
+
 /* Bytes of one tensor as an op touches it. */
 static double touched(const struct wl_graph *g, const struct wl_op *op, int slot, const struct prec_cfg *p)
 {
@@ -85,32 +105,36 @@ enum op_status model_roofline_cost(const struct hw_device *d, const struct wl_gr
         return OPS_OK;
     }
 
-    /* Compulsory traffic, and operand A / B / output split for the tiling model. */
-    double in_a = touched(g, op, 0, p), in_b = 0, out = 0, rest = 0;
-    for (int k = 1; k < op->n_in; k++) {
-        double b = touched(g, op, k, p);
-        if (k == 1 || (op->type == OP_ATTENTION && k != 0))
-            in_b += b;
-        else
-            rest += b;
+    /* Operands: A (input 0), B (input 1, and for attention every key/value input), the rest, and the
+     * outputs; each with its bytes and home level. */
+    double bytes_of[WL_MAX_IN + WL_MAX_OUT];
+    int home[WL_MAX_IN + WL_MAX_OUT], role[WL_MAX_IN + WL_MAX_OUT], n = 0;
+    for (int k = 0; k < op->n_in; k++, n++) {
+        bytes_of[n] = touched(g, op, k, p);
+        home[n] = home_level(d, &g->t[op->in[k]], bytes_of[n], x);
+        role[n] = k == 0 ? 0 : (k == 1 || op->type == OP_ATTENTION) ? 1 : 2;
     }
-    for (int k = 0; k < op->n_out; k++)
-        out += wl_tensor_bytes(&g->t[op->out[k]], p);
-    double compulsory = in_a + in_b + rest + out;
+    for (int k = 0; k < op->n_out; k++, n++) {
+        bytes_of[n] = wl_tensor_bytes(&g->t[op->out[k]], p);
+        home[n] = home_level(d, &g->t[op->out[k]], bytes_of[n], x);
+        role[n] = 2;
+    }
 
     double inner_cap = 0;
     for (int l = 0; l < d->n_mem; l++) {
-        double bytes = compulsory;
+        double ra = 1, rb = 1; /* re-reads of A and B from the tiling at this level */
         if (op_type_is_gemm(op->type) && l > 0 && inner_cap > 0 && op->gbatch > 0) {
             double ea = prec_bytes(c->cprec), eb = ea;
             double t = floor(sqrt(inner_cap / (ea + eb + 4)));
             if (t < 1)
                 t = 1;
-            /* Per independent GEMM: A re-read ceil(N/t) times, B ceil(M/t) times. */
-            double tiled = in_a * ceil(op->gn / t) + in_b * ceil(op->gm / t) + rest + out;
-            if (tiled > bytes)
-                bytes = tiled;
+            ra = ceil(op->gn / t);
+            rb = ceil(op->gm / t);
         }
+        double bytes = 0;
+        for (int k = 0; k < n; k++)
+            if (home[k] >= l)
+                bytes += bytes_of[k] * (role[k] == 0 ? ra : role[k] == 1 ? rb : 1);
         c->bytes[l] = bytes;
         double s = bytes / (d->mem[l].bandwidth_Bps * d->eff_memory);
         if (s >= c->memory_s) {

@@ -65,6 +65,7 @@ struct wl_op {
     int causal;                         /* attention */
     int axis;                           /* concat, slice */
     int transb;                         /* matmul: second operand stored [N, K] */
+    int ceil_mode;                      /* conv2d, pool: partial windows at the edge count (SCALE-Sim) */
     /* derived by wl_finalize */
     double macs;  /* multiply-accumulates */
     double flops; /* 2 x macs + other arithmetic */

@@ -207,6 +207,14 @@ static int want_rank(struct chk *c, int slot, int rank)
     return DSE_OK;
 }
 
+/* Output size of a window of k with stride s over n + 2p: floor((n + 2p - k) / s) + 1, or with ceil
+ * when partial windows count (SCALE-Sim's ceil((n - k + s) / s)). */
+static int64_t out_dim(int64_t n, int k, int s, int p, int ceil_mode)
+{
+    int64_t span = n + 2 * (int64_t)p - k;
+    return (ceil_mode ? (span + s - 1) / s : span / s) + 1;
+}
+
 static int check_op(struct chk *c)
 {
     struct wl_op *o = (struct wl_op *)&c->g->op[c->opi];
@@ -274,7 +282,7 @@ static int check_op(struct chk *c)
                            w->name, (long long)CG, (long long)C, (long long)g, (long long)(C / g));
         if (o->sh < 1 || o->sw < 1 || o->ph < 0 || o->pw < 0)
             return op_fail(c, "stride must be >= 1 and padding >= 0");
-        int64_t OH = (H + 2 * o->ph - o->kh) / o->sh + 1, OW = (W + 2 * o->pw - o->kw) / o->sw + 1;
+        int64_t OH = out_dim(H, o->kh, o->sh, o->ph, o->ceil_mode), OW = out_dim(W, o->kw, o->sw, o->pw, o->ceil_mode);
         if (H + 2 * o->ph < o->kh || W + 2 * o->pw < o->kw)
             return op_fail(c, "kernel %dx%d larger than the padded input %lldx%lld", o->kh, o->kw,
                            (long long)(H + 2 * o->ph), (long long)(W + 2 * o->pw));
@@ -405,8 +413,8 @@ static int check_op(struct chk *c)
         if (o->sh < 1 || o->sw < 1 || o->ph < 0 || o->pw < 0 || x->dim[2] + 2 * o->ph < o->kh ||
             x->dim[3] + 2 * o->pw < o->kw)
             return op_fail(c, "pool window %dx%d stride %dx%d does not fit the input", o->kh, o->kw, o->sh, o->sw);
-        int64_t od[4] = {x->dim[0], x->dim[1], (x->dim[2] + 2 * o->ph - o->kh) / o->sh + 1,
-                         (x->dim[3] + 2 * o->pw - o->kw) / o->sw + 1};
+        int64_t od[4] = {x->dim[0], x->dim[1], out_dim(x->dim[2], o->kh, o->sh, o->ph, o->ceil_mode),
+                         out_dim(x->dim[3], o->kw, o->sw, o->pw, o->ceil_mode)};
         o->flops = (double)o->kh * o->kw * shape_elems(4, od);
         return want_out(c, 0, 4, od);
     }

@@ -237,8 +237,7 @@ static int load_graph_json(const cJSON *root, const char *file, struct wl_graph 
 
 /* ---- SCALE-Sim topology CSV ----
  * Conv mode (SCALE-Sim v2 topology_utils.py): header row, then "name, ifmap_h, ifmap_w, filter_h,
- * filter_w, channels, num_filters, stride[, stride_w]," with no padding: ofmap = floor((in - f) / s)
- * + 1. A name containing "DP" is depthwise (SCALE-Sim runs it channel by channel). GEMM mode: header
+ * filter_w, channels, num_filters, stride[, stride_w]," with no padding: ofmap = ceil((in - f + s) / s). A name containing "DP" is depthwise (SCALE-Sim runs it channel by channel). GEMM mode: header
  * "Layer, M, N, K". Layers are independent: each reads its input feature map from memory. */
 static int csv_fields(char *line, char **f, int max)
 {
@@ -341,8 +340,9 @@ static int load_topo_csv(const char *buf, size_t len, const char *file, struct w
                 break;
             }
             int64_t OC = dw ? C * NF : NF;
+            /* SCALE-Sim: ofmap = ceil((ifmap - filter + stride) / stride), no padding. */
             int64_t xs[4] = {WL_BATCH_DIM, C, H, W}, ws[4] = {OC, dw ? 1 : C, FH, FW},
-                    ys[4] = {WL_BATCH_DIM, OC, (H - FH) / SH + 1, (W - FW) / SW + 1};
+                    ys[4] = {WL_BATCH_DIM, OC, (H - FH + SH - 1) / SH + 1, (W - FW + SW - 1) / SW + 1};
             snprintf(tn, sizeof tn, "%s.in", ln);
             in = wl_add_tensor(g, tn, WL_INPUT, 4, xs, e);
             snprintf(tn, sizeof tn, "%s.w", ln);
@@ -355,6 +355,7 @@ static int load_topo_csv(const char *buf, size_t len, const char *file, struct w
                 g->op[op].sh = (int)SH;
                 g->op[op].sw = (int)SW;
                 g->op[op].groups = dw ? (int)C : 1;
+                g->op[op].ceil_mode = 1;
             }
         }
         if (op < 0) {

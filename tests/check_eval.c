@@ -1,0 +1,230 @@
+/* check_eval.c -- whole design points: totals equal the sum of their parts, phases, placement
+ * fallback with transfers, infeasible points. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check_fixtures.h"
+#include "check_suites.h"
+#include "eval.h"
+
+static struct hw_system *fixture(const char *json)
+{
+    struct hw_system *s = malloc(sizeof *s);
+    struct dse_err e;
+    ck_assert_ptr_nonnull(s);
+    ck_assert_msg(hw_load_buf(json, strlen(json), "fixture", s, &e) == DSE_OK, "%s", e.msg);
+    return s;
+}
+
+static void model(const char *rel, struct wl_model *m)
+{
+    char p[512];
+    struct dse_err e;
+    ck_assert_msg(wl_load_file(src_path(p, sizeof p, rel), m, &e) == DSE_OK, "%s", e.msg);
+}
+
+static void run(struct eval_req *r, struct eval_result *res)
+{
+    struct dse_err e;
+    ck_assert_msg(eval_run(r, res, &e) == DSE_OK, "%s", e.msg);
+}
+
+static void check_sums(const struct eval_result *res)
+{
+    double t = 0, en = 0, macs = 0;
+    for (int i = 0; i < res->n_ops; i++) {
+        const struct eval_op *o = &res->ops[i];
+        ck_assert(o->time_s >= 0 && o->energy_J >= 0 && o->utilization >= 0 && o->utilization <= 1 + 1e-12);
+        t += o->time_s;
+        en += o->energy_J;
+        macs += o->macs;
+    }
+    const struct eval_totals *T = &res->t;
+    ck_assert_near(t, T->latency_s, 1e-9);
+    ck_assert_near(en, T->energy_J, 1e-9);
+    ck_assert_near(macs, T->macs, 1e-12);
+    ck_assert_near(T->energy_J, T->energy_compute_J + T->energy_memory_J + T->energy_static_J + T->energy_link_J,
+                   1e-12);
+    ck_assert_near(T->avg_power_W * T->latency_s, T->energy_J, 1e-12);
+    ck_assert_near(T->peak_memory_bytes, T->weight_bytes + T->kv_bytes + T->act_bytes, 1e-12);
+}
+
+START_TEST(totals_are_sums)
+{
+    struct hw_system *s = fixture(FIX_GPU);
+    struct wl_model m;
+    struct eval_result res = {0};
+    model("models/resnet50.json", &m);
+    struct eval_req r = {s, 0, &m, {{P_FP16, P_FP16, P_FP16}, 0}, 4, PH_NONE, 1, 1};
+    run(&r, &res);
+    ck_assert(res.feasible);
+    check_sums(&res);
+    /* ResNet-50 weights at fp16: 25,557,032 x 2 B. */
+    ck_assert_double_eq(res.t.weight_bytes, 25557032.0 * 2);
+    ck_assert_near(res.t.throughput_per_s, 4 / res.t.latency_s, 1e-12);
+    /* Same inputs, same answer. */
+    struct eval_result again = {0};
+    run(&r, &again);
+    ck_assert(again.t.latency_s == res.t.latency_s && again.t.energy_J == res.t.energy_J);
+    eval_result_free(&again);
+    eval_result_free(&res);
+    wl_model_free(&m);
+    free(s);
+}
+END_TEST
+
+START_TEST(generate_is_prefill_plus_decode_steps)
+{
+    /* Llama-3.2-1B, prompt 16, 4 new tokens, batch 2 on the GPU fixture: the generate latency is the
+     * prefill of 16 tokens plus decode steps with 16, 17, 18 and 19 cached tokens, each of which
+     * equals a separate --phase decode evaluation at that context. */
+    struct hw_system *s = fixture(FIX_GPU);
+    struct wl_model m;
+    struct eval_result gen = {0}, one = {0};
+    model("models/llama-3.2-1b.json", &m);
+    struct eval_req r = {s, 0, &m, {{P_FP16, P_FP16, P_FP16}, 0}, 2, PH_GENERATE, 16, 4};
+    run(&r, &gen);
+    ck_assert(gen.feasible);
+    check_sums(&gen);
+    r.phase = PH_PREFILL;
+    run(&r, &one);
+    ck_assert_near(gen.t.ttft_s, one.t.latency_s, 1e-12);
+    double steps = 0;
+    for (int p = 16; p < 20; p++) {
+        r.phase = PH_DECODE;
+        r.prompt = p;
+        run(&r, &one);
+        steps += one.t.latency_s;
+    }
+    ck_assert_near(gen.t.latency_s, gen.t.ttft_s + steps, 1e-9);
+    ck_assert_near(gen.t.tpot_s, steps / 4, 1e-9);
+    ck_assert_near(gen.t.tokens_per_s, 2.0 * 4 / gen.t.latency_s, 1e-12);
+    ck_assert_near(gen.t.decode_tokens_per_s, 2 / gen.t.tpot_s, 1e-12);
+    /* KV cache at the end: 2 (K, V) x 16 layers x 2 sequences x 20 tokens x 8 kv heads x 64 x 2 B. */
+    ck_assert_double_eq(gen.t.kv_bytes, 2.0 * 16 * 2 * 20 * 8 * 64 * 2);
+    /* Weights: 1,235,814,400 parameters x 2 B (the tied table counted once). */
+    ck_assert_double_eq(gen.t.weight_bytes, 1235814400.0 * 2);
+    eval_result_free(&gen);
+    eval_result_free(&one);
+    wl_model_free(&m);
+    free(s);
+}
+END_TEST
+
+START_TEST(fallback_pays_transfers)
+{
+    /* tiny-mlp at int8 on the NPU system: fc1, relu, fc2 run on the NPU; the NPU has no softmax, so
+     * softmax falls back to the CPU and its 10-byte int8 input crosses the link:
+     * 2 us latency + 10 B / 1 GB/s = 2.01 us, 10 B x 40 pJ = 400 pJ. */
+    struct hw_system *s = fixture(FIX_NPU_SYSTEM);
+    struct wl_model m;
+    struct eval_result res = {0};
+    model("models/tiny-mlp.json", &m);
+    struct eval_req r = {s, 1, &m, {{P_INT8, P_INT8, P_INT8}, 0}, 1, PH_NONE, 1, 1};
+    run(&r, &res);
+    ck_assert_msg(res.feasible, "%s", res.reason);
+    check_sums(&res);
+    int found = 0;
+    for (int i = 0; i < res.n_ops; i++) {
+        if (strcmp(res.ops[i].name, "softmax"))
+            continue;
+        found = 1;
+        ck_assert_int_eq(res.ops[i].dev, 0);
+        ck_assert_near(res.ops[i].xfer_s, 2.01e-6, 1e-9);
+    }
+    ck_assert(found);
+    ck_assert_near(res.t.energy_link_J, 400e-12, 1e-9);
+    /* Both devices' idle power counts while the point runs: (2 + 0.5) W x latency. */
+    ck_assert_near(res.t.energy_static_J, 2.5 * res.t.latency_s, 1e-12);
+    eval_result_free(&res);
+    wl_model_free(&m);
+    free(s);
+}
+END_TEST
+
+START_TEST(infeasible_points)
+{
+    struct hw_system *s = fixture(FIX_GPU);
+    struct wl_model m;
+    struct eval_result res = {0};
+    /* Llama-2-70B at fp16: 68,976,648,192 x 2 B = 138 GB of weights > 16 GiB. */
+    model("models/llama-2-70b.json", &m);
+    struct eval_req r = {s, 0, &m, {{P_FP16, P_FP16, P_FP16}, 0}, 1, PH_DECODE, 128, 1};
+    run(&r, &res);
+    ck_assert(!res.feasible);
+    ck_assert_msg(strstr(res.reason, "does not fit in memory") && strstr(res.reason, "weights 138 GB"), "%s",
+                  res.reason);
+    wl_model_free(&m);
+    free(s);
+    /* int8 on a device with no int8 engine. */
+    s = fixture(FIX_GPU);
+    model("models/tiny-mlp.json", &m);
+    struct eval_req r2 = {s, 0, &m, {{P_INT8, P_INT8, P_INT8}, 0}, 1, PH_NONE, 1, 1};
+    run(&r2, &res);
+    ck_assert(!res.feasible);
+    ck_assert_msg(strstr(res.reason, "cannot compute matmul") && strstr(res.reason, "int8"), "%s", res.reason);
+    /* On a system where no device runs an operator at all. */
+    free(s);
+    s = fixture(FIX_SYSTOLIC);
+    struct eval_req r3 = {s, 0, &m, {{P_INT8, P_INT8, P_INT8}, 0}, 1, PH_NONE, 1, 1};
+    s->dev[0].ops_mask &= ~(1u << OP_SOFTMAX);
+    run(&r3, &res);
+    ck_assert(!res.feasible);
+    ck_assert_msg(strstr(res.reason, "softmax") != NULL, "%s", res.reason);
+    eval_result_free(&res);
+    wl_model_free(&m);
+    free(s);
+}
+END_TEST
+
+START_TEST(shipped_pairs_run)
+{
+    /* Every shipped system evaluates ResNet-50 and Llama-3.2-1B (generate, short) without error. */
+    static const char *const hw[] = {"nvidia-jetson-orin-nano-8gb", "raspberry-pi-5-hailo-8l", "google-tpu-v4",
+                                     "intel-xeon-8480", "aws-inferentia2", "google-coral-edge-tpu"};
+    struct wl_model cnn, lm;
+    model("models/resnet50.json", &cnn);
+    model("models/llama-3.2-1b.json", &lm);
+    for (unsigned i = 0; i < sizeof hw / sizeof hw[0]; i++) {
+        char rel[128], p[512];
+        struct dse_err e;
+        struct hw_system *s = malloc(sizeof *s);
+        snprintf(rel, sizeof rel, "hwdesc/%s.json", hw[i]);
+        ck_assert_msg(hw_load_file(src_path(p, sizeof p, rel), s, &e) == DSE_OK, "%s", e.msg);
+        int dev = eval_default_device(s), pr = eval_default_prec(&s->dev[dev]);
+        ck_assert_int_ge(pr, 0);
+        struct eval_req r = {s, dev, &cnn, {{(enum prec)pr, (enum prec)pr, (enum prec)pr}, 0}, 1, PH_NONE, 1, 1};
+        struct eval_result res = {0};
+        run(&r, &res);
+        if (res.feasible)
+            check_sums(&res);
+        r.model = &lm;
+        r.phase = PH_GENERATE;
+        r.prompt = 32;
+        r.gen = 2;
+        run(&r, &res);
+        if (res.feasible)
+            check_sums(&res);
+        eval_result_free(&res);
+        free(s);
+    }
+    wl_model_free(&cnn);
+    wl_model_free(&lm);
+}
+END_TEST
+
+Suite *make_eval_suite(void)
+{
+    Suite *s = suite_create("eval");
+    TCase *t = tcase_create("eval");
+    tcase_set_timeout(t, 60);
+    tcase_add_test(t, totals_are_sums);
+    tcase_add_test(t, generate_is_prefill_plus_decode_steps);
+    tcase_add_test(t, fallback_pays_transfers);
+    tcase_add_test(t, infeasible_points);
+    tcase_add_test(t, shipped_pairs_run);
+    suite_add_tcase(s, t);
+    return s;
+}

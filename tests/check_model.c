@@ -1,0 +1,291 @@
+/* check_model.c -- the analytical roofline, worked by hand for each device class. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check_fixtures.h"
+#include "check_suites.h"
+#include "model.h"
+
+static struct hw_system *fixture(const char *json)
+{
+    struct hw_system *s = malloc(sizeof *s);
+    struct dse_err e;
+    ck_assert_ptr_nonnull(s);
+    ck_assert_msg(hw_load_buf(json, strlen(json), "fixture", s, &e) == DSE_OK, "%s", e.msg);
+    return s;
+}
+
+/* A one-op graph: inputs of the given kinds and shapes, one activation output. */
+struct one {
+    struct wl_graph g;
+};
+
+static void one_op(struct wl_graph *g, enum op_type type, int n_in, const enum wl_kind *kinds,
+                   const int64_t (*shapes)[4], const int *ranks, const int64_t *out_shape, int out_rank)
+{
+    struct dse_err e;
+    int in[5];
+    wl_graph_init(g, "one");
+    for (int i = 0; i < n_in; i++) {
+        char name[8];
+        snprintf(name, sizeof name, "in%d", i);
+        in[i] = wl_add_tensor(g, name, kinds[i], ranks[i], shapes[i], &e);
+    }
+    int out = wl_add_tensor(g, "out", WL_ACT, out_rank, out_shape, &e);
+    int op = wl_add_op(g, "op", type, in, n_in, &out, 1, &e);
+    ck_assert_int_ge(op, 0);
+}
+
+static void finalize(struct wl_graph *g)
+{
+    struct dse_err e;
+    ck_assert_msg(wl_finalize(g, "t", &e) == DSE_OK, "%s", e.msg);
+}
+
+static void cost(const struct hw_system *s, int dev, const struct wl_graph *g, enum prec p, struct op_cost *c)
+{
+    struct exec_cfg x = {{p, p, p}, wl_kind_bytes(g, WL_WEIGHT, &(struct prec_cfg){p, p, p})};
+    const struct hw_device *d = &s->dev[dev];
+    ck_assert_int_eq(model_for(d->cls)->op_cost(d, g, &g->op[0], &x, c), OPS_OK);
+    /* Invariants on every cost. */
+    ck_assert(c->compute_s >= 0 && c->memory_s >= 0 && c->overhead_s >= 0);
+    ck_assert(c->utilization >= 0 && c->utilization <= 1 + 1e-12);
+    ck_assert(c->energy_compute_J >= 0 && c->energy_memory_J >= 0 && c->energy_static_J >= 0);
+    double busy = c->compute_s > c->memory_s ? c->compute_s : c->memory_s;
+    ck_assert_near(c->time_s, busy + c->overhead_s, 1e-12);
+}
+
+START_TEST(gpu_gemm_compute_bound)
+{
+    /* fp16 matmul [1024, 1024] x [1024, 1024] on the GPU fixture.
+     *   MACs = 1024^3 = 1,073,741,824; FLOPs = 2,147,483,648; compute = 2.147483648e9 / 1e13
+     *   = 214.7483648 us.
+     *   Operands 2 MiB each (1024 x 1024 x 2 B = 2,097,152): x (input) and W (weight) live in DRAM;
+     *   the 2 MiB output exceeds half of the 1 MiB L2, so it lives in DRAM too.
+     *   L2 (level 0, no tiling): 3 x 2,097,152 = 6,291,456 B -> 6.291456 us at 1000 GB/s.
+     *   DRAM: tile t = floor(sqrt(1,048,576 / (2 + 2 + 4))) = floor(362.04) = 362; A and B re-read
+     *   ceil(1024 / 362) = 3 times: 2 MiB x 3 + 2 MiB x 3 + 2 MiB = 14,680,064 B -> 146.80064 us.
+     *   Compute-bound: time = 214.7483648 + 5 (overhead) = 219.7483648 us.
+     *   Energy: 1,073,741,824 MACs x 0.5 pJ = 536.870912 uJ; memory 6,291,456 x 1 pJ + 14,680,064
+     *   x 10 pJ = 153.092096 uJ; static 10 W x 219.7483648 us = 2197.483648 uJ. */
+    struct hw_system *s = fixture(FIX_GPU);
+    struct wl_graph g;
+    enum wl_kind k[2] = {WL_INPUT, WL_WEIGHT};
+    int64_t sh[2][4] = {{1024, 1024}, {1024, 1024}}, o[4] = {1024, 1024};
+    int r[2] = {2, 2};
+    one_op(&g, OP_MATMUL, 2, k, (const int64_t(*)[4])sh, r, o, 2);
+    finalize(&g);
+    struct op_cost c;
+    cost(s, 0, &g, P_FP16, &c);
+    ck_assert_near(c.compute_s, 214.7483648e-6, 1e-9);
+    ck_assert_near(c.bytes[0], 6291456, 1e-12);
+    ck_assert_near(c.bytes[1], 14680064, 1e-12);
+    ck_assert_near(c.memory_s, 146.80064e-6, 1e-9);
+    ck_assert_int_eq(c.mem_level, 1);
+    ck_assert_near(c.time_s, 219.7483648e-6, 1e-9);
+    ck_assert_int_eq(c.bound, BOUND_COMPUTE);
+    ck_assert_int_eq(c.engine, ENG_MATRIX);
+    ck_assert_near(c.energy_compute_J, 536.870912e-6, 1e-9);
+    ck_assert_near(c.energy_memory_J, 153.092096e-6, 1e-9);
+    ck_assert_near(c.energy_static_J, 2197.483648e-6, 1e-9);
+    ck_assert_near(c.utilization, 214.7483648 / 219.7483648, 1e-9);
+    wl_graph_free(&g);
+    free(s);
+}
+END_TEST
+
+START_TEST(gpu_eltwise_memory_and_overhead_bound)
+{
+    /* fp16 add of two [1024, 1024] activations: 1,048,576 FLOPs / 1e12 (vector) = 1.048576 us.
+     * 3 x 2 MiB = 6,291,456 B through L2 and DRAM (no tiling for element-wise ops): DRAM
+     * 62.91456 us -> memory-bound; time = 62.91456 + 5 = 67.91456 us.
+     * Compute energy: 1,048,576 FLOPs x (1 pJ per vector MAC / 2) = 0.524288 uJ. */
+    struct hw_system *s = fixture(FIX_GPU);
+    struct wl_graph g;
+    enum wl_kind k[2] = {WL_INPUT, WL_INPUT};
+    int64_t sh[2][4] = {{1024, 1024}, {1024, 1024}}, o[4] = {1024, 1024};
+    int r[2] = {2, 2};
+    one_op(&g, OP_ELTWISE, 2, k, (const int64_t(*)[4])sh, r, o, 2);
+    g.op[0].fn = FN_ADD;
+    finalize(&g);
+    struct op_cost c;
+    cost(s, 0, &g, P_FP16, &c);
+    ck_assert_near(c.compute_s, 1.048576e-6, 1e-9);
+    ck_assert_near(c.memory_s, 62.91456e-6, 1e-9);
+    ck_assert_near(c.time_s, 67.91456e-6, 1e-9);
+    ck_assert_int_eq(c.bound, BOUND_MEMORY);
+    ck_assert_int_eq(c.engine, ENG_VECTOR);
+    ck_assert_near(c.energy_compute_J, 0.524288e-6, 1e-9);
+    wl_graph_free(&g);
+
+    /* relu on 16 fp16 values: the 32 B input comes from DRAM (0.32 ns), the 32 B output stays in L2
+     * (64 B of L2 traffic, 0.064 ns); 16 ps of compute; the 5 us launch overhead dominates. */
+    enum wl_kind k1[1] = {WL_INPUT};
+    int64_t sh1[1][4] = {{16}}, o1[4] = {16};
+    int r1[1] = {1};
+    one_op(&g, OP_ELTWISE, 1, k1, (const int64_t(*)[4])sh1, r1, o1, 1);
+    g.op[0].fn = FN_RELU;
+    finalize(&g);
+    cost(s, 0, &g, P_FP16, &c);
+    ck_assert_int_eq(c.bound, BOUND_OVERHEAD);
+    ck_assert_near(c.memory_s, 32 / 1e11, 1e-9);
+    ck_assert_near(c.time_s, 5e-6 + 32 / 1e11, 1e-9);
+    wl_graph_free(&g);
+    free(s);
+}
+END_TEST
+
+START_TEST(cpu_gemm_on_vector_units)
+{
+    /* fp32 matmul [256, 256] x [256, 256] on the CPU fixture (no matrix engine: SIMD does GEMM).
+     *   FLOPs 2 x 256^3 = 33,554,432 / 256 GFLOP/s = 131.072 us.
+     *   x and W (262,144 B each) live in DRAM; the 262,144 B output fits in half the 1 MiB L2.
+     *   L2: 3 x 262,144 = 786,432 B -> 3.93216 us at 200 GB/s.
+     *   DRAM: t = floor(sqrt(1,048,576 / 12)) = 295 >= 256, no re-reads: x + W = 524,288 B ->
+     *   26.2144 us at 20 GB/s. Compute-bound, no overhead: time = 131.072 us. */
+    struct hw_system *s = fixture(FIX_CPU);
+    struct wl_graph g;
+    enum wl_kind k[2] = {WL_INPUT, WL_WEIGHT};
+    int64_t sh[2][4] = {{256, 256}, {256, 256}}, o[4] = {256, 256};
+    int r[2] = {2, 2};
+    one_op(&g, OP_MATMUL, 2, k, (const int64_t(*)[4])sh, r, o, 2);
+    finalize(&g);
+    struct op_cost c;
+    cost(s, 0, &g, P_FP32, &c);
+    ck_assert_int_eq(c.engine, ENG_VECTOR);
+    ck_assert_near(c.compute_s, 131.072e-6, 1e-9);
+    ck_assert_near(c.bytes[0], 786432, 1e-12);
+    ck_assert_near(c.bytes[1], 524288, 1e-12);
+    ck_assert_near(c.memory_s, 26.2144e-6, 1e-9);
+    ck_assert_near(c.time_s, 131.072e-6, 1e-9);
+    ck_assert_int_eq(c.bound, BOUND_COMPUTE);
+    ck_assert_near(c.utilization, 1.0, 1e-12);
+    /* Energy: 16,777,216 MACs x 4 pJ = 67.108864 uJ; memory 786,432 x 2 + 524,288 x 20 pJ = 12.058624 uJ. */
+    ck_assert_near(c.energy_compute_J, 67.108864e-6, 1e-9);
+    ck_assert_near(c.energy_memory_J, 12.058624e-6, 1e-9);
+    wl_graph_free(&g);
+    free(s);
+}
+END_TEST
+
+START_TEST(systolic_conv_weights_on_chip)
+{
+    /* int8 conv 3x3, pad 1, 64 -> 64 channels on a 56x56 map, on the systolic fixture.
+     *   MACs 56 x 56 x 64 x 64 x 9 = 115,605,504; FLOPs 231,211,008 / 32.768e12 = 7.05601 us.
+     *   Weights 36,864 B: a systolic device pins them in its 24 MiB SRAM (they fit in half).
+     *   Input 200,704 B (graph input: DRAM); output 200,704 B stays in SRAM.
+     *   SRAM: 200,704 + 36,864 + 200,704 = 438,272 B -> 0.438272 us at 1000 GB/s.
+     *   DRAM: only the input, no re-reads (t = 2048 > 64 filters): 200,704 B -> 6.690133 us.
+     *   Compute-bound by a little: time = 7.05601 us. */
+    struct hw_system *s = fixture(FIX_SYSTOLIC);
+    struct wl_graph g;
+    enum wl_kind k[2] = {WL_INPUT, WL_WEIGHT};
+    int64_t sh[2][4] = {{1, 64, 56, 56}, {64, 64, 3, 3}}, o[4] = {1, 64, 56, 56};
+    int r[2] = {4, 4};
+    one_op(&g, OP_CONV2D, 2, k, (const int64_t(*)[4])sh, r, o, 4);
+    g.op[0].ph = g.op[0].pw = 1;
+    finalize(&g);
+    ck_assert_double_eq(g.op[0].macs, 115605504.0);
+    struct op_cost c;
+    cost(s, 0, &g, P_INT8, &c);
+    ck_assert_near(c.compute_s, 231211008.0 / 32.768e12, 1e-9);
+    ck_assert_near(c.bytes[0], 438272, 1e-12);
+    ck_assert_near(c.bytes[1], 200704, 1e-12);
+    ck_assert_near(c.memory_s, 200704 / 30e9, 1e-9);
+    ck_assert_int_eq(c.bound, BOUND_COMPUTE);
+    ck_assert_near(c.time_s, 231211008.0 / 32.768e12, 1e-9);
+    wl_graph_free(&g);
+
+    /* The same layer in fp16 has no engine on this int8 array. */
+    one_op(&g, OP_CONV2D, 2, k, (const int64_t(*)[4])sh, r, o, 4);
+    g.op[0].ph = g.op[0].pw = 1;
+    finalize(&g);
+    struct exec_cfg x = {{P_FP16, P_FP16, P_FP16}, 0};
+    ck_assert_int_eq(model_for(HW_SYSTOLIC)->op_cost(&s->dev[0], &g, &g.op[0], &x, &c), OPS_UNSUPPORTED_PREC);
+    wl_graph_free(&g);
+    free(s);
+}
+END_TEST
+
+START_TEST(npu_support_and_vector_fallback)
+{
+    /* NPU fixture: runs matmul, conv2d, eltwise only; int8 only; no vector engine. */
+    struct hw_system *s = fixture(FIX_NPU_SYSTEM);
+    const struct hw_device *npu = &s->dev[1];
+    struct wl_graph g;
+    struct op_cost c;
+    struct exec_cfg x = {{P_INT8, P_INT8, P_INT8}, 0};
+    enum wl_kind k[1] = {WL_INPUT};
+    int64_t sh[1][4] = {{1000, 1000}}, o[4] = {1000, 1000};
+    int r[1] = {2};
+    one_op(&g, OP_SOFTMAX, 1, k, (const int64_t(*)[4])sh, r, o, 2);
+    finalize(&g);
+    ck_assert_int_eq(model_for(HW_NPU)->op_cost(npu, &g, &g.op[0], &x, &c), OPS_UNSUPPORTED_OP);
+    wl_graph_free(&g);
+    /* relu on 1e6 int8 values runs in the MAC array's pipeline: 1e6 FLOPs / 4e12 = 0.25 us; the
+     * 1 MB input comes over the 1 GB/s host level: 1 ms; the 1 MB output stays in SRAM. */
+    one_op(&g, OP_ELTWISE, 1, k, (const int64_t(*)[4])sh, r, o, 2);
+    g.op[0].fn = FN_RELU;
+    finalize(&g);
+    ck_assert_int_eq(model_for(HW_NPU)->op_cost(npu, &g, &g.op[0], &x, &c), OPS_OK);
+    ck_assert_int_eq(c.engine, ENG_MATRIX);
+    ck_assert_near(c.compute_s, 0.25e-6, 1e-9);
+    ck_assert_near(c.bytes[1], 1e6, 1e-12);
+    ck_assert_near(c.memory_s, 1e-3, 1e-9);
+    wl_graph_free(&g);
+    free(s);
+}
+END_TEST
+
+START_TEST(views_cost_nothing)
+{
+    struct hw_system *s = fixture(FIX_GPU);
+    struct wl_graph g;
+    enum wl_kind k[1] = {WL_INPUT};
+    int64_t sh[1][4] = {{64, 64}}, o[4] = {4096};
+    int r[1] = {2};
+    one_op(&g, OP_RESHAPE, 1, k, (const int64_t(*)[4])sh, r, o, 1);
+    finalize(&g);
+    struct op_cost c;
+    cost(s, 0, &g, P_FP16, &c);
+    ck_assert(c.time_s == 0 && c.energy_memory_J == 0 && c.bound == BOUND_NONE);
+    wl_graph_free(&g);
+    free(s);
+}
+END_TEST
+
+START_TEST(class_table)
+{
+    for (int k = 0; k < HW_CLASS_COUNT; k++) {
+        const struct device_model *m = model_for((enum hw_class)k);
+        ck_assert_ptr_nonnull(m);
+        ck_assert_str_eq(m->name, hw_class_names[k]);
+        ck_assert_ptr_nonnull(m->op_cost);
+        ck_assert_ptr_nonnull(m->check);
+    }
+    ck_assert_ptr_null(model_for(HW_CLASS_COUNT));
+    /* A systolic device must have a matrix engine: the CPU fixture relabelled fails the check. */
+    struct hw_system *s = fixture(FIX_CPU);
+    struct dse_err e;
+    s->dev[0].cls = HW_SYSTOLIC;
+    ck_assert_int_eq(model_for(HW_SYSTOLIC)->check(&s->dev[0], &e), DSE_EINPUT);
+    free(s);
+}
+END_TEST
+
+Suite *make_model_suite(void)
+{
+    Suite *s = suite_create("model");
+    TCase *t = tcase_create("roofline");
+    tcase_add_test(t, gpu_gemm_compute_bound);
+    tcase_add_test(t, gpu_eltwise_memory_and_overhead_bound);
+    tcase_add_test(t, cpu_gemm_on_vector_units);
+    tcase_add_test(t, systolic_conv_weights_on_chip);
+    tcase_add_test(t, npu_support_and_vector_fallback);
+    tcase_add_test(t, views_cost_nothing);
+    tcase_add_test(t, class_table);
+    suite_add_tcase(s, t);
+    return s;
+}

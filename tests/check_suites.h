@@ -1,0 +1,23 @@
+/* check_suites.h -- one Check suite per module, run together by check_main.c. */
+#ifndef DSE_CHECK_SUITES_H
+#define DSE_CHECK_SUITES_H
+
+#include <check.h>
+
+Suite *make_core_suite(void);
+Suite *make_hw_suite(void);
+Suite *make_wl_suite(void);
+Suite *make_model_suite(void);
+Suite *make_eval_suite(void);
+
+/* Path of a file in the source tree ($DSE_SRCDIR or "."), in a static-free caller buffer. */
+const char *src_path(char *buf, unsigned n, const char *rel);
+
+#define ck_assert_near(x, y, rel)                                                                              \
+    do {                                                                                                       \
+        double x_ = (double)(x), y_ = (double)(y);                                                             \
+        ck_assert_msg(fabs(x_ - y_) <= (rel) * fabs(y_) + 1e-300, "%s = %.12g, expected %.12g (rel tol %g)", #x, \
+                      x_, y_, (double)(rel));                                                                  \
+    } while (0)
+
+#endif
