@@ -1,0 +1,30 @@
+#!/bin/sh
+# Installs what is missing (Debian 12, as root), bootstraps, configures and builds dse in place.
+# Idempotent: a second run only rebuilds what changed.
+set -eu
+cd "$(dirname "$0")/.."
+
+PKGS="build-essential pkg-config autoconf automake libtool autoconf-archive libgsl-dev libcjson-dev \
+libsqlite3-dev check libsubunit-dev gnuplot-nox python3"
+missing=""
+for p in $PKGS; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+    if [ "$(id -u)" -ne 0 ]; then
+        echo "setup: missing Debian packages:$missing (run as root, or install them)" >&2
+        exit 2
+    fi
+    echo "setup: installing$missing"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing >/dev/null
+fi
+
+if [ ! -x configure ] || [ configure.ac -nt configure ] || [ Makefile.am -nt Makefile.in ]; then
+    autoreconf -fi >/dev/null
+fi
+if [ ! -f Makefile ] || [ configure -nt config.status ]; then
+    ./configure -q ${DSE_CONFIGURE_FLAGS:-}
+fi
+make -j"$(nproc)" >/dev/null
+echo "setup: built ./dse ($(./dse --version))"

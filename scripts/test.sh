@@ -1,0 +1,37 @@
+#!/bin/sh
+# Builds dse (installing what is missing) and runs the whole test suite: the Check unit tests and
+# the CLI script tests. Ends with one line "N passed, N failed".
+set -u
+cd "$(dirname "$0")/.."
+./scripts/setup.sh || exit 2
+OMP_NUM_THREADS=1 make -j"$(nproc)" check >/dev/null 2>&1
+status=$?
+passed=0
+failed=0
+for log in tests/check_dse.log tests/cli_test.sh.log; do
+    if [ ! -f "$log" ]; then
+        echo "test: $log is missing (the suite did not run)" >&2
+        failed=$((failed + 1))
+        continue
+    fi
+    line=$(grep -E '^[a-z_]+: [0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
+    if [ -z "$line" ]; then
+        echo "test: no summary in $log:" >&2
+        tail -n 20 "$log" >&2
+        failed=$((failed + 1))
+        continue
+    fi
+    echo "$line"
+    p=$(echo "$line" | sed -E 's/.*: ([0-9]+) passed, ([0-9]+) failed.*/\1/')
+    f=$(echo "$line" | sed -E 's/.*: ([0-9]+) passed, ([0-9]+) failed.*/\2/')
+    passed=$((passed + p))
+    failed=$((failed + f))
+    [ "$f" -eq 0 ] || grep -E '^(FAIL|.*:F:|.*:E:)' "$log" >&2
+done
+if [ "$status" -ne 0 ] && [ "$failed" -eq 0 ]; then
+    echo "test: make check failed:" >&2
+    tail -n 30 tests/test-suite.log 2>/dev/null >&2
+    failed=1
+fi
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
