@@ -18,9 +18,10 @@ int cli_parse(int argc, char **argv, int first, struct cli_opt *opts, const char
 const char *cli_get(const struct cli_opt *opts, const char *name);
 /* Parses a whole positive integer option value. */
 int cli_int(const char *opt, const char *s, long long min, long long max, long long *out, struct dse_err *e);
-/* Resolves a data file: an existing path as given, else DIR/NAME[.ext] under the current directory,
- * else under the installed data directory. */
-int cli_resolve(const char *dir, const char *name, const char *ext, char *out, unsigned n, struct dse_err *e);
+/* Resolves a data file given to option opt: an existing path as given, else DIR/NAME or DIR/NAME.ext
+ * (exts: NULL-terminated) under the current directory, else under the installed data directory. */
+int cli_resolve(const char *opt, const char *dir, const char *name, const char *const *exts, char *out, unsigned n,
+                struct dse_err *e);
 /* The data directory for listings: ./DIR when present, else the installed one. */
 void cli_data_dir(const char *dir, char *out, unsigned n);
 void cli_print_options(const struct cli_opt *opts);

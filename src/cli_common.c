@@ -78,9 +78,12 @@ static int is_dir(const char *p)
     return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-int cli_resolve(const char *dir, const char *name, const char *ext, char *out, unsigned n, struct dse_err *e)
+int cli_resolve(const char *opt, const char *dir, const char *name, const char *const *exts, char *out, unsigned n,
+                struct dse_err *e)
 {
     struct stat st;
+    if (!*name)
+        return dse_err_set(e, DSE_EINPUT, NULL, opt, "expected a file or a name from dse list, got an empty string");
     if (stat(name, &st) == 0 || strchr(name, '/')) { /* a path: let the loader report what is wrong */
         snprintf(out, n, "%s", name);
         return DSE_OK;
@@ -90,12 +93,14 @@ int cli_resolve(const char *dir, const char *name, const char *ext, char *out, u
         snprintf(out, n, "%s/%s/%s", bases[b], dir, name);
         if (is_file(out))
             return DSE_OK;
-        snprintf(out, n, "%s/%s/%s%s", bases[b], dir, name, ext);
-        if (is_file(out))
-            return DSE_OK;
+        for (int k = 0; exts[k]; k++) {
+            snprintf(out, n, "%s/%s/%s%s", bases[b], dir, name, exts[k]);
+            if (is_file(out))
+                return DSE_OK;
+        }
     }
     return dse_err_set(e, DSE_EINPUT, name, NULL, "no such file, nor %s/%s%s here or in %s (try dse list)", dir, name,
-                       ext, DSE_DATADIR);
+                       exts[0], DSE_DATADIR);
 }
 
 void cli_data_dir(const char *dir, char *out, unsigned n)

@@ -7,6 +7,7 @@
 
 #include "cli.h"
 #include "config.h"
+#include "gitversion.h"
 #include "eval.h"
 #include "metric.h"
 
@@ -110,7 +111,7 @@ static void print_csv(const struct eval_req *r, const struct eval_result *res)
 {
     printf("name,type,phase,device,count,time_ms,compute_ms,memory_ms,overhead_ms,transfer_ms,bound,macs,flops,"
            "bytes,energy_mJ,utilization,precision\n");
-    for (int i = 0; i < res->n_ops; i++) {
+    for (int i = 0; res->feasible && i < res->n_ops; i++) { /* an infeasible point has no rows, as in --json */
         const struct eval_op *o = &res->ops[i];
         printf("%s,%s,%s,%s,%.0f,%.9g,%.9g,%.9g,%.9g,%.9g,%s,%.0f,%.0f,%.0f,%.9g,%.4f,%s\n", o->name,
                op_type_names[o->type], wl_phase_names[o->phase], r->sys->dev[o->dev].name, o->count, ms(o->time_s),
@@ -213,8 +214,9 @@ int cmd_eval(int argc, char **argv)
         rc = dse_err_set(&e, DSE_EINPUT, NULL, NULL, "eval: choose one of --json and --csv");
         goto out;
     }
-    if ((rc = cli_resolve("hwdesc", hw, ".json", hwp, sizeof hwp, &e)) ||
-        (rc = cli_resolve("models", wl, ".json", wlp, sizeof wlp, &e)))
+    static const char *const hw_ext[] = {".json", NULL}, *const wl_ext[] = {".json", ".csv", NULL};
+    if ((rc = cli_resolve("--hw", "hwdesc", hw, hw_ext, hwp, sizeof hwp, &e)) ||
+        (rc = cli_resolve("--workload", "models", wl, wl_ext, wlp, sizeof wlp, &e)))
         goto out;
     sys = malloc(sizeof *sys);
     if (!sys) {
@@ -280,6 +282,14 @@ int cmd_eval(int argc, char **argv)
             goto out;
         }
         r.phase = (enum wl_phase)p;
+    }
+    /* Options that do not apply to this workload are refused, not ignored. */
+    int takes_seq = lm || (model.kind == WLM_TRANSFORMER && strcmp(model.tf.model_type, "vit") != 0);
+    if ((cli_get(opts, "prompt") && !takes_seq) || (cli_get(opts, "generate") && r.phase != PH_GENERATE)) {
+        rc = dse_err_set(&e, DSE_EINPUT, NULL, cli_get(opts, "generate") && r.phase != PH_GENERATE ? "--generate" : "--prompt",
+                         "does not apply to %s (%s)", model.name,
+                         takes_seq ? "--generate needs --phase generate" : "its input size is fixed by the model");
+        goto out;
     }
     r.prompt = model.kind == WLM_TRANSFORMER && !lm ? 128 : 512;
     if (cli_get(opts, "prompt")) {

@@ -30,6 +30,10 @@ int dse_err_set(struct dse_err *e, int code, const char *file, const char *path,
         vsnprintf(e->msg + n, sizeof e->msg - n, fmt, ap);
         va_end(ap);
     }
+    /* Messages quote user input: keep them on one line and free of terminal escapes. */
+    for (unsigned char *p = (unsigned char *)e->msg; *p; p++)
+        if (*p < 0x20 || *p == 0x7f)
+            *p = '?';
     return code;
 }
 

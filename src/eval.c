@@ -1,6 +1,7 @@
 /* eval.c -- evaluating one design point (see eval.h). */
 #include "eval.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -286,17 +287,19 @@ int eval_run(const struct eval_req *r, struct eval_result *res, struct dse_err *
     if (ph == PH_GENERATE) {
         /* Decode steps, each with one more token in the KV cache; rows accumulate per op. */
         int row0 = res->n_ops;
-        for (int64_t i = 0; i < r->gen; i++) {
-            struct wl_shape ds = {r->batch, 1, r->prompt + i};
-            if ((rc = wl_build(r->model, &ds, &g, e)))
-                goto out;
+        struct wl_shape ds = {r->batch, 1, r->prompt};
+        if ((rc = wl_build(r->model, &ds, &g, e)))
+            goto out;
+        for (int64_t i = 0; i < r->gen && !rc && res->feasible; i++) {
+            if (i > 0 && (rc = wl_set_past(&g, r->prompt + i, e)))
+                break;
             rc = eval_graph(r, &g, PH_DECODE, row0, &s, &ud, &used, res, e);
-            wl_graph_free(&g);
-            if (rc || !res->feasible)
-                goto out;
             if (ud.act > act)
                 act = ud.act;
         }
+        wl_graph_free(&g);
+        if (rc || !res->feasible)
+            goto out;
         u = ud; /* the last step holds the largest KV cache */
         /* KV written by the last step is part of its cache too: prompt + gen tokens in all. */
     }
@@ -321,6 +324,12 @@ int eval_run(const struct eval_req *r, struct eval_result *res, struct dse_err *
     T->act_bytes = act;
     T->peak_memory_bytes = T->weight_bytes + T->kv_bytes + act;
     T->throughput_per_s = T->latency_s > 0 ? (double)r->batch / T->latency_s : 0;
+    if (!isfinite(T->latency_s) || !isfinite(T->energy_J) || !isfinite(T->peak_memory_bytes)) {
+        rc = dse_err_set(e, DSE_ERUNTIME, NULL, NULL,
+                         "numeric overflow: the figures of this point exceed what a double holds (check the hwdesc "
+                         "for rates near zero or sizes near the limits)");
+        goto out;
+    }
     double B = (double)r->batch;
     switch (ph) {
     case PH_GENERATE:

@@ -18,6 +18,8 @@ int ju_read_file(const char *path, size_t max_bytes, char **buf, size_t *len, st
         return dse_err_set(e, DSE_EINPUT, path, NULL, "cannot open: %s", strerror(errno));
     if (S_ISDIR(st.st_mode))
         return dse_err_set(e, DSE_EINPUT, path, NULL, "is a directory, expected a file");
+    if (!S_ISREG(st.st_mode)) /* a FIFO or device could block or never end */
+        return dse_err_set(e, DSE_EINPUT, path, NULL, "is not a regular file");
     FILE *f = fopen(path, "rb");
     if (!f)
         return dse_err_set(e, DSE_EINPUT, path, NULL, "cannot open: %s", strerror(errno));
@@ -77,6 +79,22 @@ int ju_parse(const char *buf, size_t len, const char *file, cJSON **root, struct
     if (!r) {
         if (!end || end < buf || end > buf + len)
             end = buf + len;
+        /* Nothing but whitespace left: the text stopped early. */
+        const char *q = end;
+        while (q < buf + len && (*q == ' ' || *q == '\t' || *q == '\n' || *q == '\r'))
+            q++;
+        int at_end = q >= buf + len;
+        if (at_end) {
+            end = buf + len;
+        } else if (end > buf && end[-1] != '"' && end[-1] != ' ' && end[-1] != '\t' && end[-1] != '\n' &&
+                   end[-1] != '\r') {
+            /* cJSON reports a missing object key one character late: back up to it. */
+            const char *k = end - 2;
+            while (k >= buf && (*k == ' ' || *k == '\t' || *k == '\n' || *k == '\r'))
+                k--;
+            if (k >= buf && (*k == ',' || *k == '{'))
+                end--;
+        }
         int line = 1, col = 1;
         for (const char *p = buf; p < end; p++) {
             if (*p == '\n') {
@@ -86,11 +104,14 @@ int ju_parse(const char *buf, size_t len, const char *file, cJSON **root, struct
                 col++;
             }
         }
-        if (end >= buf + len)
+        if (at_end)
             return dse_err_set(e, DSE_EINPUT, file, NULL,
                                "line %d, column %d: JSON syntax error: unexpected end of input", line, col);
-        return dse_err_set(e, DSE_EINPUT, file, NULL, "line %d, column %d: JSON syntax error near '%.12s'",
-                           line, col, end);
+        int near = 0; /* the snippet stops at the end of its line */
+        while (near < 12 && end + near < buf + len && end[near] != '\n' && end[near] != '\r')
+            near++;
+        return dse_err_set(e, DSE_EINPUT, file, NULL, "line %d, column %d: JSON syntax error near '%.*s'", line,
+                           col, near, end);
     }
     /* Trailing garbage after the value is an error too. */
     const char *p = end;
@@ -248,6 +269,8 @@ int ju_num(struct ju *j, const cJSON *obj, const char *key, int flags, double ma
         rc = ju_fail(j, "expected %s, got a non-finite value", what);
     else if ((flags & JU_POS) && !(x > 0))
         rc = ju_fail(j, "expected a positive number, got %g", x);
+    else if ((flags & JU_POS) && x < JU_MIN_POSITIVE)
+        rc = ju_fail(j, "expected a positive number of at least %g, got %g", JU_MIN_POSITIVE, x);
     else if ((flags & JU_NONNEG) && !(x >= 0))
         rc = ju_fail(j, "expected a non-negative number, got %g", x);
     else if ((flags & JU_INT) && x != floor(x))

@@ -12,6 +12,7 @@
 #include "err.h"
 
 #define JU_MAX_FILE_BYTES (16u << 20) /* no description we ship is near this; fuzzers stay bounded */
+#define JU_MIN_POSITIVE 1e-9           /* smaller "positive" figures are unit slips and overflow rates */
 
 struct ju {
     const char *file;
@@ -23,7 +24,7 @@ struct ju {
 /* Number constraints for ju_num(). */
 enum {
     JU_OPT = 1 << 0,    /* absent is fine: *out is left untouched */
-    JU_POS = 1 << 1,    /* > 0 */
+    JU_POS = 1 << 1,    /* >= JU_MIN_POSITIVE */
     JU_NONNEG = 1 << 2, /* >= 0 */
     JU_INT = 1 << 3     /* integral */
 };

@@ -4,6 +4,7 @@
 
 #include "cli.h"
 #include "config.h"
+#include "gitversion.h"
 
 struct command {
     const char *name;
@@ -47,6 +48,7 @@ static int not_built(const struct command *c)
 int main(int argc, char **argv)
 {
     if (argc < 2) {
+        fprintf(stderr, "dse: missing command\n");
         usage(stderr);
         return 2;
     }

@@ -95,6 +95,10 @@ int wl_add_op(struct wl_graph *g, const char *name, enum op_type type, const int
  * tensor counts and lifetimes. file names the source in messages. */
 int wl_finalize(struct wl_graph *g, const char *file, struct dse_err *e);
 
+/* Changes the cached length of every attention's k_past/v_past to past (>= 1) and re-derives the
+ * op counts: one decode step to the next without rebuilding the graph. */
+int wl_set_past(struct wl_graph *g, int64_t past, struct dse_err *e);
+
 /* --- model descriptions --- */
 enum wl_model_kind { WLM_GRAPH, WLM_TRANSFORMER, WLM_CNN, WLM_TOPO };
 enum wl_phase { PH_NONE, PH_PREFILL, PH_DECODE, PH_GENERATE };

@@ -586,6 +586,30 @@ out:
     return rc;
 }
 
+int wl_set_past(struct wl_graph *g, int64_t past, struct dse_err *e)
+{
+    struct chk c = {g, g->name, e, 0};
+    int rc;
+    if (past < 1)
+        return dse_err_set(e, DSE_EINPUT, NULL, NULL, "wl_set_past: the graph needs a cache of at least 1 token");
+    for (int i = 0; i < g->n_op; i++) {
+        const struct wl_op *o = &g->op[i];
+        if (o->type != OP_ATTENTION || o->n_in != 5)
+            continue;
+        for (int k = 3; k < 5; k++) {
+            struct wl_tensor *t = &g->t[o->in[k]];
+            t->dim[1] = past;
+            t->elems = shape_elems(t->rank, t->dim);
+        }
+    }
+    for (int i = 0; i < g->n_op; i++) {
+        c.opi = i;
+        if ((rc = check_op(&c)))
+            return rc;
+    }
+    return DSE_OK;
+}
+
 /* ---- graph-level counts ---- */
 
 double wl_params(const struct wl_graph *g)

@@ -1,0 +1,744 @@
+#!/bin/sh
+# tests/cli_test.sh -- script tests of the dse command line.
+#
+# The contract under test: exit status 0 on success, 1 on a runtime failure, 2 on a usage or input
+# error; errors go to stderr as one line "dse: FILE: JSON.PATH: what is wrong" (JSON syntax errors
+# with line and column); nothing is written to stdout on an error; no input makes dse crash (exit
+# status >= 128, sanitizer report) or hang.
+#
+# Environment:
+#   DSE_BIN     the dse program (default: ./dse under the repository root; a relative path is taken
+#               from the directory the script was started in)
+#   DSE_SRCDIR  the repository root (default: the directory above this script)
+# The test files are tests/data/*: good-*.json (valid), bad-hw-*.json (hardware descriptions),
+# bad-graph-*.json (operator graphs), bad-hf-*.json (HuggingFace-style configs), bad-cnn-*.json (CNN
+# builder specs) and bad-topo-*.csv (SCALE-Sim topologies), each with one thing wrong.
+#
+# Prints "ok NAME" or "FAIL NAME: why" per case and a last line "cli_test: N passed, N failed";
+# exits 1 when a case failed.
+
+set -u
+
+start_dir=$(pwd)
+script_dir=$(cd "$(dirname "$0")" && pwd)
+SRC=${DSE_SRCDIR:-$script_dir/..}
+SRC=$(cd "$SRC" && pwd) || { echo "cli_test: DSE_SRCDIR '$SRC' is not a directory" >&2; exit 1; }
+if [ -n "${DSE_BIN:-}" ]; then
+    case $DSE_BIN in
+    /*) BIN=$DSE_BIN ;;
+    *) BIN=$start_dir/$DSE_BIN ;;
+    esac
+else
+    BIN=$SRC/dse
+fi
+if [ ! -x "$BIN" ]; then
+    echo "cli_test: $BIN is not an executable (set DSE_BIN)" >&2
+    echo "cli_test: 0 passed, 1 failed"
+    exit 1
+fi
+# Shipped names (--hw raspberry-pi-5) resolve against the current directory: run from the sources.
+cd "$SRC" || exit 1
+D=tests/data
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/dse-cli-test.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+trap 'exit 1' HUP INT TERM
+OUT=$tmp/out
+ERR=$tmp/err
+
+if command -v timeout >/dev/null 2>&1; then have_timeout=1; else have_timeout=0; fi
+if command -v python3 >/dev/null 2>&1; then have_python=1; else have_python=0; fi
+
+passed=0
+failed=0
+TMO=20 # seconds allowed per dse run
+
+ok() {
+    passed=$((passed + 1))
+    echo "ok $1"
+}
+
+fail() {
+    failed=$((failed + 1))
+    echo "FAIL $1: $2"
+}
+
+skip() {
+    echo "skip $1: $2"
+}
+
+# dse ARGS...: runs dse with stdout in $OUT, stderr in $ERR, exit status in $rc.
+dse() {
+    if [ "$have_timeout" = 1 ]; then
+        timeout "$TMO" "$BIN" "$@" >"$OUT" 2>"$ERR" </dev/null
+    else
+        "$BIN" "$@" >"$OUT" 2>"$ERR" </dev/null
+    fi
+    rc=$?
+}
+
+first_err() {
+    head -n 1 "$ERR" | cut -c 1-300
+}
+
+# Checks common to every run; prints a reason and returns 1 on a crash, hang or sanitizer report.
+sane() {
+    if [ "$have_timeout" = 1 ] && [ "$rc" -eq 124 ]; then
+        echo "hung (killed after ${TMO} s)"
+        return 1
+    fi
+    if [ "$rc" -ge 128 ]; then
+        echo "crashed (exit $rc): $(first_err)"
+        return 1
+    fi
+    if grep -Eq 'Sanitizer|runtime error:|Segmentation fault|core dumped|Assertion .* failed' "$ERR"; then
+        echo "sanitizer or crash report on stderr: $(grep -E 'Sanitizer|runtime error:|Segmentation|core dumped|Assertion' "$ERR" | head -n 1 | cut -c 1-300)"
+        return 1
+    fi
+    return 0
+}
+
+# check_fail EXIT SUBSTRING ONE_LINE: after a dse run, prints why it is not the expected error.
+check_fail() {
+    sane || return 1
+    if [ "$rc" -ne "$1" ]; then
+        echo "exit $rc, expected $1; stderr: $(first_err)"
+        return 1
+    fi
+    if [ -s "$OUT" ]; then
+        echo "wrote to stdout on an error: $(head -n 1 "$OUT" | cut -c 1-200)"
+        return 1
+    fi
+    if [ ! -s "$ERR" ]; then
+        echo "no message on stderr"
+        return 1
+    fi
+    case $(head -n 1 "$ERR") in
+    "dse: "*) ;;
+    *)
+        echo "stderr does not start with 'dse: ': $(first_err)"
+        return 1
+        ;;
+    esac
+    if ! grep -qF -e "$2" "$ERR"; then
+        echo "stderr lacks '$2': $(cut -c 1-400 "$ERR")"
+        return 1
+    fi
+    if [ "$3" = 1 ] && [ "$(wc -l <"$ERR")" -ne 1 ]; then
+        echo "error message is not one line ($(wc -l <"$ERR") lines): $(awk '{ printf "%s\\n", $0 }' "$ERR" | cut -c 1-300)"
+        return 1
+    fi
+    return 0
+}
+
+# expect_fail NAME EXIT 'stderr substring' DSE-ARGS...: dse must fail with EXIT, a one-line
+# "dse: ..." message holding the substring, and nothing on stdout.
+expect_fail() {
+    name=$1 code=$2 sub=$3
+    shift 3
+    dse "$@"
+    if why=$(check_fail "$code" "$sub" 1); then ok "$name"; else fail "$name" "$why"; fi
+}
+
+# expect_fail_usage: as expect_fail, but the message may be followed by a usage summary.
+expect_fail_usage() {
+    name=$1 code=$2 sub=$3
+    shift 3
+    dse "$@"
+    if why=$(check_fail "$code" "$sub" 0); then ok "$name"; else fail "$name" "$why"; fi
+}
+
+# check_ok: after a dse run, prints why it is not a clean success.
+check_ok() {
+    sane || return 1
+    if [ "$rc" -ne 0 ]; then
+        echo "exit $rc, expected 0; stderr: $(first_err)"
+        return 1
+    fi
+    if [ ! -s "$OUT" ]; then
+        echo "nothing on stdout"
+        return 1
+    fi
+    if [ -s "$ERR" ]; then
+        echo "unexpected stderr: $(first_err)"
+        return 1
+    fi
+    return 0
+}
+
+# expect_ok NAME DSE-ARGS...: exit 0, output on stdout, nothing on stderr.
+expect_ok() {
+    name=$1
+    shift
+    dse "$@"
+    if why=$(check_ok); then ok "$name"; else fail "$name" "$why"; fi
+}
+
+# expect_ok_has NAME 'stdout substring' DSE-ARGS...
+expect_ok_has() {
+    name=$1 sub=$2
+    shift 2
+    dse "$@"
+    if ! why=$(check_ok); then
+        fail "$name" "$why"
+    elif ! grep -qF -e "$sub" "$OUT"; then
+        fail "$name" "stdout lacks '$sub'"
+    else
+        ok "$name"
+    fi
+}
+
+# A Python prelude for JSON checks: d is the document on stdin, need(cond, msg) fails the case.
+PYPRE='
+import json, math, sys
+try:
+    d = json.load(sys.stdin)
+except ValueError as ex:
+    print("stdout is not JSON: %s" % ex); sys.exit(1)
+def need(c, msg):
+    if not c:
+        print(msg); sys.exit(1)
+def num(x):
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+'
+
+# expect_json NAME 'python checks' DSE-ARGS...: dse must succeed and print JSON that passes the
+# checks (python statements using d and need()).
+expect_json() {
+    name=$1 py=$2
+    shift 2
+    if [ "$have_python" = 0 ]; then
+        skip "$name" "python3 not found"
+        return
+    fi
+    dse "$@"
+    if ! why=$(check_ok); then
+        fail "$name" "$why"
+    elif ! why=$(python3 -c "$PYPRE$py" <"$OUT" 2>&1); then
+        fail "$name" "$(echo "$why" | tail -n 3 | tr '\n' ' ' | cut -c 1-400)"
+    else
+        ok "$name"
+    fi
+}
+
+# Field lists the issue names.
+TOTALS="latency_ms throughput_per_s energy_mJ avg_power_W peak_memory_MB macs params weight_bytes"
+OPFIELDS="name type device time_ms compute_ms memory_ms bound macs bytes energy_mJ"
+pylist() { # words -> python list literal
+    printf '['
+    for w in "$@"; do printf '"%s",' "$w"; done
+    printf ']'
+}
+# shellcheck disable=SC2086
+PY_TOTALS="
+for k in $(pylist $TOTALS):
+    need(num(d.get('totals', {}).get(k)), 'totals.%s missing or not a finite number' % k)
+need(d.get('feasible') is True, 'feasible is not true')
+need(isinstance(d.get('ops'), list) and len(d['ops']) > 0, 'ops[] missing or empty')
+for i, o in enumerate(d['ops']):
+    for k in $(pylist $OPFIELDS):
+        need(k in o, 'ops[%d] lacks %s' % (i, k))
+    for k in ['time_ms', 'compute_ms', 'memory_ms', 'macs', 'bytes', 'energy_mJ']:
+        need(num(o[k]) and o[k] >= 0, 'ops[%d].%s = %r is not a non-negative number' % (i, k, o[k]))
+t = d['totals']
+need(t['latency_ms'] > 0 and t['throughput_per_s'] > 0 and t['energy_mJ'] > 0, 'non-positive totals')
+s = sum(o['time_ms'] for o in d['ops'])
+need(abs(s - t['latency_ms']) <= 1e-6 * t['latency_ms'] + 1e-12,
+     'sum of ops[].time_ms %r differs from totals.latency_ms %r' % (s, t['latency_ms']))
+"
+
+H=raspberry-pi-5
+
+# ====================================================================================== CLI usage
+
+dse --version
+if why=$(check_ok) && grep -q '^dse [0-9]' "$OUT"; then ok version; else fail version "${why:-stdout: $(head -n 1 "$OUT")}"; fi
+expect_ok_has version-word "dse " version
+expect_ok_has help "eval" help
+expect_ok_has help-dash "usage:" --help
+expect_ok_has help-h "usage:" -h
+expect_ok_has help-eval "--hw" help eval
+expect_ok_has help-list "dse list hw|models|sweeps" help list
+expect_ok_has eval-help "--workload" eval --help
+
+dse
+if why=$(sane) && [ "$rc" -eq 2 ] && [ ! -s "$OUT" ] && grep -q 'usage:' "$ERR"; then
+    ok no-command
+else
+    fail no-command "${why:-exit $rc, stdout $(wc -c <"$OUT") bytes, stderr: $(first_err)}"
+fi
+expect_fail_usage unknown-command 2 "unknown command 'frobnicate'" frobnicate
+expect_fail_usage help-unknown-command 2 "unknown command 'frobnicate'" help frobnicate
+for c in sweep plot compare validate calibrate probe; do
+    expect_fail "planned-$c" 2 "'$c' is not built yet" "$c"
+    expect_fail "planned-$c-args" 2 "'$c' is not built yet" "$c" --hw "$H" --anything
+done
+expect_fail help-planned 2 "'sweep' is not built yet" help sweep
+
+expect_fail list-no-arg 2 "usage: dse list hw|models|sweeps" list
+expect_fail list-unknown 2 "usage: dse list hw|models|sweeps" list gpus
+expect_fail list-extra 2 "usage: dse list hw|models|sweeps" list hw extra
+
+expect_fail eval-no-args 2 "--hw and --workload are required" eval
+expect_fail eval-missing-hw 2 "--hw and --workload are required" eval --workload tiny-mlp
+expect_fail eval-missing-workload 2 "--hw and --workload are required" eval --hw "$H"
+expect_fail eval-unknown-option 2 "unknown option '--bacth'" eval --hw "$H" --workload tiny-mlp --bacth 2
+expect_fail eval-option-needs-value 2 "option --batch needs a value" eval --hw "$H" --workload tiny-mlp --batch
+expect_fail eval-flag-with-value 2 "option --json takes no value" eval --hw "$H" --workload tiny-mlp --json=yes
+expect_fail eval-positional 2 "unexpected argument 'extra'" eval --hw "$H" --workload tiny-mlp extra
+expect_fail eval-json-and-csv 2 "choose one of --json and --csv" eval --hw "$H" --workload tiny-mlp --json --csv
+expect_fail eval-precision-fp12 2 "--precision: 'fp12'" eval --hw "$H" --workload tiny-mlp --precision fp12
+expect_fail eval-precision-mixed 2 "--precision: 'w=int4,a=fp99'" eval --hw "$H" --workload tiny-mlp --precision w=int4,a=fp99
+expect_fail eval-precision-empty 2 "--precision" eval --hw "$H" --workload tiny-mlp --precision ''
+for b in 0 -1 abc 1.5 2x 99999999999999999999; do
+    expect_fail "eval-batch-$b" 2 "--batch: expected an integer in [1, 1000000], got '$b'" eval --hw "$H" --workload tiny-mlp --batch "$b"
+done
+expect_fail eval-batch-equals 2 "--batch: expected an integer" eval --hw "$H" --workload tiny-mlp --batch=0
+expect_fail eval-prompt-0 2 "--prompt: expected an integer" eval --hw "$H" --workload llama-3.2-1b --prompt 0
+expect_fail eval-generate-abc 2 "--generate: expected an integer" eval --hw "$H" --workload llama-3.2-1b --generate abc
+expect_fail eval-top-0 2 "--top: expected an integer" eval --hw "$H" --workload tiny-mlp --top 0
+expect_fail eval-phase-unknown 2 "--phase: expected prefill, decode or generate, got 'train'" eval --hw "$H" --workload llama-3.2-1b --phase train
+expect_fail eval-phase-on-cnn 2 "--phase: resnet50 is not a decoder language model" eval --hw "$H" --workload resnet50 --phase prefill
+expect_fail eval-phase-on-graph 2 "is not a decoder language model" eval --hw "$H" --workload tiny-mlp --phase decode
+expect_fail eval-phase-on-encoder 2 "is not a decoder language model" eval --hw "$H" --workload bert-base --phase generate
+expect_fail eval-prompt-over-bert 2 "--prompt: 1000 tokens exceed max_position_embeddings 512" eval --hw "$H" --workload bert-base --prompt 1000
+expect_fail eval-unknown-device 2 "--device: 'tpu' is not a device of nvidia-jetson-agx-orin-64gb (devices: cpu, gpu, dla0, dla1)" \
+    eval --hw nvidia-jetson-agx-orin-64gb --workload tiny-mlp --device tpu
+expect_fail eval-unknown-hw-name 2 "no-such-board: no such file" eval --hw no-such-board --workload tiny-mlp
+expect_fail eval-unknown-model-name 2 "no-such-model: no such file" eval --hw "$H" --workload no-such-model
+expect_fail eval-empty-hw 2 "--hw: expected a file or a name" eval --hw '' --workload tiny-mlp
+
+# ============================================================================ files that are no files
+
+expect_fail hw-missing-file 2 "$D/no-such-file.json: cannot open: No such file or directory" eval --hw "$D/no-such-file.json" --workload tiny-mlp
+expect_fail hw-directory 2 "$D: is a directory, expected a file" eval --hw "$D" --workload tiny-mlp
+expect_fail hw-directory-slash 2 "is a directory, expected a file" eval --hw "$D/" --workload tiny-mlp
+expect_fail graph-missing-file 2 "$D/no-such-file.json: cannot open: No such file or directory" eval --hw "$H" --workload "$D/no-such-file.json"
+expect_fail graph-directory 2 "$D: is a directory, expected a file" eval --hw "$H" --workload "$D"
+expect_fail topo-missing-file 2 "cannot open: No such file or directory" eval --hw "$H" --workload "$D/no-such-file.csv"
+# Devices and pipes are refused before reading: they could block or never end.
+expect_fail hw-dev-null 2 "/dev/null: is not a regular file" eval --hw /dev/null --workload tiny-mlp
+expect_fail hw-dev-zero 2 "/dev/zero: is not a regular file" eval --hw /dev/zero --workload tiny-mlp
+expect_fail graph-dev-zero 2 "/dev/zero: is not a regular file" eval --hw "$H" --workload /dev/zero
+
+# 17 MB of blanks: over the 16 MiB limit (made here, too big to ship).
+if head -c 17000000 /dev/zero 2>/dev/null | tr '\0' ' ' >"$tmp/huge.json" && [ -s "$tmp/huge.json" ]; then
+    expect_fail hw-oversized 2 "huge.json: larger than the 16777216 byte limit" eval --hw "$tmp/huge.json" --workload tiny-mlp
+    cp "$tmp/huge.json" "$tmp/huge.csv"
+    expect_fail topo-oversized 2 "huge.csv: larger than the 16777216 byte limit" eval --hw "$H" --workload "$tmp/huge.csv"
+    rm -f "$tmp/huge.json" "$tmp/huge.csv"
+else
+    skip hw-oversized "cannot write a 17 MB file"
+fi
+
+# 100000 nested arrays: a syntax error (nesting limit), not a stack overflow.
+if command -v awk >/dev/null 2>&1; then
+    awk 'BEGIN { s = "["; for (i = 0; i < 17; i++) s = s s; print s }' >"$tmp/deep.json" # 131072 '['
+    expect_fail hw-deep-nesting 2 "deep.json: line 1, column" eval --hw "$tmp/deep.json" --workload tiny-mlp
+    { printf '{"tensors": [], "ops": '; cat "$tmp/deep.json"; } >"$tmp/deep-graph.json"
+    expect_fail graph-deep-nesting 2 "deep-graph.json: line 1, column" eval --hw "$H" --workload "$tmp/deep-graph.json"
+fi
+
+# A named pipe nobody writes to: dse must not block on it forever.
+if mkfifo "$tmp/fifo.json" 2>/dev/null; then
+    TMO=5
+    expect_fail hw-fifo 2 "fifo.json: " eval --hw "$tmp/fifo.json" --workload tiny-mlp
+    TMO=20
+fi
+
+# Unreadable file (root reads everything, so only as another user).
+if [ "$(id -u)" != 0 ]; then
+    cp "$D/good-hw.json" "$tmp/unreadable.json" && chmod 000 "$tmp/unreadable.json"
+    expect_fail hw-unreadable 2 "unreadable.json: cannot open: Permission denied" eval --hw "$tmp/unreadable.json" --workload tiny-mlp
+fi
+
+# ================================================================================ hwdesc errors
+
+# hw_case NAME 'message': bad-hw-NAME.json must fail with exit 2 and the message after its path.
+hw_case() {
+    expect_fail "hw-$1" 2 "$D/bad-hw-$1.json: $2" eval --hw "$D/bad-hw-$1.json" --workload tiny-mlp
+}
+hw_case syntax 'line 4, column 3: JSON syntax error'
+hw_case empty 'empty file, expected a JSON object'
+hw_case blank 'empty file, expected a JSON object'
+expect_fail hw-truncated 2 'JSON syntax error: unexpected end of input' eval --hw "$D/bad-hw-truncated.json" --workload tiny-mlp
+hw_case trailing 'line 136, column 1: unexpected text after the JSON value'
+hw_case binary 'line 1, column 4: JSON syntax error'
+hw_case nan 'line 42, column 29: JSON syntax error'
+hw_case array 'expected an object, got an array'
+hw_case schema 'schema: expected "dse-hwdesc-1", got "dse-hwdesc-2"'
+hw_case no-schema 'schema: missing (expected a string)'
+hw_case no-name 'name: missing (expected a string)'
+hw_case empty-name 'name: expected a non-empty string'
+hw_case long-name 'devices[0].name: string longer than'
+hw_case unknown-field 'devices[0].memory[0].bandwith_GBps: unknown field (known: name, kind,'
+hw_case unknown-top-field 'device: unknown field'
+hw_case missing-power 'devices[0].power: missing'
+hw_case missing-clock 'devices[0].clock: missing'
+hw_case missing-bandwidth 'devices[0].memory[0].bandwidth_GBps: missing (expected a number)'
+hw_case wrong-type 'devices[0].power.tdp_W: expected a number, got a string'
+hw_case null-field 'devices[0].power.tdp_W: expected a number, got null'
+hw_case bool-field 'devices[0].memory[0].bandwidth_GBps: expected a number, got a boolean'
+hw_case wrong-type-devices 'devices: expected an array, got an object'
+hw_case device-not-object 'devices[0]: expected an object, got a number'
+hw_case negative-bandwidth 'devices[0].memory[0].bandwidth_GBps: expected a positive number, got -3'
+hw_case zero-capacity 'devices[0].memory[0].capacity_KiB: expected a positive number, got 0'
+hw_case huge-bandwidth 'devices[0].memory[0].bandwidth_GBps: expected at most 1e+07, got 1e+300'
+hw_case nonfinite 'devices[0].memory[0].bandwidth_GBps: expected a positive number, got a non-finite value'
+hw_case fraction-units 'devices[0].compute[0].units: expected an integer, got 2.5'
+hw_case zero-units 'devices[0].compute[0].units: expected an integer in [1, 10000000], got 0'
+hw_case missing-source 'devices[0].compute[0].source: missing (expected a string)'
+hw_case empty-source 'devices[0].clock.source: expected a non-empty string'
+hw_case headline 'devices[0].compute[0].headline_TFLOPS: derived peak 4 units x 16 ops/cycle x 2000 MHz = 0.128 T differs from the headline 0.2 T by 36.0% (more than 3%)'
+hw_case headline-kind 'devices[0].compute[0].headline_TOPS: use headline_TFLOPS for fp32'
+hw_case class "devices[0].class: unknown value 'fpga' (expected one of: cpu, gpu, systolic, npu)"
+hw_case engine "devices[0].compute[0].engine: unknown value 'scalar'"
+hw_case precision "devices[0].compute[0].precision: unknown value 'fp12'"
+hw_case mem-kind "devices[0].memory[0].kind: unknown value 'flash'"
+hw_case dup-device "devices[1]: device name 'cpu' used twice"
+hw_case dup-memory "memories[1]: memory name 'dram' used twice"
+hw_case no-devices 'devices: expected at least one device'
+hw_case too-many-devices 'devices: array of 17 entries, at most 16 allowed'
+hw_case no-memory 'devices[0].memory: expected at least one memory level'
+hw_case no-compute 'devices[0].compute: expected at least one compute entry'
+hw_case link-device 'links[0].endpoints[1]: expected the name of a device of this system'
+hw_case link-self 'links[0].endpoints: a link joins two different devices'
+hw_case link-endpoints 'links[0].endpoints: expected two device names, got 1 entries'
+hw_case link-type "links[0].type: unknown value 'carrier-pigeon'"
+hw_case shared-memory "devices[0].memory[1]: 'hbm' names no level in the top-level memories"
+hw_case two-capacities 'devices[0].memory[0]: expected exactly one of capacity_KiB, capacity_MiB, capacity_GiB, got 2'
+hw_case no-capacity 'devices[0].memory[0]: expected exactly one of capacity_KiB, capacity_MiB, capacity_GiB, got 0'
+hw_case boost 'devices[0].clock.boost_MHz: expected at least base_MHz (1000), got 500'
+hw_case idle 'devices[0].power.idle_W: expected at most tdp_W (10), got 20'
+hw_case negative-idle 'devices[0].power.idle_W: expected a non-negative number, got -1'
+hw_case dvfs-unsorted 'devices[0].dvfs.points[1]: points must be sorted by increasing freq_MHz (1000 after 2000)'
+hw_case dvfs-empty 'devices[0].dvfs.points: expected at least one operating point'
+hw_case dvfs-voltage 'devices[0].dvfs.points[1].voltage_V: expected at most 5, got 50'
+hw_case cost-empty 'devices[0].cost: expected price_USD and/or die_area_mm2'
+hw_case efficiency 'devices[0].efficiency.compute: expected at most 1, got 1.5'
+hw_case ops 'devices[1].ops[1]: expected an operator name'
+hw_case twice 'devices[0].power.tdp_W: field given twice'
+# A name with a newline and an escape sequence in it still gives a one-line message.
+hw_case control-chars 'devices[0].class: unknown value'
+
+# Figures within range that overflow the model (1e-300 GB/s memories, 1 MW idle power): either the
+# file is rejected, or every figure printed is finite (no null in the JSON).
+dse eval --hw "$D/bad-hw-tiny-bandwidth.json" --workload llama-2-70b --device cpu --batch 1000 --json
+if ! why=$(sane); then
+    fail hw-tiny-bandwidth "$why"
+elif [ "$rc" -eq 2 ]; then
+    if why=$(check_fail 2 "bad-hw-tiny-bandwidth.json: memories[0].bandwidth_GBps: expected a positive number of at least" 1); then
+        ok hw-tiny-bandwidth
+    else
+        fail hw-tiny-bandwidth "$why"
+    fi
+elif [ "$rc" -ne 0 ]; then
+    fail hw-tiny-bandwidth "exit $rc; stderr: $(first_err)"
+elif [ "$have_python" = 1 ]; then
+    if why=$(python3 -c "$PYPRE
+bad = [k for k, v in d.get('totals', {}).items() if not num(v)]
+for i, o in enumerate(d.get('ops', [])):
+    bad += ['ops[%d].%s' % (i, k) for k, v in o.items() if not isinstance(v, str) and not num(v)]
+need(not bad, 'non-finite figures printed as null: %s' % ', '.join(bad[:8]))
+" <"$OUT" 2>&1); then ok hw-tiny-bandwidth; else fail hw-tiny-bandwidth "$why"; fi
+else
+    skip hw-tiny-bandwidth "python3 not found"
+fi
+
+# A bad hwdesc is reported before the workload is even looked at, and for every workload kind.
+expect_fail hw-bad-with-cnn 2 "bad-hw-negative-bandwidth.json: devices[0].memory[0].bandwidth_GBps" eval --hw "$D/bad-hw-negative-bandwidth.json" --workload resnet50
+expect_fail hw-bad-with-lm 2 "bad-hw-negative-bandwidth.json: devices[0].memory[0].bandwidth_GBps" eval --hw "$D/bad-hw-negative-bandwidth.json" --workload llama-3.2-1b --json
+expect_fail hw-bad-with-csv 2 "bad-hw-negative-bandwidth.json: devices[0].memory[0].bandwidth_GBps" eval --hw "$D/bad-hw-negative-bandwidth.json" --workload tiny-mlp --csv
+
+# ============================================================================ workload errors
+
+# wl_case NAME 'message': tests/data/NAME must fail with exit 2 and the message after its path.
+wl_case() {
+    expect_fail "${1%.*}" 2 "$D/$1: $2" eval --hw "$H" --workload "$D/$1"
+}
+
+# graph JSON
+wl_case bad-graph-syntax.json 'line 15, column'
+wl_case bad-graph-empty.json 'empty file, expected a JSON object'
+wl_case bad-graph-array.json 'expected a JSON object'
+wl_case bad-graph-not-workload.json 'not a workload: expected a graph (tensors, ops)'
+wl_case bad-graph-twice.json 'ops[0].name: field given twice'
+wl_case bad-graph-format.json 'format: expected "dse-graph-1", got "dse-graph-2"'
+wl_case bad-graph-unknown-field.json 'ops[0].strides: unknown field'
+wl_case bad-graph-unknown-op.json "ops[5].type: unknown operator 'matmull' (expected one of: matmul,"
+wl_case bad-graph-unknown-tensor.json "ops[5].inputs[1]: unknown tensor 'fc.weights' (declare it in tensors)"
+wl_case bad-graph-no-inputs.json 'ops[5].inputs: expected at least one tensor name'
+wl_case bad-graph-input-not-string.json 'ops[5].inputs[1]: expected a tensor name'
+wl_case bad-graph-too-many-outputs.json 'ops[5].outputs: array of 100 entries'
+wl_case bad-graph-cycle.json 'ops[4] (ln): cycle in the graph'
+wl_case bad-graph-self-cycle.json "ops[1] (relu): 'r' is both an input and an output: cycle in the graph"
+wl_case bad-graph-matmul-shape.json "ops[5] (proj): inner dimensions differ: 'n' has K = 128, 'fc.weight' has K = 64"
+wl_case bad-graph-conv-shape.json "ops[0] (conv): output 'c' has shape [1, 8, 30, 30] but conv2d gives [1, 8, 32, 32]"
+wl_case bad-graph-conv-channels.json "ops[0] (conv): weight 'conv.weight' has 4 input channels per group"
+wl_case bad-graph-conv-groups.json 'ops[0] (conv): groups 3 must divide input channels 3 and filters 8'
+wl_case bad-graph-conv-kernel.json 'ops[0] (conv): kernel 40x40 larger than the padded input 32x32'
+wl_case bad-graph-conv-rank.json "ops[0] (conv): input 0 'image' has rank 3, conv2d expects 4"
+wl_case bad-graph-bias-shape.json "ops[0] (conv): bias 'conv.bias' must have shape [8]"
+wl_case bad-graph-stride.json 'ops[0].stride: expected integers in [1, 65536]'
+wl_case bad-graph-padding.json 'ops[0].padding: expected integers in [0, 65536]'
+wl_case bad-graph-pool-kind.json 'ops[2].pool: expected "max" or "avg", got "median"'
+wl_case bad-graph-reshape.json "ops[3] (flatten): reshape of 'p' (2048 elements) to 'flat' (2064 elements)"
+wl_case bad-graph-broadcast.json "ops[8] (add): shapes of 'y' and 'bad' do not broadcast"
+wl_case bad-graph-concat-axis.json 'ops[7] (cat): axis 5 out of range for rank 3'
+wl_case bad-graph-slice.json "ops[9] (head): 'first' is not a slice of 'y2' along axis 1"
+wl_case bad-graph-produced-twice.json "ops[6] (scale): output 'y' is already produced by ops[5] (proj)"
+wl_case bad-graph-no-producer.json "ops[1] (pool): input 'r' is produced by no operator"
+wl_case bad-graph-output-weight.json "ops[5] (proj): output 'y' is declared as weight"
+wl_case bad-graph-output-input.json "ops[7] (attn): output 'att' is declared as input"
+wl_case bad-graph-zero-dim.json 'tensors[11].shape[1]: expected a positive integer'
+wl_case bad-graph-negative-dim.json 'tensors[11].shape[0]: expected a positive integer'
+wl_case bad-graph-fraction-dim.json 'tensors[11].shape[1]: expected a positive integer'
+wl_case bad-graph-string-dim.json 'tensors[11].shape[1]: expected a positive integer'
+wl_case bad-graph-huge-dim.json 'tensors[11].shape[1]: expected a positive integer up to 1e+12'
+wl_case bad-graph-rank.json 'tensors[11].shape: array of 20 entries, at most 6 allowed'
+wl_case bad-graph-attention-no-heads.json 'ops[7].heads: missing (attention needs the number of query heads)'
+wl_case bad-graph-attention-heads.json 'ops[8] (attn): heads 3 must divide the query width 128'
+wl_case bad-graph-causal-type.json 'ops[7].causal: expected true or false'
+wl_case bad-graph-eltwise-no-fn.json 'ops[1] (relu): eltwise needs a function (fn)'
+wl_case bad-graph-unknown-fn.json "ops[1].fn: unknown function 'relu7' (expected one of: add,"
+wl_case bad-graph-fn-none.json "ops[1].fn: unknown function 'none'"
+wl_case bad-graph-unknown-kind.json "tensors[11].kind: unknown kind 'weights' (expected one of: input, index, weight, activation, kv)"
+wl_case bad-graph-dup-tensor.json "tensors[15]: tensor 'n' declared twice"
+wl_case bad-graph-empty-ops.json 'ops: expected at least one operator'
+wl_case bad-graph-no-ops.json 'ops: missing (expected an array)'
+wl_case bad-graph-no-tensors.json 'tensors: missing (expected an array)'
+wl_case bad-graph-repeat.json 'ops[5].repeat: expected an integer in [1, 1048576], got 0'
+wl_case bad-graph-control-chars.json 'ops[5].inputs[1]: unknown tensor'
+# The column of a syntax error is that of the offending character: the '}' after a trailing comma.
+expect_fail graph-syntax-column 2 "$D/bad-graph-syntax.json: line 15, column 5: JSON syntax error" eval --hw "$H" --workload "$D/bad-graph-syntax.json"
+
+# HuggingFace-style transformer configs
+wl_case bad-hf-model-type.json "model_type: unsupported model_type 'mamba' (supported: llama, mistral, qwen2, gpt2, bert, vit)"
+wl_case bad-hf-model-type-number.json 'model_type: expected a string, got a number'
+wl_case bad-hf-no-hidden.json 'hidden_size: missing (expected an integer)'
+wl_case bad-hf-gpt2-no-embd.json 'n_embd: missing (expected an integer)'
+wl_case bad-hf-no-vocab.json 'vocab_size: missing (expected an integer)'
+wl_case bad-hf-heads.json 'hidden_size: 100 is not divisible by 3 heads'
+wl_case bad-hf-kv-heads.json 'num_key_value_heads: 3 does not divide num_attention_heads 8'
+wl_case bad-hf-negative-layers.json 'num_hidden_layers: expected an integer in [1, 100000000], got -2'
+wl_case bad-hf-zero-heads.json 'num_attention_heads: expected an integer in [1, 100000000], got 0'
+wl_case bad-hf-string-int.json 'hidden_size: expected an integer, got a string'
+wl_case bad-hf-fraction-int.json 'intermediate_size: expected an integer, got 512.5'
+wl_case bad-hf-bool.json 'tie_word_embeddings: expected true or false'
+wl_case bad-hf-huge.json 'model dimensions out of range'
+wl_case bad-hf-vit-patch.json 'patch_size: 15 does not divide image_size 224'
+
+# CNN builder specs
+wl_case bad-cnn-generator.json "generator: unknown generator 'vgg16'"
+wl_case bad-cnn-image-size.json 'image_size: expected an integer in [32, 4096], got 16'
+wl_case bad-cnn-image-size-big.json 'image_size: expected an integer in [32, 4096], got 100000'
+wl_case bad-cnn-width.json 'width_mult: expected a positive number, got 0'
+wl_case bad-cnn-unknown-field.json 'image_sise: unknown field'
+
+# SCALE-Sim topology CSV
+wl_case bad-topo-no-header.csv 'line 1: expected a SCALE-Sim header'
+wl_case bad-topo-header.csv 'line 1: expected a SCALE-Sim header'
+wl_case bad-topo-nonnumeric.csv "line 2: field 3: expected a positive integer, got 'abc'"
+wl_case bad-topo-zero.csv "line 2: field 6: expected a positive integer, got '0'"
+wl_case bad-topo-negative.csv "line 2: field 7: expected a positive integer, got '-16'"
+wl_case bad-topo-huge.csv "line 2: field 2: expected a positive integer, got '99999999999'"
+wl_case bad-topo-few-fields.csv 'line 2: expected at least 8 fields, got 4'
+wl_case bad-topo-filter.csv 'line 2: filter 7x7 larger than the ifmap 5x5'
+wl_case bad-topo-empty.csv 'no layers (expected a SCALE-Sim topology CSV)'
+wl_case bad-topo-header-only.csv 'no layers (expected a SCALE-Sim topology CSV)'
+wl_case bad-topo-binary.csv 'no layers'
+wl_case bad-topo-dup-layer.csv "line 3: tensor 'Conv1.in' declared twice"
+wl_case bad-topo-gemm-nonnumeric.csv "line 2: field 3: expected a positive integer, got 'x'"
+wl_case bad-topo-gemm-few-fields.csv 'line 2: expected at least 4 fields, got 2'
+
+# ================================================================================ good runs
+
+# dse list: every shipped file by name, exit 0.
+dse list hw
+if why=$(check_ok); then
+    missing=
+    for f in hwdesc/*.json; do
+        n=$(basename "$f" .json)
+        awk '{print $1}' "$OUT" | grep -qx -e "$n" || missing="$missing $n"
+    done
+    if [ -z "$missing" ]; then ok list-hw; else fail list-hw "missing:$missing"; fi
+else
+    fail list-hw "$why"
+fi
+dse list models
+if why=$(check_ok); then
+    missing=
+    for f in models/*.json models/*.csv; do
+        [ -e "$f" ] || continue
+        n=$(basename "$f")
+        n=${n%.*}
+        awk '{print $1}' "$OUT" | grep -qx -e "$n" || missing="$missing $n"
+    done
+    if [ -z "$missing" ]; then ok list-models; else fail list-models "missing:$missing"; fi
+else
+    fail list-models "$why"
+fi
+expect_ok list-sweeps list sweeps
+
+# dse list with a broken file in ./hwdesc or ./models: exit 2 and the file named.
+mkdir -p "$tmp/lst/hwdesc" "$tmp/lst/models"
+cp "$D/good-hw.json" "$D/bad-hw-negative-bandwidth.json" "$tmp/lst/hwdesc/"
+cp models/tiny-mlp.json "$D/bad-graph-cycle.json" "$tmp/lst/models/"
+(cd "$tmp/lst" && dse list hw && echo "$rc" >"$tmp/rc")
+rc=$(cat "$tmp/rc")
+if why=$(sane) && [ "$rc" -eq 2 ] &&
+    grep -qF 'bad-hw-negative-bandwidth.json: devices[0].memory[0].bandwidth_GBps: expected a positive number, got -3' "$ERR" &&
+    grep -q '^good-hw ' "$OUT"; then
+    ok list-hw-broken-file
+else
+    fail list-hw-broken-file "${why:-exit $rc; stderr: $(first_err)}"
+fi
+(cd "$tmp/lst" && dse list models && echo "$rc" >"$tmp/rc")
+rc=$(cat "$tmp/rc")
+if why=$(sane) && [ "$rc" -eq 2 ] && grep -qF 'bad-graph-cycle.json: ops[4] (ln): cycle in the graph' "$ERR" &&
+    grep -q '^tiny-mlp ' "$OUT"; then
+    ok list-models-broken-file
+else
+    fail list-models-broken-file "${why:-exit $rc; stderr: $(first_err)}"
+fi
+
+# Paths work from any directory.
+(cd "$tmp" && dse eval --hw "$SRC/hwdesc/$H.json" --workload "$SRC/models/tiny-mlp.json" && echo "$rc" >"$tmp/rc")
+rc=$(cat "$tmp/rc")
+if why=$(check_ok); then ok eval-paths-other-cwd; else fail eval-paths-other-cwd "$why"; fi
+
+# Human-readable output.
+expect_ok_has eval-human "totals:" eval --hw "$H" --workload tiny-mlp
+expect_ok_has eval-human-lm "ttft_ms" eval --hw "$H" --workload llama-3.2-1b --prompt 64 --generate 8
+expect_ok_has eval-human-infeasible "INFEASIBLE: does not fit in memory" eval --hw nvidia-a100-sxm4-80gb --workload llama-2-70b --precision fp16
+expect_ok eval-option-equals eval --hw="$H" --workload=tiny-mlp --batch=2 --top=1
+
+# JSON output.
+expect_json json-tiny-mlp "$PY_TOTALS
+need(d['hw'] == 'raspberry-pi-5' and d['workload'] == 'tiny-mlp', 'hw/workload names: %r %r' % (d['hw'], d['workload']))
+need(len(d['ops']) == 4, 'tiny-mlp has 4 ops, got %d' % len(d['ops']))
+need(d['totals']['macs'] == 203264, 'tiny-mlp macs 784*256 + 256*10 = 203264, got %r' % d['totals']['macs'])
+need(d['totals']['params'] == 203520, 'tiny-mlp params 784*256 + 256 + 256*10 = 203520, got %r' % d['totals']['params'])
+need(sorted(o['name'] for o in d['ops']) == ['fc1', 'fc2', 'relu', 'softmax'], 'op names %r' % [o['name'] for o in d['ops']])
+" eval --hw "$H" --workload tiny-mlp --json
+expect_json json-tiny-mlp-batch "$PY_TOTALS
+need(d['batch'] == 4, 'batch %r' % d['batch'])
+need(d['totals']['macs'] == 4 * 203264, 'batch 4 macs %r' % d['totals']['macs'])
+need(d['totals']['params'] == 203520, 'params depend on batch: %r' % d['totals']['params'])
+" eval --hw "$H" --workload tiny-mlp --batch 4 --json
+PY_LM="$PY_TOTALS
+t = d['totals']
+for k in ['ttft_ms', 'tpot_ms', 'tokens_per_s']:
+    need(num(t.get(k)) and t[k] > 0, 'totals.%s missing or not positive' % k)
+need(t['ttft_ms'] < t['latency_ms'], 'ttft_ms %r not below latency_ms %r' % (t['ttft_ms'], t['latency_ms']))
+need(d['phase'] == 'generate' and d['prompt'] == 64 and d['generate'] == 8, 'phase/prompt/generate: %r %r %r' % (d.get('phase'), d.get('prompt'), d.get('generate')))
+need(abs(t['tokens_per_s'] - 8 / (t['latency_ms'] / 1e3)) <= 1e-6 * t['tokens_per_s'], 'tokens_per_s %r is not 8 tokens / latency' % t['tokens_per_s'])
+"
+expect_json json-llama-generate "$PY_LM" eval --hw "$H" --workload llama-3.2-1b --phase generate --prompt 64 --generate 8 --json
+expect_json json-llama-prefill "$PY_TOTALS
+need(d['phase'] == 'prefill', 'phase %r' % d['phase'])
+need(num(d['totals'].get('ttft_ms')), 'prefill lacks ttft_ms')
+" eval --hw "$H" --workload llama-3.2-1b --phase prefill --prompt 64 --json
+expect_json json-llama-decode "$PY_TOTALS
+need(d['phase'] == 'decode', 'phase %r' % d['phase'])
+need(num(d['totals'].get('tpot_ms')), 'decode lacks tpot_ms')
+" eval --hw "$H" --workload llama-3.2-1b --phase decode --prompt 64 --json
+expect_json json-infeasible-memory "
+need(d.get('feasible') is False, 'feasible is %r, expected false' % d.get('feasible'))
+need('memory' in d.get('reason', ''), 'reason does not mention memory: %r' % d.get('reason'))
+" eval --hw nvidia-a100-sxm4-80gb --workload llama-2-70b --precision fp16 --json
+expect_json json-infeasible-precision "
+need(d.get('feasible') is False, 'feasible is %r, expected false' % d.get('feasible'))
+need('fp16' in d.get('reason', ''), 'reason does not name the precision: %r' % d.get('reason'))
+" eval --hw google-coral-edge-tpu --workload resnet50 --precision fp16 --json
+expect_json json-scalesim-gemm "$PY_TOTALS
+need(len(d['ops']) == 4, 'gemm-scalesim.csv has 4 layers, got %d ops' % len(d['ops']))
+need(all(o['type'] == 'matmul' for o in d['ops']), 'not all matmul')
+need(d['precision'] == 'int8', 'precision %r' % d['precision'])
+" eval --hw google-tpu-v1 --workload models/gemm-scalesim.csv --precision int8 --json
+expect_json json-scalesim-conv "$PY_TOTALS
+need(all(o['type'] == 'conv2d' for o in d['ops']), 'not all conv2d')
+" eval --hw google-tpu-v1 --workload resnet50-scalesim --precision int8 --json
+
+# The test files that should load do.
+expect_json good-hw "$PY_TOTALS
+need(d['hw'] == 'good-hw' and d['device'] == 'npu', 'hw/device %r %r' % (d['hw'], d['device']))
+" eval --hw "$D/good-hw.json" --workload tiny-mlp --precision int8 --json
+expect_json good-hw-cpu "$PY_TOTALS
+need(d['device'] == 'cpu', 'device %r' % d['device'])
+" eval --hw "$D/good-hw.json" --workload tiny-mlp --device cpu --precision fp32 --json
+expect_json good-graph "$PY_TOTALS
+need(len(d['ops']) == 10, 'good-graph has 10 ops, got %d' % len(d['ops']))
+" eval --hw "$H" --workload "$D/good-graph.json" --batch 2 --json
+expect_json good-hf-llama "$PY_LM" eval --hw "$H" --workload "$D/good-hf-llama.json" --prompt 64 --generate 8 --json
+expect_json good-hf-bert "$PY_TOTALS" eval --hw "$H" --workload "$D/good-hf-bert.json" --prompt 32 --json
+expect_fail good-hf-bert-default-prompt 2 "--prompt: 128 tokens exceed max_position_embeddings 64 of good-hf-bert" eval --hw "$H" --workload "$D/good-hf-bert.json"
+expect_json good-cnn "$PY_TOTALS" eval --hw "$H" --workload "$D/good-cnn.json" --json
+expect_json good-topo "$PY_TOTALS
+need(len(d['ops']) == 3, 'good-topo.csv has 3 layers, got %d ops' % len(d['ops']))
+" eval --hw "$H" --workload "$D/good-topo.csv" --json
+expect_json good-topo-gemm "$PY_TOTALS
+need(d['totals']['macs'] == 64 * 128 * 256 + 64 * 10 * 128, 'macs %r' % d['totals']['macs'])
+" eval --hw "$H" --workload "$D/good-topo-gemm.csv" --json
+
+# CSV: a header, then one row per operator of --json.
+# csv_matches NAME DSE-EVAL-ARGS...
+csv_matches() {
+    name=$1
+    shift
+    if [ "$have_python" = 0 ]; then
+        skip "$name" "python3 not found"
+        return
+    fi
+    dse eval "$@" --json
+    if ! why=$(sane) || [ "$rc" -ne 0 ]; then
+        fail "$name" "--json: ${why:-exit $rc: $(first_err)}"
+        return
+    fi
+    nops=$(python3 -c 'import json, sys; print(len(json.load(sys.stdin)["ops"]))' <"$OUT" 2>/dev/null) || nops=x
+    dse eval "$@" --csv
+    if ! why=$(sane) || [ "$rc" -ne 0 ]; then
+        fail "$name" "--csv: ${why:-exit $rc: $(first_err)}"
+        return
+    fi
+    head1=$(head -n 1 "$OUT")
+    rows=$(($(wc -l <"$OUT") - 1))
+    case $head1 in
+    name,type,phase,device,*time_ms,compute_ms,memory_ms,*bound,macs,*bytes,energy_mJ*) ;;
+    *)
+        fail "$name" "first line is not the CSV header: $head1"
+        return
+        ;;
+    esac
+    badrows=$(awk -F, -v n="$(echo "$head1" | awk -F, '{print NF}')" 'NR > 1 && NF != n' "$OUT" | wc -l)
+    if [ "$rows" != "$nops" ]; then
+        fail "$name" "$rows CSV rows, $nops ops in --json"
+    elif [ "$badrows" -ne 0 ]; then
+        fail "$name" "$badrows CSV rows with a field count other than the header's"
+    else
+        ok "$name"
+    fi
+}
+csv_matches csv-tiny-mlp --hw "$H" --workload tiny-mlp
+csv_matches csv-llama-generate --hw "$H" --workload llama-3.2-1b --phase generate --prompt 64 --generate 8
+csv_matches csv-multi-device --hw nvidia-jetson-agx-orin-64gb --workload resnet50 --device dla0 --precision int8
+# An infeasible point has no per-operator figures in --json; --csv must agree.
+csv_matches csv-infeasible --hw nvidia-a100-sxm4-80gb --workload llama-2-70b --precision fp16
+
+# Every shipped hardware description runs the two reference workloads.
+for f in hwdesc/*.json; do
+    h=$(basename "$f" .json)
+    for w in tiny-mlp resnet50; do
+        expect_ok "eval-$h-$w" eval --hw "$h" --workload "$w"
+    done
+done
+# Every shipped model runs on one large device.
+for f in models/*.json models/*.csv; do
+    [ -e "$f" ] || continue
+    m=$(basename "$f")
+    m=${m%.*}
+    expect_ok "eval-h200-$m" eval --hw nvidia-h200-sxm-141gb --workload "$m"
+done
+
+echo "cli_test: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
