@@ -48,8 +48,10 @@ int wl_graph_copy(struct wl_graph *dst, const struct wl_graph *src, struct dse_e
         wl_graph_free(dst);
         return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
     }
-    memcpy(dst->t, src->t, sizeof *dst->t * (size_t)src->n_t);
-    memcpy(dst->op, src->op, sizeof *dst->op * (size_t)src->n_op);
+    if (src->n_t) /* memcpy from NULL is undefined even for 0 bytes */
+        memcpy(dst->t, src->t, sizeof *dst->t * (size_t)src->n_t);
+    if (src->n_op)
+        memcpy(dst->op, src->op, sizeof *dst->op * (size_t)src->n_op);
     dst->n_t = src->n_t;
     dst->cap_t = src->n_t ? src->n_t : 1;
     dst->n_op = src->n_op;

@@ -1,0 +1,121 @@
+#!/bin/sh
+# run.sh -- build the dse libFuzzer targets and run each for a fixed time.
+#
+# Usage: sh fuzz/run.sh [seconds] [target...]
+#   seconds  run time per target (default: $FUZZ_SECONDS, else 60)
+#   target   hwdesc workload topo prec (default: all four)
+# Needs clang with libFuzzer (Debian/Ubuntu: apt-get install clang libclang-rt-14-dev), libcjson
+# and a configured tree (config.h at the repository root: ./configure). Binaries go to fuzz/build/,
+# corpora to fuzz/corpus-<target>/ (both git-ignored); a crashing input is saved as
+# fuzz/build/<target>-crash-<sha1> (or -leak-, -timeout-, -oom-). Exits 1 if any target failed.
+set -u
+
+cd "$(dirname "$0")/.." || exit 2
+root=$(pwd)
+
+secs=${FUZZ_SECONDS:-60}
+case ${1:-} in
+'' | *[!0-9]*) ;;
+*) secs=$1; shift ;;
+esac
+targets=${*:-hwdesc workload topo prec}
+
+CC=${CC:-clang}
+if ! command -v "$CC" >/dev/null 2>&1; then
+    echo "run.sh: $CC not found (apt-get install clang libclang-rt-14-dev)" >&2
+    exit 2
+fi
+if [ ! -f config.h ]; then
+    echo "run.sh: config.h missing: run ./configure at the repository root first" >&2
+    exit 2
+fi
+cjson=$(pkg-config --cflags --libs libcjson 2>/dev/null) || cjson="-lcjson"
+
+# The loaders and what they call: everything in libdse.a but the command line (main.c, cli_*.c)
+# and the cost models, which no loader reaches.
+srcs="src/err.c src/jsonu.c src/prec.c src/optype.c src/hw_load.c src/wl_graph.c src/wl_load.c
+      src/wl_build.c src/wl_transformer.c src/wl_cnn.c"
+cflags="-g -O1 -std=c11 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
+        -fno-omit-frame-pointer -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -I src -I ."
+
+build=fuzz/build
+mkdir -p "$build"
+
+seed() { # seed CORPUS_DIR FILE... : copies the files that exist
+    dir=$1
+    shift
+    for f in "$@"; do
+        [ -f "$f" ] && cp "$f" "$dir/seed-$(basename "$f")"
+    done
+    return 0
+}
+
+for t in $targets; do
+    case $t in
+    hwdesc | workload | topo | prec) ;;
+    *)
+        echo "run.sh: unknown target '$t' (hwdesc workload topo prec)" >&2
+        exit 2
+        ;;
+    esac
+done
+
+status=0
+summary=""
+for t in $targets; do
+    bin=$build/fuzz_$t
+    echo "== $t: building $bin"
+    # shellcheck disable=SC2086
+    if ! $CC $cflags -o "$bin" "fuzz/fuzz_$t.c" $srcs $cjson -lm; then
+        echo "run.sh: build of $t failed" >&2
+        status=1
+        summary="$summary
+$t: BUILD FAILED"
+        continue
+    fi
+
+    corpus=fuzz/corpus-$t
+    mkdir -p "$corpus"
+    case $t in
+    hwdesc) seed "$corpus" hwdesc/*.json ;;
+    workload) seed "$corpus" models/*.json tests/data/*.json ;;
+    topo) seed "$corpus" models/*.csv tests/data/*.csv ;;
+    prec)
+        i=0
+        for s in fp16 fp32 bf16 tf32 fp8 int8 int4 fp64 w4a16 w8a8 w4a16kv8 w8a16kv8 \
+            w=int4,a=fp16,kv=fp8 a=bf16 kv=fp8,a=fp16 w=int8,a=int8; do
+            i=$((i + 1))
+            printf '%s' "$s" >"$corpus/seed-$i"
+        done
+        ;;
+    esac
+
+    log=$build/fuzz_$t.log
+    echo "== $t: fuzzing for ${secs}s (log: $log)"
+    start=$(date +%s)
+    UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
+        ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} \
+        "./$bin" -max_total_time="$secs" -max_len=65536 -rss_limit_mb=2048 -timeout=10 \
+        -print_final_stats=1 -artifact_prefix="$build/$t-" "$corpus" >"$log" 2>&1
+    rc=$?
+    end=$(date +%s)
+    execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
+    [ -n "$execs" ] || execs="?"
+    # libFuzzer names the input that failed <prefix>crash-<sha1> (leak-, timeout-, oom-).
+    art=$(sed -n 's/.*Test unit written to \(.*\)$/\1/p' "$log" | tail -n 1)
+    if [ "$rc" -eq 0 ]; then
+        result="no crash"
+    else
+        status=1
+        kind=$(grep -m1 -o 'ERROR: [A-Za-z]*Sanitizer: [a-z-]*\|ERROR: libFuzzer: [a-z-]*\|runtime error: .*' "$log")
+        result="CRASH (exit $rc${kind:+: $kind})${art:+, input: $art}"
+    fi
+    line="$t: $execs executions in $((end - start))s, $result"
+    echo "== $line"
+    summary="$summary
+$line"
+done
+
+echo
+echo "== summary (${secs}s per target, root $root)$summary"
+exit $status
