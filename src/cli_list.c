@@ -134,12 +134,16 @@ static int list_sweeps(const char *dir, char **names, int n)
         struct dse_err e;
         cJSON *root;
         snprintf(path, sizeof path, "%s/%s", dir, names[i]);
-        if (ju_read_file(path, JU_MAX_FILE_BYTES, &buf, &len, &e) || (ju_parse(buf, len, path, &root, &e) && (free(buf), 1))) {
+        int rc = ju_read_file(path, JU_MAX_FILE_BYTES, &buf, &len, &e);
+        if (!rc) {
+            rc = ju_parse(buf, len, path, &root, &e);
+            free(buf);
+        }
+        if (rc) {
             fprintf(stderr, "dse: %s\n", e.msg);
             bad = 1;
             continue;
         }
-        free(buf);
         const cJSON *d = cJSON_GetObjectItemCaseSensitive(root, "description");
         printf("%-24.*s %s\n", (int)(strlen(names[i]) - 5), names[i], cJSON_IsString(d) ? d->valuestring : "");
         cJSON_Delete(root);

@@ -12,7 +12,6 @@ struct gb {
     const char *prefix; /* "layers." for the repeated block, "" otherwise */
     double count;       /* multiplicity given to ops added now */
     int rc;             /* first error, DSE_OK while all is well */
-    int seq;            /* counter for generated names */
 };
 
 int gb_tensor(struct gb *b, const char *name, enum wl_kind kind, int rank, int64_t d0, int64_t d1, int64_t d2,

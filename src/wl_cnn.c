@@ -80,7 +80,6 @@ static int resnet50(struct cnn *c, int64_t classes)
     op->pool_max = 1;
     x = p;
     static const int blocks[4] = {3, 4, 6, 3};
-    int64_t inplanes = 64;
     for (int s = 0; s < 4; s++) {
         int64_t planes = 64LL << s;
         for (int k = 0; k < blocks[s]; k++) {
@@ -104,9 +103,7 @@ static int resnet50(struct cnn *c, int64_t classes)
             if (b->rc)
                 return b->rc;
         }
-        inplanes = planes * 4;
     }
-    (void)inplanes;
     classifier(c, x, classes);
     return b->rc;
 }
@@ -165,7 +162,7 @@ int wl_build_cnn(const struct wl_cnn *cfg, const char *name, const struct wl_sha
                  struct dse_err *e)
 {
     wl_graph_init(g, name);
-    struct cnn c = {{g, e, "", 1, DSE_OK, 0}, s->batch};
+    struct cnn c = {{g, e, "", 1, DSE_OK}, s->batch};
     if (gb_tensor(&c.b, "image", WL_INPUT, 4, s->batch, 3, cfg->image_size, cfg->image_size) < 0)
         return c.b.rc;
     if (!strcmp(cfg->arch, "resnet50"))

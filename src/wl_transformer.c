@@ -145,7 +145,7 @@ int wl_build_transformer(const struct wl_transformer *c, const char *name, const
                          struct wl_graph *g, struct dse_err *e)
 {
     wl_graph_init(g, name);
-    struct gb b = {g, e, "", 1, DSE_OK, 0};
+    struct gb b = {g, e, "", 1, DSE_OK};
     const int64_t B = s->batch, h = c->hidden, H = c->heads, KV = c->kv_heads, hd = c->head_dim;
     const int vit = !strcmp(c->model_type, "vit"), bert = !strcmp(c->model_type, "bert");
     const int64_t S = c->decoder ? s->tokens : encoder_seq(c, s);

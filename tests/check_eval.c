@@ -9,22 +9,6 @@
 #include "check_suites.h"
 #include "eval.h"
 
-static struct hw_system *fixture(const char *json)
-{
-    struct hw_system *s = malloc(sizeof *s);
-    struct dse_err e;
-    ck_assert_ptr_nonnull(s);
-    ck_assert_msg(hw_load_buf(json, strlen(json), "fixture", s, &e) == DSE_OK, "%s", e.msg);
-    return s;
-}
-
-static void model(const char *rel, struct wl_model *m)
-{
-    char p[512];
-    struct dse_err e;
-    ck_assert_msg(wl_load_file(src_path(p, sizeof p, rel), m, &e) == DSE_OK, "%s", e.msg);
-}
-
 static void run(struct eval_req *r, struct eval_result *res)
 {
     struct dse_err e;
@@ -53,10 +37,10 @@ static void check_sums(const struct eval_result *res)
 
 START_TEST(totals_are_sums)
 {
-    struct hw_system *s = fixture(FIX_GPU);
+    struct hw_system *s = test_fixture(FIX_GPU);
     struct wl_model m;
     struct eval_result res = {0};
-    model("models/resnet50.json", &m);
+    test_model("models/resnet50.json", &m);
     struct eval_req r = {s, 0, &m, {{P_FP16, P_FP16, P_FP16}, 0}, 4, PH_NONE, 1, 1};
     run(&r, &res);
     ck_assert(res.feasible);
@@ -80,10 +64,10 @@ START_TEST(generate_is_prefill_plus_decode_steps)
     /* Llama-3.2-1B, prompt 16, 4 new tokens, batch 2 on the GPU fixture: the generate latency is the
      * prefill of 16 tokens plus decode steps with 16, 17, 18 and 19 cached tokens, each of which
      * equals a separate --phase decode evaluation at that context. */
-    struct hw_system *s = fixture(FIX_GPU);
+    struct hw_system *s = test_fixture(FIX_GPU);
     struct wl_model m;
     struct eval_result gen = {0}, one = {0};
-    model("models/llama-3.2-1b.json", &m);
+    test_model("models/llama-3.2-1b.json", &m);
     struct eval_req r = {s, 0, &m, {{P_FP16, P_FP16, P_FP16}, 0}, 2, PH_GENERATE, 16, 4};
     run(&r, &gen);
     ck_assert(gen.feasible);
@@ -118,10 +102,10 @@ START_TEST(fallback_pays_transfers)
     /* tiny-mlp at int8 on the NPU system: fc1, relu, fc2 run on the NPU; the NPU has no softmax, so
      * softmax falls back to the CPU and its 10-byte int8 input crosses the link:
      * 2 us latency + 10 B / 1 GB/s = 2.01 us, 10 B x 40 pJ = 400 pJ. */
-    struct hw_system *s = fixture(FIX_NPU_SYSTEM);
+    struct hw_system *s = test_fixture(FIX_NPU_SYSTEM);
     struct wl_model m;
     struct eval_result res = {0};
-    model("models/tiny-mlp.json", &m);
+    test_model("models/tiny-mlp.json", &m);
     struct eval_req r = {s, 1, &m, {{P_INT8, P_INT8, P_INT8}, 0}, 1, PH_NONE, 1, 1};
     run(&r, &res);
     ck_assert_msg(res.feasible, "%s", res.reason);
@@ -146,11 +130,11 @@ END_TEST
 
 START_TEST(infeasible_points)
 {
-    struct hw_system *s = fixture(FIX_GPU);
+    struct hw_system *s = test_fixture(FIX_GPU);
     struct wl_model m;
     struct eval_result res = {0};
     /* Llama-2-70B at fp16: 68,976,648,192 x 2 B = 138 GB of weights > 16 GiB. */
-    model("models/llama-2-70b.json", &m);
+    test_model("models/llama-2-70b.json", &m);
     struct eval_req r = {s, 0, &m, {{P_FP16, P_FP16, P_FP16}, 0}, 1, PH_DECODE, 128, 1};
     run(&r, &res);
     ck_assert(!res.feasible);
@@ -159,15 +143,15 @@ START_TEST(infeasible_points)
     wl_model_free(&m);
     free(s);
     /* int8 on a device with no int8 engine. */
-    s = fixture(FIX_GPU);
-    model("models/tiny-mlp.json", &m);
+    s = test_fixture(FIX_GPU);
+    test_model("models/tiny-mlp.json", &m);
     struct eval_req r2 = {s, 0, &m, {{P_INT8, P_INT8, P_INT8}, 0}, 1, PH_NONE, 1, 1};
     run(&r2, &res);
     ck_assert(!res.feasible);
     ck_assert_msg(strstr(res.reason, "cannot compute matmul") && strstr(res.reason, "int8"), "%s", res.reason);
     /* On a system where no device runs an operator at all. */
     free(s);
-    s = fixture(FIX_SYSTOLIC);
+    s = test_fixture(FIX_SYSTOLIC);
     struct eval_req r3 = {s, 0, &m, {{P_INT8, P_INT8, P_INT8}, 0}, 1, PH_NONE, 1, 1};
     s->dev[0].ops_mask &= ~(1u << OP_SOFTMAX);
     run(&r3, &res);
@@ -185,8 +169,8 @@ START_TEST(shipped_pairs_run)
     static const char *const hw[] = {"nvidia-jetson-orin-nano-8gb", "raspberry-pi-5-hailo-8l", "google-tpu-v4",
                                      "intel-xeon-8480", "aws-inferentia2", "google-coral-edge-tpu"};
     struct wl_model cnn, lm;
-    model("models/resnet50.json", &cnn);
-    model("models/llama-3.2-1b.json", &lm);
+    test_model("models/resnet50.json", &cnn);
+    test_model("models/llama-3.2-1b.json", &lm);
     for (unsigned i = 0; i < sizeof hw / sizeof hw[0]; i++) {
         char rel[128], p[512];
         struct dse_err e;

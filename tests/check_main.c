@@ -2,13 +2,33 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include <string.h>
+
 #include "check_suites.h"
+#include "hw.h"
+#include "wl.h"
 
 const char *src_path(char *buf, unsigned n, const char *rel)
 {
     const char *root = getenv("DSE_SRCDIR");
     snprintf(buf, n, "%s/%s", root && *root ? root : ".", rel);
     return buf;
+}
+
+struct hw_system *test_fixture(const char *json)
+{
+    struct hw_system *s = malloc(sizeof *s);
+    struct dse_err e;
+    ck_assert_ptr_nonnull(s);
+    ck_assert_msg(hw_load_buf(json, strlen(json), "fixture", s, &e) == DSE_OK, "%s", e.msg);
+    return s;
+}
+
+void test_model(const char *rel, struct wl_model *m)
+{
+    char p[512];
+    struct dse_err e;
+    ck_assert_msg(wl_load_file(src_path(p, sizeof p, rel), m, &e) == DSE_OK, "%s", e.msg);
 }
 
 int main(void)

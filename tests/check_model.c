@@ -8,15 +8,6 @@
 #include "check_suites.h"
 #include "model.h"
 
-static struct hw_system *fixture(const char *json)
-{
-    struct hw_system *s = malloc(sizeof *s);
-    struct dse_err e;
-    ck_assert_ptr_nonnull(s);
-    ck_assert_msg(hw_load_buf(json, strlen(json), "fixture", s, &e) == DSE_OK, "%s", e.msg);
-    return s;
-}
-
 /* A one-op graph: inputs of the given kinds and shapes, one activation output. */
 struct one {
     struct wl_graph g;
@@ -70,7 +61,7 @@ START_TEST(gpu_gemm_compute_bound)
      *   Compute-bound: time = 214.7483648 + 5 (overhead) = 219.7483648 us.
      *   Energy: 1,073,741,824 MACs x 0.5 pJ = 536.870912 uJ; memory 6,291,456 x 1 pJ + 14,680,064
      *   x 10 pJ = 153.092096 uJ; static 10 W x 219.7483648 us = 2197.483648 uJ. */
-    struct hw_system *s = fixture(FIX_GPU);
+    struct hw_system *s = test_fixture(FIX_GPU);
     struct wl_graph g;
     enum wl_kind k[2] = {WL_INPUT, WL_WEIGHT};
     int64_t sh[2][4] = {{1024, 1024}, {1024, 1024}}, o[4] = {1024, 1024};
@@ -102,7 +93,7 @@ START_TEST(gpu_eltwise_memory_and_overhead_bound)
      * 3 x 2 MiB = 6,291,456 B through L2 and DRAM (no tiling for element-wise ops): DRAM
      * 62.91456 us -> memory-bound; time = 62.91456 + 5 = 67.91456 us.
      * Compute energy: 1,048,576 FLOPs x (1 pJ per vector MAC / 2) = 0.524288 uJ. */
-    struct hw_system *s = fixture(FIX_GPU);
+    struct hw_system *s = test_fixture(FIX_GPU);
     struct wl_graph g;
     enum wl_kind k[2] = {WL_INPUT, WL_INPUT};
     int64_t sh[2][4] = {{1024, 1024}, {1024, 1024}}, o[4] = {1024, 1024};
@@ -145,7 +136,7 @@ START_TEST(cpu_gemm_on_vector_units)
      *   L2: 3 x 262,144 = 786,432 B -> 3.93216 us at 200 GB/s.
      *   DRAM: t = floor(sqrt(1,048,576 / 12)) = 295 >= 256, no re-reads: x + W = 524,288 B ->
      *   26.2144 us at 20 GB/s. Compute-bound, no overhead: time = 131.072 us. */
-    struct hw_system *s = fixture(FIX_CPU);
+    struct hw_system *s = test_fixture(FIX_CPU);
     struct wl_graph g;
     enum wl_kind k[2] = {WL_INPUT, WL_WEIGHT};
     int64_t sh[2][4] = {{256, 256}, {256, 256}}, o[4] = {256, 256};
@@ -179,7 +170,7 @@ START_TEST(systolic_conv_weights_on_chip)
      *   SRAM: 200,704 + 36,864 + 200,704 = 438,272 B -> 0.438272 us at 1000 GB/s.
      *   DRAM: only the input, no re-reads (t = 2048 > 64 filters): 200,704 B -> 6.690133 us.
      *   Compute-bound by a little: time = 7.05601 us. */
-    struct hw_system *s = fixture(FIX_SYSTOLIC);
+    struct hw_system *s = test_fixture(FIX_SYSTOLIC);
     struct wl_graph g;
     enum wl_kind k[2] = {WL_INPUT, WL_WEIGHT};
     int64_t sh[2][4] = {{1, 64, 56, 56}, {64, 64, 3, 3}}, o[4] = {1, 64, 56, 56};
@@ -212,7 +203,7 @@ END_TEST
 START_TEST(npu_support_and_vector_fallback)
 {
     /* NPU fixture: runs matmul, conv2d, eltwise only; int8 only; no vector engine. */
-    struct hw_system *s = fixture(FIX_NPU_SYSTEM);
+    struct hw_system *s = test_fixture(FIX_NPU_SYSTEM);
     const struct hw_device *npu = &s->dev[1];
     struct wl_graph g;
     struct op_cost c;
@@ -241,7 +232,7 @@ END_TEST
 
 START_TEST(views_cost_nothing)
 {
-    struct hw_system *s = fixture(FIX_GPU);
+    struct hw_system *s = test_fixture(FIX_GPU);
     struct wl_graph g;
     enum wl_kind k[1] = {WL_INPUT};
     int64_t sh[1][4] = {{64, 64}}, o[4] = {4096};
@@ -267,7 +258,7 @@ START_TEST(class_table)
     }
     ck_assert_ptr_null(model_for(HW_CLASS_COUNT));
     /* A systolic device must have a matrix engine: the CPU fixture relabelled fails the check. */
-    struct hw_system *s = fixture(FIX_CPU);
+    struct hw_system *s = test_fixture(FIX_CPU);
     struct dse_err e;
     s->dev[0].cls = HW_SYSTOLIC;
     ck_assert_int_eq(model_for(HW_SYSTOLIC)->check(&s->dev[0], &e), DSE_EINPUT);

@@ -10,8 +10,15 @@ Suite *make_wl_suite(void);
 Suite *make_model_suite(void);
 Suite *make_eval_suite(void);
 
-/* Path of a file in the source tree ($DSE_SRCDIR or "."), in a static-free caller buffer. */
+/* Path of a file in the source tree ($DSE_SRCDIR or "."), written into the caller's buffer. */
 const char *src_path(char *buf, unsigned n, const char *rel);
+
+struct hw_system;
+struct wl_model;
+/* Loads a hwdesc from JSON text (a fixture) into a malloc'd system, failing the test on error. */
+struct hw_system *test_fixture(const char *json);
+/* Loads a workload file relative to the source tree, failing the test on error. */
+void test_model(const char *rel, struct wl_model *m);
 
 #define ck_assert_near(x, y, rel)                                                                              \
     do {                                                                                                       \

@@ -7,14 +7,6 @@
 #include "check_suites.h"
 #include "wl.h"
 
-static void load_model(const char *rel, struct wl_model *m)
-{
-    char p[512];
-    struct dse_err e;
-    int rc = wl_load_file(src_path(p, sizeof p, rel), m, &e);
-    ck_assert_msg(rc == DSE_OK, "%s", e.msg);
-}
-
 static void build(const struct wl_model *m, int64_t batch, int64_t tokens, int64_t past, struct wl_graph *g)
 {
     struct dse_err e;
@@ -45,7 +37,7 @@ START_TEST(published_params)
 {
     struct wl_model m;
     struct wl_graph g;
-    load_model(published[_i].file, &m);
+    test_model(published[_i].file, &m);
     build(&m, 1, 1, 0, &g);
     ck_assert_msg(wl_params(&g) == published[_i].params, "%s: %.0f params, expected %.0f (%s)", published[_i].file,
                   wl_params(&g), published[_i].params, published[_i].source);
@@ -62,7 +54,7 @@ START_TEST(llama2_7b_decode_macs)
      * layer -> 262,144. Total 6,607,339,520. The embedding is a gather (no MACs). */
     struct wl_model m;
     struct wl_graph g;
-    load_model("models/llama-2-7b.json", &m);
+    test_model("models/llama-2-7b.json", &m);
     build(&m, 1, 1, 0, &g);
     ck_assert_double_eq(wl_macs(&g), 6607339520.0);
     wl_graph_free(&g);
@@ -82,7 +74,7 @@ START_TEST(cnn_macs)
     struct wl_model m;
     struct wl_graph g;
     /* ResNet-50 at 224: 4.09 GMACs (torchvision model card "GFLOPS 4.09", counted as MACs). */
-    load_model("models/resnet50.json", &m);
+    test_model("models/resnet50.json", &m);
     build(&m, 1, 1, 0, &g);
     ck_assert_near(wl_macs(&g), 4.09e9, 0.005);
     /* conv1 by hand: 112 x 112 outputs x 64 filters x 3 x 7 x 7 = 118,013,952 MACs. */
@@ -93,7 +85,7 @@ START_TEST(cnn_macs)
     wl_graph_free(&g);
     wl_model_free(&m);
     /* MobileNetV2 1.0 at 224: 300 M multiply-adds (Sandler et al., CVPR 2018, Table 4). */
-    load_model("models/mobilenet-v2.json", &m);
+    test_model("models/mobilenet-v2.json", &m);
     build(&m, 1, 1, 0, &g);
     ck_assert_near(wl_macs(&g), 300e6, 0.01);
     wl_graph_free(&g);
@@ -143,7 +135,7 @@ START_TEST(graph_lifetimes_tiny_mlp)
      * Live at fc1: image + h = 4160; relu: h + a = 2048; fc2: a + logits = 1064; softmax: 80. */
     struct wl_model m;
     struct wl_graph g;
-    load_model("models/tiny-mlp.json", &m);
+    test_model("models/tiny-mlp.json", &m);
     build(&m, 1, 1, 0, &g);
     struct prec_cfg p = {P_FP32, P_FP32, P_FP32};
     ck_assert_double_eq(wl_peak_act_bytes(&g, &p), 4160);
@@ -219,7 +211,7 @@ START_TEST(scalesim_csv)
 {
     struct wl_model m;
     struct wl_graph g;
-    load_model("models/gemm-scalesim.csv", &m);
+    test_model("models/gemm-scalesim.csv", &m);
     build(&m, 1, 1, 0, &g);
     ck_assert_int_eq(g.n_op, 4);
     /* FF1: M 512, N 3072, K 768 -> 1,207,959,552 MACs. */
@@ -227,7 +219,7 @@ START_TEST(scalesim_csv)
     ck_assert_double_eq(g.op[2].macs, 512.0 * 3072 * 768);
     wl_graph_free(&g);
     wl_model_free(&m);
-    load_model("models/resnet50-scalesim.csv", &m);
+    test_model("models/resnet50-scalesim.csv", &m);
     build(&m, 1, 1, 0, &g);
     /* SCALE-Sim ofmap = ceil((230 - 7 + 2) / 2) = 113: MACs 113 x 113 x 7 x 7 x 3 x 64 = 120,130,752. */
     ck_assert_double_eq(g.op[0].macs, 120130752.0);
@@ -247,7 +239,7 @@ START_TEST(transformer_phases_shapes)
     /* Llama-3.2-1B decode with 100 cached tokens, batch 4: attention reads k_past [4, 100, 8 x 64]. */
     struct wl_model m;
     struct wl_graph g;
-    load_model("models/llama-3.2-1b.json", &m);
+    test_model("models/llama-3.2-1b.json", &m);
     ck_assert(wl_model_is_lm(&m));
     build(&m, 4, 1, 100, &g);
     int found = 0;
@@ -263,7 +255,7 @@ START_TEST(transformer_phases_shapes)
     ck_assert(found);
     wl_graph_free(&g);
     wl_model_free(&m);
-    load_model("models/bert-base.json", &m);
+    test_model("models/bert-base.json", &m);
     ck_assert(!wl_model_is_lm(&m));
     wl_model_free(&m);
 }
