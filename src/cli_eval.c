@@ -1,4 +1,5 @@
 /* cli_eval.c -- `dse eval`: one design point, per-operator breakdown and totals. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,7 @@ static struct cli_opt eval_opts_proto[] = {
     {"hw", 1, "hardware description (hwdesc file or name from dse list hw)", NULL},
     {"workload", 1, "model (models/ file or name, graph JSON, HF config, SCALE-Sim CSV)", NULL},
     {"device", 1, "device of the system that runs the model (default: first accelerator)", NULL},
+    {"placement", 1, "DEV or DEV,TYPE=DEV2,... e.g. npu,attention=cpu (operators by type on other devices)", NULL},
     {"precision", 1, "fp32|tf32|bf16|fp16|fp8|int8|int4, w4a16, w8a8kv8, w=int4,a=fp16,kv=fp8", NULL},
     {"batch", 1, "batch size (default 1)", NULL},
     {"phase", 1, "prefill|decode|generate for decoder LMs (default generate)", NULL},
@@ -103,7 +105,10 @@ static void print_human(const struct eval_req *r, const struct eval_result *res,
         double val = metric_value(m, &res->t);
         if (!strcmp(m->name, "price_USD") && val == 0)
             continue;
-        printf("  %-22s %14.6g  %s\n", m->name, val, m->what);
+        if (isnan(val))
+            printf("  %-22s %14s  %s\n", m->name, "n/a", "no price or rent in the hwdesc");
+        else
+            printf("  %-22s %14.6g  %s\n", m->name, val, m->what);
     }
 }
 
@@ -231,8 +236,18 @@ int cmd_eval(int argc, char **argv)
     memset(&r, 0, sizeof r);
     r.sys = sys;
     r.model = &model;
-    const char *dn = cli_get(opts, "device");
-    r.dev = dn ? hw_find_device(sys, dn) : eval_default_device(sys);
+    const char *dn = cli_get(opts, "device"), *pl = cli_get(opts, "placement");
+    for (int t = 0; t < OP_COUNT; t++)
+        r.type_dev[t] = -1;
+    r.want_ops = 1;
+    if (dn && pl) {
+        rc = dse_err_set(&e, DSE_EINPUT, NULL, NULL, "eval: choose one of --device and --placement");
+        goto out;
+    }
+    if (pl && (rc = eval_parse_placement(sys, pl, &r.dev, r.type_dev, &e)))
+        goto out;
+    if (!pl)
+        r.dev = dn ? hw_find_device(sys, dn) : eval_default_device(sys);
     if (r.dev < 0) {
         char names[256] = "";
         for (int i = 0; i < sys->n_dev; i++) {

@@ -1,4 +1,9 @@
-/* eval.c -- evaluating one design point (see eval.h). */
+/* eval.c -- evaluating one design point (see eval.h).
+ *
+ * generate: the prefill graph is evaluated once; the first decode step is evaluated in full and
+ * each operator's cost is recorded; later steps re-cost only the operators whose cost depends on the
+ * cache length (attention with k_past/v_past), on a one-op copy sized to that step, and reuse the
+ * recorded cost of every other operator. The KV cache grows linearly with the tokens cached. */
 #include "eval.h"
 
 #include <math.h>
@@ -6,6 +11,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+struct eval_op_cost { /* one op's cost at the first decode step, reused by later steps */
+    int dev, dynamic;
+    double time_s, compute_s, memory_s, overhead_s, xfer_s;
+    double e_compute, e_memory, e_link, main_bytes, utilization;
+    enum bound bound;
+    enum prec cprec;
+};
+
+/* Memory use of one graph per device: weights and KV of the ops placed there; activations. */
+struct usage {
+    double weights[HW_MAX_DEVICES], kv[HW_MAX_DEVICES], act;
+};
 
 int eval_default_device(const struct hw_system *sys)
 {
@@ -24,6 +42,41 @@ int eval_default_prec(const struct hw_device *d)
     return -1;
 }
 
+int eval_parse_placement(const struct hw_system *sys, const char *s, int *dev, int *type_dev, struct dse_err *e)
+{
+    char buf[256], *save = NULL;
+    for (int t = 0; t < OP_COUNT; t++)
+        type_dev[t] = -1;
+    if (strlen(s) >= sizeof buf)
+        return dse_err_set(e, DSE_EINPUT, NULL, "placement", "'%.40s...' is too long", s);
+    strcpy(buf, s);
+    int first = 1;
+    for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save), first = 0) {
+        char *eq = strchr(tok, '=');
+        const char *dn = eq ? eq + 1 : tok;
+        int d = hw_find_device(sys, dn);
+        if (d < 0)
+            return dse_err_set(e, DSE_EINPUT, NULL, "placement", "'%s': %s has no device '%s'", s, sys->name, dn);
+        if (!eq) {
+            if (!first)
+                return dse_err_set(e, DSE_EINPUT, NULL, "placement",
+                                   "'%s': expected DEVICE or DEVICE,TYPE=DEVICE,... (the default device first)", s);
+            *dev = d;
+            continue;
+        }
+        if (first)
+            return dse_err_set(e, DSE_EINPUT, NULL, "placement", "'%s': name the default device first", s);
+        *eq = '\0';
+        int t = op_type_from_name(tok);
+        if (t < 0)
+            return dse_err_set(e, DSE_EINPUT, NULL, "placement", "'%s': unknown operator type '%s'", s, tok);
+        type_dev[t] = d;
+    }
+    if (first)
+        return dse_err_set(e, DSE_EINPUT, NULL, "placement", "expected a device name");
+    return DSE_OK;
+}
+
 static void infeasible(struct eval_result *res, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
@@ -40,41 +93,94 @@ static void infeasible(struct eval_result *res, const char *fmt, ...)
     res->feasible = 0;
 }
 
-/* Memory use per device of one graph: weights and KV of the ops placed there, activations on the
- * primary device. */
-struct usage {
-    double weights[HW_MAX_DEVICES], kv[HW_MAX_DEVICES], act;
-};
+/* ---- graphs and scratch ---- */
 
-struct scratch {
-    int *loc;    /* device holding each tensor */
-    int *placed; /* device of each op */
-    char *seen;  /* tensor already counted in usage */
-    int cap_t, cap_op;
-};
-
-static int scratch_fit(struct scratch *s, const struct wl_graph *g, struct dse_err *e)
+int eval_graphs_build(const struct wl_model *m, enum wl_phase ph, int64_t batch, int64_t prompt,
+                      struct eval_graphs *eg, struct dse_err *e)
 {
-    if (g->n_t > s->cap_t) {
-        int *l = realloc(s->loc, sizeof *l * (size_t)g->n_t);
-        char *sn = l ? realloc(s->seen, (size_t)g->n_t) : NULL;
+    memset(eg, 0, sizeof *eg);
+    eg->phase = ph;
+    eg->batch = batch;
+    eg->prompt = prompt;
+    struct wl_shape sh = {batch, prompt, 0};
+    if (ph == PH_DECODE) {
+        sh.tokens = 1;
+        sh.past = prompt;
+    }
+    int rc = wl_build(m, &sh, &eg->first, e);
+    if (rc)
+        return rc;
+    eg->first_params = wl_params(&eg->first);
+    if (ph == PH_GENERATE) {
+        struct wl_shape ds = {batch, 1, prompt};
+        if ((rc = wl_build(m, &ds, &eg->decode, e))) {
+            wl_graph_free(&eg->first);
+            return rc;
+        }
+        eg->decode_params = wl_params(&eg->decode);
+    }
+    return DSE_OK;
+}
+
+void eval_graphs_free(struct eval_graphs *eg)
+{
+    wl_graph_free(&eg->first);
+    wl_graph_free(&eg->decode);
+}
+
+int eval_scratch_fit(struct eval_scratch *s, const struct eval_graphs *eg, struct dse_err *e)
+{
+    int nt = eg->first.n_t > eg->decode.n_t ? eg->first.n_t : eg->decode.n_t;
+    int no = eg->first.n_op > eg->decode.n_op ? eg->first.n_op : eg->decode.n_op;
+    if (!s->mini.t) {
+        wl_graph_init(&s->mini, "step");
+        s->mini.t = calloc(6, sizeof *s->mini.t);
+        s->mini.op = calloc(1, sizeof *s->mini.op);
+        if (!s->mini.t || !s->mini.op)
+            return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+        s->mini.cap_t = 6;
+        s->mini.cap_op = 1;
+    }
+    if (nt > s->cap_t) {
+        int *l = realloc(s->loc, sizeof *l * (size_t)nt);
         if (l)
             s->loc = l;
+        char *sn = l ? realloc(s->seen, (size_t)nt) : NULL;
         if (sn)
             s->seen = sn;
         if (!l || !sn)
             return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
-        s->cap_t = g->n_t;
+        s->cap_t = nt;
     }
-    if (g->n_op > s->cap_op) {
-        int *p = realloc(s->placed, sizeof *p * (size_t)g->n_op);
-        if (!p)
+    if (no > s->cap_op) {
+        int *d = realloc(s->dev_of, sizeof *d * (size_t)no);
+        if (d)
+            s->dev_of = d;
+        double *df = d ? realloc(s->diff, sizeof *df * ((size_t)no + 2)) : NULL;
+        if (df)
+            s->diff = df;
+        struct eval_op_cost *c = df ? realloc(s->contrib, sizeof *c * (size_t)no) : NULL;
+        if (c)
+            s->contrib = c;
+        if (!d || !df || !c)
             return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
-        s->placed = p;
-        s->cap_op = g->n_op;
+        s->cap_op = no;
     }
     return DSE_OK;
 }
+
+void eval_scratch_free(struct eval_scratch *s)
+{
+    free(s->loc);
+    free(s->dev_of);
+    free(s->seen);
+    free(s->diff);
+    free(s->contrib);
+    wl_graph_free(&s->mini);
+    memset(s, 0, sizeof *s);
+}
+
+/* ---- accounting ---- */
 
 static int push_op(struct eval_result *res, struct dse_err *e)
 {
@@ -87,33 +193,114 @@ static int push_op(struct eval_result *res, struct dse_err *e)
         res->cap_ops = cap;
     }
     memset(&res->ops[res->n_ops], 0, sizeof res->ops[0]);
+    res->n_ops++;
     return DSE_OK;
 }
 
-/* Evaluates one graph once. Rows go to res->ops starting at row0: appended when row0 == n_ops,
- * otherwise accumulated into the existing rows (decode steps share one row per op). */
-static int eval_graph(const struct eval_req *r, const struct wl_graph *g, enum wl_phase ph, int row0,
-                      struct scratch *s, struct usage *u, unsigned *used, struct eval_result *res,
-                      struct dse_err *e)
+/* Adds one op's cost, executed op->count times, to the totals and (want_ops) to row `row`. */
+static int account(const struct eval_req *r, struct eval_result *res, const struct wl_op *op, enum wl_phase ph,
+                   int row, const struct eval_op_cost *c, struct dse_err *e)
+{
+    double n = op->count;
+    struct eval_totals *T = &res->t;
+    T->compute_s += c->compute_s * n;
+    T->memory_s += c->memory_s * n;
+    T->overhead_s += c->overhead_s * n;
+    T->xfer_s += c->xfer_s * n;
+    T->latency_s += (c->time_s + c->xfer_s) * n;
+    T->energy_compute_J += c->e_compute * n;
+    T->energy_memory_J += c->e_memory * n;
+    T->energy_link_J += c->e_link * n;
+    T->macs += op->macs * n;
+    T->flops += op->flops * n;
+    T->main_bytes += c->main_bytes * n;
+    if (!r->want_ops)
+        return DSE_OK;
+    if (row == res->n_ops) {
+        int rc = push_op(res, e);
+        if (rc)
+            return rc;
+        struct eval_op *o = &res->ops[row];
+        dse_strlcpy(o->name, op->name, sizeof o->name);
+        o->type = op->type;
+        o->phase = ph;
+        o->dev = c->dev;
+        o->cprec = c->cprec;
+    }
+    struct eval_op *o = &res->ops[row];
+    o->count += n;
+    o->time_s += (c->time_s + c->xfer_s) * n;
+    o->compute_s += c->compute_s * n;
+    o->memory_s += c->memory_s * n;
+    o->overhead_s += c->overhead_s * n;
+    o->xfer_s += c->xfer_s * n;
+    o->bound = c->bound;
+    o->macs += op->macs * n;
+    o->flops += op->flops * n;
+    o->bytes += c->main_bytes * n;
+    o->energy_J += (c->e_compute + c->e_memory + c->e_link) * n;
+    o->utilization = c->utilization;
+    return DSE_OK;
+}
+
+static void fill_cost(struct eval_op_cost *k, int dev, const struct op_cost *c, const struct hw_device *d)
+{
+    k->dev = dev;
+    k->time_s = c->time_s;
+    k->compute_s = c->compute_s;
+    k->memory_s = c->memory_s;
+    k->overhead_s = c->overhead_s;
+    k->e_compute = c->energy_compute_J;
+    k->e_memory = c->energy_memory_J;
+    k->main_bytes = c->bytes[d->n_mem - 1];
+    k->utilization = c->utilization;
+    k->bound = c->bound;
+    k->cprec = c->cprec;
+}
+
+/* Costs one op on the device its placement names, falling back to a linked device that runs it. */
+static enum op_status place(const struct eval_req *r, const struct wl_graph *g, const struct wl_op *op,
+                            const struct exec_cfg *x, int *dev, struct op_cost *c)
 {
     const struct hw_system *sys = r->sys;
-    int rc;
-    if ((rc = scratch_fit(s, g, e)))
-        return rc;
+    int want = r->type_dev[op->type] >= 0 ? r->type_dev[op->type] : r->dev;
+    *dev = want;
+    if (sys->dev[want].disabled[0])
+        return OPS_UNSUPPORTED_OP;
+    enum op_status st = model_for(sys->dev[want].cls)->op_cost(&sys->dev[want], g, op, x, c);
+    if (st != OPS_UNSUPPORTED_OP)
+        return st;
+    for (int k = 0; k < sys->n_dev; k++) {
+        if (k == want || sys->dev[k].disabled[0] || hw_link_between(sys, want, k) < 0)
+            continue;
+        if (model_for(sys->dev[k].cls)->op_cost(&sys->dev[k], g, op, x, c) == OPS_OK) {
+            *dev = k;
+            return OPS_OK;
+        }
+    }
+    return OPS_UNSUPPORTED_OP;
+}
+
+/* Evaluates every op of g once; records per-op costs into rec when given (first decode step). */
+static int eval_graph(const struct eval_req *r, const struct wl_graph *g, double params, enum wl_phase ph,
+                      struct eval_scratch *s, struct usage *u, unsigned *used, struct eval_op_cost *rec,
+                      struct eval_result *res, struct dse_err *e)
+{
+    const struct hw_system *sys = r->sys;
+    int rc, row0 = res->n_ops;
     for (int i = 0; i < g->n_t; i++) {
         s->loc[i] = r->dev;
         s->seen[i] = 0;
     }
     memset(u, 0, sizeof *u);
-    u->act = wl_peak_act_bytes(g, &r->x.prec);
+    u->act = wl_peak_act_bytes(g, &r->x.prec, s->diff);
     struct exec_cfg x = r->x;
-    x.graph_weight_bytes = wl_kind_bytes(g, WL_WEIGHT, &r->x.prec);
-    int append = row0 == res->n_ops;
+    x.graph_weight_bytes = params * prec_bytes(r->x.prec.w);
     for (int i = 0; i < g->n_op; i++) {
         const struct wl_op *op = &g->op[i];
         struct op_cost c;
-        int dev = r->dev;
-        enum op_status st = model_for(sys->dev[dev].cls)->op_cost(&sys->dev[dev], g, op, &x, &c);
+        int dev;
+        enum op_status st = place(r, g, op, &x, &dev, &c);
         if (st == OPS_UNSUPPORTED_PREC) {
             char pb[48];
             prec_format(&r->x.prec, pb, sizeof pb);
@@ -121,28 +308,21 @@ static int eval_graph(const struct eval_req *r, const struct wl_graph *g, enum w
                        op_type_names[op->type], op->name, pb);
             return DSE_OK;
         }
-        if (st == OPS_UNSUPPORTED_OP) { /* fall back: the first other device that runs it and is linked */
-            st = OPS_UNSUPPORTED_OP;
-            for (int k = 0; k < sys->n_dev && st != OPS_OK; k++) {
-                if (k == r->dev || hw_link_between(sys, r->dev, k) < 0)
-                    continue;
-                st = model_for(sys->dev[k].cls)->op_cost(&sys->dev[k], g, op, &x, &c);
-                if (st == OPS_OK)
-                    dev = k;
-            }
-            if (st != OPS_OK) {
+        if (st != OPS_OK) {
+            if (sys->dev[dev].disabled[0])
+                infeasible(res, "%s", sys->dev[dev].disabled);
+            else
                 infeasible(res, "no device of '%s' runs %s (op '%s') at this precision: '%s' does not support it",
-                           sys->name, op_type_names[op->type], op->name, sys->dev[r->dev].name);
-                return DSE_OK;
-            }
+                           sys->name, op_type_names[op->type], op->name, sys->dev[dev].name);
+            return DSE_OK;
         }
-        s->placed[i] = dev;
         *used |= 1u << dev;
-
-        /* Transfers of inputs that live on another device. */
-        double xs = 0, xj = 0;
-        for (int k = 0; k < op->n_in; k++) {
-            int t = op->in[k];
+        struct eval_op_cost k;
+        fill_cost(&k, dev, &c, &sys->dev[dev]);
+        k.dynamic = op->type == OP_ATTENTION && op->n_in == 5;
+        k.xfer_s = k.e_link = 0;
+        for (int m = 0; m < op->n_in; m++) {
+            int t = op->in[m];
             const struct wl_tensor *tt = &g->t[t];
             if (tt->kind == WL_WEIGHT || tt->kind == WL_KV) {
                 if (!s->seen[t]) {
@@ -155,7 +335,7 @@ static int eval_graph(const struct eval_req *r, const struct wl_graph *g, enum w
                 }
                 continue;
             }
-            if (s->loc[t] != dev) {
+            if (s->loc[t] != dev) { /* the input lives on another device: cross the link */
                 int l = hw_link_between(sys, s->loc[t], dev);
                 double b = wl_tensor_bytes(tt, &r->x.prec);
                 if (l < 0) {
@@ -163,199 +343,219 @@ static int eval_graph(const struct eval_req *r, const struct wl_graph *g, enum w
                                sys->dev[dev].name, tt->name);
                     return DSE_OK;
                 }
-                xs += sys->link[l].latency_s + b / sys->link[l].bandwidth_Bps;
-                xj += b * sys->link[l].energy_J_per_byte;
+                k.xfer_s += sys->link[l].latency_s + b / sys->link[l].bandwidth_Bps;
+                k.e_link += b * sys->link[l].energy_J_per_byte;
             }
         }
-        for (int k = 0; k < op->n_out; k++) {
-            int t = op->out[k];
+        for (int m = 0; m < op->n_out; m++) {
+            int t = op->out[m];
             s->loc[t] = dev;
             if (g->t[t].kind == WL_KV && !s->seen[t]) {
                 u->kv[dev] += wl_tensor_bytes(&g->t[t], &r->x.prec) * g->t[t].count;
                 s->seen[t] = 1;
             }
         }
-
-        double n = op->count;
-        struct eval_totals *T = &res->t;
-        T->compute_s += c.compute_s * n;
-        T->memory_s += c.memory_s * n;
-        T->overhead_s += c.overhead_s * n;
-        T->xfer_s += xs * n;
-        T->latency_s += (c.time_s + xs) * n;
-        T->energy_compute_J += c.energy_compute_J * n;
-        T->energy_memory_J += c.energy_memory_J * n;
-        T->energy_link_J += xj * n;
-        T->macs += op->macs * n;
-        T->flops += op->flops * n;
-        T->main_bytes += c.bytes[sys->dev[dev].n_mem - 1] * n;
-
-        if (append && (rc = push_op(res, e)))
+        if (rec)
+            rec[i] = k;
+        if ((rc = account(r, res, op, ph, row0 + i, &k, e)))
             return rc;
-        struct eval_op *row = &res->ops[row0 + i];
-        if (append) {
-            dse_strlcpy(row->name, op->name, sizeof row->name);
-            row->type = op->type;
-            row->phase = ph;
-            row->dev = dev;
-            row->cprec = c.cprec;
-            res->n_ops++;
-        }
-        row->count += n;
-        row->time_s += (c.time_s + xs) * n;
-        row->compute_s += c.compute_s * n;
-        row->memory_s += c.memory_s * n;
-        row->overhead_s += c.overhead_s * n;
-        row->xfer_s += xs * n;
-        row->bound = c.bound;
-        row->macs += op->macs * n;
-        row->flops += op->flops * n;
-        row->bytes += c.bytes[sys->dev[dev].n_mem - 1] * n;
-        row->energy_J += (c.energy_compute_J + c.energy_memory_J + xj) * n;
-        row->utilization = c.utilization;
     }
     return DSE_OK;
 }
 
-/* Checks memory capacity: devices sharing a memory pool are summed against it. */
-static void check_capacity(const struct eval_req *r, const struct usage *u, double act, struct eval_result *res)
+/* Re-costs a cache-length-dependent op with `past` cached tokens, on a one-op copy. */
+static int step_cost(const struct eval_req *r, const struct wl_graph *g, const struct wl_op *op, int64_t past,
+                     const struct eval_op_cost *at0, double params, struct eval_scratch *s,
+                     struct eval_op_cost *out, struct dse_err *e)
 {
-    const struct hw_system *sys = r->sys;
-    double need[HW_MAX_DEVICES] = {0};
-    for (int d = 0; d < sys->n_dev; d++)
-        need[d] = u->weights[d] + u->kv[d] + (d == r->dev ? act : 0);
+    struct wl_graph *m = &s->mini;
+    for (int k = 0; k < 5; k++)
+        m->t[k] = g->t[op->in[k]];
+    m->t[5] = g->t[op->out[0]];
+    for (int k = 3; k < 5; k++) {
+        m->t[k].dim[1] = past;
+        m->t[k].elems = (double)m->t[k].dim[0] * (double)past * (double)m->t[k].dim[2];
+    }
+    m->op[0] = *op;
+    for (int k = 0; k < 5; k++)
+        m->op[0].in[k] = k;
+    m->op[0].out[0] = 5;
+    m->n_t = 6;
+    m->n_op = 1;
+    int rc = wl_op_derive(m, 0, e);
+    if (rc)
+        return rc;
+    struct exec_cfg x = r->x;
+    x.graph_weight_bytes = params * prec_bytes(r->x.prec.w);
+    struct op_cost c;
+    const struct hw_device *d = &r->sys->dev[at0->dev];
+    if (model_for(d->cls)->op_cost(d, m, &m->op[0], &x, &c) != OPS_OK)
+        return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "decode step: op '%s' stopped being supported", op->name);
+    fill_cost(out, at0->dev, &c, d);
+    out->dynamic = 1;
+    out->xfer_s = at0->xfer_s;
+    out->e_link = at0->e_link;
+    return DSE_OK;
+}
+
+void eval_capacity(const struct hw_system *sys, int primary, double capacity_bytes, struct eval_result *res)
+{
+    if (!res->feasible)
+        return;
+    const struct hw_mem *pm = &sys->dev[primary].mem[sys->dev[primary].n_mem - 1];
     for (int d = 0; d < sys->n_dev; d++) {
         const struct hw_mem *m = &sys->dev[d].mem[sys->dev[d].n_mem - 1];
-        double total = need[d];
+        double total = res->need_bytes[d], cap = m->capacity_bytes;
         if (m->shared >= 0) {
             total = 0;
             for (int k = 0; k < sys->n_dev; k++)
                 if (sys->dev[k].mem[sys->dev[k].n_mem - 1].shared == m->shared)
-                    total += need[k];
+                    total += res->need_bytes[k];
         }
-        if (total > m->capacity_bytes) {
+        if (capacity_bytes > 0 && (d == primary || (m->shared >= 0 && m->shared == pm->shared)))
+            cap = capacity_bytes;
+        if (total > cap) {
             infeasible(res,
-                       "does not fit in memory: needs %.3g GB (weights %.3g GB + KV cache %.3g GB + activations "
-                       "%.3g GB) in '%s' of %.3g GB",
-                       total / 1e9, u->weights[d] / 1e9, u->kv[d] / 1e9, (d == r->dev ? act : 0) / 1e9, m->name,
-                       m->capacity_bytes / 1e9);
+                       "does not fit in memory: needs %.3g GB (weights %.3g GB + KV cache %.3g GB + activations %.3g GB) "
+                       "in '%s' of %.3g GB",
+                       total / 1e9, res->t.weight_bytes / 1e9, res->t.kv_bytes / 1e9, res->t.act_bytes / 1e9, m->name,
+                       cap / 1e9);
             return;
         }
     }
 }
 
-int eval_run(const struct eval_req *r, struct eval_result *res, struct dse_err *e)
+int eval_point(const struct eval_req *r, const struct eval_graphs *eg, struct eval_scratch *s,
+               struct eval_result *res, struct dse_err *e)
 {
-    struct scratch s = {0};
     struct usage u, ud;
-    struct wl_graph g;
     unsigned used = 0;
-    int rc = DSE_OK;
-    const struct hw_device *pd = &r->sys->dev[r->dev];
+    int rc;
+    const struct hw_system *sys = r->sys;
+    const struct hw_device *pd = &sys->dev[r->dev];
     struct eval_op *keep = res->ops;
     int keep_cap = res->cap_ops;
     memset(res, 0, sizeof *res);
     res->ops = keep;
     res->cap_ops = keep_cap;
     res->feasible = 1;
-
     if ((rc = model_for(pd->cls)->check(pd, e)))
         return rc;
-    int lm = wl_model_is_lm(r->model);
-    enum wl_phase ph = lm ? r->phase : PH_NONE;
-    if (lm && ph == PH_NONE)
-        ph = PH_GENERATE;
-    if (r->batch < 1 || r->prompt < 1 || (ph == PH_GENERATE && r->gen < 1))
-        return dse_err_set(e, DSE_EINPUT, NULL, NULL, "batch, prompt and generated tokens must be positive");
-
-    /* The first graph: the whole inference, the prefill, or the single decode step. */
-    struct wl_shape sh = {r->batch, r->prompt, 0};
-    if (ph == PH_DECODE) {
-        sh.tokens = 1;
-        sh.past = r->prompt;
-    }
-    if ((rc = wl_build(r->model, &sh, &g, e)))
-        goto out;
-    res->t.params = wl_params(&g);
-    rc = eval_graph(r, &g, ph == PH_GENERATE ? PH_PREFILL : ph, 0, &s, &u, &used, res, e);
-    wl_graph_free(&g);
+    enum wl_phase ph = eg->phase;
+    res->t.params = eg->first_params;
+    rc = eval_graph(r, &eg->first, eg->first_params, ph == PH_GENERATE ? PH_PREFILL : ph, s, &u, &used, NULL, res, e);
     if (rc || !res->feasible)
-        goto out;
-    double act = u.act;
-    double first_s = res->t.latency_s;
+        return rc;
+    double act = u.act, first_s = res->t.latency_s;
+    double kv_scale = 1;
 
     if (ph == PH_GENERATE) {
-        /* Decode steps, each with one more token in the KV cache; rows accumulate per op. */
+        const struct wl_graph *g = &eg->decode;
         int row0 = res->n_ops;
-        struct wl_shape ds = {r->batch, 1, r->prompt};
-        if ((rc = wl_build(r->model, &ds, &g, e)))
-            goto out;
-        for (int64_t i = 0; i < r->gen && !rc && res->feasible; i++) {
-            if (i > 0 && (rc = wl_set_past(&g, r->prompt + i, e)))
-                break;
-            rc = eval_graph(r, &g, PH_DECODE, row0, &s, &ud, &used, res, e);
-            if (ud.act > act)
-                act = ud.act;
-        }
-        wl_graph_free(&g);
+        rc = eval_graph(r, g, eg->decode_params, PH_DECODE, s, &ud, &used, s->contrib, res, e);
         if (rc || !res->feasible)
-            goto out;
-        u = ud; /* the last step holds the largest KV cache */
-        /* KV written by the last step is part of its cache too: prompt + gen tokens in all. */
+            return rc;
+        for (int64_t i = 1; i < r->gen; i++) {
+            for (int k = 0; k < g->n_op; k++) {
+                struct eval_op_cost c = s->contrib[k];
+                if (c.dynamic && (rc = step_cost(r, g, &g->op[k], eg->prompt + i, &s->contrib[k], eg->decode_params,
+                                                 s, &c, e)))
+                    return rc;
+                if ((rc = account(r, res, &g->op[k], PH_DECODE, row0 + k, &c, e)))
+                    return rc;
+            }
+        }
+        if (ud.act > act)
+            act = ud.act;
+        u = ud;
+        /* The cache holds prompt + 1 tokens at the first step, prompt + gen after the last. */
+        kv_scale = (double)(eg->prompt + r->gen) / (double)(eg->prompt + 1);
     }
-    check_capacity(r, &u, act, res);
 
     struct eval_totals *T = &res->t;
-    double idle = 0;
-    for (int d = 0; d < r->sys->n_dev; d++)
+    for (int d = 0; d < sys->n_dev; d++) {
+        double kv = u.kv[d] * kv_scale;
+        res->need_bytes[d] = u.weights[d] + kv + (d == r->dev ? act : 0);
+        T->weight_bytes += u.weights[d];
+        T->kv_bytes += kv;
+    }
+    T->act_bytes = act;
+    if (!r->skip_capacity)
+        eval_capacity(sys, r->dev, r->capacity_bytes, res);
+
+    double idle = 0, price = 0, rent = 0;
+    int priced = 1;
+    for (int d = 0; d < sys->n_dev; d++)
         if (used & (1u << d)) {
-            idle += r->sys->dev[d].idle_W;
-            T->price_USD += r->sys->dev[d].price_USD;
+            idle += sys->dev[d].idle_W;
+            price += sys->dev[d].price_USD;
+            rent += sys->dev[d].rent_USD_per_hour;
+            if (sys->dev[d].price_USD == 0 && sys->dev[d].rent_USD_per_hour == 0)
+                priced = 0;
         }
+    T->price_USD = price;
     T->energy_static_J = idle * T->latency_s;
     for (int i = 0; i < res->n_ops; i++)
         res->ops[i].energy_J += idle * res->ops[i].time_s;
     T->energy_J = T->energy_compute_J + T->energy_memory_J + T->energy_static_J + T->energy_link_J;
     T->avg_power_W = T->latency_s > 0 ? T->energy_J / T->latency_s : 0;
-    for (int d = 0; d < r->sys->n_dev; d++) {
-        T->weight_bytes += u.weights[d];
-        T->kv_bytes += u.kv[d];
-    }
     T->act_bytes = act;
     T->peak_memory_bytes = T->weight_bytes + T->kv_bytes + act;
     T->throughput_per_s = T->latency_s > 0 ? (double)r->batch / T->latency_s : 0;
-    if (!isfinite(T->latency_s) || !isfinite(T->energy_J) || !isfinite(T->peak_memory_bytes)) {
-        rc = dse_err_set(e, DSE_ERUNTIME, NULL, NULL,
-                         "numeric overflow: the figures of this point exceed what a double holds (check the hwdesc "
-                         "for rates near zero or sizes near the limits)");
-        goto out;
-    }
-    double B = (double)r->batch;
+    if (!isfinite(T->latency_s) || !isfinite(T->energy_J) || !isfinite(T->peak_memory_bytes))
+        return dse_err_set(e, DSE_ERUNTIME, NULL, NULL,
+                           "numeric overflow: the figures of this point exceed what a double holds (check the hwdesc "
+                           "for rates near zero or sizes near the limits)");
+    double B = (double)r->batch, tokens = 0;
     switch (ph) {
     case PH_GENERATE:
         T->ttft_s = first_s;
         T->tpot_s = (T->latency_s - first_s) / (double)r->gen;
-        T->tokens_per_s = B * (double)r->gen / T->latency_s;
+        tokens = B * (double)r->gen;
         T->decode_tokens_per_s = T->tpot_s > 0 ? B / T->tpot_s : 0;
-        T->energy_per_token_J = T->energy_J / (B * (double)r->gen);
         break;
     case PH_DECODE:
         T->tpot_s = T->latency_s;
-        T->tokens_per_s = T->decode_tokens_per_s = B / T->latency_s;
-        T->energy_per_token_J = T->energy_J / B;
+        tokens = B;
+        T->decode_tokens_per_s = B / T->latency_s;
         break;
     case PH_PREFILL:
         T->ttft_s = T->latency_s;
-        T->tokens_per_s = B * (double)r->prompt / T->latency_s;
-        T->energy_per_token_J = T->energy_J / (B * (double)r->prompt);
+        tokens = B * (double)eg->prompt;
         break;
     default:
         break;
     }
-out:
-    free(s.loc);
-    free(s.placed);
-    free(s.seen);
+    if (tokens > 0) {
+        T->tokens_per_s = tokens / T->latency_s;
+        T->energy_per_token_J = T->energy_J / tokens;
+    }
+    T->energy_per_inference_J = T->energy_J / B;
+    double cost = priced ? price / EVAL_AMORTIZE_S * T->latency_s + T->energy_J / 3.6e6 * EVAL_USD_PER_KWH +
+                               rent / 3600 * T->latency_s
+                         : NAN;
+    T->cost_per_Mtoken_USD = tokens > 0 ? cost / tokens * 1e6 : NAN;
+    T->cost_per_Minference_USD = cost / B * 1e6;
+    T->accuracy_proxy = prec_accuracy_proxy(&r->x.prec, wl_model_is_lm(r->model));
+    return DSE_OK;
+}
+
+int eval_run(const struct eval_req *r, struct eval_result *res, struct dse_err *e)
+{
+    struct eval_graphs eg;
+    struct eval_scratch s;
+    memset(&s, 0, sizeof s);
+    int lm = wl_model_is_lm(r->model);
+    enum wl_phase ph = lm ? (r->phase == PH_NONE ? PH_GENERATE : r->phase) : PH_NONE;
+    if (r->batch < 1 || r->prompt < 1 || (ph == PH_GENERATE && r->gen < 1))
+        return dse_err_set(e, DSE_EINPUT, NULL, NULL, "batch, prompt and generated tokens must be positive");
+    int rc = eval_graphs_build(r->model, ph, r->batch, r->prompt, &eg, e);
+    if (rc)
+        return rc;
+    if (!(rc = eval_scratch_fit(&s, &eg, e)))
+        rc = eval_point(r, &eg, &s, res, e);
+    eval_scratch_free(&s);
+    eval_graphs_free(&eg);
     return rc;
 }
 

@@ -1,25 +1,57 @@
-/* eval.h -- evaluating one design point: a workload on a system with a primary device, precision,
- * batch and phase, giving totals and a per-operator breakdown.
+/* eval.h -- evaluating one design point: a workload on a system with a placement, precision, batch
+ * and phase, giving totals and (optionally) a per-operator breakdown.
  *
- * Operators run one after another on the primary device; an operator the primary device does not
- * support falls back to another device of the system, paying link transfers for its inputs. An
- * infeasible point (unsupported precision, does not fit in memory, no device for an operator) is a
- * result with feasible = 0 and a reason, not an error. Times in seconds, energy in joules, sizes in
- * bytes; the metric registry converts units for output. */
+ * Operators run one after another, each on the device its placement names (the primary device
+ * unless its operator type is placed elsewhere); an operator that device does not support falls
+ * back to another linked device of the system, paying link transfers for its inputs. An infeasible
+ * point (unsupported precision, does not fit in memory, no device for an operator, power cap below
+ * the device's floor) is a result with feasible = 0 and a reason, not an error.
+ *
+ * Hot path: graphs are built once per (workload, batch, prompt) into struct eval_graphs and shared
+ * read-only; struct eval_scratch is per thread and sized once; eval_point allocates nothing unless
+ * per-operator rows are requested. Times in seconds, energy in joules, sizes in bytes. */
 #ifndef DSE_EVAL_H
 #define DSE_EVAL_H
 
 #include "model.h"
 
+/* Cost assumptions for the cost metrics (docs/models.md). */
+#define EVAL_AMORTIZE_S (3.0 * 365 * 86400) /* purchase price spread over 3 years of use */
+#define EVAL_USD_PER_KWH 0.10               /* electricity */
+
 struct eval_req {
     const struct hw_system *sys;
-    int dev; /* primary device index */
+    int dev;               /* primary device index */
+    int type_dev[OP_COUNT]; /* device per operator type, -1: the primary device */
     const struct wl_model *model;
     struct exec_cfg x;
     int64_t batch;
     enum wl_phase phase; /* PH_NONE for non-LM workloads */
     int64_t prompt;      /* prompt tokens (prefill) or sequence length (encoders) */
     int64_t gen;         /* generated tokens (generate) */
+    double capacity_bytes; /* > 0: overrides the primary device's main memory capacity */
+    int skip_capacity;     /* leave the capacity check to the caller (eval_capacity) */
+    int want_ops;          /* fill per-operator rows */
+};
+
+/* Graphs for one (workload, phase, batch, prompt): built once, then read-only. */
+struct eval_graphs {
+    enum wl_phase phase;
+    int64_t batch, prompt;
+    struct wl_graph first;  /* the whole inference, the prefill, or the single decode step */
+    struct wl_graph decode; /* generate: the first decode step (prompt tokens cached); else empty */
+    double first_params, decode_params;
+};
+
+/* Per-thread working memory, reused across points. */
+struct eval_op_cost;
+struct eval_scratch {
+    int *loc, *dev_of;
+    char *seen;
+    double *diff;
+    struct eval_op_cost *contrib;
+    int cap_t, cap_op;
+    struct wl_graph mini; /* one attention op and its tensors, re-sized per decode step */
 };
 
 struct eval_op {
@@ -41,17 +73,21 @@ struct eval_totals {
     double latency_s, throughput_per_s, energy_J, avg_power_W;
     double peak_memory_bytes, weight_bytes, kv_bytes, act_bytes;
     double macs, flops, params;
-    double ttft_s, tpot_s, tokens_per_s, decode_tokens_per_s, energy_per_token_J;
+    double ttft_s, tpot_s, tokens_per_s, decode_tokens_per_s, energy_per_token_J, energy_per_inference_J;
     double compute_s, memory_s, overhead_s, xfer_s;
     double energy_compute_J, energy_memory_J, energy_static_J, energy_link_J;
     double main_bytes;
-    double price_USD; /* of the devices used */
+    double price_USD;               /* of the devices used (0: none known) */
+    double cost_per_Mtoken_USD;     /* NAN when no price or rent is known */
+    double cost_per_Minference_USD; /* NAN when no price or rent is known */
+    double accuracy_proxy;          /* relative numerical error of the precision configuration */
 };
 
 struct eval_result {
     int feasible;
     char reason[320];
     struct eval_totals t;
+    double need_bytes[HW_MAX_DEVICES]; /* memory each device needs (weights + KV + activations) */
     struct eval_op *ops;
     int n_ops, cap_ops;
 };
@@ -60,6 +96,23 @@ struct eval_result {
 int eval_default_device(const struct hw_system *sys);
 /* Picks a precision the device computes GEMMs in: fp16, bf16, int8, fp32, in that order. */
 int eval_default_prec(const struct hw_device *d);
+/* Parses a placement: "DEV" or "DEV,TYPE=DEV2,..." (TYPE an operator type); fills dev and type_dev.
+ * Returns DSE_EINPUT with a message naming the unknown device or type. */
+int eval_parse_placement(const struct hw_system *sys, const char *s, int *dev, int *type_dev, struct dse_err *e);
+
+int eval_graphs_build(const struct wl_model *m, enum wl_phase ph, int64_t batch, int64_t prompt,
+                      struct eval_graphs *eg, struct dse_err *e);
+void eval_graphs_free(struct eval_graphs *eg);
+int eval_scratch_fit(struct eval_scratch *s, const struct eval_graphs *eg, struct dse_err *e);
+void eval_scratch_free(struct eval_scratch *s);
+
+/* Evaluates r with graphs built for its workload, phase, batch and prompt. */
+int eval_point(const struct eval_req *r, const struct eval_graphs *eg, struct eval_scratch *s,
+               struct eval_result *res, struct dse_err *e);
+/* Checks res->need_bytes against memory capacities (shared pools summed); capacity_bytes > 0
+ * overrides the primary device's main memory (or its shared pool). Marks res infeasible. */
+void eval_capacity(const struct hw_system *sys, int primary, double capacity_bytes, struct eval_result *res);
+/* Builds graphs and scratch, then eval_point: the one-off path used by dse eval. */
 int eval_run(const struct eval_req *r, struct eval_result *res, struct dse_err *e);
 void eval_result_free(struct eval_result *res);
 

@@ -58,6 +58,9 @@ struct hw_device {
     int n_dvfs;
     double idle_W, tdp_W;
     double price_USD, die_area_mm2; /* 0 when not given */
+    double rent_USD_per_hour;       /* cloud rental, 0 when not given */
+    double power_cap_W;             /* 0: none; set by a sweep's power_W axis (hw_apply_power_cap) */
+    char disabled[256];             /* non-empty: this variant of the device cannot run (the reason) */
     double per_op_s;                /* fixed cost per operator */
     double eff_compute, eff_memory; /* achieved fraction of peak, (0, 1] */
     unsigned ops_mask;              /* bit (1u << op_type) set when the device runs that operator */
@@ -99,6 +102,11 @@ double hw_max_peak(const struct hw_device *d, enum prec *p);
 double hw_main_capacity(const struct hw_device *d);
 /* Index of the link joining devices a and b, or -1. */
 int hw_link_between(const struct hw_system *sys, int a, int b);
+/* Applies a power cap to a device: the highest DVFS point whose power fits sets the clock, with
+ * P(point) = idle + (tdp - idle) x (V^2 f) / (V_max^2 f_max); without a DVFS table, f scales as
+ * ((cap - idle) / (tdp - idle))^(1/3) (P_dyn ~ f^3 with V ~ f). Peaks scale with f, MAC energies
+ * with V^2 (or f^2). A cap below what the lowest point needs disables the device, with the reason. */
+void hw_apply_power_cap(struct hw_device *d, double cap_W);
 /* Default energy per byte of a memory level of the given kind and size at a node (docs/models.md). */
 double hw_default_mem_J_per_byte(enum hw_mem_kind k, double capacity_bytes, double process_nm);
 

@@ -5,6 +5,7 @@
 #include "hw.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -303,13 +304,14 @@ static int load_device(struct ju *j, const cJSON *o, struct hw_system *sys, stru
     /* cost (optional) */
     const cJSON *co = cJSON_GetObjectItemCaseSensitive(o, "cost");
     if (co) {
-        static const char *const co_keys[] = {"price_USD", "die_area_mm2", "source", "note", NULL};
+        static const char *const co_keys[] = {"price_USD", "die_area_mm2", "rent_USD_per_hour", "source", "note", NULL};
         old = ju_key(j, "cost");
         if (!(rc = ju_object(j, co, co_keys)) &&
             !(rc = ju_num(j, co, "price_USD", JU_OPT | JU_POS, 1e9, &d->price_USD)) &&
             !(rc = ju_num(j, co, "die_area_mm2", JU_OPT | JU_POS, 1e6, &d->die_area_mm2)) &&
-            !(rc = need_source(j, co)) && d->price_USD == 0 && d->die_area_mm2 == 0)
-            rc = ju_fail(j, "expected price_USD and/or die_area_mm2");
+            !(rc = ju_num(j, co, "rent_USD_per_hour", JU_OPT | JU_POS, 1e6, &d->rent_USD_per_hour)) &&
+            !(rc = need_source(j, co)) && d->price_USD == 0 && d->die_area_mm2 == 0 && d->rent_USD_per_hour == 0)
+            rc = ju_fail(j, "expected price_USD, die_area_mm2 and/or rent_USD_per_hour");
         ju_pop(j, old);
         if (rc)
             return rc;
@@ -500,6 +502,53 @@ int hw_load_file(const char *path, struct hw_system *sys, struct dse_err *e)
     rc = hw_load_buf(buf, len, path, sys, e);
     free(buf);
     return rc;
+}
+
+void hw_apply_power_cap(struct hw_device *d, double cap_W)
+{
+    double f = 1, v2 = 1; /* frequency and V^2 relative to the top operating point */
+    d->power_cap_W = cap_W;
+    if (cap_W >= d->tdp_W)
+        return;
+    if (d->n_dvfs > 0) {
+        const struct hw_dvfs_point *top = &d->dvfs[d->n_dvfs - 1];
+        int k;
+        double need = 0;
+        for (k = d->n_dvfs - 1; k >= 0; k--) {
+            double rel = d->dvfs[k].voltage_V * d->dvfs[k].voltage_V * d->dvfs[k].freq_Hz /
+                         (top->voltage_V * top->voltage_V * top->freq_Hz);
+            need = d->idle_W + (d->tdp_W - d->idle_W) * rel;
+            if (need <= cap_W)
+                break;
+        }
+        if (k < 0) {
+            snprintf(d->disabled, sizeof d->disabled, "power cap %g W is below the %.3g W that device '%s' needs at "
+                     "its lowest operating point", cap_W, need, d->name);
+            return;
+        }
+        f = d->dvfs[k].freq_Hz / top->freq_Hz;
+        v2 = (d->dvfs[k].voltage_V * d->dvfs[k].voltage_V) / (top->voltage_V * top->voltage_V);
+    } else {
+        if (cap_W <= d->idle_W) {
+            snprintf(d->disabled, sizeof d->disabled, "power cap %g W is at or below the idle power %g W of device '%s'",
+                     cap_W, d->idle_W, d->name);
+            return;
+        }
+        f = cbrt((cap_W - d->idle_W) / (d->tdp_W - d->idle_W));
+        v2 = f * f;
+    }
+    d->base_Hz *= f;
+    d->boost_Hz *= f;
+    for (int i = 0; i < d->n_compute; i++) {
+        d->compute[i].clock_Hz *= f;
+        d->compute[i].peak_flops *= f;
+        d->compute[i].energy_J_per_mac *= v2;
+    }
+    for (int e = 0; e < ENG_COUNT; e++)
+        for (int p = 0; p < P_COUNT; p++) {
+            d->peak[e][p] *= f;
+            d->mac_J[e][p] *= v2;
+        }
 }
 
 int hw_find_device(const struct hw_system *sys, const char *name)

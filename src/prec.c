@@ -1,6 +1,7 @@
 /* prec.c -- precision names, sizes, parsing and default MAC energies. */
 #include "prec.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -128,4 +129,25 @@ double prec_mac_pJ_45nm(enum prec p)
      * accumulate); int4 (4/8)^2 x 0.2 + 0.03 = 0.08. */
     static const double pj[P_COUNT] = {19.8, 4.6, 2.0, 0.98, 1.5, 0.55, 0.23, 0.08};
     return (unsigned)p < P_COUNT ? pj[p] : 0;
+}
+
+double prec_rel_error(enum prec p)
+{
+    switch (p) {
+    case P_FP64: return ldexp(1, -53);
+    case P_FP32: return ldexp(1, -24);
+    case P_TF32: return ldexp(1, -11);
+    case P_BF16: return ldexp(1, -8);
+    case P_FP16: return ldexp(1, -11);
+    case P_FP8: return ldexp(1, -4); /* e4m3: 3 stored + 1 implicit significand bits */
+    case P_INT8: return 4.0 / (127 * sqrt(12.0));
+    case P_INT4: return 2.5 / (7 * sqrt(12.0));
+    default: return 1;
+    }
+}
+
+double prec_accuracy_proxy(const struct prec_cfg *c, int has_kv)
+{
+    double w = prec_rel_error(c->w), a = prec_rel_error(c->a), kv = has_kv ? prec_rel_error(c->kv) : 0;
+    return sqrt(w * w + a * a + kv * kv);
 }

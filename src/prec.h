@@ -29,4 +29,14 @@ enum prec prec_compute(enum prec x, enum prec y);
 /* Default energy of one multiply-accumulate at 45 nm in pJ (Horowitz, ISSCC 2014, Fig. 1.1.9). */
 double prec_mac_pJ_45nm(enum prec p);
 
+/* Relative error a value stored at precision p carries (the accuracy proxy's building block):
+ * floats: unit roundoff 2^-t, t = significand bits (Higham, Accuracy and Stability of Numerical
+ * Algorithms, 2002, sec. 2.1); integers: symmetric uniform quantization with noise step / sqrt(12)
+ * (Widrow and Kollar, Quantization Noise, 2008) relative to a signal whose peak is c times its RMS,
+ * c = 4 for int8 per-channel and 2.5 for int4 with groups of 128 (assumed crest factors). */
+double prec_rel_error(enum prec p);
+/* Accuracy proxy of a configuration: the relative error of a GEMM output combining weights and
+ * activations, and the KV cache when the workload has one: sqrt(e_w^2 + e_a^2 [+ e_kv^2]). */
+double prec_accuracy_proxy(const struct prec_cfg *c, int has_kv);
+
 #endif

@@ -95,9 +95,8 @@ int wl_add_op(struct wl_graph *g, const char *name, enum op_type type, const int
  * tensor counts and lifetimes. file names the source in messages. */
 int wl_finalize(struct wl_graph *g, const char *file, struct dse_err *e);
 
-/* Changes the cached length of every attention's k_past/v_past to past (>= 1) and re-derives the
- * op counts: one decode step to the next without rebuilding the graph. */
-int wl_set_past(struct wl_graph *g, int64_t past, struct dse_err *e);
+/* Re-derives one op's MACs, FLOPs and GEMM view after its tensors' shapes changed in place. */
+int wl_op_derive(struct wl_graph *g, int op, struct dse_err *e);
 
 /* --- model descriptions --- */
 enum wl_model_kind { WLM_GRAPH, WLM_TRANSFORMER, WLM_CNN, WLM_TOPO };
@@ -154,8 +153,9 @@ double wl_params(const struct wl_graph *g);  /* weight elements x count */
 double wl_macs(const struct wl_graph *g);    /* MACs x count */
 double wl_kind_bytes(const struct wl_graph *g, enum wl_kind k, const struct prec_cfg *p);
 double wl_tensor_bytes(const struct wl_tensor *t, const struct prec_cfg *p); /* one copy */
-/* Peak bytes of activations live at once (tensor lifetimes in op order). */
-double wl_peak_act_bytes(const struct wl_graph *g, const struct prec_cfg *p);
+/* Peak bytes of activations live at once (tensor lifetimes in op order). scratch: n_op + 2 doubles,
+ * or NULL to allocate. */
+double wl_peak_act_bytes(const struct wl_graph *g, const struct prec_cfg *p, double *scratch);
 
 /* Builders used by wl_build (wl_transformer.c, wl_cnn.c). */
 int wl_build_transformer(const struct wl_transformer *c, const char *name, const struct wl_shape *s,

@@ -588,28 +588,10 @@ out:
     return rc;
 }
 
-int wl_set_past(struct wl_graph *g, int64_t past, struct dse_err *e)
+int wl_op_derive(struct wl_graph *g, int op, struct dse_err *e)
 {
-    struct chk c = {g, g->name, e, 0};
-    int rc;
-    if (past < 1)
-        return dse_err_set(e, DSE_EINPUT, NULL, NULL, "wl_set_past: the graph needs a cache of at least 1 token");
-    for (int i = 0; i < g->n_op; i++) {
-        const struct wl_op *o = &g->op[i];
-        if (o->type != OP_ATTENTION || o->n_in != 5)
-            continue;
-        for (int k = 3; k < 5; k++) {
-            struct wl_tensor *t = &g->t[o->in[k]];
-            t->dim[1] = past;
-            t->elems = shape_elems(t->rank, t->dim);
-        }
-    }
-    for (int i = 0; i < g->n_op; i++) {
-        c.opi = i;
-        if ((rc = check_op(&c)))
-            return rc;
-    }
-    return DSE_OK;
+    struct chk c = {g, g->name, e, op};
+    return check_op(&c);
 }
 
 /* ---- graph-level counts ---- */
@@ -650,21 +632,23 @@ double wl_kind_bytes(const struct wl_graph *g, enum wl_kind k, const struct prec
     return s;
 }
 
-double wl_peak_act_bytes(const struct wl_graph *g, const struct prec_cfg *p)
+double wl_peak_act_bytes(const struct wl_graph *g, const struct prec_cfg *p, double *scratch)
 {
     /* A tensor is live from the op that produces it (the start, for graph inputs) through its last
-     * reader (the end, for graph outputs); a reshape's output shares its input's storage. Events are
+     * reader (the end, for graph outputs); a view's output shares its input's storage. Events are
      * added to a difference array and summed, O(tensors + ops). */
-    double *diff = calloc((size_t)g->n_op + 2, sizeof *diff);
+    double *diff = scratch ? scratch : calloc((size_t)g->n_op + 2, sizeof *diff);
     if (!diff)
         return -1;
+    if (scratch)
+        memset(diff, 0, sizeof *diff * ((size_t)g->n_op + 2));
     for (int k = 0; k < g->n_t; k++) {
         const struct wl_tensor *t = &g->t[k];
         if (t->kind != WL_ACT && t->kind != WL_INPUT && t->kind != WL_INDEX)
             continue;
         int born = t->producer < 0 ? 0 : t->producer;
         if (t->producer >= 0 && (g->op[t->producer].type == OP_RESHAPE || g->op[t->producer].type == OP_SLICE))
-            born++; /* the input's storage, which is released at the reshape, carries on */
+            born++; /* the input's storage, which is released at the view, carries on */
         int dies = t->last_use < 0 ? g->n_op - 1 : t->last_use;
         if (dies < born)
             dies = born;
@@ -678,6 +662,7 @@ double wl_peak_act_bytes(const struct wl_graph *g, const struct prec_cfg *p)
         if (live > peak)
             peak = live;
     }
-    free(diff);
+    if (!scratch)
+        free(diff);
     return peak;
 }

@@ -9,6 +9,25 @@
 #include "check_suites.h"
 #include "eval.h"
 
+static struct eval_req req(const struct hw_system *s, int dev, const struct wl_model *m, enum prec p, int64_t batch,
+                           enum wl_phase ph, int64_t prompt, int64_t gen)
+{
+    struct eval_req r;
+    memset(&r, 0, sizeof r);
+    r.sys = s;
+    r.dev = dev;
+    for (int t = 0; t < OP_COUNT; t++)
+        r.type_dev[t] = -1;
+    r.model = m;
+    r.x.prec.w = r.x.prec.a = r.x.prec.kv = p;
+    r.batch = batch;
+    r.phase = ph;
+    r.prompt = prompt;
+    r.gen = gen;
+    r.want_ops = 1;
+    return r;
+}
+
 static void run(struct eval_req *r, struct eval_result *res)
 {
     struct dse_err e;
@@ -41,7 +60,7 @@ START_TEST(totals_are_sums)
     struct wl_model m;
     struct eval_result res = {0};
     test_model("models/resnet50.json", &m);
-    struct eval_req r = {s, 0, &m, {{P_FP16, P_FP16, P_FP16}, 0}, 4, PH_NONE, 1, 1};
+    struct eval_req r = req(s, 0, &m, P_FP16, 4, PH_NONE, 1, 1);
     run(&r, &res);
     ck_assert(res.feasible);
     check_sums(&res);
@@ -68,7 +87,7 @@ START_TEST(generate_is_prefill_plus_decode_steps)
     struct wl_model m;
     struct eval_result gen = {0}, one = {0};
     test_model("models/llama-3.2-1b.json", &m);
-    struct eval_req r = {s, 0, &m, {{P_FP16, P_FP16, P_FP16}, 0}, 2, PH_GENERATE, 16, 4};
+    struct eval_req r = req(s, 0, &m, P_FP16, 2, PH_GENERATE, 16, 4);
     run(&r, &gen);
     ck_assert(gen.feasible);
     check_sums(&gen);
@@ -106,7 +125,7 @@ START_TEST(fallback_pays_transfers)
     struct wl_model m;
     struct eval_result res = {0};
     test_model("models/tiny-mlp.json", &m);
-    struct eval_req r = {s, 1, &m, {{P_INT8, P_INT8, P_INT8}, 0}, 1, PH_NONE, 1, 1};
+    struct eval_req r = req(s, 1, &m, P_INT8, 1, PH_NONE, 1, 1);
     run(&r, &res);
     ck_assert_msg(res.feasible, "%s", res.reason);
     check_sums(&res);
@@ -135,7 +154,7 @@ START_TEST(infeasible_points)
     struct eval_result res = {0};
     /* Llama-2-70B at fp16: 68,976,648,192 x 2 B = 138 GB of weights > 16 GiB. */
     test_model("models/llama-2-70b.json", &m);
-    struct eval_req r = {s, 0, &m, {{P_FP16, P_FP16, P_FP16}, 0}, 1, PH_DECODE, 128, 1};
+    struct eval_req r = req(s, 0, &m, P_FP16, 1, PH_DECODE, 128, 1);
     run(&r, &res);
     ck_assert(!res.feasible);
     ck_assert_msg(strstr(res.reason, "does not fit in memory") && strstr(res.reason, "weights 138 GB"), "%s",
@@ -145,14 +164,14 @@ START_TEST(infeasible_points)
     /* int8 on a device with no int8 engine. */
     s = test_fixture(FIX_GPU);
     test_model("models/tiny-mlp.json", &m);
-    struct eval_req r2 = {s, 0, &m, {{P_INT8, P_INT8, P_INT8}, 0}, 1, PH_NONE, 1, 1};
+    struct eval_req r2 = req(s, 0, &m, P_INT8, 1, PH_NONE, 1, 1);
     run(&r2, &res);
     ck_assert(!res.feasible);
     ck_assert_msg(strstr(res.reason, "cannot compute matmul") && strstr(res.reason, "int8"), "%s", res.reason);
     /* On a system where no device runs an operator at all. */
     free(s);
     s = test_fixture(FIX_SYSTOLIC);
-    struct eval_req r3 = {s, 0, &m, {{P_INT8, P_INT8, P_INT8}, 0}, 1, PH_NONE, 1, 1};
+    struct eval_req r3 = req(s, 0, &m, P_INT8, 1, PH_NONE, 1, 1);
     s->dev[0].ops_mask &= ~(1u << OP_SOFTMAX);
     run(&r3, &res);
     ck_assert(!res.feasible);
@@ -179,7 +198,7 @@ START_TEST(shipped_pairs_run)
         ck_assert_msg(hw_load_file(src_path(p, sizeof p, rel), s, &e) == DSE_OK, "%s", e.msg);
         int dev = eval_default_device(s), pr = eval_default_prec(&s->dev[dev]);
         ck_assert_int_ge(pr, 0);
-        struct eval_req r = {s, dev, &cnn, {{(enum prec)pr, (enum prec)pr, (enum prec)pr}, 0}, 1, PH_NONE, 1, 1};
+        struct eval_req r = req(s, dev, &cnn, (enum prec)pr, 1, PH_NONE, 1, 1);
         struct eval_result res = {0};
         run(&r, &res);
         if (res.feasible)

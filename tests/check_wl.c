@@ -138,7 +138,7 @@ START_TEST(graph_lifetimes_tiny_mlp)
     test_model("models/tiny-mlp.json", &m);
     build(&m, 1, 1, 0, &g);
     struct prec_cfg p = {P_FP32, P_FP32, P_FP32};
-    ck_assert_double_eq(wl_peak_act_bytes(&g, &p), 4160);
+    ck_assert_double_eq(wl_peak_act_bytes(&g, &p, NULL), 4160);
     /* 784x256 + 256 + 256x10 = 203,520 parameters; MACs 784x256 + 256x10 = 203,264. */
     ck_assert_double_eq(wl_params(&g), 203520);
     ck_assert_double_eq(wl_macs(&g), 203264);

@@ -1,0 +1,470 @@
+/* pareto.c -- non-dominated sorting, crowding distance, reference point and exact hypervolume. */
+#include "pareto.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+int pareto_dominates(const double *a, const double *b, int m)
+{
+    int strict = 0;
+    for (int j = 0; j < m; j++) {
+        if (a[j] > b[j])
+            return 0;
+        if (a[j] < b[j])
+            strict = 1;
+    }
+    return strict;
+}
+
+/* ---- a stable merge sort with a context (qsort_r is not in C11 or POSIX) ---- */
+
+typedef int (*cmp_fn)(const void *a, const void *b, const void *ctx);
+
+/* Sorts n elements of sz bytes at a; t is scratch of at least ceil(n / 2) elements. Stable. */
+static void msort(char *a, char *t, size_t n, size_t sz, cmp_fn cmp, const void *ctx)
+{
+    if (n < 2)
+        return;
+    if (n <= 12) { /* insertion sort; t holds the element being placed */
+        for (size_t i = 1; i < n; i++) {
+            size_t j = i;
+            if (cmp(a + (j - 1) * sz, a + j * sz, ctx) <= 0)
+                continue;
+            memcpy(t, a + i * sz, sz);
+            while (j > 0 && cmp(a + (j - 1) * sz, t, ctx) > 0) {
+                memcpy(a + j * sz, a + (j - 1) * sz, sz);
+                j--;
+            }
+            memcpy(a + j * sz, t, sz);
+        }
+        return;
+    }
+    size_t h = n / 2;
+    msort(a, t, h, sz, cmp, ctx);
+    msort(a + h * sz, t, n - h, sz, cmp, ctx);
+    if (cmp(a + (h - 1) * sz, a + h * sz, ctx) <= 0)
+        return; /* already in order */
+    /* Merge: the left half moves to t; writing from the front of a never passes the read position
+     * of the right half. Equal elements come from the left first (stability). */
+    memcpy(t, a, h * sz);
+    size_t i = 0, j = h, k = 0;
+    while (i < h && j < n) {
+        if (cmp(t + i * sz, a + j * sz, ctx) <= 0)
+            memcpy(a + k++ * sz, t + i++ * sz, sz);
+        else
+            memcpy(a + k++ * sz, a + j++ * sz, sz);
+    }
+    if (i < h)
+        memcpy(a + k * sz, t + i * sz, (h - i) * sz);
+}
+
+/* Sorts n elements; returns -1 when scratch cannot be allocated. */
+static int sort_any(void *base, size_t n, size_t sz, cmp_fn cmp, const void *ctx)
+{
+    if (n < 2)
+        return 0;
+    char *t = malloc((n / 2 + 1) * sz);
+    if (!t)
+        return -1;
+    msort(base, t, n, sz, cmp, ctx);
+    free(t);
+    return 0;
+}
+
+/* A point with up to three keys, sorted by value (m <= 3 paths). */
+struct rec3 {
+    double k[3];
+    int i;
+};
+
+static int cmp_rec3_lex(const void *a, const void *b, const void *ctx)
+{
+    const struct rec3 *x = a, *y = b;
+    (void)ctx;
+    for (int j = 0; j < 3; j++) {
+        if (x->k[j] < y->k[j])
+            return -1;
+        if (x->k[j] > y->k[j])
+            return 1;
+    }
+    return 0;
+}
+
+/* Row indices compared lexicographically on their m objectives. */
+struct rows {
+    const double *obj;
+    int m;
+};
+
+static int cmp_row_lex(const void *a, const void *b, const void *ctx)
+{
+    const struct rows *r = ctx;
+    const double *x = r->obj + (size_t)*(const int *)a * (size_t)r->m;
+    const double *y = r->obj + (size_t)*(const int *)b * (size_t)r->m;
+    for (int j = 0; j < r->m; j++) {
+        if (x[j] < y[j])
+            return -1;
+        if (x[j] > y[j])
+            return 1;
+    }
+    return 0;
+}
+
+/* ---- non-domination ranks ---- */
+
+/* m <= 2 (Jensen, IEEE TEC 7(5), 2003, the two-objective case). After sorting by (f0, f1), every
+ * point comes after all points that could dominate it. The members of a front, in that order, have
+ * increasing f0 and decreasing f1 (equal f0 means identical), so its last member has the least f1
+ * and is the only one that needs checking: p is not dominated by front F iff
+ * (p1, p0) <= (last1, last0) lexicographically (p0 >= last0 always holds). Being dominated by front
+ * k implies being dominated by every front before it, so the first front that admits p is found by
+ * binary search: O(n log n) in all. */
+static int rank_2d(const double *obj, int n, int m, int *rank, struct dse_err *e)
+{
+    struct rec3 *r = malloc((size_t)n * sizeof *r);
+    double *l0 = malloc((size_t)n * sizeof *l0), *l1 = malloc((size_t)n * sizeof *l1);
+    int rc = DSE_OK;
+    if (!r || !l0 || !l1)
+        goto oom;
+    for (int i = 0; i < n; i++) {
+        r[i].k[0] = obj[(size_t)i * (size_t)m];
+        r[i].k[1] = m > 1 ? obj[(size_t)i * (size_t)m + 1] : 0;
+        r[i].k[2] = 0;
+        r[i].i = i;
+    }
+    if (sort_any(r, (size_t)n, sizeof *r, cmp_rec3_lex, NULL) < 0)
+        goto oom;
+    int nf = 0;
+    for (int t = 0; t < n; t++) {
+        double p0 = r[t].k[0], p1 = r[t].k[1];
+        int lo = 0, hi = nf;
+        while (lo < hi) {
+            int mid = lo + (hi - lo) / 2;
+            if (p1 < l1[mid] || (p1 == l1[mid] && p0 <= l0[mid]))
+                hi = mid; /* front mid admits p */
+            else
+                lo = mid + 1;
+        }
+        if (lo == nf)
+            nf++;
+        l0[lo] = p0;
+        l1[lo] = p1;
+        rank[r[t].i] = lo;
+    }
+    goto out;
+oom:
+    rc = dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "pareto_rank: out of memory for %d points", n);
+out:
+    free(r);
+    free(l0);
+    free(l1);
+    return rc;
+}
+
+/* One front of ENS-BS: objectives 1..m-1 of its members, row after row, in insertion order. */
+struct front {
+    double *v;
+    int len, cap;
+};
+
+/* 1 when some member of f dominates p. Members precede p in lexicographic order, so their f0 is at
+ * most p0 and they differ from p (duplicates are handled before this): domination reduces to
+ * member <= p in objectives 1..m-1. The scan runs from the newest member, the closest to p in f0,
+ * as in the authors' implementation. */
+static int front_dominates(const struct front *f, const double *p, int w)
+{
+    for (int q = f->len - 1; q >= 0; q--) {
+        const double *v = f->v + (size_t)q * (size_t)w;
+        int j = 0;
+        while (j < w && v[j] <= p[j])
+            j++;
+        if (j == w)
+            return 1;
+    }
+    return 0;
+}
+
+/* m >= 3: Efficient Non-dominated Sort with binary search, ENS-BS (X. Zhang, Y. Tian, R. Cheng,
+ * Y. Jin, "An efficient approach to nondominated sorting for evolutionary multiobjective
+ * optimization", IEEE TEC 19(2), 2015). Points are visited in lexicographic order, so no later point
+ * dominates an earlier one and a point's fronts are final when it is placed; each point goes to the
+ * first front none of whose members dominates it, found by binary search over the fronts (the same
+ * monotonicity as in rank_2d). A point identical to its predecessor takes its rank. */
+static int rank_ens_bs(const double *obj, int n, int m, int *rank, struct dse_err *e)
+{
+    int *ord = malloc((size_t)n * sizeof *ord);
+    struct front *f = NULL;
+    int nf = 0, rc = DSE_OK, w = m - 1;
+    if (!ord)
+        goto oom;
+    for (int i = 0; i < n; i++)
+        ord[i] = i;
+    struct rows ctx = {obj, m};
+    if (sort_any(ord, (size_t)n, sizeof *ord, cmp_row_lex, &ctx) < 0)
+        goto oom;
+    f = calloc(1, sizeof *f); /* grown as fronts appear */
+    int fcap = 1;
+    if (!f)
+        goto oom;
+    for (int t = 0; t < n; t++) {
+        const double *p = obj + (size_t)ord[t] * (size_t)m;
+        if (t > 0 && cmp_row_lex(&ord[t - 1], &ord[t], &ctx) == 0) {
+            rank[ord[t]] = rank[ord[t - 1]];
+            continue;
+        }
+        int lo = 0, hi = nf;
+        while (lo < hi) {
+            int mid = lo + (hi - lo) / 2;
+            if (front_dominates(&f[mid], p + 1, w))
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        if (lo == nf) {
+            if (nf == fcap) {
+                struct front *g = realloc(f, (size_t)fcap * 2 * sizeof *g);
+                if (!g)
+                    goto oom;
+                f = g;
+                fcap *= 2;
+            }
+            f[nf++] = (struct front){NULL, 0, 0};
+        }
+        struct front *F = &f[lo];
+        if (F->len == F->cap) {
+            int cap = F->cap ? F->cap * 2 : 8;
+            double *v = realloc(F->v, (size_t)cap * (size_t)w * sizeof *v);
+            if (!v)
+                goto oom;
+            F->v = v;
+            F->cap = cap;
+        }
+        memcpy(F->v + (size_t)F->len * (size_t)w, p + 1, (size_t)w * sizeof *p);
+        F->len++;
+        rank[ord[t]] = lo;
+    }
+    goto out;
+oom:
+    rc = dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "pareto_rank: out of memory for %d points", n);
+out:
+    for (int k = 0; k < nf; k++)
+        free(f[k].v);
+    free(f);
+    free(ord);
+    return rc;
+}
+
+int pareto_rank(const double *obj, int n, int m, int *rank, struct dse_err *e)
+{
+    if (n < 0 || m < 1 || m > PARETO_MAX_OBJ)
+        return dse_err_set(e, DSE_EINPUT, NULL, NULL, "pareto_rank: need n >= 0 points and 1 to %d objectives (got n = %d, m = %d)",
+                           PARETO_MAX_OBJ, n, m);
+    for (size_t i = 0; i < (size_t)n * (size_t)m; i++)
+        if (isnan(obj[i]))
+            return dse_err_set(e, DSE_EINPUT, NULL, NULL, "pareto_rank: objective %d of point %d is NaN",
+                               (int)(i % (size_t)m), (int)(i / (size_t)m));
+    if (n == 0)
+        return DSE_OK;
+    return m <= 2 ? rank_2d(obj, n, m, rank, e) : rank_ens_bs(obj, n, m, rank, e);
+}
+
+/* ---- crowding distance ---- */
+
+struct col {
+    const double *obj;
+    int m, j;
+    const int *idx;
+};
+
+static double col_at(const struct col *c, int pos) { return c->obj[(size_t)c->idx[pos] * (size_t)c->m + (size_t)c->j]; }
+
+static int cmp_col(const void *a, const void *b, const void *ctx)
+{
+    double x = col_at(ctx, *(const int *)a), y = col_at(ctx, *(const int *)b);
+    return x < y ? -1 : x > y ? 1 : 0;
+}
+
+/* Fronts up to this size use the scan below; larger ones sort (and scan only when out of memory). */
+#define CROWD_SCAN_MAX 16
+
+void pareto_crowding(const double *obj, int m, const int *idx, int k, double *dist)
+{
+    if (k <= 0)
+        return;
+    for (int i = 0; i < k; i++)
+        dist[i] = 0;
+    int *ord = k > CROWD_SCAN_MAX ? malloc((size_t)k * sizeof *ord) : NULL;
+    for (int j = 0; j < m; j++) {
+        struct col c = {obj, m, j, idx};
+        double lo = col_at(&c, 0), hi = lo;
+        for (int i = 1; i < k; i++) {
+            double v = col_at(&c, i);
+            lo = v < lo ? v : lo;
+            hi = v > hi ? v : hi;
+        }
+        double range = hi - lo;
+        if (!(range > 0) || !isfinite(range))
+            continue;
+        /* Neighbours along objective j in the order (value, position in idx). */
+        if (ord) {
+            for (int i = 0; i < k; i++)
+                ord[i] = i;
+            if (sort_any(ord, (size_t)k, sizeof *ord, cmp_col, &c) == 0) {
+                dist[ord[0]] = dist[ord[k - 1]] = INFINITY;
+                for (int t = 1; t < k - 1; t++)
+                    dist[ord[t]] += (col_at(&c, ord[t + 1]) - col_at(&c, ord[t - 1])) / range;
+                continue;
+            }
+            free(ord);
+            ord = NULL;
+        }
+        for (int i = 0; i < k; i++) { /* O(k^2) scan for the nearest neighbour on each side */
+            double v = col_at(&c, i);
+            int below = -1, above = -1;
+            for (int q = 0; q < k; q++) {
+                if (q == i)
+                    continue;
+                double u = col_at(&c, q);
+                if (u < v || (u == v && q < i)) {
+                    if (below < 0 || u > col_at(&c, below) || (u == col_at(&c, below) && q > below))
+                        below = q;
+                } else if (above < 0 || u < col_at(&c, above) || (u == col_at(&c, above) && q < above)) {
+                    above = q;
+                }
+            }
+            if (below < 0 || above < 0)
+                dist[i] = INFINITY;
+            else
+                dist[i] += (col_at(&c, above) - col_at(&c, below)) / range;
+        }
+    }
+    free(ord);
+}
+
+/* ---- reference point and hypervolume ---- */
+
+void pareto_reference(const double *obj, int n, int m, double *ref)
+{
+    for (int j = 0; j < m; j++) {
+        if (n <= 0) {
+            ref[j] = 0;
+            continue;
+        }
+        double lo = obj[j], hi = obj[j];
+        for (int i = 1; i < n; i++) {
+            double v = obj[(size_t)i * (size_t)m + (size_t)j];
+            lo = v < lo ? v : lo;
+            hi = v > hi ? v : hi;
+        }
+        double range = hi - lo;
+        ref[j] = hi + (range > 0 ? 0.1 * range : hi != 0 ? 0.1 * fabs(hi) : 1.0);
+    }
+}
+
+static int cmp_rec3_z(const void *a, const void *b, const void *ctx)
+{
+    const struct rec3 *x = a, *y = b;
+    (void)ctx;
+    return x->k[2] < y->k[2] ? -1 : x->k[2] > y->k[2] ? 1 : cmp_rec3_lex(a, b, NULL);
+}
+
+/* Adds (x, y) to the 2-D staircase sx/sy (x increasing, y strictly decreasing, *s points, bounded by
+ * rx, ry) and returns the area the staircase gains. The points p weakly dominates form a run starting
+ * at the first x >= px; the gain is swept column by column over [px, right end of that run). */
+static double stair_add(double *sx, double *sy, int *s, double px, double py, double rx, double ry)
+{
+    int n = *s, lo = 0, hi = n;
+    while (lo < hi) { /* lo = first index with sx >= px */
+        int mid = lo + (hi - lo) / 2;
+        if (sx[mid] < px)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if ((lo > 0 && sy[lo - 1] <= py) || (lo < n && sx[lo] == px && sy[lo] <= py))
+        return 0; /* weakly dominated: nothing new */
+    hi = lo;
+    while (hi < n && sy[hi] >= py)
+        hi++;
+    double ytop = lo > 0 ? sy[lo - 1] : ry, xr = hi < n ? sx[hi] : rx;
+    double gain = ((lo < hi ? sx[lo] : xr) - px) * (ytop - py);
+    for (int t = lo; t < hi; t++)
+        gain += ((t + 1 < hi ? sx[t + 1] : xr) - sx[t]) * (sy[t] - py);
+    /* Replace the run [lo, hi) by p. */
+    memmove(sx + lo + 1, sx + hi, (size_t)(n - hi) * sizeof *sx);
+    memmove(sy + lo + 1, sy + hi, (size_t)(n - hi) * sizeof *sy);
+    sx[lo] = px;
+    sy[lo] = py;
+    *s = n - (hi - lo) + 1;
+    return gain;
+}
+
+double pareto_hypervolume(const double *obj, int n, int m, const double *ref, struct dse_err *e)
+{
+    if (m < 1 || m > 3) {
+        dse_err_set(e, DSE_EINPUT, NULL, NULL,
+                    "pareto_hypervolume: exact hypervolume supports only 2 and 3 objectives (and 1), got %d", m);
+        return -1;
+    }
+    if (n < 0) {
+        dse_err_set(e, DSE_EINPUT, NULL, NULL, "pareto_hypervolume: negative point count %d", n);
+        return -1;
+    }
+    struct rec3 *r = malloc(((size_t)n + 1) * sizeof *r);
+    if (!r)
+        goto oom;
+    int c = 0; /* points strictly better than ref in every objective (NaN rows fail the test) */
+    for (int i = 0; i < n; i++) {
+        const double *p = obj + (size_t)i * (size_t)m;
+        int in = 1;
+        for (int j = 0; j < m; j++)
+            in &= p[j] < ref[j];
+        if (!in)
+            continue;
+        r[c].k[0] = p[0];
+        r[c].k[1] = m > 1 ? p[1] : 0;
+        r[c].k[2] = m > 2 ? p[2] : 0;
+        r[c++].i = i;
+    }
+    double hv = 0;
+    if (c == 0 || m == 1) {
+        double best = ref[0];
+        for (int t = 0; t < c; t++)
+            best = r[t].k[0] < best ? r[t].k[0] : best;
+        hv = ref[0] - best;
+    } else if (m == 2) {
+        /* Sorted by f0, each point that lowers the running minimum of f1 adds the slab
+         * [f0, ref0) x [f1, previous minimum). */
+        if (sort_any(r, (size_t)c, sizeof *r, cmp_rec3_lex, NULL) < 0)
+            goto oom;
+        double ymin = ref[1];
+        for (int t = 0; t < c; t++)
+            if (r[t].k[1] < ymin) {
+                hv += (ref[0] - r[t].k[0]) * (ymin - r[t].k[1]);
+                ymin = r[t].k[1];
+            }
+    } else {
+        /* Sweep f2 upward; between consecutive f2 levels the dominated volume grows by the area of
+         * the 2-D front of the points seen so far times the height of the slab. */
+        double *sx = malloc((size_t)c * 2 * sizeof *sx);
+        if (!sx || sort_any(r, (size_t)c, sizeof *r, cmp_rec3_z, NULL) < 0) {
+            free(sx);
+            goto oom;
+        }
+        double *sy = sx + c, area = 0;
+        int s = 0;
+        for (int t = 0; t < c; t++) {
+            area += stair_add(sx, sy, &s, r[t].k[0], r[t].k[1], ref[0], ref[1]);
+            double znext = t + 1 < c ? r[t + 1].k[2] : ref[2];
+            hv += area * (znext - r[t].k[2]);
+        }
+        free(sx);
+    }
+    free(r);
+    return hv;
+oom:
+    free(r);
+    dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "pareto_hypervolume: out of memory for %d points", n);
+    return -1;
+}

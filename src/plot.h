@@ -1,0 +1,27 @@
+/* plot.h -- plots of a sweep database (docs/sweep-db.md) through a gnuplot pipe, PNG or SVG.
+ *
+ * Reads the database read-only; writes one image per call to a temporary file beside the output and
+ * renames it into place only when gnuplot succeeded, so a failed plot leaves nothing half-written.
+ * Axis values are plotted in the units stored in the metrics table (the registry's units). */
+#ifndef DSE_PLOT_H
+#define DSE_PLOT_H
+
+#include "err.h"
+
+#define PLOT_MAX_CLOUD 50000 /* feasible points drawn; more are sampled evenly, and the title says so */
+#define PLOT_MAX_OBJECTIVES 8 /* a matrix of more pairs than 8 objectives make is unreadable */
+
+/* Plots run run_id of db_path (run_id <= 0: the latest run). With x and y (columns of the points table:
+ * metrics or numeric axes) one scatter plot of y over x; with both NULL, the run's objectives: one plot
+ * for two, a matrix of pairwise plots for more. out ends in .png or .svg; NULL means the DB path with
+ * ".db" replaced by "-front.png". written (may be NULL) receives the path written.
+ * Returns DSE_OK, DSE_EINPUT (no such DB, not a dse database, unknown run or metric, nothing feasible
+ * to plot, bad output name) or DSE_ERUNTIME (gnuplot missing or failing, output not writable). */
+int plot_run(const char *db_path, long long run_id, const char *x, const char *y, const char *out, char *written,
+             unsigned n, struct dse_err *e);
+
+/* `dse plot DB [--run ID] [--x METRIC --y METRIC] [-o|--out FILE.png|FILE.svg]`; argv[1] is "plot".
+ * Returns the process exit status: 0, 1 (gnuplot missing or failing) or 2 (usage or input error). */
+int cmd_plot(int argc, char **argv);
+
+#endif
