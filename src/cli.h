@@ -25,8 +25,15 @@ int cli_resolve(const char *opt, const char *dir, const char *name, const char *
 /* The data directory for listings: ./DIR when present, else the installed one. */
 void cli_data_dir(const char *dir, char *out, unsigned n);
 void cli_print_options(const struct cli_opt *opts);
+struct wl_model;
+struct eval_req;
+/* Reads --batch, --phase, --prompt and --generate for workload m into r, refusing options that do
+ * not apply to it. */
+int cli_workload_opts(const struct cli_opt *opts, const struct wl_model *m, struct eval_req *r, struct dse_err *e);
 
 int cmd_eval(int argc, char **argv);
 int cmd_list(int argc, char **argv);
+int cmd_sweep(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
 
 #endif

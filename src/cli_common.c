@@ -1,5 +1,6 @@
 /* cli_common.c -- option parsing and data-file lookup shared by the commands. */
 #include "cli.h"
+#include "eval.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -117,4 +118,62 @@ void cli_print_options(const struct cli_opt *opts)
         snprintf(left, sizeof left, "--%s%s", opts->name, opts->has_arg ? " X" : "");
         printf("  %-22s %s\n", left, opts->help);
     }
+}
+
+int cli_workload_opts(const struct cli_opt *opts, const struct wl_model *m, struct eval_req *r, struct dse_err *e)
+{
+    int rc;
+    int lm = wl_model_is_lm(m);
+    long long v;
+    r->batch = 1;
+    if (cli_get(opts, "batch")) {
+        if ((rc = cli_int("batch", cli_get(opts, "batch"), 1, 1000000, &v, e)))
+            return rc;
+        r->batch = v;
+    }
+    r->phase = lm ? PH_GENERATE : PH_NONE;
+    const char *phs = cli_get(opts, "phase");
+    if (phs) {
+        int p = -1;
+        for (int i = 1; wl_phase_names[i]; i++)
+            if (!strcmp(wl_phase_names[i], phs))
+                p = i;
+        if (p < 0) {
+            rc = dse_err_set(e, DSE_EINPUT, NULL, "--phase", "expected prefill, decode or generate, got '%s'", phs);
+            return rc;
+        }
+        if (!lm) {
+            rc = dse_err_set(e, DSE_EINPUT, NULL, "--phase", "%s is not a decoder language model; phases apply to "
+                                                              "llama, qwen2, mistral and gpt2 configs",
+                             m->name);
+            return rc;
+        }
+        r->phase = (enum wl_phase)p;
+    }
+    /* Options that do not apply to this workload are refused, not ignored. */
+    int takes_seq = lm || (m->kind == WLM_TRANSFORMER && strcmp(m->tf.model_type, "vit") != 0);
+    if ((cli_get(opts, "prompt") && !takes_seq) || (cli_get(opts, "generate") && r->phase != PH_GENERATE)) {
+        rc = dse_err_set(e, DSE_EINPUT, NULL, cli_get(opts, "generate") && r->phase != PH_GENERATE ? "--generate" : "--prompt",
+                         "does not apply to %s (%s)", m->name,
+                         takes_seq ? "--generate needs --phase generate" : "its input size is fixed by the model");
+        return rc;
+    }
+    r->prompt = m->kind == WLM_TRANSFORMER && !lm ? 128 : 512;
+    if (cli_get(opts, "prompt")) {
+        if ((rc = cli_int("prompt", cli_get(opts, "prompt"), 1, 10000000, &v, e)))
+            return rc;
+        r->prompt = v;
+    }
+    if (m->kind == WLM_TRANSFORMER && !lm && !strcmp(m->tf.model_type, "bert") && r->prompt > m->tf.max_pos) {
+        rc = dse_err_set(e, DSE_EINPUT, NULL, "--prompt", "%lld tokens exceed max_position_embeddings %lld of %s",
+                         (long long)r->prompt, (long long)m->tf.max_pos, m->name);
+        return rc;
+    }
+    r->gen = 128;
+    if (cli_get(opts, "generate")) {
+        if ((rc = cli_int("generate", cli_get(opts, "generate"), 1, 1000000, &v, e)))
+            return rc;
+        r->gen = v;
+    }
+    return DSE_OK;
 }

@@ -271,58 +271,8 @@ int cmd_eval(int argc, char **argv)
     }
     prec_format(&r.x.prec, prec, sizeof prec);
 
-    int lm = wl_model_is_lm(&model);
-    long long v;
-    r.batch = 1;
-    if (cli_get(opts, "batch")) {
-        if ((rc = cli_int("batch", cli_get(opts, "batch"), 1, 1000000, &v, &e)))
-            goto out;
-        r.batch = v;
-    }
-    r.phase = lm ? PH_GENERATE : PH_NONE;
-    const char *phs = cli_get(opts, "phase");
-    if (phs) {
-        int p = -1;
-        for (int i = 1; wl_phase_names[i]; i++)
-            if (!strcmp(wl_phase_names[i], phs))
-                p = i;
-        if (p < 0) {
-            rc = dse_err_set(&e, DSE_EINPUT, NULL, "--phase", "expected prefill, decode or generate, got '%s'", phs);
-            goto out;
-        }
-        if (!lm) {
-            rc = dse_err_set(&e, DSE_EINPUT, NULL, "--phase", "%s is not a decoder language model; phases apply to "
-                                                              "llama, qwen2, mistral and gpt2 configs",
-                             model.name);
-            goto out;
-        }
-        r.phase = (enum wl_phase)p;
-    }
-    /* Options that do not apply to this workload are refused, not ignored. */
-    int takes_seq = lm || (model.kind == WLM_TRANSFORMER && strcmp(model.tf.model_type, "vit") != 0);
-    if ((cli_get(opts, "prompt") && !takes_seq) || (cli_get(opts, "generate") && r.phase != PH_GENERATE)) {
-        rc = dse_err_set(&e, DSE_EINPUT, NULL, cli_get(opts, "generate") && r.phase != PH_GENERATE ? "--generate" : "--prompt",
-                         "does not apply to %s (%s)", model.name,
-                         takes_seq ? "--generate needs --phase generate" : "its input size is fixed by the model");
+    if ((rc = cli_workload_opts(opts, &model, &r, &e)))
         goto out;
-    }
-    r.prompt = model.kind == WLM_TRANSFORMER && !lm ? 128 : 512;
-    if (cli_get(opts, "prompt")) {
-        if ((rc = cli_int("prompt", cli_get(opts, "prompt"), 1, 10000000, &v, &e)))
-            goto out;
-        r.prompt = v;
-    }
-    if (model.kind == WLM_TRANSFORMER && !lm && !strcmp(model.tf.model_type, "bert") && r.prompt > model.tf.max_pos) {
-        rc = dse_err_set(&e, DSE_EINPUT, NULL, "--prompt", "%lld tokens exceed max_position_embeddings %lld of %s",
-                         (long long)r.prompt, (long long)model.tf.max_pos, model.name);
-        goto out;
-    }
-    r.gen = 128;
-    if (cli_get(opts, "generate")) {
-        if ((rc = cli_int("generate", cli_get(opts, "generate"), 1, 1000000, &v, &e)))
-            goto out;
-        r.gen = v;
-    }
     long long top = 12;
     if (cli_get(opts, "top") && (rc = cli_int("top", cli_get(opts, "top"), 1, 100000, &top, &e)))
         goto out;

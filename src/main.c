@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "plot.h"
 #include "config.h"
 #include "gitversion.h"
 
@@ -15,9 +16,9 @@ struct command {
 static const struct command commands[] = {
     {"eval", cmd_eval, "evaluate one workload on one device: per-operator breakdown and totals"},
     {"list", cmd_list, "list shipped hardware, models or sweeps: dse list hw|models|sweeps"},
-    {"sweep", NULL, "explore a design space and write Pareto fronts (planned: issue 3)"},
-    {"plot", NULL, "plot a sweep database with gnuplot (planned: issue 3)"},
-    {"compare", NULL, "compare hardware proposals on one workload (planned: issue 3)"},
+    {"sweep", cmd_sweep, "explore a design space: every point to SQLite, the Pareto front on screen and plotted"},
+    {"plot", cmd_plot, "plot a sweep database with gnuplot: dse plot DB [--x M --y M] [-o FILE.png|.svg]"},
+    {"compare", cmd_compare, "one workload on several hardware proposals side by side, with ratios"},
     {"validate", NULL, "measure native kernels and report model error (planned: issue 5)"},
     {"calibrate", NULL, "fit model efficiencies to measurements (planned: issue 5)"},
     {"probe", NULL, "measure this host and write its hwdesc (planned: issue 5)"},

@@ -17,8 +17,10 @@ int pareto_dominates(const double *a, const double *b, int m);
 
 /* Non-domination rank of every point into rank[0..n): 0 for the points nothing dominates (the first
  * front), 1 for the points only rank-0 points dominate, and so on. Identical vectors share a rank.
- * m <= 2: sort and binary search over the fronts, O(n log n). m >= 3: ENS-BS (Zhang et al. 2015),
- * O(m n sqrt(n)) on random sets, O(m n^2) at worst. n may be 0. Returns DSE_OK; DSE_EINPUT for n < 0,
+ * All use a lexicographic presort and a binary search over the fronts for the first one that admits
+ * each point (ENS-BS, Zhang et al. 2015); the test "does front F dominate p" is: m <= 2, one compare
+ * with F's last member, O(n log n) in all; m = 3, a query on F's 2-D staircase, O(n log^2 n); m >= 4,
+ * a scan of F, O(m n^2) at worst. n may be 0. Returns DSE_OK; DSE_EINPUT for n < 0,
  * m outside 1..PARETO_MAX_OBJ or a NaN objective; DSE_ERUNTIME when out of memory. */
 int pareto_rank(const double *obj, int n, int m, int *rank, struct dse_err *e);
 

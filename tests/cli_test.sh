@@ -269,11 +269,14 @@ else
 fi
 expect_fail_usage unknown-command 2 "unknown command 'frobnicate'" frobnicate
 expect_fail_usage help-unknown-command 2 "unknown command 'frobnicate'" help frobnicate
-for c in sweep plot compare validate calibrate probe; do
+expect_fail sweep-no-spec 2 "sweep: expected one spec file" sweep
+expect_fail plot-no-db 2 "plot: missing DB" plot
+expect_fail compare-one-hw 2 "compare: expected two or more hardware descriptions" compare "$H" --workload tiny-mlp
+for c in validate calibrate probe; do
     expect_fail "planned-$c" 2 "'$c' is not built yet" "$c"
     expect_fail "planned-$c-args" 2 "'$c' is not built yet" "$c" --hw "$H" --anything
 done
-expect_fail help-planned 2 "'sweep' is not built yet" help sweep
+expect_fail help-planned 2 "'validate' is not built yet" help validate
 
 expect_fail list-no-arg 2 "usage: dse list hw|models|sweeps" list
 expect_fail list-unknown 2 "usage: dse list hw|models|sweeps" list gpus

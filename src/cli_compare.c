@@ -1,0 +1,171 @@
+/* cli_compare.c -- `dse compare HW1 HW2 [...] --workload W`: one workload on several hardware
+ * proposals side by side, each on its default (or --device) device and precision, with ratios to
+ * the first. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "cli.h"
+#include "eval.h"
+#include "metric.h"
+
+#define MAX_HW 16
+
+static struct cli_opt compare_opts_proto[] = {
+    {"workload", 1, "model (models/ file or name)", NULL},
+    {"precision", 1, "one precision for all (default: each device's own: fp16, bf16, int8 or fp32)", NULL},
+    {"device", 1, "device name to use in every system that has it (default: first accelerator)", NULL},
+    {"batch", 1, "batch size (default 1)", NULL},
+    {"phase", 1, "prefill|decode|generate for decoder LMs (default generate)", NULL},
+    {"prompt", 1, "prompt tokens; sequence length for encoders", NULL},
+    {"generate", 1, "output tokens for --phase generate (default 128)", NULL},
+    {"json", 0, "print one JSON object", NULL},
+    {"help", 0, "this help", NULL},
+    {NULL, 0, NULL, NULL},
+};
+
+static const char *const columns[] = {"latency_ms", "tokens_per_s", "throughput_per_s", "energy_mJ",
+                                      "avg_power_W", "peak_memory_MB", "price_USD", "cost_per_Mtoken_USD",
+                                      "cost_per_Minference_USD", NULL};
+
+int cmd_compare(int argc, char **argv)
+{
+    struct cli_opt opts[sizeof compare_opts_proto / sizeof compare_opts_proto[0]];
+    memcpy(opts, compare_opts_proto, sizeof opts);
+    struct dse_err e;
+    const char *hw[MAX_HW];
+    int nhw, rc, have_model = 0;
+    struct wl_model model;
+    struct hw_system *sys = NULL;
+    struct eval_result res[MAX_HW];
+    char devname[MAX_HW][HW_NAME_LEN], prec[MAX_HW][64], sysname[MAX_HW][HW_NAME_LEN];
+    struct eval_req base;
+    memset(res, 0, sizeof res);
+    memset(&base, 0, sizeof base);
+    dse_err_clear(&e);
+    if ((rc = cli_parse(argc, argv, 2, opts, hw, MAX_HW, &nhw, "compare", &e)))
+        goto out;
+    if (cli_get(opts, "help")) {
+        printf("usage: dse compare HW1 HW2 [...] --workload W [options]\n\n"
+               "Evaluates one workload on several hardware descriptions and prints them side by side with the\n"
+               "ratio of each to the first (analytical roofline, uncalibrated).\n\noptions:\n");
+        cli_print_options(compare_opts_proto);
+        return 0;
+    }
+    const char *wl = cli_get(opts, "workload");
+    if (nhw < 2 || !wl) {
+        rc = dse_err_set(&e, DSE_EINPUT, NULL, NULL,
+                         "compare: expected two or more hardware descriptions and --workload (see dse help compare)");
+        goto out;
+    }
+    static const char *const wl_ext[] = {".json", ".csv", NULL}, *const hw_ext[] = {".json", NULL};
+    char path[1024];
+    if ((rc = cli_resolve("--workload", "models", wl, wl_ext, path, sizeof path, &e)) ||
+        (rc = wl_load_file(path, &model, &e)))
+        goto out;
+    have_model = 1;
+    base.model = &model;
+    if ((rc = cli_workload_opts(opts, &model, &base, &e)))
+        goto out;
+    sys = malloc(sizeof *sys * (size_t)nhw);
+    if (!sys) {
+        rc = dse_err_set(&e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+        goto out;
+    }
+    for (int i = 0; i < nhw; i++) {
+        if ((rc = cli_resolve("compare", "hwdesc", hw[i], hw_ext, path, sizeof path, &e)) ||
+            (rc = hw_load_file(path, &sys[i], &e)))
+            goto out;
+        struct eval_req r = base;
+        r.sys = &sys[i];
+        for (int t = 0; t < OP_COUNT; t++)
+            r.type_dev[t] = -1;
+        const char *dn = cli_get(opts, "device");
+        r.dev = dn ? hw_find_device(&sys[i], dn) : eval_default_device(&sys[i]);
+        if (r.dev < 0) {
+            rc = dse_err_set(&e, DSE_EINPUT, NULL, "--device", "%s has no device '%s'", sys[i].name, dn);
+            goto out;
+        }
+        if (cli_get(opts, "precision")) {
+            if ((rc = prec_parse(cli_get(opts, "precision"), &r.x.prec, &e)))
+                goto out;
+        } else {
+            int p = eval_default_prec(&sys[i].dev[r.dev]);
+            r.x.prec.w = r.x.prec.a = r.x.prec.kv = (enum prec)(p < 0 ? P_FP32 : p);
+        }
+        prec_format(&r.x.prec, prec[i], sizeof prec[i]);
+        dse_strlcpy(devname[i], sys[i].dev[r.dev].name, sizeof devname[i]);
+        dse_strlcpy(sysname[i], sys[i].name, sizeof sysname[i]);
+        if ((rc = eval_run(&r, &res[i], &e)))
+            goto out;
+    }
+    enum wl_phase ph = wl_model_is_lm(&model) ? base.phase : PH_NONE;
+    if (cli_get(opts, "json")) {
+        cJSON *o = cJSON_CreateObject(), *a = cJSON_AddArrayToObject(o, "systems");
+        cJSON_AddStringToObject(o, "workload", model.name);
+        cJSON_AddStringToObject(o, "model_tier", "analytical");
+        for (int i = 0; i < nhw; i++) {
+            cJSON *s = cJSON_CreateObject(), *t;
+            cJSON_AddStringToObject(s, "hw", sysname[i]);
+            cJSON_AddStringToObject(s, "device", devname[i]);
+            cJSON_AddStringToObject(s, "precision", prec[i]);
+            cJSON_AddBoolToObject(s, "feasible", res[i].feasible);
+            if (!res[i].feasible)
+                cJSON_AddStringToObject(s, "reason", res[i].reason);
+            t = cJSON_AddObjectToObject(s, "totals");
+            for (int k = 0; res[i].feasible && columns[k]; k++) {
+                const struct metric *m = metric_find(columns[k]);
+                if (metric_applies(m, ph))
+                    cJSON_AddNumberToObject(t, m->name, metric_value(m, &res[i].t));
+            }
+            cJSON_AddItemToArray(a, s);
+        }
+        char *txt = cJSON_Print(o);
+        if (txt)
+            puts(txt);
+        free(txt);
+        cJSON_Delete(o);
+        goto out;
+    }
+    printf("dse compare: %s, batch %lld%s (analytical roofline, uncalibrated; ratios are to the first system)\n\n",
+           model.name, (long long)base.batch, ph == PH_GENERATE ? ", generate" : "");
+    printf("%-30s %-8s %-22s", "hw", "device", "precision");
+    for (int k = 0; columns[k]; k++)
+        if (metric_applies(metric_find(columns[k]), ph))
+            printf(" %22s", columns[k]);
+    printf("\n");
+    for (int i = 0; i < nhw; i++) {
+        printf("%-30.30s %-8.8s %-22.22s", sysname[i], devname[i], prec[i]);
+        if (!res[i].feasible) {
+            printf(" infeasible: %s\n", res[i].reason);
+            continue;
+        }
+        for (int k = 0; columns[k]; k++) {
+            const struct metric *m = metric_find(columns[k]);
+            if (!metric_applies(m, ph))
+                continue;
+            double v = metric_value(m, &res[i].t), v0 = res[0].feasible ? metric_value(m, &res[0].t) : NAN;
+            char cell[40];
+            if (isnan(v) || (v == 0 && !strcmp(m->name, "price_USD")))
+                snprintf(cell, sizeof cell, "n/a");
+            else if (i > 0 && isfinite(v0) && v0 != 0)
+                snprintf(cell, sizeof cell, "%.4g (x%.2f)", v, v / v0);
+            else
+                snprintf(cell, sizeof cell, "%.4g", v);
+            printf(" %22s", cell);
+        }
+        printf("\n");
+    }
+out:
+    if (rc)
+        fprintf(stderr, "dse: %s\n", e.msg);
+    for (int i = 0; i < MAX_HW; i++)
+        eval_result_free(&res[i]);
+    if (have_model)
+        wl_model_free(&model);
+    free(sys);
+    return rc;
+}

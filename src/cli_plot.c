@@ -1,0 +1,113 @@
+/* cli_plot.c -- `dse plot`: a sweep run's Pareto front (or any two metrics) drawn from its database. */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "plot.h"
+
+static struct cli_opt plot_opts_proto[] = {
+    {"run", 1, "run id in the database (default: the latest run)", NULL},
+    {"x", 1, "metric or numeric axis across (with --y; default: the run's objectives)", NULL},
+    {"y", 1, "metric or numeric axis up (with --x)", NULL},
+    {"out", 1, "FILE.png or FILE.svg, also -o FILE (default: DB with .db replaced by -front.png)", NULL},
+    {"help", 0, "this help", NULL},
+    {NULL, 0, NULL, NULL},
+};
+
+static void usage(void)
+{
+    printf("usage: dse plot DB [--run ID] [--x METRIC --y METRIC] [-o|--out FILE.png|FILE.svg]\n\n"
+           "Plots a sweep run from its database (results/NAME.db) with gnuplot: the feasible points faded, the\n"
+           "Pareto front highlighted and joined by a line, axes labelled with units and the better direction.\n"
+           "Two objectives give one plot, more give a matrix of pairwise plots; --x and --y plot any two\n"
+           "metrics or numeric axes instead. Axes spanning more than 3 decades are drawn in log scale; above\n"
+           "%d feasible points an evenly spaced sample is drawn, and the title says so.\n\noptions:\n",
+           PLOT_MAX_CLOUD);
+    cli_print_options(plot_opts_proto);
+    printf("\nexit status: 0 written, 1 gnuplot missing or failing, 2 usage or input error\n");
+}
+
+static const struct cli_opt *find_opt(const struct cli_opt *opts, const char *name, size_t len)
+{
+    for (; opts->name; opts++)
+        if (strlen(opts->name) == len && !strncmp(opts->name, name, len))
+            return opts;
+    return NULL;
+}
+
+/* Short forms become long ones for cli_parse: -o FILE, -oFILE, -h. Values of options are left alone
+ * (--x -o is the metric "-o", which the database will refuse by name). */
+static int translate(int argc, char **argv, char **av, char **owned, struct dse_err *e)
+{
+    int value_next = 0;
+    for (int i = 0; i < argc; i++) {
+        char *a = argv[i];
+        av[i] = a;
+        if (i < 2 || value_next) {
+            value_next = 0;
+            continue;
+        }
+        if (!strncmp(a, "--", 2) && a[2]) {
+            const struct cli_opt *o = find_opt(plot_opts_proto, a + 2, strcspn(a + 2, "="));
+            value_next = o && o->has_arg && !strchr(a, '=');
+        } else if (!strcmp(a, "-o")) {
+            av[i] = "--out";
+            value_next = 1;
+        } else if (!strcmp(a, "-h")) {
+            av[i] = "--help";
+        } else if (!strncmp(a, "-o", 2)) {
+            size_t l = strlen(a);
+            if (!(owned[i] = malloc(l + 5)))
+                return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+            snprintf(owned[i], l + 5, "--out=%s", a + 2);
+            av[i] = owned[i];
+        } else if (a[0] == '-' && a[1]) {
+            return dse_err_set(e, DSE_EINPUT, NULL, NULL, "plot: unknown option '%s' (see dse help plot)", a);
+        }
+    }
+    return DSE_OK;
+}
+
+int cmd_plot(int argc, char **argv)
+{
+    struct cli_opt opts[sizeof plot_opts_proto / sizeof plot_opts_proto[0]];
+    memcpy(opts, plot_opts_proto, sizeof opts);
+    struct dse_err e;
+    const char *pos[1];
+    int npos, rc;
+    char **av = calloc((size_t)argc + 1, sizeof *av), **owned = calloc((size_t)argc + 1, sizeof *owned);
+    char written[4096];
+    dse_err_clear(&e);
+    if (!av || !owned) {
+        rc = dse_err_set(&e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+        goto out;
+    }
+    if ((rc = translate(argc, argv, av, owned, &e)) || (rc = cli_parse(argc, av, 2, opts, pos, 1, &npos, "plot", &e)))
+        goto out;
+    if (cli_get(opts, "help")) {
+        usage();
+        goto out;
+    }
+    if (npos < 1) {
+        rc = dse_err_set(&e, DSE_EINPUT, NULL, NULL, "plot: missing DB (usage: dse plot DB [--run ID] [--x METRIC "
+                         "--y METRIC] [-o FILE.png|FILE.svg]; see dse help plot)");
+        goto out;
+    }
+    long long run = 0;
+    if (cli_get(opts, "run") && (rc = cli_int("run", cli_get(opts, "run"), 1, LLONG_MAX, &run, &e)))
+        goto out;
+    if ((rc = plot_run(pos[0], run, cli_get(opts, "x"), cli_get(opts, "y"), cli_get(opts, "out"), written,
+                       sizeof written, &e)))
+        goto out;
+    printf("wrote %s\n", written);
+out:
+    if (rc)
+        fprintf(stderr, "dse: %s\n", e.msg);
+    for (int i = 0; owned && i < argc; i++)
+        free(owned[i]);
+    free(owned);
+    free(av);
+    return rc;
+}

@@ -1,0 +1,598 @@
+/* cli_sweep.c -- `dse sweep SPEC`: evaluates the spec's space in parallel, streams every point to
+ * SQLite, ranks the feasible points, prints the Pareto front and writes its plot. Ctrl-C stops after
+ * the current block with everything evaluated saved; --resume finishes such a run. */
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "cli.h"
+#include "config.h"
+#include "gitversion.h"
+#include "pareto.h"
+#include "plot.h"
+#include "store.h"
+#include "sweep.h"
+
+/* The one piece of process-wide mutable state: set by the SIGINT handler, read between blocks. */
+static volatile sig_atomic_t interrupted;
+
+static void on_sigint(int sig)
+{
+    (void)sig;
+    interrupted = 1;
+}
+
+static struct cli_opt sweep_opts_proto[] = {
+    {"db", 1, "SQLite database to write (default results/<name>.db)", NULL},
+    {"threads", 1, "evaluation threads (default: OpenMP's, i.e. the cores)", NULL},
+    {"resume", 0, "finish the newest interrupted run of this spec in the database", NULL},
+    {"limit", 1, "largest grid evaluated (default 5,000,000 points)", NULL},
+    {"no-plot", 0, "do not write the front plot", NULL},
+    {"top", 1, "front rows shown (default 40)", NULL},
+    {"json", 0, "print the front as JSON", NULL},
+    {"csv", 0, "print the front as CSV", NULL},
+    {"quiet", 0, "no progress bar", NULL},
+    {"help", 0, "this help", NULL},
+    {NULL, 0, NULL, NULL},
+};
+
+/* Everything the sink needs. */
+struct run {
+    const struct sweep_spec *sp;
+    struct store *st;
+    long long run_id;
+    int order[SW_MAX_AXES]; /* spec position -> axis index */
+    /* points of this run: new and (resume) stored; stored ones sorted by point */
+    long long n, cap, n_stored;
+    long long *point;
+    unsigned char *feasible;
+    double *obj;
+    long long n_feasible;
+    int progress, quiet;
+    double t0, last;
+};
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static int grow(struct run *r, long long need, struct dse_err *e)
+{
+    if (need <= r->cap)
+        return DSE_OK;
+    long long cap = r->cap ? r->cap : 4096;
+    while (cap < need)
+        cap *= 2;
+    long long *p = realloc(r->point, sizeof *p * (size_t)cap);
+    if (p)
+        r->point = p;
+    unsigned char *f = p ? realloc(r->feasible, (size_t)cap) : NULL;
+    if (f)
+        r->feasible = f;
+    double *o = f ? realloc(r->obj, sizeof *o * (size_t)cap * r->sp->n_obj) : NULL;
+    if (o)
+        r->obj = o;
+    if (!o)
+        return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+    r->cap = cap;
+    return DSE_OK;
+}
+
+static void axis_values(const struct run *r, long long point, const char **vals)
+{
+    const struct sweep_spec *sp = r->sp;
+    for (int pos = 0; pos < sp->n_axes; pos++) {
+        int a = r->order[pos];
+        vals[pos] = sp->axes[a].v[sweep_axis_index(sp, point, a)].s;
+    }
+}
+
+static int sink_rows(void *ctx, const struct sw_row *rows, int n, struct dse_err *e)
+{
+    struct run *r = ctx;
+    int rc = grow(r, r->n + n, e);
+    if (rc || (rc = store_tx_begin(r->st, e)))
+        return rc;
+    const char *vals[SW_MAX_AXES];
+    for (int i = 0; i < n && !rc; i++) {
+        axis_values(r, rows[i].point, vals);
+        rc = store_insert(r->st, r->run_id, rows[i].point, vals, rows[i].metric, rows[i].feasible, rows[i].reason, e);
+        r->point[r->n] = rows[i].point;
+        r->feasible[r->n] = (unsigned char)rows[i].feasible;
+        sweep_objectives(r->sp, &rows[i], r->obj + (size_t)r->n * r->sp->n_obj);
+        r->n_feasible += rows[i].feasible;
+        r->n++;
+    }
+    if (rc) {
+        struct dse_err ignore;
+        store_tx_commit(r->st, &ignore);
+        return rc;
+    }
+    return store_tx_commit(r->st, e);
+}
+
+static int sink_stored(void *ctx, long long point, int *feasible, double *obj)
+{
+    const struct run *r = ctx;
+    long long lo = 0, hi = r->n_stored - 1;
+    while (lo <= hi) {
+        long long mid = (lo + hi) / 2;
+        if (r->point[mid] == point) {
+            *feasible = r->feasible[mid];
+            memcpy(obj, r->obj + (size_t)mid * r->sp->n_obj, sizeof *obj * (size_t)r->sp->n_obj);
+            return 1;
+        }
+        if (r->point[mid] < point)
+            lo = mid + 1;
+        else
+            hi = mid - 1;
+    }
+    return 0;
+}
+
+static void sink_progress(void *ctx, long long done, long long total)
+{
+    struct run *r = ctx;
+    double t = now_s();
+    if (!r->progress || (t - r->last < 0.2 && done < total))
+        return;
+    r->last = t;
+    double rate = done / (t - r->t0 > 1e-9 ? t - r->t0 : 1e-9), frac = total ? (double)done / total : 1;
+    int w = 30, fill = (int)(frac * w);
+    fprintf(stderr, "\r[%.*s%*s] %5.1f%% %lld/%lld  %.0f points/s  ETA %.0f s   ", fill,
+            "##############################", w - fill, "", 100 * frac, done, total, rate,
+            rate > 0 ? (total - done) / rate : 0);
+    if (done >= total)
+        fputc('\n', stderr);
+}
+
+/* Stored points of a resumed run go first, sorted by point (store_load returns them so). */
+struct load_ctx {
+    struct run *r;
+    int rc;
+    struct dse_err *e;
+};
+
+static void load_one(void *ctx, long long point, int feasible, const double *vals)
+{
+    struct load_ctx *l = ctx;
+    struct run *r = l->r;
+    if (l->rc || (l->rc = grow(r, r->n + 1, l->e)))
+        return;
+    r->point[r->n] = point;
+    r->feasible[r->n] = (unsigned char)feasible;
+    for (int i = 0; i < r->sp->n_obj; i++)
+        r->obj[(size_t)r->n * r->sp->n_obj + i] = r->sp->obj[i].maximize ? -vals[i] : vals[i];
+    r->n_feasible += feasible;
+    r->n++;
+}
+
+static char *json_inputs(const struct sweep_spec *sp)
+{
+    cJSON *o = cJSON_CreateObject();
+    char h[24];
+    snprintf(h, sizeof h, "%016llx", sp->hash);
+    cJSON_AddStringToObject(o, sp->path, h);
+    for (int i = 0; i < sp->n_systems; i++) {
+        snprintf(h, sizeof h, "%016llx", sp->system_hash[i]);
+        cJSON_AddStringToObject(o, sp->system_path[i], h);
+    }
+    for (int i = 0; i < sp->n_workloads; i++)
+        cJSON_AddStringToObject(o, sp->wl[i].path, "loaded");
+    char *s = cJSON_PrintUnformatted(o);
+    cJSON_Delete(o);
+    return s;
+}
+
+static char *json_objectives(const struct sweep_spec *sp)
+{
+    cJSON *a = cJSON_CreateArray();
+    for (int i = 0; i < sp->n_obj; i++) {
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "metric", sp->obj[i].m->name);
+        cJSON_AddStringToObject(o, "goal", sp->obj[i].maximize ? "max" : "min");
+        cJSON_AddItemToArray(a, o);
+    }
+    char *s = cJSON_PrintUnformatted(a);
+    cJSON_Delete(a);
+    return s;
+}
+
+static char *json_axes(const struct run *r)
+{
+    cJSON *a = cJSON_CreateArray();
+    for (int pos = 0; pos < r->sp->n_axes; pos++)
+        cJSON_AddItemToArray(a, cJSON_CreateString(r->sp->axes[r->order[pos]].name));
+    char *s = cJSON_PrintUnformatted(a);
+    cJSON_Delete(a);
+    return s;
+}
+
+/* A front point with its sort key: the minimized objectives, then the point index. */
+struct ranked {
+    double key[SW_MAX_OBJ];
+    int m;
+    long long point, idx;
+};
+
+static int cmp_front(const void *a, const void *b)
+{
+    const struct ranked *x = a, *y = b;
+    for (int k = 0; k < x->m; k++)
+        if (x->key[k] != y->key[k])
+            return x->key[k] < y->key[k] ? -1 : 1;
+    return x->point < y->point ? -1 : x->point > y->point;
+}
+
+/* Sorts front (indices into r's arrays) by the objectives in order. */
+static int sort_front(const struct run *r, long long *front, long long n)
+{
+    int m = r->sp->n_obj;
+    struct ranked *v = malloc(sizeof *v * (size_t)(n ? n : 1));
+    if (!v)
+        return -1;
+    for (long long i = 0; i < n; i++) {
+        memcpy(v[i].key, r->obj + (size_t)front[i] * m, sizeof(double) * (size_t)m);
+        v[i].m = m;
+        v[i].point = r->point[front[i]];
+        v[i].idx = front[i];
+    }
+    qsort(v, (size_t)n, sizeof *v, cmp_front);
+    for (long long i = 0; i < n; i++)
+        front[i] = v[i].idx;
+    free(v);
+    return 0;
+}
+
+static double shown(const struct sweep_spec *sp, int k, double v) { return sp->obj[k].maximize ? -v : v; }
+
+static void print_front(const struct run *r, const long long *front, long long nf, int top, int json, int csv,
+                        const char *db, double hv)
+{
+    const struct sweep_spec *sp = r->sp;
+    const char *vals[SW_MAX_AXES];
+    if (json) {
+        cJSON *o = cJSON_CreateObject(), *fa;
+        cJSON_AddStringToObject(o, "name", sp->name);
+        cJSON_AddStringToObject(o, "db", db);
+        cJSON_AddNumberToObject(o, "run_id", (double)r->run_id);
+        cJSON_AddNumberToObject(o, "points", (double)r->n);
+        cJSON_AddNumberToObject(o, "feasible", (double)r->n_feasible);
+        if (isfinite(hv))
+            cJSON_AddNumberToObject(o, "hypervolume", hv);
+        fa = cJSON_AddArrayToObject(o, "front");
+        for (long long i = 0; i < nf; i++) {
+            cJSON *p = cJSON_CreateObject();
+            long long x = front[i];
+            cJSON_AddNumberToObject(p, "point", (double)r->point[x]);
+            axis_values(r, r->point[x], vals);
+            for (int pos = 0; pos < sp->n_axes; pos++) {
+                const struct sw_axis *a = &sp->axes[r->order[pos]];
+                if (a->numeric)
+                    cJSON_AddNumberToObject(p, a->name, strtod(vals[pos], NULL));
+                else
+                    cJSON_AddStringToObject(p, a->name, vals[pos]);
+            }
+            for (int k = 0; k < sp->n_obj; k++)
+                cJSON_AddNumberToObject(p, sp->obj[k].m->name, shown(sp, k, r->obj[(size_t)x * sp->n_obj + k]));
+            cJSON_AddItemToArray(fa, p);
+        }
+        char *s = cJSON_Print(o);
+        if (s)
+            puts(s);
+        free(s);
+        cJSON_Delete(o);
+        return;
+    }
+    if (csv) {
+        printf("point");
+        for (int pos = 0; pos < sp->n_axes; pos++)
+            printf(",%s", sp->axes[r->order[pos]].name);
+        for (int k = 0; k < sp->n_obj; k++)
+            printf(",%s", sp->obj[k].m->name);
+        printf("\n");
+        for (long long i = 0; i < nf; i++) {
+            long long x = front[i];
+            axis_values(r, r->point[x], vals);
+            printf("%lld", r->point[x]);
+            for (int pos = 0; pos < sp->n_axes; pos++)
+                printf(",%s", vals[pos]);
+            for (int k = 0; k < sp->n_obj; k++)
+                printf(",%.9g", shown(sp, k, r->obj[(size_t)x * sp->n_obj + k]));
+            printf("\n");
+        }
+        return;
+    }
+    /* The best point per objective is marked with '*'. */
+    long long best[SW_MAX_OBJ];
+    for (int k = 0; k < sp->n_obj; k++) {
+        best[k] = front[0];
+        for (long long i = 1; i < nf; i++)
+            if (r->obj[(size_t)front[i] * sp->n_obj + k] < r->obj[(size_t)best[k] * sp->n_obj + k])
+                best[k] = front[i];
+    }
+    printf("Pareto front: %lld points (sorted by %s, %s is better; * = best per objective)\n", nf, sp->obj[0].m->name,
+           sp->obj[0].maximize ? "higher" : "lower");
+    for (int pos = 0; pos < sp->n_axes; pos++)
+        printf("%-*s ", pos == 0 ? 28 : 14, sp->axes[r->order[pos]].name);
+    for (int k = 0; k < sp->n_obj; k++)
+        printf("%20s ", sp->obj[k].m->name);
+    printf("\n");
+    for (long long i = 0; i < nf && i < top; i++) {
+        long long x = front[i];
+        axis_values(r, r->point[x], vals);
+        for (int pos = 0; pos < sp->n_axes; pos++)
+            printf("%-*.*s ", pos == 0 ? 28 : 14, pos == 0 ? 28 : 14, vals[pos]);
+        for (int k = 0; k < sp->n_obj; k++)
+            printf("%19.5g%c ", shown(sp, k, r->obj[(size_t)x * sp->n_obj + k]), best[k] == x ? '*' : ' ');
+        printf("\n");
+    }
+    if (nf > top)
+        printf("(%lld more front points in %s)\n", nf - top, db);
+}
+
+static void usage(void)
+{
+    printf("usage: dse sweep SPEC [options]\n\n"
+           "Evaluates every point of the spec's space (or random / NSGA-II samples of it) in parallel, stores\n"
+           "them in SQLite, and prints the Pareto front of the feasible points; writes the front plot beside\n"
+           "the database. Spec format: sweeps/README.md. Metrics:\n");
+    for (int i = 0; i < metric_count; i++)
+        printf("  %-24s %-8s %-4s %s\n", metric_table[i].name, metric_table[i].unit,
+               metric_table[i].dir == DIR_MIN ? "min" : metric_table[i].dir == DIR_MAX ? "max" : "", metric_table[i].what);
+    printf("\noptions:\n");
+    cli_print_options(sweep_opts_proto);
+}
+
+int cmd_sweep(int argc, char **argv)
+{
+    struct cli_opt opts[sizeof sweep_opts_proto / sizeof sweep_opts_proto[0]];
+    memcpy(opts, sweep_opts_proto, sizeof opts);
+    struct dse_err e;
+    const char *pos[1];
+    int npos, rc, stopped = 0;
+    struct sweep_spec sp;
+    int have_spec = 0;
+    struct sweep_prep *prep = NULL;
+    struct store *st = NULL;
+    struct run r;
+    char *inputs = NULL, *objs = NULL, *axes = NULL;
+    int *rank = NULL;
+    double *fobj = NULL;
+    long long *fidx = NULL, *fpoints = NULL, *front = NULL;
+    memset(&r, 0, sizeof r);
+    dse_err_clear(&e);
+    if ((rc = cli_parse(argc, argv, 2, opts, pos, 1, &npos, "sweep", &e)))
+        goto out;
+    if (cli_get(opts, "help")) {
+        usage();
+        return 0;
+    }
+    if (npos != 1) {
+        rc = dse_err_set(&e, DSE_EINPUT, NULL, NULL, "sweep: expected one spec file (see dse help sweep)");
+        goto out;
+    }
+    if (cli_get(opts, "json") && cli_get(opts, "csv")) {
+        rc = dse_err_set(&e, DSE_EINPUT, NULL, NULL, "sweep: choose one of --json and --csv");
+        goto out;
+    }
+    long long limit = SW_DEFAULT_GRID_LIMIT, threads = 1, top = 40;
+#ifdef _OPENMP
+    threads = omp_get_max_threads();
+#endif
+    if ((cli_get(opts, "limit") && (rc = cli_int("limit", cli_get(opts, "limit"), 1, 1LL << 40, &limit, &e))) ||
+        (cli_get(opts, "threads") && (rc = cli_int("threads", cli_get(opts, "threads"), 1, 1024, &threads, &e))) ||
+        (cli_get(opts, "top") && (rc = cli_int("top", cli_get(opts, "top"), 1, 1000000, &top, &e))))
+        goto out;
+    if ((rc = sweep_spec_load(pos[0], &sp, &e)))
+        goto out;
+    have_spec = 1;
+    if (sp.method == SEARCH_GRID && sp.points > limit) {
+        rc = dse_err_set(&e, DSE_EINPUT, sp.path, "search",
+                         "the grid has %lld points, more than the limit of %lld: use \"search\": {\"method\": "
+                         "\"random\", \"samples\": N} or {\"method\": \"nsga2\", \"population\": P, \"generations\": "
+                         "G}, or raise --limit",
+                         sp.points, limit);
+        goto out;
+    }
+    if ((rc = sweep_prepare(&sp, &prep, &e)) || (rc = sweep_scratch_init(prep, (int)threads, &e)))
+        goto out;
+
+    /* Database: results/<name>.db unless --db. */
+    char db[600];
+    if (cli_get(opts, "db"))
+        snprintf(db, sizeof db, "%s", cli_get(opts, "db"));
+    else {
+        mkdir("results", 0777);
+        snprintf(db, sizeof db, "results/%s.db", sp.name);
+    }
+    r.sp = &sp;
+    for (int a = 0; a < sp.n_axes; a++)
+        r.order[sp.axes[a].spec_pos] = a;
+    struct store_col cols[SW_MAX_AXES];
+    for (int p = 0; p < sp.n_axes; p++) {
+        cols[p].name = sp.axes[r.order[p]].name;
+        cols[p].numeric = sp.axes[r.order[p]].numeric;
+    }
+    struct store_metric ms[64];
+    for (int i = 0; i < metric_count; i++) {
+        ms[i].name = metric_table[i].name;
+        ms[i].unit = metric_table[i].unit;
+        ms[i].direction = metric_table[i].dir == DIR_MIN ? "min" : metric_table[i].dir == DIR_MAX ? "max" : "none";
+        ms[i].description = metric_table[i].what;
+    }
+    if ((rc = store_open(db, &st, &e)) || (rc = store_prepare(st, cols, sp.n_axes, ms, metric_count, &e)))
+        goto out;
+    r.st = st;
+    char hash[24];
+    snprintf(hash, sizeof hash, "%016llx", sp.hash);
+    if (cli_get(opts, "resume") && (r.run_id = store_find_resumable(st, hash)) > 0) {
+        const char *names[SW_MAX_OBJ];
+        for (int k = 0; k < sp.n_obj; k++)
+            names[k] = sp.obj[k].m->name;
+        struct load_ctx lc = {&r, DSE_OK, &e};
+        if ((rc = store_load(st, r.run_id, names, sp.n_obj, load_one, &lc, &e)) || (rc = lc.rc))
+            goto out;
+        r.n_stored = r.n;
+        fprintf(stderr, "dse: resuming run %lld of %s: %lld points already stored\n", r.run_id, db, r.n);
+    } else {
+        if (cli_get(opts, "resume"))
+            fprintf(stderr, "dse: no interrupted run of this spec in %s: starting a new run\n", db);
+        char host[256] = "unknown";
+        gethostname(host, sizeof host - 1);
+        inputs = json_inputs(&sp);
+        objs = json_objectives(&sp);
+        axes = json_axes(&r);
+#ifdef _OPENMP
+        int omp = 1;
+#else
+        int omp = 0;
+#endif
+        struct store_run_info ri = {sp.name, sp.text, hash, PACKAGE_VERSION, DSE_GIT_HASH, host,
+                                    inputs ? inputs : "{}", objs ? objs : "[]", axes ? axes : "[]", omp,
+                                    (int)threads, sweep_planned(&sp)};
+        if ((rc = store_begin_run(st, &ri, &r.run_id, &e)))
+            goto out;
+    }
+
+    struct sigaction sa, old_sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_sigint;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &old_sa);
+    interrupted = 0;
+    r.progress = isatty(STDERR_FILENO) && !cli_get(opts, "quiet");
+    r.t0 = r.last = now_s();
+    struct sweep_sink sink = {&r, sink_rows, r.n_stored ? sink_stored : NULL, sink_progress, &interrupted};
+    rc = sweep_run(prep, (int)threads, &sink, &stopped, &e);
+    sigaction(SIGINT, &old_sa, NULL);
+    double elapsed = now_s() - r.t0;
+    if (rc) {
+        struct dse_err ignore;
+        store_finish_run(st, r.run_id, "interrupted", NAN, &ignore);
+        goto out;
+    }
+    if (stopped) {
+        if (r.progress)
+            fputc('\n', stderr);
+        rc = store_finish_run(st, r.run_id, "interrupted", NAN, &e);
+        fprintf(stderr, "dse: interrupted: %lld points saved in %s (run %lld); finish with dse sweep %s --resume%s%s\n",
+                r.n, db, r.run_id, sp.path, cli_get(opts, "db") ? " --db " : "", cli_get(opts, "db") ? db : "");
+        if (!rc)
+            rc = DSE_ERUNTIME;
+        dse_err_set(&e, rc, NULL, NULL, "interrupted");
+        goto out;
+    }
+
+    /* Rank the feasible points. */
+    long long nf = r.n_feasible, nfront = 0;
+    int m = sp.n_obj;
+    fobj = malloc(sizeof *fobj * (size_t)(nf ? nf : 1) * m);
+    fidx = malloc(sizeof *fidx * (size_t)(nf ? nf : 1));
+    fpoints = malloc(sizeof *fpoints * (size_t)(nf ? nf : 1));
+    rank = malloc(sizeof *rank * (size_t)(nf ? nf : 1));
+    front = malloc(sizeof *front * (size_t)(nf ? nf : 1));
+    if (!fobj || !fidx || !fpoints || !rank || !front) {
+        rc = dse_err_set(&e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+        goto out;
+    }
+    for (long long i = 0, k = 0; i < r.n; i++)
+        if (r.feasible[i]) {
+            memcpy(fobj + (size_t)k * m, r.obj + (size_t)i * m, sizeof *fobj * (size_t)m);
+            fidx[k] = i;
+            fpoints[k++] = r.point[i];
+        }
+    double hv = NAN;
+    if (nf > 0) {
+        if (nf > 2147483647LL) {
+            rc = dse_err_set(&e, DSE_ERUNTIME, NULL, NULL, "too many feasible points to rank");
+            goto out;
+        }
+        if ((rc = pareto_rank(fobj, (int)nf, m, rank, &e)) || (rc = store_set_ranks(st, r.run_id, fpoints, rank, nf, &e)))
+            goto out;
+        for (long long i = 0; i < nf; i++)
+            if (rank[i] == 0)
+                front[nfront++] = fidx[i];
+        if (m <= 3) {
+            double ref[SW_MAX_OBJ], *fo = malloc(sizeof *fo * (size_t)nfront * m);
+            if (fo) {
+                pareto_reference(fobj, (int)nf, m, ref);
+                for (long long i = 0; i < nfront; i++)
+                    memcpy(fo + (size_t)i * m, r.obj + (size_t)front[i] * m, sizeof *fo * (size_t)m);
+                struct dse_err he;
+                hv = pareto_hypervolume(fo, (int)nfront, m, ref, &he);
+                free(fo);
+            }
+        }
+        if (sort_front(&r, front, nfront)) {
+            rc = dse_err_set(&e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+            goto out;
+        }
+    }
+    if ((rc = store_finish_run(st, r.run_id, "complete", hv, &e)))
+        goto out;
+    store_close(st);
+    st = NULL;
+
+    int json = cli_get(opts, "json") != NULL, csv = cli_get(opts, "csv") != NULL;
+    if (!json && !csv) {
+        printf("dse sweep %s: %lld points evaluated in %.2f s (%.0f points/s, %lld threads), %lld feasible, run %lld "
+               "in %s\n",
+               sp.name, r.n - r.n_stored, elapsed, (r.n - r.n_stored) / (elapsed > 1e-9 ? elapsed : 1e-9), threads, nf,
+               r.run_id, db);
+        printf("model: analytical roofline, uncalibrated (see docs/models.md; measured error so far: "
+               "validate/gpu/README.md)\n");
+        if (isfinite(hv))
+            printf("hypervolume of the front: %.6g (reference: worst feasible value + 10%% of the range, per "
+                   "objective)\n",
+                   hv);
+        printf("\n");
+    }
+    if (nfront == 0) {
+        fprintf(stderr, "dse: no feasible point: see the reason column of %s\n", db);
+        if (json || csv)
+            print_front(&r, front, 0, (int)top, json, csv, db, hv);
+    } else {
+        print_front(&r, front, nfront, (int)top, json, csv, db, hv);
+    }
+    if (!cli_get(opts, "no-plot") && nfront > 0) {
+        char written[1024];
+        struct dse_err pe;
+        if (plot_run(db, r.run_id, NULL, NULL, NULL, written, sizeof written, &pe))
+            fprintf(stderr, "dse: plot not written: %s\n", pe.msg);
+        else if (!json && !csv)
+            printf("\nplot: %s\n", written);
+    }
+out:
+    if (rc && strcmp(e.msg, "interrupted"))
+        fprintf(stderr, "dse: %s\n", e.msg);
+    store_close(st);
+    sweep_prep_free(prep);
+    if (have_spec)
+        sweep_spec_free(&sp);
+    free(r.point);
+    free(r.feasible);
+    free(r.obj);
+    free(inputs);
+    free(objs);
+    free(axes);
+    free(rank);
+    free(fobj);
+    free(fidx);
+    free(fpoints);
+    free(front);
+    return rc;
+}

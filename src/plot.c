@@ -1,0 +1,1149 @@
+/* plot.c -- a sweep run read from SQLite, drawn by gnuplot fed through a pipe.
+ *
+ * Column names are checked against PRAGMA table_info(points) before they go into SQL, and every string
+ * that goes into the gnuplot script is single-quoted: gnuplot runs `backquoted` shell commands inside
+ * double-quoted strings, never inside single-quoted ones. */
+#include "plot.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+#include <sqlite3.h>
+
+#include "metric.h"
+
+#define MAX_OBJ 64       /* objectives parsed from runs.objectives */
+#define MAX_LISTED 12    /* runs named in an "unknown run" message */
+#define LOG_SPAN 1e3     /* log scale when positive values span more than 3 decades */
+
+#if defined(__GNUC__)
+#define PRINTF_LIKE(f, a) __attribute__((format(printf, f, a)))
+#else
+#define PRINTF_LIKE(f, a)
+#endif
+
+/* ---- a growable string, for SQL and lists in messages ---- */
+
+struct sb {
+    char *s;
+    size_t len, cap;
+    int oom;
+};
+
+static void sb_add(struct sb *b, const char *fmt, ...) PRINTF_LIKE(2, 3);
+static void sb_add(struct sb *b, const char *fmt, ...)
+{
+    if (b->oom)
+        return;
+    for (;;) {
+        size_t room = b->cap - b->len;
+        va_list ap;
+        va_start(ap, fmt);
+        int k = vsnprintf(b->s ? b->s + b->len : NULL, b->s ? room : 0, fmt, ap);
+        va_end(ap);
+        if (k < 0) {
+            b->oom = 1;
+            return;
+        }
+        if (b->s && (size_t)k < room) {
+            b->len += (size_t)k;
+            return;
+        }
+        size_t cap = b->cap ? b->cap : 256;
+        while (cap < b->len + (size_t)k + 1)
+            cap *= 2;
+        char *s = realloc(b->s, cap);
+        if (!s) {
+            b->oom = 1;
+            return;
+        }
+        b->s = s;
+        b->cap = cap;
+    }
+}
+
+/* An SQL identifier: "name" with embedded double quotes doubled. */
+static void sb_ident(struct sb *b, const char *name)
+{
+    sb_add(b, "\"");
+    for (const char *p = name; *p; p++) {
+        if (*p == '"')
+            sb_add(b, "\"\"");
+        else
+            sb_add(b, "%c", *p);
+    }
+    sb_add(b, "\"");
+}
+
+static const char *sb_str(const struct sb *b) { return b->s && !b->oom ? b->s : ""; }
+
+/* ---- the database ---- */
+
+struct mdef {
+    char name[96];
+    char unit[32];
+    enum metric_dir dir;
+};
+
+struct db {
+    const char *file;
+    sqlite3 *h;
+    char **col; /* columns of points, as the table spells them */
+    int n_col;
+    struct mdef *m; /* the metrics table; empty when absent (older files): the registry answers */
+    int n_m;
+};
+
+struct run {
+    long long id;
+    char name[256], status[32];
+    int n_obj;
+    char obj[MAX_OBJ][96];
+    enum metric_dir obj_dir[MAX_OBJ];
+    cJSON *axes; /* JSON array of axis names, or NULL */
+    long long n_points, n_feasible, n_pareto;
+};
+
+static const char *const bookkeeping[] = {"run_id", "point", "feasible", "reason", "pareto", "rank", NULL};
+
+static enum metric_dir parse_dir(const char *s)
+{
+    if (!s)
+        return DIR_NONE;
+    if (!strncasecmp(s, "min", 3) || !strcasecmp(s, "lower"))
+        return DIR_MIN;
+    if (!strncasecmp(s, "max", 3) || !strcasecmp(s, "higher"))
+        return DIR_MAX;
+    return DIR_NONE;
+}
+
+static int db_fail(struct db *d, struct dse_err *e, const char *what)
+{
+    int c = sqlite3_errcode(d->h);
+    if (c == SQLITE_NOTADB)
+        return dse_err_set(e, DSE_EINPUT, d->file, NULL, "not a dse database (not an SQLite file)");
+    if (c == SQLITE_CORRUPT)
+        return dse_err_set(e, DSE_EINPUT, d->file, NULL, "not a dse database (damaged SQLite file)");
+    return dse_err_set(e, DSE_ERUNTIME, d->file, NULL, "%s: %s", what, sqlite3_errmsg(d->h));
+}
+
+static void db_close(struct db *d)
+{
+    for (int i = 0; i < d->n_col; i++)
+        free(d->col[i]);
+    free(d->col);
+    free(d->m);
+    if (d->h)
+        sqlite3_close(d->h);
+    memset(d, 0, sizeof *d);
+}
+
+static int db_open(const char *file, struct db *d, struct dse_err *e)
+{
+    struct stat st;
+    sqlite3_stmt *s = NULL;
+    int rc = DSE_OK, have = 0;
+    memset(d, 0, sizeof *d);
+    d->file = file;
+    if (stat(file, &st) != 0) {
+        if (errno == ENOENT)
+            return dse_err_set(e, DSE_EINPUT, file, NULL, "no such file");
+        return dse_err_set(e, DSE_EINPUT, file, NULL, "cannot read: %s", strerror(errno));
+    }
+    if (!S_ISREG(st.st_mode))
+        return dse_err_set(e, DSE_EINPUT, file, NULL, "not a file: expected a sweep database (results/NAME.db)");
+    if (sqlite3_open_v2(file, &d->h, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+        rc = dse_err_set(e, DSE_ERUNTIME, file, NULL, "cannot open: %s", d->h ? sqlite3_errmsg(d->h) : "out of memory");
+        goto out;
+    }
+    sqlite3_busy_timeout(d->h, 5000); /* a sweep may be writing its last batch */
+    /* One read transaction: counts and rows come from the same snapshot. sqlite3_close ends it. */
+    if (sqlite3_exec(d->h, "BEGIN", NULL, NULL, NULL) != SQLITE_OK) {
+        rc = db_fail(d, e, "cannot read");
+        goto out;
+    }
+    if (sqlite3_prepare_v2(d->h, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN ('runs', 'points')",
+                           -1, &s, NULL) != SQLITE_OK ||
+        sqlite3_step(s) != SQLITE_ROW) {
+        rc = db_fail(d, e, "cannot read");
+        goto out;
+    }
+    have = sqlite3_column_int(s, 0);
+    sqlite3_finalize(s);
+    s = NULL;
+    if (have != 2) {
+        rc = dse_err_set(e, DSE_EINPUT, file, NULL, "not a dse database (no runs and points tables; see docs/sweep-db.md)");
+        goto out;
+    }
+
+    if (sqlite3_prepare_v2(d->h, "SELECT name FROM pragma_table_info('points')", -1, &s, NULL) != SQLITE_OK &&
+        sqlite3_prepare_v2(d->h, "PRAGMA table_info(points)", -1, &s, NULL) != SQLITE_OK) {
+        rc = db_fail(d, e, "cannot read the points table");
+        goto out;
+    }
+    int name_col = sqlite3_column_count(s) == 1 ? 0 : 1; /* PRAGMA rows: cid, name, type, ... */
+    int step;
+    while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+        const char *nm = (const char *)sqlite3_column_text(s, name_col);
+        char **c = realloc(d->col, sizeof *c * (size_t)(d->n_col + 1));
+        if (!c || !nm || !(c[d->n_col] = strdup(nm))) {
+            if (c)
+                d->col = c;
+            rc = dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+            goto out;
+        }
+        d->col = c;
+        d->n_col++;
+    }
+    if (step != SQLITE_DONE) {
+        rc = db_fail(d, e, "cannot read the points table");
+        goto out;
+    }
+    sqlite3_finalize(s);
+    s = NULL;
+    for (const char *const *b = bookkeeping; *b; b++) {
+        if (!strcmp(*b, "reason") || !strcmp(*b, "rank"))
+            continue;
+        int found = 0;
+        for (int i = 0; i < d->n_col && !found; i++)
+            found = !strcmp(d->col[i], *b);
+        if (!found) {
+            rc = dse_err_set(e, DSE_EINPUT, file, NULL, "not a dse database (points has no column %s)", *b);
+            goto out;
+        }
+    }
+
+    /* The metrics table gives units and directions; a file without one falls back to the registry. */
+    if (sqlite3_prepare_v2(d->h, "SELECT name, unit, direction FROM metrics", -1, &s, NULL) == SQLITE_OK) {
+        while (sqlite3_step(s) == SQLITE_ROW) {
+            const char *nm = (const char *)sqlite3_column_text(s, 0);
+            const char *un = (const char *)sqlite3_column_text(s, 1);
+            if (!nm)
+                continue;
+            struct mdef *m = realloc(d->m, sizeof *m * (size_t)(d->n_m + 1));
+            if (!m) {
+                rc = dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+                goto out;
+            }
+            d->m = m;
+            dse_strlcpy(m[d->n_m].name, nm, sizeof m->name);
+            dse_strlcpy(m[d->n_m].unit, un ? un : "", sizeof m->unit);
+            m[d->n_m].dir = parse_dir((const char *)sqlite3_column_text(s, 2));
+            d->n_m++;
+        }
+    }
+out:
+    sqlite3_finalize(s);
+    if (rc)
+        db_close(d);
+    return rc;
+}
+
+/* The metric's unit and direction: the file's metrics table first, then the registry. */
+static int meta_find(const struct db *d, const char *name, const char **unit, enum metric_dir *dir)
+{
+    for (int i = 0; i < d->n_m; i++)
+        if (!strcmp(d->m[i].name, name)) {
+            *unit = d->m[i].unit;
+            *dir = d->m[i].dir;
+            return 1;
+        }
+    const struct metric *m = metric_find(name);
+    if (m) {
+        *unit = m->unit;
+        *dir = m->dir;
+        return 1;
+    }
+    *unit = "";
+    *dir = DIR_NONE;
+    return 0;
+}
+
+static int is_bookkeeping(const char *name)
+{
+    for (const char *const *b = bookkeeping; *b; b++)
+        if (!strcmp(*b, name))
+            return 1;
+    return 0;
+}
+
+/* The points column named name, as the table spells it; NULL for bookkeeping columns or none. */
+static const char *find_col(const struct db *d, const char *name)
+{
+    if (is_bookkeeping(name))
+        return NULL;
+    for (int i = 0; i < d->n_col; i++)
+        if (!strcmp(d->col[i], name))
+            return d->col[i];
+    return NULL;
+}
+
+/* "metrics with values in run N: a, b; axes: x, y" for messages about a name that does not exist. */
+static void list_known(const struct db *d, const struct run *r, struct sb *b)
+{
+    struct sb q = {0};
+    const char *unit;
+    enum metric_dir dir;
+    int n_metric = 0;
+    sb_add(&q, "SELECT");
+    for (int i = 0; i < d->n_col; i++)
+        if (!is_bookkeeping(d->col[i]) && meta_find(d, d->col[i], &unit, &dir)) {
+            sb_add(&q, "%s count(", n_metric++ ? "," : "");
+            sb_ident(&q, d->col[i]);
+            sb_add(&q, ")");
+        }
+    sb_add(&q, " FROM points WHERE run_id = ?1 AND feasible = 1");
+    sqlite3_stmt *s = NULL;
+    int counted = n_metric > 0 && !q.oom && sqlite3_prepare_v2(d->h, sb_str(&q), -1, &s, NULL) == SQLITE_OK &&
+                  sqlite3_bind_int64(s, 1, r->id) == SQLITE_OK && sqlite3_step(s) == SQLITE_ROW;
+    int shown = 0, k = 0;
+    if (counted)
+        sb_add(b, "metrics with values in run %lld:", r->id);
+    else
+        sb_add(b, "metric columns:");
+    for (int i = 0; i < d->n_col; i++)
+        if (!is_bookkeeping(d->col[i]) && meta_find(d, d->col[i], &unit, &dir)) {
+            if (!counted || sqlite3_column_int64(s, k) > 0)
+                sb_add(b, "%s %s", shown++ ? "," : "", d->col[i]);
+            k++;
+        }
+    if (!shown)
+        sb_add(b, " none");
+    sqlite3_finalize(s);
+    free(q.s);
+    shown = 0;
+    const cJSON *a;
+    if (cJSON_IsArray(r->axes)) { /* the run's own axes, in spec order */
+        cJSON_ArrayForEach(a, r->axes)
+        {
+            if (cJSON_IsString(a) && find_col(d, a->valuestring))
+                sb_add(b, "%s %s", shown++ ? "," : "; axes of the run:", a->valuestring);
+        }
+        return;
+    }
+    for (int i = 0; i < d->n_col; i++)
+        if (!is_bookkeeping(d->col[i]) && !meta_find(d, d->col[i], &unit, &dir))
+            sb_add(b, "%s %s", shown++ ? "," : "; axes:", d->col[i]);
+}
+
+static void run_free(struct run *r)
+{
+    cJSON_Delete(r->axes);
+    r->axes = NULL;
+}
+
+static int load_run(const struct db *d, long long id, struct run *r, struct dse_err *e)
+{
+    sqlite3_stmt *s = NULL;
+    int rc = DSE_OK, step;
+    cJSON *obj = NULL;
+    memset(r, 0, sizeof *r);
+    const char *sql = id > 0 ? "SELECT id, name, status, objectives, axes FROM runs WHERE id = ?1"
+                             : "SELECT id, name, status, objectives, axes FROM runs ORDER BY id DESC LIMIT 1";
+    if (sqlite3_prepare_v2(d->h, sql, -1, &s, NULL) != SQLITE_OK)
+        return dse_err_set(e, DSE_EINPUT, d->file, NULL, "not a dse database (runs: %s)", sqlite3_errmsg(d->h));
+    if (id > 0)
+        sqlite3_bind_int64(s, 1, id);
+    step = sqlite3_step(s);
+    if (step == SQLITE_DONE && id <= 0) {
+        rc = dse_err_set(e, DSE_EINPUT, d->file, NULL, "holds no runs yet");
+        goto out;
+    }
+    if (step == SQLITE_DONE) { /* name the runs that exist */
+        struct sb b = {0};
+        sqlite3_stmt *l = NULL;
+        int n = 0;
+        if (sqlite3_prepare_v2(d->h, "SELECT id, name FROM runs ORDER BY id", -1, &l, NULL) == SQLITE_OK)
+            while (sqlite3_step(l) == SQLITE_ROW) {
+                if (n < MAX_LISTED) {
+                    const char *nm = (const char *)sqlite3_column_text(l, 1);
+                    sb_add(&b, "%s%lld (%.40s)", n ? ", " : "", (long long)sqlite3_column_int64(l, 0), nm ? nm : "");
+                }
+                n++;
+            }
+        sqlite3_finalize(l);
+        if (n > MAX_LISTED)
+            sb_add(&b, ", ... %d runs in all", n);
+        rc = dse_err_set(e, DSE_EINPUT, d->file, "--run", "no run %lld (runs: %s)", id, n ? sb_str(&b) : "none");
+        free(b.s);
+        goto out;
+    }
+    if (step != SQLITE_ROW) {
+        rc = dse_err_set(e, DSE_ERUNTIME, d->file, NULL, "cannot read runs: %s", sqlite3_errmsg(d->h));
+        goto out;
+    }
+    r->id = sqlite3_column_int64(s, 0);
+    const char *t = (const char *)sqlite3_column_text(s, 1);
+    dse_strlcpy(r->name, t ? t : "", sizeof r->name);
+    t = (const char *)sqlite3_column_text(s, 2);
+    dse_strlcpy(r->status, t ? t : "", sizeof r->status);
+    t = (const char *)sqlite3_column_text(s, 4);
+    r->axes = t ? cJSON_Parse(t) : NULL;
+    t = (const char *)sqlite3_column_text(s, 3);
+    obj = t ? cJSON_Parse(t) : NULL;
+    if (!cJSON_IsArray(obj)) {
+        rc = dse_err_set(e, DSE_EINPUT, d->file, "runs.objectives", "run %lld: expected a JSON array of "
+                         "{\"metric\": NAME, \"goal\": \"min\"|\"max\"}", r->id);
+        goto out;
+    }
+    const cJSON *o;
+    cJSON_ArrayForEach(o, obj)
+    {
+        const cJSON *m = cJSON_GetObjectItemCaseSensitive(o, "metric");
+        const cJSON *g = cJSON_GetObjectItemCaseSensitive(o, "goal");
+        if (!cJSON_IsString(m) || !*m->valuestring) {
+            rc = dse_err_set(e, DSE_EINPUT, d->file, "runs.objectives", "run %lld: objective %d has no \"metric\" "
+                             "name", r->id, r->n_obj + 1);
+            goto out;
+        }
+        if (r->n_obj == MAX_OBJ)
+            break;
+        const char *unit;
+        enum metric_dir dir;
+        meta_find(d, m->valuestring, &unit, &dir);
+        dse_strlcpy(r->obj[r->n_obj], m->valuestring, sizeof r->obj[0]);
+        r->obj_dir[r->n_obj] = cJSON_IsString(g) ? parse_dir(g->valuestring) : dir;
+        r->n_obj++;
+    }
+    sqlite3_finalize(s);
+    s = NULL;
+
+    if (sqlite3_prepare_v2(d->h, "SELECT count(*), sum(feasible = 1), sum(pareto = 1) FROM points WHERE run_id = ?1",
+                           -1, &s, NULL) != SQLITE_OK ||
+        sqlite3_bind_int64(s, 1, r->id) != SQLITE_OK || sqlite3_step(s) != SQLITE_ROW) {
+        rc = dse_err_set(e, DSE_ERUNTIME, d->file, NULL, "cannot count the points of run %lld: %s", r->id,
+                         sqlite3_errmsg(d->h));
+        goto out;
+    }
+    r->n_points = sqlite3_column_int64(s, 0);
+    r->n_feasible = sqlite3_column_int64(s, 1);
+    r->n_pareto = sqlite3_column_int64(s, 2);
+    sqlite3_finalize(s);
+    s = NULL;
+    if (r->n_feasible == 0) {
+        const char *why = NULL;
+        if (r->n_points > 0 &&
+            sqlite3_prepare_v2(d->h, "SELECT reason, count(*) AS n FROM points WHERE run_id = ?1 AND feasible = 0 "
+                                     "GROUP BY reason ORDER BY n DESC LIMIT 1", -1, &s, NULL) == SQLITE_OK &&
+            sqlite3_bind_int64(s, 1, r->id) == SQLITE_OK && sqlite3_step(s) == SQLITE_ROW)
+            why = (const char *)sqlite3_column_text(s, 0);
+        if (r->n_points == 0)
+            rc = dse_err_set(e, DSE_EINPUT, d->file, NULL, "run %lld (%s, %s) has no points to plot", r->id, r->name,
+                             r->status);
+        else
+            rc = dse_err_set(e, DSE_EINPUT, d->file, NULL, "run %lld (%s) has no feasible points to plot: all %lld are "
+                             "infeasible (most often: %.200s)", r->id, r->name, r->n_points, why ? why : "no reason stored");
+        goto out;
+    }
+out:
+    sqlite3_finalize(s);
+    cJSON_Delete(obj);
+    if (rc)
+        run_free(r);
+    return rc;
+}
+
+/* ---- the points ---- */
+
+struct axis {
+    const char *col; /* column, as the table spells it */
+    char label[256];
+    enum metric_dir dir;
+    int log;
+    double lo, hi; /* of the finite values read */
+    long long n_val, n_nonpos;
+};
+
+struct pts {
+    int k;             /* values per row: the axes' columns, in order */
+    double *cloud;     /* sampled feasible rows, k values each; NAN where missing */
+    long long n_cloud;
+    double *front;     /* every row with pareto = 1 */
+    long long n_front, cap_front;
+    long long n_rows;  /* feasible rows that qualified */
+    int sampled;
+};
+
+static void pts_free(struct pts *p)
+{
+    free(p->cloud);
+    free(p->front);
+    memset(p, 0, sizeof *p);
+}
+
+static double col_num(sqlite3_stmt *s, int i)
+{
+    int t = sqlite3_column_type(s, i);
+    if (t != SQLITE_INTEGER && t != SQLITE_FLOAT)
+        return NAN;
+    double v = sqlite3_column_double(s, i);
+    return isfinite(v) ? v : NAN;
+}
+
+/* Reads the feasible rows of run r: every Pareto row, and an evenly spaced, deterministic sample of at
+ * most PLOT_MAX_CLOUD rows (row i of N is taken when i = floor(j N / PLOT_MAX_CLOUD) for some j).
+ * all_present: only rows with a value in every column (one scatter plot). */
+static int read_points(const struct db *d, const struct run *r, struct axis *ax, int k, int all_present, struct pts *p,
+                       struct dse_err *e)
+{
+    struct sb w = {0}, q = {0};
+    sqlite3_stmt *s = NULL;
+    int rc = DSE_OK, step;
+    memset(p, 0, sizeof *p);
+    p->k = k;
+    sb_add(&w, " FROM points WHERE run_id = ?1 AND feasible = 1");
+    for (int i = 0; all_present && i < k; i++) {
+        sb_add(&w, " AND ");
+        sb_ident(&w, ax[i].col);
+        sb_add(&w, " IS NOT NULL");
+    }
+    sb_add(&q, "SELECT count(*)%s", sb_str(&w));
+    if (w.oom || q.oom) {
+        rc = dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+        goto out;
+    }
+    if (sqlite3_prepare_v2(d->h, q.s, -1, &s, NULL) != SQLITE_OK || sqlite3_bind_int64(s, 1, r->id) != SQLITE_OK ||
+        sqlite3_step(s) != SQLITE_ROW) {
+        rc = dse_err_set(e, DSE_ERUNTIME, d->file, NULL, "cannot read the points of run %lld: %s", r->id,
+                         sqlite3_errmsg(d->h));
+        goto out;
+    }
+    long long n = sqlite3_column_int64(s, 0);
+    sqlite3_finalize(s);
+    s = NULL;
+    long long want = n > PLOT_MAX_CLOUD ? PLOT_MAX_CLOUD : n;
+    p->sampled = n > PLOT_MAX_CLOUD;
+    p->cloud = malloc(sizeof *p->cloud * (size_t)k * (size_t)(want ? want : 1));
+    if (!p->cloud) {
+        rc = dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+        goto out;
+    }
+
+    q.len = 0;
+    sb_add(&q, "SELECT pareto");
+    for (int i = 0; i < k; i++) {
+        sb_add(&q, ", ");
+        sb_ident(&q, ax[i].col);
+    }
+    sb_add(&q, "%s ORDER BY point", sb_str(&w));
+    if (q.oom) {
+        rc = dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+        goto out;
+    }
+    if (sqlite3_prepare_v2(d->h, q.s, -1, &s, NULL) != SQLITE_OK || sqlite3_bind_int64(s, 1, r->id) != SQLITE_OK) {
+        rc = dse_err_set(e, DSE_ERUNTIME, d->file, NULL, "cannot read the points of run %lld: %s", r->id,
+                         sqlite3_errmsg(d->h));
+        goto out;
+    }
+    for (int i = 0; i < k; i++) {
+        ax[i].lo = INFINITY;
+        ax[i].hi = -INFINITY;
+        ax[i].n_val = ax[i].n_nonpos = 0;
+    }
+    long long row = 0, j = 0, next = 0;
+    double v[MAX_OBJ];
+    while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+        for (int i = 0; i < k; i++) {
+            v[i] = col_num(s, i + 1);
+            if (isnan(v[i]))
+                continue;
+            ax[i].n_val++;
+            ax[i].n_nonpos += v[i] <= 0;
+            if (v[i] < ax[i].lo)
+                ax[i].lo = v[i];
+            if (v[i] > ax[i].hi)
+                ax[i].hi = v[i];
+        }
+        if (row == next && p->n_cloud < want) { /* rows may appear between the count and now: never overrun */
+            memcpy(p->cloud + p->n_cloud * k, v, sizeof *v * (size_t)k);
+            p->n_cloud++;
+            j++;
+            next = p->sampled ? j * n / PLOT_MAX_CLOUD : j;
+        }
+        if (sqlite3_column_int(s, 0) == 1) {
+            if (p->n_front == p->cap_front) {
+                long long cap = p->cap_front ? 2 * p->cap_front : 256;
+                double *f = realloc(p->front, sizeof *f * (size_t)k * (size_t)cap);
+                if (!f) {
+                    rc = dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+                    goto out;
+                }
+                p->front = f;
+                p->cap_front = cap;
+            }
+            memcpy(p->front + p->n_front * k, v, sizeof *v * (size_t)k);
+            p->n_front++;
+        }
+        row++;
+    }
+    if (step != SQLITE_DONE) {
+        rc = dse_err_set(e, DSE_ERUNTIME, d->file, NULL, "cannot read the points of run %lld: %s", r->id,
+                         sqlite3_errmsg(d->h));
+        goto out;
+    }
+    p->n_rows = row;
+out:
+    sqlite3_finalize(s);
+    free(w.s);
+    free(q.s);
+    if (rc)
+        pts_free(p);
+    return rc;
+}
+
+/* ---- labels and the front line ---- */
+
+/* "latency (ms, lower is better)": the unit suffix of the name moves into the parentheses. */
+static void make_label(const char *name, const char *unit, enum metric_dir dir, char *out, size_t n)
+{
+    size_t nl = strlen(name), ul = strlen(unit);
+    int has_unit = ul && strcmp(unit, "1") != 0;
+    size_t base = nl;
+    if (has_unit && nl > ul + 1 && name[nl - ul - 1] == '_' && !strcmp(name + nl - ul, unit))
+        base = nl - ul - 1;
+    const char *better = dir == DIR_MIN ? "lower is better" : dir == DIR_MAX ? "higher is better" : NULL;
+    if (has_unit && better)
+        snprintf(out, n, "%.*s (%s, %s)", (int)base, name, unit, better);
+    else if (has_unit || better)
+        snprintf(out, n, "%.*s (%s)", (int)base, name, has_unit ? unit : better);
+    else
+        snprintf(out, n, "%s", name);
+}
+
+struct xy {
+    double x, y, sx, sy; /* sx, sy: the values turned so that smaller is better */
+};
+
+static int cmp_s(const void *a, const void *b)
+{
+    const struct xy *p = a, *q = b;
+    if (p->sx != q->sx)
+        return p->sx < q->sx ? -1 : 1;
+    return p->sy < q->sy ? -1 : p->sy > q->sy;
+}
+
+static int cmp_x(const void *a, const void *b)
+{
+    const struct xy *p = a, *q = b;
+    if (p->x != q->x)
+        return p->x < q->x ? -1 : 1;
+    return p->y < q->y ? -1 : p->y > q->y;
+}
+
+/* The line drawn through the front in the plane of columns cx, cy, sorted by x. all: every Pareto row
+ * (the plane holds all the run's objectives); else only those not dominated within this plane, which
+ * needs both directions. Returns the number of points (0 with *out NULL: no line). */
+static long long front_line(const struct pts *p, int cx, int cy, enum metric_dir dx, enum metric_dir dy, int all,
+                            struct xy **out)
+{
+    *out = NULL;
+    if (!p->n_front || (!all && (dx == DIR_NONE || dy == DIR_NONE)))
+        return 0;
+    struct xy *v = malloc(sizeof *v * (size_t)p->n_front);
+    if (!v)
+        return 0;
+    long long n = 0;
+    for (long long i = 0; i < p->n_front; i++) {
+        double x = p->front[i * p->k + cx], y = p->front[i * p->k + cy];
+        if (isnan(x) || isnan(y))
+            continue;
+        v[n] = (struct xy){x, y, dx == DIR_MAX ? -x : x, dy == DIR_MAX ? -y : y};
+        n++;
+    }
+    if (!all) {
+        qsort(v, (size_t)n, sizeof *v, cmp_s);
+        long long m = 0;
+        double best = INFINITY;
+        for (long long i = 0; i < n; i++)
+            if (v[i].sy < best) {
+                best = v[i].sy;
+                v[m++] = v[i];
+            }
+        n = m;
+    }
+    qsort(v, (size_t)n, sizeof *v, cmp_x);
+    if (!n) {
+        free(v);
+        return 0;
+    }
+    *out = v;
+    return n;
+}
+
+/* ---- the gnuplot script ---- */
+
+/* A gnuplot string literal: single quotes (no backslash escapes, no `command` substitution), a quote
+ * doubled, control characters replaced so a newline cannot end the command. */
+static void gp_str(FILE *f, const char *s)
+{
+    fputc('\'', f);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '\'')
+            fputs("''", f);
+        else if (*p < 0x20 || *p == 0x7f)
+            fputc(' ', f);
+        else
+            fputc(*p, f);
+    }
+    fputc('\'', f);
+}
+
+static void gp_num(FILE *f, double v)
+{
+    if (isnan(v))
+        fputs("?", f);
+    else
+        fprintf(f, "%.10g", v);
+}
+
+static void gp_axis(FILE *f, const char *xy, const struct axis *a)
+{
+    fprintf(f, "set %slabel ", xy);
+    gp_str(f, a->label);
+    fputc('\n', f);
+    double lo = a->lo, hi = a->hi;
+    if (a->log) {
+        double pad = pow(hi / lo, 0.03);
+        fprintf(f, "set logscale %s 10\nset %srange [%.10g:%.10g]\n", xy, xy, lo / pad, hi * pad);
+    } else {
+        double pad = (hi - lo) * 0.04;
+        if (pad == 0)
+            pad = fabs(lo) > 0 ? fabs(lo) * 0.05 : 1;
+        fprintf(f, "unset logscale %s\nset %srange [%.10g:%.10g]\n", xy, xy, lo - pad, hi + pad);
+    }
+    fprintf(f, "set format %s '%%g'\n", xy);
+}
+
+struct plot_job {
+    const struct run *r;
+    struct axis *ax;
+    int k, matrix, exact, svg;
+    const struct pts *p;
+    const char *tmp;
+};
+
+/* Title lines: the run (name, id, status unless complete); its counts; any sampling. */
+static int title_lines(const struct plot_job *j, char l[3][192])
+{
+    size_t nl = strlen(j->r->name);
+    const char *more = "";
+    if (nl > 90) { /* cut long names on a UTF-8 character boundary */
+        nl = 90;
+        while (nl > 0 && ((unsigned char)j->r->name[nl] & 0xc0) == 0x80)
+            nl--;
+        more = "...";
+    }
+    char st[48] = "";
+    if (strcmp(j->r->status, "complete") != 0)
+        snprintf(st, sizeof st, " [%.31s]", j->r->status[0] ? j->r->status : "status unknown");
+    snprintf(l[0], sizeof l[0], "%.*s%s (run %lld)%s", (int)nl, j->r->name, more, j->r->id, st);
+    snprintf(l[1], sizeof l[1], "%lld feasible of %lld points, %lld on the Pareto front", j->r->n_feasible,
+             j->r->n_points, j->r->n_pareto);
+    if (!j->p->sampled)
+        return 2;
+    snprintf(l[2], sizeof l[2], "(drawn: an evenly spaced sample of %d of the %lld feasible points)", PLOT_MAX_CLOUD,
+             j->p->n_rows);
+    return 3;
+}
+
+static void gp_title(FILE *f, char l[3][192], int n)
+{
+    for (int i = 0; i < n; i++) {
+        if (i)
+            fputs(".\"\\n\".", f);
+        gp_str(f, l[i]);
+    }
+}
+
+/* 1200 x 900 pixels; a matrix grows with the number of its rows and columns. */
+static void canvas(const struct plot_job *j, int *w, int *h)
+{
+    int cells = j->matrix ? j->k - 1 : 1;
+    *w = 520 * cells > 1200 ? 520 * cells : 1200;
+    *h = 450 * cells > 900 ? 450 * cells : 900;
+}
+
+/* One panel: columns cx (x) and cy (y) of the datablocks. */
+static void gp_panel(FILE *f, const struct plot_job *j, int cx, int cy, int key, int key_line)
+{
+    const struct pts *p = j->p;
+    struct xy *line = NULL;
+    long long nl = front_line(p, cx, cy, j->ax[cx].dir, j->ax[cy].dir, j->exact, &line);
+    if (nl) {
+        fprintf(f, "$line_%d_%d << EOD\n", cx, cy);
+        for (long long i = 0; i < nl; i++) {
+            gp_num(f, line[i].x);
+            fputc(' ', f);
+            gp_num(f, line[i].y);
+            fputc('\n', f);
+        }
+        fputs("EOD\n", f);
+    }
+    free(line);
+    gp_axis(f, "x", &j->ax[cx]);
+    gp_axis(f, "y", &j->ax[cy]);
+    int w, h;
+    canvas(j, &w, &h);
+    if (!key)
+        fputs("unset key\n", f);
+    else if (j->matrix) /* the legend sits in the empty upper-right cell of the matrix */
+        fprintf(f, "set key at screen %.4f, %.4f right top vertical box opaque spacing 1.4 width 1\n", 1 - 30.0 / w,
+                1 - (60.0 + 22 * (j->p->sampled ? 3 : 2)) / h); /* below the title_lines() */
+    else
+        fputs("set key outside top center horizontal box spacing 1.3 width 2\n", f);
+    fprintf(f, "plot $cloud using %d:%d with points pt 7 ps 0.5 lc rgb '#c4c4c4' title ", cx + 1, cy + 1);
+    char t[160];
+    snprintf(t, sizeof t, "feasible points (%lld%s)", p->sampled ? (long long)PLOT_MAX_CLOUD : p->n_rows,
+             p->sampled ? " sampled" : "");
+    gp_str(f, t);
+    if (j->exact && nl) {
+        snprintf(t, sizeof t, "Pareto front (%lld)", j->r->n_pareto);
+        fprintf(f, ", \\\n  $line_%d_%d using 1:2 with linespoints pt 7 ps 1.1 lw 2 lc rgb '#d62728' title ", cx, cy);
+        gp_str(f, t);
+    } else if (p->n_front) {
+        if (j->r->n_obj > 0)
+            snprintf(t, sizeof t, "Pareto front of the run (%d objectives)", j->r->n_obj);
+        else
+            snprintf(t, sizeof t, "Pareto front of the run");
+        fprintf(f, ", \\\n  $front using %d:%d with points pt 7 ps 0.9 lc rgb '#d62728' title ", cx + 1, cy + 1);
+        gp_str(f, t);
+        /* One point makes no line: drawn only where the legend needs the entry for the other panels. */
+        if (nl > 1 || (nl == 1 && key && key_line)) {
+            fprintf(f, ", \\\n  $line_%d_%d using 1:2 with lines lw 2 lc rgb '#1f4e9c' title ", cx, cy);
+            gp_str(f, "non-dominated in this pair");
+        }
+    }
+    fputc('\n', f);
+}
+
+static void gp_block(FILE *f, const char *name, const double *v, long long rows, int k)
+{
+    fprintf(f, "$%s << EOD\n", name);
+    for (long long i = 0; i < rows; i++) {
+        for (int c = 0; c < k; c++) {
+            if (c)
+                fputc(' ', f);
+            gp_num(f, v[i * k + c]);
+        }
+        fputc('\n', f);
+    }
+    fputs("EOD\n", f);
+}
+
+static void gp_script(FILE *f, const struct plot_job *j)
+{
+    int cells = j->matrix ? j->k - 1 : 1, w, h;
+    canvas(j, &w, &h);
+    /* A file terminal comes first, so gnuplot never opens a window. */
+    if (j->svg)
+        fprintf(f, "set terminal svg size %d,%d dynamic noenhanced font 'sans,12' background rgb 'white'\n", w, h);
+    else
+        fprintf(f,
+                "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {\n"
+                "  set terminal pngcairo size %d,%d noenhanced font 'sans,11'\n"
+                "} else {\n"
+                "  set terminal png size %d,%d noenhanced\n"
+                "}\n",
+                w, h, w, h);
+    fputs("set output ", f);
+    gp_str(f, j->tmp);
+    fputs("\nset encoding utf8\nset datafile missing '?'\nset grid lc rgb '#e0e0e0'\nset tics nomirror out\n", f);
+    gp_block(f, "cloud", j->p->cloud, j->p->n_cloud, j->k);
+    if (j->p->n_front)
+        gp_block(f, "front", j->p->front, j->p->n_front, j->k);
+    char l[3][192];
+    int nt = title_lines(j, l);
+    if (!j->matrix) {
+        fputs("set title ", f);
+        gp_title(f, l, nt);
+        fputs(" font ',13'\n", f);
+        gp_panel(f, j, 0, 1, 1, 0);
+    } else {
+        /* Lower triangle: row r plots objective r+1 over objectives 0..r. */
+        /* Fixed margins in pixels: the automatic layout lets the title run into the top row. */
+        fprintf(f, "set multiplot layout %d,%d margins %.4f,%.4f,%.4f,%.4f spacing %.4f,%.4f title ", cells, cells,
+                110.0 / w, 1 - 30.0 / w, 70.0 / h, 1 - (50.0 + 22 * nt) / h, 120.0 / w, 95.0 / h);
+        gp_title(f, l, nt);
+        fputs(" font ',13'\nunset title\n", f);
+        int key_line = 0; /* does any panel draw a line? then the legend (first panel) names it */
+        for (int r = 0; r < cells && !key_line; r++)
+            for (int c = 0; c <= r && !key_line; c++) {
+                struct xy *v;
+                key_line = front_line(j->p, c, r + 1, j->ax[c].dir, j->ax[r + 1].dir, j->exact, &v) > 1;
+                free(v);
+            }
+        for (int r = 0; r < cells; r++)
+            for (int c = 0; c < cells; c++) {
+                if (c > r)
+                    fputs("set multiplot next\n", f);
+                else
+                    gp_panel(f, j, c, r + 1, r == 0 && c == 0, key_line);
+            }
+        fputs("unset multiplot\n", f);
+    }
+    fputs("unset output\n", f);
+}
+
+/* ---- running gnuplot ---- */
+
+static int gnuplot_on_path(void)
+{
+    const char *path = getenv("PATH");
+    if (!path)
+        path = "/usr/bin:/bin";
+    for (const char *p = path;;) {
+        const char *c = strchr(p, ':');
+        size_t l = c ? (size_t)(c - p) : strlen(p);
+        char exe[4096];
+        struct stat st;
+        if (l < sizeof exe - 16) {
+            snprintf(exe, sizeof exe, "%.*s/gnuplot", (int)l, l ? p : ".");
+            if (stat(exe, &st) == 0 && S_ISREG(st.st_mode) && access(exe, X_OK) == 0)
+                return 1;
+        }
+        if (!c)
+            return 0;
+        p = c + 1;
+    }
+}
+
+static int gnuplot_missing(const char *db, struct dse_err *e)
+{
+    return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "gnuplot not found: install it (apt-get install gnuplot-nox); "
+                       "results are in %s", db);
+}
+
+/* Runs gnuplot on the script of j, writing j->tmp. SIGPIPE is ignored meanwhile: a gnuplot that dies
+ * early shows as a write error and an exit status, not as the death of dse. */
+static int gnuplot_run(const struct plot_job *j, const char *db, const char *out, struct dse_err *e)
+{
+    struct sigaction ign, old;
+    memset(&ign, 0, sizeof ign);
+    ign.sa_handler = SIG_IGN;
+    sigemptyset(&ign.sa_mask);
+    sigaction(SIGPIPE, &ign, &old);
+    fflush(NULL); /* the child must not inherit unwritten buffers */
+    /* -d: no ~/.gnuplot; stdout to stderr: dse's stdout stays clean for JSON consumers. */
+    FILE *f = popen("exec gnuplot -d 1>&2", "w");
+    int rc = DSE_OK;
+    if (!f) {
+        rc = dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "cannot start gnuplot: %s", strerror(errno));
+        goto out;
+    }
+    gp_script(f, j);
+    int werr = ferror(f);
+    int st = pclose(f);
+    if (st == -1)
+        rc = dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "gnuplot: %s", strerror(errno));
+    else if (WIFEXITED(st) && WEXITSTATUS(st) == 127)
+        rc = gnuplot_missing(db, e);
+    else if (WIFSIGNALED(st))
+        rc = dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "gnuplot was killed by signal %d while writing %s",
+                         WTERMSIG(st), out);
+    else if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+        rc = dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "gnuplot failed (exit status %d) while writing %s; its "
+                         "messages are above", WIFEXITED(st) ? WEXITSTATUS(st) : -1, out);
+    else if (werr)
+        rc = dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "gnuplot stopped reading its script while writing %s", out);
+out:
+    sigaction(SIGPIPE, &old, NULL);
+    return rc;
+}
+
+/* ---- output names ---- */
+
+static const char *ext_of(const char *path)
+{
+    const char *slash = strrchr(path, '/'), *dot = strrchr(path, '.');
+    return dot && (!slash || dot > slash) && dot[1] ? dot : NULL;
+}
+
+/* A fresh temporary file beside out: created here (O_EXCL), filled by gnuplot, renamed or removed. */
+static int make_tmp(const char *out, char *tmp, size_t n, struct dse_err *e)
+{
+    const char *slash = strrchr(out, '/');
+    int dl = slash ? (int)(slash - out + 1) : 0;
+    for (int i = 0; i < 100; i++) {
+        int k = snprintf(tmp, n, "%.*s.%s.%ld-%d.tmp", dl, out, out + dl, (long)getpid(), i);
+        if (k < 0 || (size_t)k >= n)
+            return dse_err_set(e, DSE_EINPUT, out, NULL, "output path too long");
+        int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0666);
+        if (fd >= 0) {
+            close(fd);
+            return DSE_OK;
+        }
+        if (errno != EEXIST)
+            return dse_err_set(e, DSE_ERUNTIME, out, NULL, "cannot write: %s", strerror(errno));
+    }
+    return dse_err_set(e, DSE_ERUNTIME, out, NULL, "cannot create a temporary file beside it");
+}
+
+static int resolve_axis(const struct db *d, const struct run *r, const char *name, const char *what, struct axis *a,
+                        struct dse_err *e)
+{
+    memset(a, 0, sizeof *a);
+    a->col = find_col(d, name);
+    if (!a->col) {
+        struct sb b = {0};
+        list_known(d, r, &b);
+        int rc = dse_err_set(e, DSE_EINPUT, d->file, what, "no metric or axis '%s' in the points table (%s)", name,
+                             sb_str(&b));
+        free(b.s);
+        return rc;
+    }
+    const char *unit;
+    meta_find(d, a->col, &unit, &a->dir);
+    for (int i = 0; i < r->n_obj; i++)
+        if (!strcmp(r->obj[i], a->col))
+            a->dir = r->obj_dir[i]; /* the run's goal wins over the registry's direction */
+    make_label(a->col, unit, a->dir, a->label, sizeof a->label);
+    return DSE_OK;
+}
+
+int plot_run(const char *db_path, long long run_id, const char *x, const char *y, const char *out, char *written,
+             unsigned n, struct dse_err *e)
+{
+    struct db d;
+    struct run r;
+    struct pts p;
+    struct axis ax[PLOT_MAX_OBJECTIVES];
+    char outbuf[4096], tmp[4200];
+    int rc, have_run = 0, have_pts = 0, have_tmp = 0;
+    memset(&p, 0, sizeof p);
+    if (written && n)
+        written[0] = '\0';
+    if (!db_path || !*db_path)
+        return dse_err_set(e, DSE_EINPUT, NULL, NULL, "plot: no database given");
+    if (!x != !y)
+        return dse_err_set(e, DSE_EINPUT, NULL, x ? "--y" : "--x", "give both --x and --y, or neither to plot the "
+                           "run's objectives");
+    if (x && !strcmp(x, y))
+        return dse_err_set(e, DSE_EINPUT, NULL, "--y", "'%s' is also --x: choose two different metrics", y);
+
+    /* The output name is checked before any work. */
+    if (!out) {
+        size_t l = strlen(db_path);
+        if (l > 3 && !strcmp(db_path + l - 3, ".db"))
+            l -= 3;
+        if (snprintf(outbuf, sizeof outbuf, "%.*s-front.png", (int)l, db_path) >= (int)sizeof outbuf)
+            return dse_err_set(e, DSE_EINPUT, db_path, NULL, "path too long");
+        out = outbuf;
+    }
+    const char *ext = ext_of(out);
+    int svg = ext && !strcasecmp(ext, ".svg");
+    if (!ext || (!svg && strcasecmp(ext, ".png") != 0))
+        return dse_err_set(e, DSE_EINPUT, out, "--out", "expected a file name ending in .png or .svg");
+    for (const unsigned char *c = (const unsigned char *)out; *c; c++)
+        if (*c < 0x20 || *c == 0x7f) /* gnuplot's command line could not name it */
+            return dse_err_set(e, DSE_EINPUT, out, "--out", "contains control characters");
+    struct stat st;
+    if (stat(out, &st) == 0 && S_ISDIR(st.st_mode))
+        return dse_err_set(e, DSE_EINPUT, out, "--out", "is a directory: expected FILE.png or FILE.svg");
+
+    if ((rc = db_open(db_path, &d, e)))
+        return rc;
+    if ((rc = load_run(&d, run_id, &r, e)))
+        goto out;
+    have_run = 1;
+
+    int k, matrix = 0, exact = 0;
+    if (x) {
+        k = 2;
+        if ((rc = resolve_axis(&d, &r, x, "--x", &ax[0], e)) || (rc = resolve_axis(&d, &r, y, "--y", &ax[1], e)))
+            goto out;
+        if (ax[0].col == ax[1].col) {
+            rc = dse_err_set(e, DSE_EINPUT, d.file, "--y", "'%s' is also --x: choose two different metrics", y);
+            goto out;
+        }
+        /* The stored front is the front of this plane only when the plane holds every objective. */
+        int hits = 0;
+        for (int i = 0; i < r.n_obj; i++)
+            hits += !strcmp(r.obj[i], ax[0].col) || !strcmp(r.obj[i], ax[1].col);
+        exact = r.n_obj == 2 && hits == 2;
+    } else {
+        k = r.n_obj;
+        char names[256] = "";
+        for (int i = 0; i < r.n_obj; i++)
+            snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", i ? ", " : "", r.obj[i]);
+        if (k < 2) {
+            rc = dse_err_set(e, DSE_EINPUT, d.file, NULL, "run %lld (%s) has %d objective%s%s%s%s: a front plot needs "
+                             "two; choose the axes with --x and --y", r.id, r.name, k, k == 1 ? "" : "s",
+                             k ? " (" : "", names, k ? ")" : "");
+            goto out;
+        }
+        if (k > PLOT_MAX_OBJECTIVES) {
+            rc = dse_err_set(e, DSE_EINPUT, d.file, NULL, "run %lld has %d objectives (%s): too many for a matrix of "
+                             "plots (at most %d); choose two with --x and --y", r.id, k, names, PLOT_MAX_OBJECTIVES);
+            goto out;
+        }
+        for (int i = 0; i < k; i++) {
+            char what[64];
+            snprintf(what, sizeof what, "objective %d", i + 1);
+            if ((rc = resolve_axis(&d, &r, r.obj[i], what, &ax[i], e)))
+                goto out;
+        }
+        matrix = k > 2;
+        exact = k == 2;
+    }
+
+    if ((rc = read_points(&d, &r, ax, k, !matrix, &p, e)))
+        goto out;
+    have_pts = 1;
+    for (int i = 0; i < k; i++) {
+        if (ax[i].n_val == 0) {
+            struct sb b = {0};
+            list_known(&d, &r, &b);
+            if (!matrix && p.n_rows == 0)
+                rc = dse_err_set(e, DSE_EINPUT, d.file, NULL, "run %lld: no feasible point has values of both %s and %s "
+                                 "(%s)", r.id, ax[0].col, ax[1].col, sb_str(&b));
+            else
+                rc = dse_err_set(e, DSE_EINPUT, d.file, NULL, "run %lld: %s has no numeric values on the "
+                                 "feasible points (%s)", r.id, ax[i].col, sb_str(&b));
+            free(b.s);
+            goto out;
+        }
+        ax[i].log = ax[i].n_nonpos == 0 && ax[i].hi / ax[i].lo > LOG_SPAN;
+    }
+
+    if (!gnuplot_on_path()) {
+        rc = gnuplot_missing(db_path, e);
+        goto out;
+    }
+    if ((rc = make_tmp(out, tmp, sizeof tmp, e)))
+        goto out;
+    have_tmp = 1;
+    struct plot_job j = {&r, ax, k, matrix, exact, svg, &p, tmp};
+    if ((rc = gnuplot_run(&j, db_path, out, e)))
+        goto out;
+    if (stat(tmp, &st) != 0 || st.st_size == 0) {
+        rc = dse_err_set(e, DSE_ERUNTIME, out, NULL, "gnuplot wrote nothing");
+        goto out;
+    }
+    if (rename(tmp, out) != 0) {
+        rc = dse_err_set(e, DSE_ERUNTIME, out, NULL, "cannot write: %s", strerror(errno));
+        goto out;
+    }
+    have_tmp = 0;
+    if (written && n)
+        dse_strlcpy(written, out, n);
+out:
+    if (have_tmp)
+        unlink(tmp);
+    if (have_pts)
+        pts_free(&p);
+    if (have_run)
+        run_free(&r);
+    db_close(&d);
+    return rc;
+}

@@ -1,0 +1,337 @@
+/* store.c -- SQLite storage of sweep runs. */
+#include "store.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <sqlite3.h>
+
+#define MAX_COLS 96
+
+struct store {
+    sqlite3 *db;
+    char path[512];
+    sqlite3_stmt *ins;
+    int n_axes, n_metrics;
+    int axis_numeric[MAX_COLS];
+};
+
+static int db_err(struct store *s, struct dse_err *e, const char *what)
+{
+    return dse_err_set(e, DSE_ERUNTIME, s->path, NULL, "%s: %s", what, sqlite3_errmsg(s->db));
+}
+
+static int exec(struct store *s, const char *sql, struct dse_err *e)
+{
+    char *msg = NULL;
+    if (sqlite3_exec(s->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+        int rc = dse_err_set(e, DSE_ERUNTIME, s->path, NULL, "%s", msg ? msg : "SQLite error");
+        sqlite3_free(msg);
+        return rc;
+    }
+    return DSE_OK;
+}
+
+/* "name" with embedded quotes doubled. */
+static void quote(char *out, size_t n, const char *name)
+{
+    size_t k = 0;
+    if (n < 3)
+        return;
+    out[k++] = '"';
+    for (const char *p = name; *p && k + 3 < n; p++) {
+        if (*p == '"')
+            out[k++] = '"';
+        out[k++] = *p;
+    }
+    out[k++] = '"';
+    out[k] = '\0';
+}
+
+static void now_iso(char *buf, size_t n)
+{
+    time_t t = time(NULL);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(buf, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+int store_open(const char *path, struct store **out, struct dse_err *e)
+{
+    struct store *s = calloc(1, sizeof *s);
+    if (!s)
+        return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+    dse_strlcpy(s->path, path, sizeof s->path);
+    if (sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
+        int rc = dse_err_set(e, DSE_ERUNTIME, path, NULL, "cannot open database: %s",
+                             s->db ? sqlite3_errmsg(s->db) : "out of memory");
+        store_close(s);
+        return rc;
+    }
+    sqlite3_busy_timeout(s->db, 5000);
+    int rc = exec(s,
+                  "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
+                  "CREATE TABLE IF NOT EXISTS runs (id INTEGER PRIMARY KEY, name TEXT NOT NULL, spec TEXT NOT NULL,"
+                  " spec_hash TEXT NOT NULL, dse_version TEXT NOT NULL, git TEXT NOT NULL, openmp INTEGER NOT NULL,"
+                  " host TEXT NOT NULL, threads INTEGER NOT NULL, started TEXT NOT NULL, finished TEXT,"
+                  " status TEXT NOT NULL, inputs TEXT NOT NULL, objectives TEXT NOT NULL, axes TEXT NOT NULL,"
+                  " points_total INTEGER NOT NULL, hypervolume REAL);"
+                  "CREATE TABLE IF NOT EXISTS metrics (name TEXT PRIMARY KEY, unit TEXT NOT NULL,"
+                  " direction TEXT NOT NULL, description TEXT NOT NULL);"
+                  "CREATE TABLE IF NOT EXISTS points (run_id INTEGER NOT NULL REFERENCES runs(id),"
+                  " point INTEGER NOT NULL, feasible INTEGER NOT NULL, reason TEXT,"
+                  " pareto INTEGER NOT NULL DEFAULT 0, rank INTEGER, PRIMARY KEY (run_id, point));",
+                  e);
+    if (rc) {
+        store_close(s);
+        return rc;
+    }
+    *out = s;
+    return DSE_OK;
+}
+
+void store_close(struct store *s)
+{
+    if (!s)
+        return;
+    sqlite3_finalize(s->ins);
+    sqlite3_close(s->db);
+    free(s);
+}
+
+static int has_column(struct store *s, const char *name)
+{
+    sqlite3_stmt *st;
+    int found = 0;
+    if (sqlite3_prepare_v2(s->db, "SELECT name FROM pragma_table_info('points')", -1, &st, NULL) != SQLITE_OK)
+        return 0;
+    while (!found && sqlite3_step(st) == SQLITE_ROW)
+        found = !strcmp((const char *)sqlite3_column_text(st, 0), name);
+    sqlite3_finalize(st);
+    return found;
+}
+
+int store_prepare(struct store *s, const struct store_col *axes, int n_axes, const struct store_metric *metrics,
+                  int n_metrics, struct dse_err *e)
+{
+    char q[300], sql[512];
+    int rc;
+    if (n_axes + n_metrics > MAX_COLS - 4)
+        return dse_err_set(e, DSE_ERUNTIME, s->path, NULL, "too many columns");
+    if ((rc = exec(s, "BEGIN", e)))
+        return rc;
+    for (int i = 0; i < n_axes + n_metrics && !rc; i++) {
+        const char *name = i < n_axes ? axes[i].name : metrics[i - n_axes].name;
+        int numeric = i < n_axes ? axes[i].numeric : 1;
+        if (has_column(s, name))
+            continue;
+        quote(q, sizeof q, name);
+        snprintf(sql, sizeof sql, "ALTER TABLE points ADD COLUMN %s %s", q, numeric ? "REAL" : "TEXT");
+        rc = exec(s, sql, e);
+    }
+    sqlite3_stmt *st = NULL;
+    if (!rc && sqlite3_prepare_v2(s->db, "INSERT OR REPLACE INTO metrics VALUES (?, ?, ?, ?)", -1, &st, NULL) != SQLITE_OK)
+        rc = db_err(s, e, "metrics");
+    for (int i = 0; !rc && i < n_metrics; i++) {
+        sqlite3_bind_text(st, 1, metrics[i].name, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 2, metrics[i].unit, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 3, metrics[i].direction, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 4, metrics[i].description, -1, SQLITE_STATIC);
+        if (sqlite3_step(st) != SQLITE_DONE)
+            rc = db_err(s, e, "metrics");
+        sqlite3_reset(st);
+    }
+    sqlite3_finalize(st);
+    if (rc) {
+        exec(s, "ROLLBACK", e);
+        return rc;
+    }
+    if ((rc = exec(s, "COMMIT", e)))
+        return rc;
+    /* INSERT INTO points (run_id, point, feasible, reason, axes..., metrics...) VALUES (?, ...) */
+    size_t cap = 256 + (size_t)(n_axes + n_metrics) * 310;
+    char *ins = malloc(cap);
+    if (!ins)
+        return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+    size_t k = (size_t)snprintf(ins, cap, "INSERT INTO points (run_id, point, feasible, reason");
+    for (int i = 0; i < n_axes + n_metrics; i++) {
+        quote(q, sizeof q, i < n_axes ? axes[i].name : metrics[i - n_axes].name);
+        k += (size_t)snprintf(ins + k, cap - k, ", %s", q);
+    }
+    k += (size_t)snprintf(ins + k, cap - k, ") VALUES (?, ?, ?, ?");
+    for (int i = 0; i < n_axes + n_metrics; i++)
+        k += (size_t)snprintf(ins + k, cap - k, ", ?");
+    snprintf(ins + k, cap - k, ")");
+    sqlite3_finalize(s->ins);
+    s->ins = NULL;
+    if (sqlite3_prepare_v2(s->db, ins, -1, &s->ins, NULL) != SQLITE_OK)
+        rc = db_err(s, e, "prepare insert");
+    free(ins);
+    s->n_axes = n_axes;
+    s->n_metrics = n_metrics;
+    for (int i = 0; i < n_axes; i++)
+        s->axis_numeric[i] = axes[i].numeric;
+    return rc;
+}
+
+int store_begin_run(struct store *s, const struct store_run_info *ri, long long *run_id, struct dse_err *e)
+{
+    sqlite3_stmt *st;
+    char now[32];
+    now_iso(now, sizeof now);
+    if (sqlite3_prepare_v2(s->db,
+                           "INSERT INTO runs (name, spec, spec_hash, dse_version, git, openmp, host, threads, started,"
+                           " status, inputs, objectives, axes, points_total)"
+                           " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'running', ?, ?, ?, ?)",
+                           -1, &st, NULL) != SQLITE_OK)
+        return db_err(s, e, "runs");
+    sqlite3_bind_text(st, 1, ri->name, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, ri->spec, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 3, ri->spec_hash, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 4, ri->version, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 5, ri->git, -1, SQLITE_STATIC);
+    sqlite3_bind_int(st, 6, ri->openmp);
+    sqlite3_bind_text(st, 7, ri->host, -1, SQLITE_STATIC);
+    sqlite3_bind_int(st, 8, ri->threads);
+    sqlite3_bind_text(st, 9, now, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 10, ri->inputs_json, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 11, ri->objectives_json, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 12, ri->axes_json, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 13, ri->points_total);
+    int ok = sqlite3_step(st) == SQLITE_DONE;
+    sqlite3_finalize(st);
+    if (!ok)
+        return db_err(s, e, "runs");
+    *run_id = sqlite3_last_insert_rowid(s->db);
+    return DSE_OK;
+}
+
+long long store_find_resumable(struct store *s, const char *spec_hash)
+{
+    sqlite3_stmt *st;
+    long long id = 0;
+    if (sqlite3_prepare_v2(s->db,
+                           "SELECT id FROM runs WHERE spec_hash = ? AND status IN ('running', 'interrupted')"
+                           " ORDER BY id DESC LIMIT 1",
+                           -1, &st, NULL) != SQLITE_OK)
+        return 0;
+    sqlite3_bind_text(st, 1, spec_hash, -1, SQLITE_STATIC);
+    if (sqlite3_step(st) == SQLITE_ROW)
+        id = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    return id;
+}
+
+int store_tx_begin(struct store *s, struct dse_err *e) { return exec(s, "BEGIN", e); }
+int store_tx_commit(struct store *s, struct dse_err *e) { return exec(s, "COMMIT", e); }
+
+int store_insert(struct store *s, long long run_id, long long point, const char *const *axis_values,
+                 const double *metrics, int feasible, const char *reason, struct dse_err *e)
+{
+    sqlite3_stmt *st = s->ins;
+    sqlite3_bind_int64(st, 1, run_id);
+    sqlite3_bind_int64(st, 2, point);
+    sqlite3_bind_int(st, 3, feasible);
+    if (feasible || !reason)
+        sqlite3_bind_null(st, 4);
+    else
+        sqlite3_bind_text(st, 4, reason, -1, SQLITE_STATIC);
+    for (int i = 0; i < s->n_axes; i++) {
+        if (s->axis_numeric[i])
+            sqlite3_bind_double(st, 5 + i, strtod(axis_values[i], NULL));
+        else
+            sqlite3_bind_text(st, 5 + i, axis_values[i], -1, SQLITE_STATIC);
+    }
+    for (int i = 0; i < s->n_metrics; i++) {
+        if (isfinite(metrics[i]))
+            sqlite3_bind_double(st, 5 + s->n_axes + i, metrics[i]);
+        else
+            sqlite3_bind_null(st, 5 + s->n_axes + i);
+    }
+    int ok = sqlite3_step(st) == SQLITE_DONE;
+    sqlite3_reset(st);
+    return ok ? DSE_OK : db_err(s, e, "insert point");
+}
+
+int store_load(struct store *s, long long run_id, const char *const *cols, int n_cols,
+               void (*fn)(void *ctx, long long point, int feasible, const double *values), void *ctx,
+               struct dse_err *e)
+{
+    char sql[4096], q[300];
+    size_t k = (size_t)snprintf(sql, sizeof sql, "SELECT point, feasible");
+    for (int i = 0; i < n_cols && k < sizeof sql; i++) {
+        quote(q, sizeof q, cols[i]);
+        k += (size_t)snprintf(sql + k, sizeof sql - k, ", %s", q);
+    }
+    if (k < sizeof sql)
+        snprintf(sql + k, sizeof sql - k, " FROM points WHERE run_id = ? ORDER BY point");
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+        return db_err(s, e, "load points");
+    sqlite3_bind_int64(st, 1, run_id);
+    double v[64];
+    int r;
+    while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+        for (int i = 0; i < n_cols && i < 64; i++)
+            v[i] = sqlite3_column_type(st, 2 + i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 2 + i);
+        fn(ctx, sqlite3_column_int64(st, 0), sqlite3_column_int(st, 1), v);
+    }
+    sqlite3_finalize(st);
+    return r == SQLITE_DONE ? DSE_OK : db_err(s, e, "load points");
+}
+
+int store_set_ranks(struct store *s, long long run_id, const long long *points, const int *rank, long long n,
+                    struct dse_err *e)
+{
+    sqlite3_stmt *st;
+    int rc = exec(s, "BEGIN", e);
+    if (rc)
+        return rc;
+    if (sqlite3_prepare_v2(s->db, "UPDATE points SET rank = ?, pareto = ? WHERE run_id = ? AND point = ?", -1, &st,
+                           NULL) != SQLITE_OK) {
+        exec(s, "ROLLBACK", e);
+        return db_err(s, e, "ranks");
+    }
+    for (long long i = 0; i < n && !rc; i++) {
+        if (rank[i] < 0)
+            sqlite3_bind_null(st, 1);
+        else
+            sqlite3_bind_int(st, 1, rank[i]);
+        sqlite3_bind_int(st, 2, rank[i] == 0);
+        sqlite3_bind_int64(st, 3, run_id);
+        sqlite3_bind_int64(st, 4, points[i]);
+        if (sqlite3_step(st) != SQLITE_DONE)
+            rc = db_err(s, e, "ranks");
+        sqlite3_reset(st);
+    }
+    sqlite3_finalize(st);
+    if (rc) {
+        struct dse_err ignore;
+        exec(s, "ROLLBACK", &ignore);
+        return rc;
+    }
+    return exec(s, "COMMIT", e);
+}
+
+int store_finish_run(struct store *s, long long run_id, const char *status, double hypervolume, struct dse_err *e)
+{
+    sqlite3_stmt *st;
+    char now[32];
+    now_iso(now, sizeof now);
+    if (sqlite3_prepare_v2(s->db, "UPDATE runs SET status = ?, finished = ?, hypervolume = ? WHERE id = ?", -1, &st,
+                           NULL) != SQLITE_OK)
+        return db_err(s, e, "runs");
+    sqlite3_bind_text(st, 1, status, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, now, -1, SQLITE_TRANSIENT);
+    if (isfinite(hypervolume))
+        sqlite3_bind_double(st, 3, hypervolume);
+    else
+        sqlite3_bind_null(st, 3);
+    sqlite3_bind_int64(st, 4, run_id);
+    int ok = sqlite3_step(st) == SQLITE_DONE;
+    sqlite3_finalize(st);
+    return ok ? DSE_OK : db_err(s, e, "runs");
+}

@@ -1,0 +1,425 @@
+/* sweep.c -- preparing a sweep (system variants, graphs, placements) and evaluating its points.
+ *
+ * Variants: every system x every combination of hw: field values x every power cap is loaded once
+ * as its own struct hw_system: hw: values are written into the hwdesc JSON (which is then checked
+ * by the same loader; datasheet headlines are dropped, as a changed design no longer has one) and
+ * a power cap is applied to every device of the variant (hw_apply_power_cap). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jsonu.h"
+#include "sweep.h"
+
+#define SW_MAX_VARIANTS 4096
+
+struct place {
+    int ok, dev;
+    int type_dev[OP_COUNT];
+    char reason[160];
+};
+
+struct sweep_prep {
+    const struct sweep_spec *sp;
+    int ax_sys, ax_wl, ax_prec, ax_batch, ax_place, ax_mem, ax_power;
+    int ax_hw[SW_MAX_AXES], n_hw;
+    int n_sys, n_combo, n_power, n_variants, n_place, n_batch, n_prec;
+    struct hw_system *variants;
+    struct place *places;            /* [variant][placement value] */
+    int *default_dev, *default_prec; /* [variant] */
+    struct prec_cfg *precs;          /* [precision value] */
+    struct eval_graphs *graphs;      /* [workload][batch value] */
+    struct eval_scratch *scratch;    /* [thread] */
+    struct eval_result *results;     /* [thread] */
+    int n_threads;
+};
+
+int sweep_mem_count(const struct sweep_spec *sp)
+{
+    return sp->n_axes && sp->axes[sp->n_axes - 1].kind == AX_MEMORY ? sp->axes[sp->n_axes - 1].n : 1;
+}
+
+int sweep_axis_index(const struct sweep_spec *sp, long long point, int a)
+{
+    for (int i = sp->n_axes - 1; i > a; i--)
+        point /= sp->axes[i].n;
+    return (int)(point % sp->axes[a].n);
+}
+
+/* Writes v at a dotted path in a hwdesc JSON tree. Array elements are chosen by index, by "name",
+ * by "precision" (compute entries), or by "engine-precision" (matrix-int8). */
+static int apply_path(cJSON *root, const char *path, const struct sw_value *v, char *why, size_t n)
+{
+    char buf[112], *save = NULL;
+    dse_strlcpy(buf, path, sizeof buf);
+    cJSON *cur = root, *parent = NULL;
+    const char *last = NULL;
+    for (char *seg = strtok_r(buf, ".", &save); seg; seg = strtok_r(NULL, ".", &save)) {
+        parent = cur;
+        last = seg;
+        if (cJSON_IsObject(cur)) {
+            cur = cJSON_GetObjectItemCaseSensitive(cur, seg);
+        } else if (cJSON_IsArray(cur)) {
+            cJSON *hit = NULL, *el;
+            char *end;
+            long idx = strtol(seg, &end, 10);
+            if (*end == '\0' && end != seg) {
+                hit = cJSON_GetArrayItem(cur, (int)idx);
+            } else {
+                cJSON_ArrayForEach(el, cur)
+                {
+                    const cJSON *nm = cJSON_GetObjectItemCaseSensitive(el, "name");
+                    const cJSON *pr = cJSON_GetObjectItemCaseSensitive(el, "precision");
+                    const cJSON *en = cJSON_GetObjectItemCaseSensitive(el, "engine");
+                    char ep[64] = "";
+                    if (cJSON_IsString(en) && cJSON_IsString(pr))
+                        snprintf(ep, sizeof ep, "%s-%s", en->valuestring, pr->valuestring);
+                    if ((cJSON_IsString(nm) && !strcmp(nm->valuestring, seg)) || !strcmp(ep, seg) ||
+                        (cJSON_IsString(pr) && !strcmp(pr->valuestring, seg))) {
+                        hit = el;
+                        break;
+                    }
+                }
+            }
+            cur = hit;
+        } else {
+            cur = NULL;
+        }
+        if (!cur) {
+            snprintf(why, n, "no field '%s' at this point of the path", seg);
+            return -1;
+        }
+    }
+    if (!parent || !last || cJSON_IsObject(cur) || cJSON_IsArray(cur)) {
+        snprintf(why, n, "the path names an object or array, not a value");
+        return -1;
+    }
+    cJSON *nv = v->is_num ? cJSON_CreateNumber(v->num) : cJSON_CreateString(v->s);
+    if (!nv || !cJSON_ReplaceItemViaPointer(parent, cur, nv)) {
+        cJSON_Delete(nv);
+        snprintf(why, n, "out of memory");
+        return -1;
+    }
+    return 0;
+}
+
+static void strip_headlines(cJSON *root)
+{
+    cJSON *dev, *c;
+    cJSON_ArrayForEach(dev, cJSON_GetObjectItemCaseSensitive(root, "devices"))
+    {
+        cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(dev, "compute"))
+        {
+            cJSON_DeleteItemFromObjectCaseSensitive(c, "headline_TFLOPS");
+            cJSON_DeleteItemFromObjectCaseSensitive(c, "headline_TOPS");
+        }
+    }
+}
+
+static int build_variants(struct sweep_prep *p, struct dse_err *e)
+{
+    const struct sweep_spec *sp = p->sp;
+    int rc = DSE_OK;
+    for (int s = 0; s < p->n_sys && !rc; s++) {
+        const char *text = sp->system_text[s];
+        struct hw_system *base = &p->variants[(size_t)s * p->n_combo * p->n_power];
+        if ((rc = hw_load_buf(text, strlen(text), sp->system_path[s], base, e)))
+            return rc;
+        cJSON *root = p->n_hw ? cJSON_Parse(text) : NULL;
+        for (int c = 0; c < p->n_combo && !rc; c++) {
+            struct hw_system *v = &p->variants[((size_t)s * p->n_combo + c) * p->n_power];
+            if (p->n_hw) {
+                cJSON *dup = root ? cJSON_Duplicate(root, 1) : NULL;
+                char label[600] = "", why[160];
+                int rest = c;
+                if (!dup)
+                    return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+                for (int h = p->n_hw - 1; h >= 0 && !rc; h--) {
+                    const struct sw_axis *a = &sp->axes[p->ax_hw[h]];
+                    const struct sw_value *val = &a->v[rest % a->n];
+                    rest /= a->n;
+                    snprintf(label + strlen(label), sizeof label - strlen(label), " %s=%s", a->name, val->s);
+                    if (apply_path(dup, a->path, val, why, sizeof why))
+                        rc = dse_err_set(e, DSE_EINPUT, sp->path, a->name, "in %s: %s", sp->system_path[s], why);
+                }
+                if (!rc) {
+                    strip_headlines(dup);
+                    char *txt = cJSON_PrintUnformatted(dup);
+                    char fname[700];
+                    snprintf(fname, sizeof fname, "%s (%s)", sp->system_path[s], label + 1);
+                    rc = txt ? hw_load_buf(txt, strlen(txt), fname, v, e)
+                             : dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+                    free(txt);
+                }
+                cJSON_Delete(dup);
+            } else if (c == 0 && v != base) {
+                *v = *base;
+            }
+            for (int w = 1; w < p->n_power && !rc; w++)
+                p->variants[((size_t)s * p->n_combo + c) * p->n_power + w] = *v;
+            for (int w = 0; w < p->n_power && !rc && p->ax_power >= 0; w++) {
+                struct hw_system *pv = &p->variants[((size_t)s * p->n_combo + c) * p->n_power + w];
+                for (int d = 0; d < pv->n_dev; d++)
+                    hw_apply_power_cap(&pv->dev[d], sp->axes[p->ax_power].v[w].num);
+            }
+        }
+        cJSON_Delete(root);
+    }
+    return rc;
+}
+
+static int variant_of(const struct sweep_prep *p, long long point)
+{
+    const struct sweep_spec *sp = p->sp;
+    int s = p->ax_sys >= 0 ? sweep_axis_index(sp, point, p->ax_sys) : 0;
+    int c = 0;
+    for (int h = 0; h < p->n_hw; h++)
+        c = c * sp->axes[p->ax_hw[h]].n + sweep_axis_index(sp, point, p->ax_hw[h]);
+    int w = p->ax_power >= 0 ? sweep_axis_index(sp, point, p->ax_power) : 0;
+    return (s * p->n_combo + c) * p->n_power + w;
+}
+
+int sweep_prepare(const struct sweep_spec *sp, struct sweep_prep **out, struct dse_err *e)
+{
+    struct sweep_prep *p = calloc(1, sizeof *p);
+    int rc = DSE_OK;
+    if (!p)
+        return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+    if (metric_count > (int)(sizeof ((struct sw_row *)0)->metric / sizeof(double)))
+        return free(p), dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "metric registry larger than a row");
+    p->sp = sp;
+    p->ax_sys = p->ax_wl = p->ax_prec = p->ax_batch = p->ax_place = p->ax_mem = p->ax_power = -1;
+    for (int a = 0; a < sp->n_axes; a++) {
+        switch (sp->axes[a].kind) {
+        case AX_SYSTEM: p->ax_sys = a; break;
+        case AX_WORKLOAD: p->ax_wl = a; break;
+        case AX_PRECISION: p->ax_prec = a; break;
+        case AX_BATCH: p->ax_batch = a; break;
+        case AX_PLACEMENT: p->ax_place = a; break;
+        case AX_MEMORY: p->ax_mem = a; break;
+        case AX_POWER: p->ax_power = a; break;
+        case AX_HW: p->ax_hw[p->n_hw++] = a; break;
+        }
+    }
+    p->n_sys = sp->n_systems;
+    p->n_combo = 1;
+    for (int h = 0; h < p->n_hw; h++)
+        p->n_combo *= sp->axes[p->ax_hw[h]].n;
+    p->n_power = p->ax_power >= 0 ? sp->axes[p->ax_power].n : 1;
+    double nv = (double)p->n_sys * p->n_combo * p->n_power;
+    if (nv > SW_MAX_VARIANTS) {
+        rc = dse_err_set(e, DSE_EINPUT, sp->path, "axes",
+                         "%.0f hardware variants (systems x hw: values x power caps); at most %d", nv, SW_MAX_VARIANTS);
+        goto fail;
+    }
+    p->n_variants = (int)nv;
+    p->n_place = p->ax_place >= 0 ? sp->axes[p->ax_place].n : 0;
+    p->n_batch = p->ax_batch >= 0 ? sp->axes[p->ax_batch].n : 1;
+    p->n_prec = p->ax_prec >= 0 ? sp->axes[p->ax_prec].n : 0;
+    p->variants = calloc((size_t)p->n_variants, sizeof *p->variants);
+    p->places = calloc((size_t)p->n_variants * (p->n_place ? p->n_place : 1), sizeof *p->places);
+    p->default_dev = calloc((size_t)p->n_variants, sizeof *p->default_dev);
+    p->default_prec = calloc((size_t)p->n_variants, sizeof *p->default_prec);
+    p->precs = calloc((size_t)(p->n_prec ? p->n_prec : 1), sizeof *p->precs);
+    p->graphs = calloc((size_t)sp->n_workloads * p->n_batch, sizeof *p->graphs);
+    if (!p->variants || !p->places || !p->default_dev || !p->default_prec || !p->precs || !p->graphs) {
+        rc = dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+        goto fail;
+    }
+    if ((rc = build_variants(p, e)))
+        goto fail;
+    for (int v = 0; v < p->n_variants; v++) {
+        p->default_dev[v] = eval_default_device(&p->variants[v]);
+        p->default_prec[v] = eval_default_prec(&p->variants[v].dev[p->default_dev[v]]);
+    }
+    for (int i = 0; i < p->n_prec; i++)
+        if ((rc = prec_parse(sp->axes[p->ax_prec].v[i].s, &p->precs[i], e)))
+            goto fail;
+    for (int k = 0; k < p->n_place; k++) {
+        int anywhere = 0;
+        for (int v = 0; v < p->n_variants; v++) {
+            struct place *pl = &p->places[(size_t)v * p->n_place + k];
+            struct dse_err pe;
+            pl->ok = !eval_parse_placement(&p->variants[v], sp->axes[p->ax_place].v[k].s, &pl->dev, pl->type_dev, &pe);
+            if (!pl->ok)
+                dse_strlcpy(pl->reason, pe.msg, sizeof pl->reason);
+            anywhere |= pl->ok;
+        }
+        if (!anywhere) {
+            struct dse_err pe;
+            eval_parse_placement(&p->variants[0], sp->axes[p->ax_place].v[k].s, &(int){0}, (int[OP_COUNT]){0}, &pe);
+            rc = dse_err_set(e, DSE_EINPUT, sp->path, "axes.placement", "%s", pe.msg);
+            goto fail;
+        }
+    }
+    for (int w = 0; w < sp->n_workloads; w++)
+        for (int b = 0; b < p->n_batch; b++) {
+            int64_t batch = p->ax_batch >= 0 ? (int64_t)sp->axes[p->ax_batch].v[b].num : 1;
+            if ((rc = eval_graphs_build(&sp->wl[w].model, sp->wl[w].phase, batch, sp->wl[w].prompt,
+                                        &p->graphs[w * p->n_batch + b], e)))
+                goto fail;
+        }
+    *out = p;
+    return DSE_OK;
+fail:
+    sweep_prep_free(p);
+    return rc;
+}
+
+const struct sweep_spec *sweep_prep_spec(const struct sweep_prep *p) { return p->sp; }
+
+int sweep_scratch_init(struct sweep_prep *p, int threads, struct dse_err *e)
+{
+    p->scratch = calloc((size_t)threads, sizeof *p->scratch);
+    p->results = calloc((size_t)threads, sizeof *p->results);
+    if (!p->scratch || !p->results)
+        return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+    p->n_threads = threads;
+    for (int t = 0; t < threads; t++)
+        for (int g = 0; g < p->sp->n_workloads * p->n_batch; g++) {
+            int rc = eval_scratch_fit(&p->scratch[t], &p->graphs[g], e);
+            if (rc)
+                return rc;
+        }
+    return DSE_OK;
+}
+
+void sweep_prep_free(struct sweep_prep *p)
+{
+    if (!p)
+        return;
+    for (int g = 0; p->graphs && g < p->sp->n_workloads * p->n_batch; g++)
+        eval_graphs_free(&p->graphs[g]);
+    for (int t = 0; t < p->n_threads; t++) {
+        eval_scratch_free(&p->scratch[t]);
+        eval_result_free(&p->results[t]);
+    }
+    free(p->scratch);
+    free(p->results);
+    free(p->variants);
+    free(p->places);
+    free(p->default_dev);
+    free(p->default_prec);
+    free(p->precs);
+    free(p->graphs);
+    free(p);
+}
+
+static void row_infeasible(struct sw_row *r, const char *why)
+{
+    r->feasible = 0;
+    dse_strlcpy(r->reason, why, sizeof r->reason);
+}
+
+/* Applies constraints and checks that every objective has a value. */
+static void judge(const struct sweep_spec *sp, struct sw_row *r)
+{
+    for (int i = 0; i < sp->n_con && r->feasible; i++) {
+        const struct sw_constraint *c = &sp->con[i];
+        double v = r->metric[c->m - metric_table];
+        char why[200];
+        if (isnan(v)) {
+            snprintf(why, sizeof why, "constraint on %s: not available for this point", c->m->name);
+            row_infeasible(r, why);
+        } else if (c->le ? !(v <= c->bound) : !(v >= c->bound)) {
+            snprintf(why, sizeof why, "constraint %s %s %g violated (%.4g)", c->m->name, c->le ? "<=" : ">=", c->bound,
+                     v);
+            row_infeasible(r, why);
+        }
+    }
+    for (int i = 0; i < sp->n_obj && r->feasible; i++)
+        if (isnan(r->metric[sp->obj[i].m - metric_table])) {
+            char why[200];
+            snprintf(why, sizeof why, "objective %s not available for this point (no price or rent in the hwdesc?)",
+                     sp->obj[i].m->name);
+            row_infeasible(r, why);
+        }
+}
+
+int sweep_eval_key(const struct sweep_prep *p, long long key, int thread, struct sw_row *rows, struct dse_err *e)
+{
+    const struct sweep_spec *sp = p->sp;
+    int n_mem = sweep_mem_count(sp);
+    int v = variant_of(p, key);
+    const struct hw_system *sys = &p->variants[v];
+    int w = p->ax_wl >= 0 ? sweep_axis_index(sp, key, p->ax_wl) : 0;
+    int b = p->ax_batch >= 0 ? sweep_axis_index(sp, key, p->ax_batch) : 0;
+    struct eval_req r;
+    memset(&r, 0, sizeof r);
+    r.sys = sys;
+    r.model = &sp->wl[w].model;
+    r.phase = sp->wl[w].phase;
+    r.prompt = sp->wl[w].prompt;
+    r.gen = sp->wl[w].gen;
+    r.batch = p->graphs[w * p->n_batch + b].batch;
+    r.skip_capacity = 1;
+    const char *why = NULL;
+    if (p->ax_place >= 0) {
+        const struct place *pl = &p->places[(size_t)v * p->n_place + sweep_axis_index(sp, key, p->ax_place)];
+        if (!pl->ok)
+            why = pl->reason;
+        r.dev = pl->dev;
+        memcpy(r.type_dev, pl->type_dev, sizeof r.type_dev);
+    } else {
+        r.dev = p->default_dev[v];
+        for (int t = 0; t < OP_COUNT; t++)
+            r.type_dev[t] = -1;
+    }
+    if (p->ax_prec >= 0) {
+        r.x.prec = p->precs[sweep_axis_index(sp, key, p->ax_prec)];
+    } else if (p->default_prec[v] >= 0) {
+        r.x.prec.w = r.x.prec.a = r.x.prec.kv = (enum prec)p->default_prec[v];
+    } else {
+        why = "the default device has no GEMM precision";
+    }
+    struct eval_result *res = &p->results[thread];
+    if (!why) {
+        int rc = eval_point(&r, &p->graphs[w * p->n_batch + b], &p->scratch[thread], res, e);
+        if (rc == DSE_EINPUT) { /* a device this point cannot use (class check): infeasible, not fatal */
+            res->feasible = 0;
+            dse_strlcpy(res->reason, e->msg, sizeof res->reason);
+        } else if (rc) {
+            return -1;
+        }
+        if (!res->feasible)
+            why = res->reason;
+    }
+    for (int m = 0; m < n_mem; m++) {
+        struct sw_row *row = &rows[m];
+        row->point = key + m;
+        row->feasible = 1;
+        row->reason[0] = '\0';
+        if (why) {
+            for (int i = 0; i < metric_count; i++)
+                row->metric[i] = NAN;
+            row_infeasible(row, why);
+            continue;
+        }
+        for (int i = 0; i < metric_count; i++)
+            row->metric[i] = metric_applies(&metric_table[i], r.phase) ? metric_value(&metric_table[i], &res->t) : NAN;
+        if (p->ax_mem >= 0) {
+            struct eval_result cap = *res;
+            cap.ops = NULL;
+            eval_capacity(sys, r.dev, sp->axes[p->ax_mem].v[m].num * 1e9, &cap);
+            if (!cap.feasible)
+                row_infeasible(row, cap.reason);
+        } else {
+            struct eval_result cap = *res;
+            cap.ops = NULL;
+            eval_capacity(sys, r.dev, 0, &cap);
+            if (!cap.feasible)
+                row_infeasible(row, cap.reason);
+        }
+        judge(sp, row);
+    }
+    return n_mem;
+}
+
+void sweep_objectives(const struct sweep_spec *sp, const struct sw_row *r, double *obj)
+{
+    for (int i = 0; i < sp->n_obj; i++) {
+        double v = r->metric[sp->obj[i].m - metric_table];
+        obj[i] = sp->obj[i].maximize ? -v : v;
+    }
+}

@@ -1,0 +1,136 @@
+/* sweep.h -- design-space sweeps: the spec (sweeps/NAME.json, documented in sweeps/README.md), the
+ * space of axes, evaluation of every point in parallel, and the Pareto front of the feasible ones.
+ *
+ * Everything is parsed and prepared before the parallel region: the systems (one loaded variant per
+ * system x hw-field values x power cap), the workloads, the graphs for each workload x batch, the
+ * placements per system. Evaluation threads share these read-only and keep their own scratch. A
+ * point's results depend on the point only, so 1 and N threads give identical results. */
+#ifndef DSE_SWEEP_H
+#define DSE_SWEEP_H
+
+#include <signal.h>
+
+#include "eval.h"
+#include "metric.h"
+
+#define SW_MAX_AXES 16
+#define SW_MAX_VALUES 1024
+#define SW_MAX_SYSTEMS 16
+#define SW_MAX_WORKLOADS 8
+#define SW_MAX_OBJ 8
+#define SW_MAX_CONSTRAINTS 16
+#define SW_DEFAULT_GRID_LIMIT 5000000LL
+
+enum sw_axis_kind { AX_SYSTEM, AX_WORKLOAD, AX_PRECISION, AX_BATCH, AX_PLACEMENT, AX_MEMORY, AX_POWER, AX_HW };
+enum sw_method { SEARCH_GRID, SEARCH_RANDOM, SEARCH_NSGA2 };
+
+struct sw_value {
+    char s[96];  /* the value as text (numbers formatted with %.17g) */
+    double num;  /* the number, for numeric axes */
+    int is_num;
+};
+
+struct sw_axis {
+    char name[128];
+    enum sw_axis_kind kind;
+    int n;
+    struct sw_value *v;
+    char path[112];    /* AX_HW: the hwdesc path after "hw:" */
+    int numeric;       /* every value is a number (REAL column) */
+    int spec_pos;      /* position in the spec: SQLite column order */
+};
+
+struct sw_workload {
+    char path[512];
+    struct wl_model model;
+    enum wl_phase phase;
+    int64_t prompt, gen;
+};
+
+struct sw_objective {
+    const struct metric *m;
+    int maximize;
+};
+
+struct sw_constraint {
+    const struct metric *m;
+    int le; /* 1: metric <= bound, 0: metric >= bound */
+    double bound;
+};
+
+struct sweep_spec {
+    char name[64], description[256], path[512];
+    char *text;           /* the spec file as read */
+    unsigned long long hash; /* FNV-1a 64 of text */
+    int n_systems;
+    char system_path[SW_MAX_SYSTEMS][512];
+    char *system_text[SW_MAX_SYSTEMS];
+    unsigned long long system_hash[SW_MAX_SYSTEMS];
+    int n_workloads;
+    struct sw_workload wl[SW_MAX_WORKLOADS];
+    /* Axes in evaluation order: the memory axis, when present, last (it only changes feasibility,
+     * so each evaluation serves all its values). spec_pos keeps the spec's order for output. */
+    int n_axes;
+    struct sw_axis axes[SW_MAX_AXES];
+    int n_obj;
+    struct sw_objective obj[SW_MAX_OBJ];
+    int n_con;
+    struct sw_constraint con[SW_MAX_CONSTRAINTS];
+    enum sw_method method;
+    long long samples, population, generations;
+    unsigned long seed;
+    long long points;     /* size of the space */
+};
+
+/* Prepared, read-only state shared by evaluation threads. */
+struct sweep_prep;
+
+/* The result of one point. */
+struct sw_row {
+    long long point;
+    int feasible;
+    char reason[200];
+    double metric[64]; /* by registry index; NAN where not applicable */
+};
+
+int sweep_spec_load(const char *path, struct sweep_spec *sp, struct dse_err *e);
+void sweep_spec_free(struct sweep_spec *sp);
+
+/* Builds variants, graphs and placements. */
+int sweep_prepare(const struct sweep_spec *sp, struct sweep_prep **out, struct dse_err *e);
+void sweep_prep_free(struct sweep_prep *p);
+const struct sweep_spec *sweep_prep_spec(const struct sweep_prep *p);
+/* Number of threads' scratch the prep holds; evaluation uses thread-local scratch by index. */
+int sweep_scratch_init(struct sweep_prep *p, int threads, struct dse_err *e);
+
+/* Value index of axis a for a point (mixed radix, last axis fastest). */
+int sweep_axis_index(const struct sweep_spec *sp, long long point, int a);
+/* Evaluates all points sharing key (the point with memory index 0) and writes one row per memory
+ * value into rows[0..n_mem); returns the count or -1 on a runtime error (e set). thread picks the
+ * scratch. */
+int sweep_eval_key(const struct sweep_prep *p, long long key_point, int thread, struct sw_row *rows,
+                   struct dse_err *e);
+/* Number of values of the memory axis (1 when absent). */
+int sweep_mem_count(const struct sweep_spec *sp);
+
+/* Objective vector of a row, minimized (maximized metrics negated). */
+void sweep_objectives(const struct sweep_spec *sp, const struct sw_row *r, double *obj);
+
+/* Where a run's results go (the command layer: database, screen). All calls come from one thread,
+ * rows in a deterministic order whatever the thread count. */
+struct sweep_sink {
+    void *ctx;
+    int (*rows)(void *ctx, const struct sw_row *rows, int n, struct dse_err *e);
+    /* Resume: 1 when the point is already stored, with its feasibility and minimized objectives. */
+    int (*stored)(void *ctx, long long point, int *feasible, double *obj);
+    void (*progress)(void *ctx, long long done, long long total);
+    volatile sig_atomic_t *stop; /* set asynchronously (Ctrl-C): the run ends after the current block */
+};
+/* Number of evaluations the spec's search plans (grid: the space; random: samples; nsga2:
+ * population x (generations + 1)). */
+long long sweep_planned(const struct sweep_spec *sp);
+/* Runs the spec's search with `threads` OpenMP threads (sweep_scratch_init first). *stopped is set
+ * when the stop flag ended it early. */
+int sweep_run(struct sweep_prep *p, int threads, const struct sweep_sink *k, int *stopped, struct dse_err *e);
+
+#endif
