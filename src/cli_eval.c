@@ -103,7 +103,7 @@ static void print_human(const struct eval_req *r, const struct eval_result *res,
         if (!metric_applies(m, ph) || !strcmp(m->name, "weight_bytes"))
             continue;
         double val = metric_value(m, &res->t);
-        if (!strcmp(m->name, "price_USD") && val == 0)
+        if ((!strcmp(m->name, "price_USD") && val == 0) || (!strcmp(m->name, "die_area_mm2") && isnan(val)))
             continue;
         if (isnan(val))
             printf("  %-22s %14s  %s\n", m->name, "n/a", "no price or rent in the hwdesc");

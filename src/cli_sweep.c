@@ -38,6 +38,7 @@ static struct cli_opt sweep_opts_proto[] = {
     {"resume", 0, "finish the newest interrupted run of this spec in the database", NULL},
     {"limit", 1, "largest grid evaluated (default 5,000,000 points)", NULL},
     {"no-plot", 0, "do not write the front plot", NULL},
+    {"no-db", 0, "keep results in memory only: front on screen, nothing written (benchmarks)", NULL},
     {"top", 1, "front rows shown (default 40)", NULL},
     {"json", 0, "print the front as JSON", NULL},
     {"csv", 0, "print the front as CSV", NULL},
@@ -104,18 +105,22 @@ static int sink_rows(void *ctx, const struct sw_row *rows, int n, struct dse_err
 {
     struct run *r = ctx;
     int rc = grow(r, r->n + n, e);
-    if (rc || (rc = store_tx_begin(r->st, e)))
+    if (rc || (r->st && (rc = store_tx_begin(r->st, e))))
         return rc;
     const char *vals[SW_MAX_AXES];
     for (int i = 0; i < n && !rc; i++) {
-        axis_values(r, rows[i].point, vals);
-        rc = store_insert(r->st, r->run_id, rows[i].point, vals, rows[i].metric, rows[i].feasible, rows[i].reason, e);
+        if (r->st) {
+            axis_values(r, rows[i].point, vals);
+            rc = store_insert(r->st, r->run_id, rows[i].point, vals, rows[i].metric, rows[i].feasible, rows[i].reason, e);
+        }
         r->point[r->n] = rows[i].point;
         r->feasible[r->n] = (unsigned char)rows[i].feasible;
         sweep_objectives(r->sp, &rows[i], r->obj + (size_t)r->n * r->sp->n_obj);
         r->n_feasible += rows[i].feasible;
         r->n++;
     }
+    if (!r->st)
+        return rc;
     if (rc) {
         struct dse_err ignore;
         store_tx_commit(r->st, &ignore);
@@ -326,8 +331,20 @@ static void print_front(const struct run *r, const long long *front, long long n
     }
     printf("Pareto front: %lld points (sorted by %s, %s is better; * = best per objective)\n", nf, sp->obj[0].m->name,
            sp->obj[0].maximize ? "higher" : "lower");
+    /* Column widths from the header (hw: axes show their last path segment) and the values. */
+    int width[SW_MAX_AXES];
+    const char *head[SW_MAX_AXES];
+    for (int pos = 0; pos < sp->n_axes; pos++) {
+        const struct sw_axis *a = &sp->axes[r->order[pos]];
+        const char *dot = a->kind == AX_HW ? strrchr(a->name, '.') : NULL;
+        head[pos] = dot ? dot + 1 : a->name;
+        width[pos] = (int)strlen(head[pos]);
+        for (int v = 0; v < a->n; v++)
+            if ((int)strlen(a->v[v].s) > width[pos])
+                width[pos] = (int)strlen(a->v[v].s);
+    }
     for (int pos = 0; pos < sp->n_axes; pos++)
-        printf("%-*s ", pos == 0 ? 28 : 14, sp->axes[r->order[pos]].name);
+        printf("%-*s ", width[pos], head[pos]);
     for (int k = 0; k < sp->n_obj; k++)
         printf("%20s ", sp->obj[k].m->name);
     printf("\n");
@@ -335,7 +352,7 @@ static void print_front(const struct run *r, const long long *front, long long n
         long long x = front[i];
         axis_values(r, r->point[x], vals);
         for (int pos = 0; pos < sp->n_axes; pos++)
-            printf("%-*.*s ", pos == 0 ? 28 : 14, pos == 0 ? 28 : 14, vals[pos]);
+            printf("%-*s ", width[pos], vals[pos]);
         for (int k = 0; k < sp->n_obj; k++)
             printf("%19.5g%c ", shown(sp, k, r->obj[(size_t)x * sp->n_obj + k]), best[k] == x ? '*' : ' ');
         printf("\n");
@@ -434,7 +451,14 @@ int cmd_sweep(int argc, char **argv)
         ms[i].direction = metric_table[i].dir == DIR_MIN ? "min" : metric_table[i].dir == DIR_MAX ? "max" : "none";
         ms[i].description = metric_table[i].what;
     }
-    if ((rc = store_open(db, &st, &e)) || (rc = store_prepare(st, cols, sp.n_axes, ms, metric_count, &e)))
+    int no_db = cli_get(opts, "no-db") != NULL;
+    if (no_db && cli_get(opts, "resume")) {
+        rc = dse_err_set(&e, DSE_EINPUT, NULL, NULL, "sweep: --resume needs the database (drop --no-db)");
+        goto out;
+    }
+    if (no_db)
+        snprintf(db, sizeof db, "(memory)");
+    if (!no_db && ((rc = store_open(db, &st, &e)) || (rc = store_prepare(st, cols, sp.n_axes, ms, metric_count, &e))))
         goto out;
     r.st = st;
     char hash[24];
@@ -448,7 +472,7 @@ int cmd_sweep(int argc, char **argv)
             goto out;
         r.n_stored = r.n;
         fprintf(stderr, "dse: resuming run %lld of %s: %lld points already stored\n", r.run_id, db, r.n);
-    } else {
+    } else if (!no_db) {
         if (cli_get(opts, "resume"))
             fprintf(stderr, "dse: no interrupted run of this spec in %s: starting a new run\n", db);
         char host[256] = "unknown";
@@ -482,13 +506,14 @@ int cmd_sweep(int argc, char **argv)
     double elapsed = now_s() - r.t0;
     if (rc) {
         struct dse_err ignore;
-        store_finish_run(st, r.run_id, "interrupted", NAN, &ignore);
+        if (st)
+            store_finish_run(st, r.run_id, "interrupted", NAN, &ignore);
         goto out;
     }
     if (stopped) {
         if (r.progress)
             fputc('\n', stderr);
-        rc = store_finish_run(st, r.run_id, "interrupted", NAN, &e);
+        rc = st ? store_finish_run(st, r.run_id, "interrupted", NAN, &e) : DSE_OK;
         fprintf(stderr, "dse: interrupted: %lld points saved in %s (run %lld); finish with dse sweep %s --resume%s%s\n",
                 r.n, db, r.run_id, sp.path, cli_get(opts, "db") ? " --db " : "", cli_get(opts, "db") ? db : "");
         if (!rc)
@@ -515,34 +540,65 @@ int cmd_sweep(int argc, char **argv)
             fidx[k] = i;
             fpoints[k++] = r.point[i];
         }
-    double hv = NAN;
-    if (nf > 0) {
-        if (nf > 2147483647LL) {
-            rc = dse_err_set(&e, DSE_ERUNTIME, NULL, NULL, "too many feasible points to rank");
-            goto out;
+    /* With several workloads, each has its own front: points are compared only with points of the
+     * same workload (a design point is not better because its model is smaller). */
+    int wa = -1, groups = 1;
+    for (int a = 0; a < sp.n_axes; a++)
+        if (sp.axes[a].kind == AX_WORKLOAD) {
+            wa = a;
+            groups = sp.axes[a].n;
         }
-        if ((rc = pareto_rank(fobj, (int)nf, m, rank, &e)) || (rc = store_set_ranks(st, r.run_id, fpoints, rank, nf, &e)))
-            goto out;
-        for (long long i = 0; i < nf; i++)
-            if (rank[i] == 0)
-                front[nfront++] = fidx[i];
-        if (m <= 3) {
-            double ref[SW_MAX_OBJ], *fo = malloc(sizeof *fo * (size_t)nfront * m);
-            if (fo) {
-                pareto_reference(fobj, (int)nf, m, ref);
-                for (long long i = 0; i < nfront; i++)
-                    memcpy(fo + (size_t)i * m, r.obj + (size_t)front[i] * m, sizeof *fo * (size_t)m);
-                struct dse_err he;
-                hv = pareto_hypervolume(fo, (int)nfront, m, ref, &he);
-                free(fo);
-            }
-        }
-        if (sort_front(&r, front, nfront)) {
-            rc = dse_err_set(&e, DSE_ERUNTIME, NULL, NULL, "out of memory");
-            goto out;
-        }
+    long long gstart[SW_MAX_WORKLOADS + 1] = {0};
+    double hv = NAN, ghv[SW_MAX_WORKLOADS];
+    if (nf > 2147483647LL) {
+        rc = dse_err_set(&e, DSE_ERUNTIME, NULL, NULL, "too many feasible points to rank");
+        goto out;
     }
-    if ((rc = store_finish_run(st, r.run_id, "complete", hv, &e)))
+    double *gobj = malloc(sizeof *gobj * (size_t)(nf ? nf : 1) * m);
+    long long *gk = malloc(sizeof *gk * (size_t)(nf ? nf : 1));
+    int *grank = malloc(sizeof *grank * (size_t)(nf ? nf : 1));
+    if (!gobj || !gk || !grank) {
+        free(gobj);
+        free(gk);
+        free(grank);
+        rc = dse_err_set(&e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+        goto out;
+    }
+    for (int g = 0; g < groups && !rc; g++) {
+        long long ng = 0, f0 = nfront;
+        for (long long k = 0; k < nf; k++)
+            if (wa < 0 || sweep_axis_index(&sp, fpoints[k], wa) == g) {
+                memcpy(gobj + (size_t)ng * m, fobj + (size_t)k * m, sizeof *gobj * (size_t)m);
+                gk[ng++] = k;
+            }
+        ghv[g] = NAN;
+        if (ng > 0 && !(rc = pareto_rank(gobj, (int)ng, m, grank, &e))) {
+            for (long long i = 0; i < ng; i++) {
+                rank[gk[i]] = grank[i];
+                if (grank[i] == 0)
+                    front[nfront++] = fidx[gk[i]];
+            }
+            if (m <= 3) { /* reference from this group's feasible points; volume of its front */
+                double ref[SW_MAX_OBJ];
+                struct dse_err he;
+                pareto_reference(gobj, (int)ng, m, ref);
+                for (long long i = f0; i < nfront; i++)
+                    memcpy(gobj + (size_t)(i - f0) * m, r.obj + (size_t)front[i] * m, sizeof *gobj * (size_t)m);
+                ghv[g] = pareto_hypervolume(gobj, (int)(nfront - f0), m, ref, &he);
+            }
+            if (sort_front(&r, front + f0, nfront - f0))
+                rc = dse_err_set(&e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+        }
+        gstart[g + 1] = nfront;
+    }
+    free(gobj);
+    free(gk);
+    free(grank);
+    if (rc || (nf && st && (rc = store_set_ranks(st, r.run_id, fpoints, rank, nf, &e))))
+        goto out;
+    if (groups == 1)
+        hv = ghv[0];
+    if (st && (rc = store_finish_run(st, r.run_id, "complete", hv, &e)))
         goto out;
     store_close(st);
     st = NULL;
@@ -555,20 +611,30 @@ int cmd_sweep(int argc, char **argv)
                r.run_id, db);
         printf("model: analytical roofline, uncalibrated (see docs/models.md; measured error so far: "
                "validate/gpu/README.md)\n");
-        if (isfinite(hv))
-            printf("hypervolume of the front: %.6g (reference: worst feasible value + 10%% of the range, per "
-                   "objective)\n",
-                   hv);
+        for (int g = 0; g < groups; g++)
+            if (isfinite(ghv[g]))
+                printf("hypervolume of the front%s%s: %.6g (reference: worst feasible value + 10%% of the range, "
+                       "per objective)\n",
+                       groups > 1 ? " of " : "", groups > 1 ? sp.axes[wa].v[g].s : "", ghv[g]);
         printf("\n");
     }
     if (nfront == 0) {
         fprintf(stderr, "dse: no feasible point: see the reason column of %s\n", db);
         if (json || csv)
             print_front(&r, front, 0, (int)top, json, csv, db, hv);
-    } else {
+    } else if (json || csv || groups == 1) {
         print_front(&r, front, nfront, (int)top, json, csv, db, hv);
+    } else {
+        for (int g = 0; g < groups; g++) {
+            printf("workload %s: ", sp.axes[wa].v[g].s);
+            if (gstart[g + 1] > gstart[g])
+                print_front(&r, front + gstart[g], gstart[g + 1] - gstart[g], (int)top, 0, 0, db, ghv[g]);
+            else
+                printf("no feasible point\n");
+            printf("\n");
+        }
     }
-    if (!cli_get(opts, "no-plot") && nfront > 0) {
+    if (!cli_get(opts, "no-plot") && !no_db && nfront > 0) {
         char written[1024];
         struct dse_err pe;
         if (plot_run(db, r.run_id, NULL, NULL, NULL, written, sizeof written, &pe))

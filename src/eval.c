@@ -494,6 +494,10 @@ int eval_point(const struct eval_req *r, const struct eval_graphs *eg, struct ev
                 priced = 0;
         }
     T->price_USD = price;
+    T->die_area_mm2 = 0;
+    for (int d = 0; d < sys->n_dev; d++)
+        if (used & (1u << d))
+            T->die_area_mm2 += hw_die_area_mm2(&sys->dev[d]);
     T->energy_static_J = idle * T->latency_s;
     for (int i = 0; i < res->n_ops; i++)
         res->ops[i].energy_J += idle * res->ops[i].time_s;

@@ -78,6 +78,7 @@ struct eval_totals {
     double energy_compute_J, energy_memory_J, energy_static_J, energy_link_J;
     double main_bytes;
     double price_USD;               /* of the devices used (0: none known) */
+    double die_area_mm2;            /* of the devices used; NAN when one has no area figure */
     double cost_per_Mtoken_USD;     /* NAN when no price or rent is known */
     double cost_per_Minference_USD; /* NAN when no price or rent is known */
     double accuracy_proxy;          /* relative numerical error of the precision configuration */

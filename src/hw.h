@@ -59,6 +59,7 @@ struct hw_device {
     double idle_W, tdp_W;
     double price_USD, die_area_mm2; /* 0 when not given */
     double rent_USD_per_hour;       /* cloud rental, 0 when not given */
+    double area_fixed_mm2, area_per_mac_mm2, area_per_MiB_mm2; /* area model; per_mac 0: none */
     double power_cap_W;             /* 0: none; set by a sweep's power_W axis (hw_apply_power_cap) */
     char disabled[256];             /* non-empty: this variant of the device cannot run (the reason) */
     double per_op_s;                /* fixed cost per operator */
@@ -107,6 +108,10 @@ int hw_link_between(const struct hw_system *sys, int a, int b);
  * ((cap - idle) / (tdp - idle))^(1/3) (P_dyn ~ f^3 with V ~ f). Peaks scale with f, MAC energies
  * with V^2 (or f^2). A cap below what the lowest point needs disables the device, with the reason. */
 void hw_apply_power_cap(struct hw_device *d, double cap_W);
+/* Die area: with an area model, fixed + MACs of the largest matrix engine x per_mac + on-chip
+ * (register, sram, cache, private) MiB x per_MiB, so it follows hw: changes; else cost.die_area_mm2;
+ * else NAN. */
+double hw_die_area_mm2(const struct hw_device *d);
 /* Default energy per byte of a memory level of the given kind and size at a node (docs/models.md). */
 double hw_default_mem_J_per_byte(enum hw_mem_kind k, double capacity_bytes, double process_nm);
 

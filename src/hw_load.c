@@ -160,7 +160,7 @@ static int load_compute(struct ju *j, const cJSON *o, const struct hw_device *d,
 static int load_device(struct ju *j, const cJSON *o, struct hw_system *sys, struct hw_device *d)
 {
     static const char *const keys[] = {"name", "class", "model", "process_nm", "clock", "compute", "memory",
-                                       "dvfs", "power", "cost", "overhead", "efficiency", "ops", "note",
+                                       "dvfs", "power", "cost", "area", "overhead", "efficiency", "ops", "note",
                                        "description", "source", NULL};
     int rc, cls = 0;
     if ((rc = ju_object(j, o, keys)) || (rc = ju_str(j, o, "name", 0, d->name, sizeof d->name)) ||
@@ -312,6 +312,20 @@ static int load_device(struct ju *j, const cJSON *o, struct hw_system *sys, stru
             !(rc = ju_num(j, co, "rent_USD_per_hour", JU_OPT | JU_POS, 1e6, &d->rent_USD_per_hour)) &&
             !(rc = need_source(j, co)) && d->price_USD == 0 && d->die_area_mm2 == 0 && d->rent_USD_per_hour == 0)
             rc = ju_fail(j, "expected price_USD, die_area_mm2 and/or rent_USD_per_hour");
+        ju_pop(j, old);
+        if (rc)
+            return rc;
+    }
+
+    /* area model (optional) */
+    const cJSON *ar = cJSON_GetObjectItemCaseSensitive(o, "area");
+    if (ar) {
+        static const char *const ar_keys[] = {"fixed_mm2", "per_mac_mm2", "per_MiB_sram_mm2", "source", "note", NULL};
+        old = ju_key(j, "area");
+        if (!(rc = ju_object(j, ar, ar_keys)) && !(rc = ju_num(j, ar, "fixed_mm2", JU_NONNEG, 1e6, &d->area_fixed_mm2)) &&
+            !(rc = ju_num(j, ar, "per_mac_mm2", JU_POS, 1e3, &d->area_per_mac_mm2)) &&
+            !(rc = ju_num(j, ar, "per_MiB_sram_mm2", JU_POS, 1e4, &d->area_per_MiB_mm2)))
+            rc = need_source(j, ar);
         ju_pop(j, old);
         if (rc)
             return rc;
@@ -549,6 +563,20 @@ void hw_apply_power_cap(struct hw_device *d, double cap_W)
             d->peak[e][p] *= f;
             d->mac_J[e][p] *= v2;
         }
+}
+
+double hw_die_area_mm2(const struct hw_device *d)
+{
+    if (d->area_per_mac_mm2 <= 0)
+        return d->die_area_mm2 > 0 ? d->die_area_mm2 : NAN;
+    double macs = 0, mib = 0;
+    for (int i = 0; i < d->n_compute; i++)
+        if (d->compute[i].engine == ENG_MATRIX && d->compute[i].units * d->compute[i].flops_per_cycle_per_unit / 2 > macs)
+            macs = d->compute[i].units * d->compute[i].flops_per_cycle_per_unit / 2;
+    for (int l = 0; l < d->n_mem; l++)
+        if (d->mem[l].shared < 0 && d->mem[l].kind <= MEM_CACHE)
+            mib += d->mem[l].capacity_bytes / (1024.0 * 1024);
+    return d->area_fixed_mm2 + macs * d->area_per_mac_mm2 + mib * d->area_per_MiB_mm2;
 }
 
 int hw_find_device(const struct hw_system *sys, const char *name)

@@ -41,8 +41,9 @@ int nsga2_ask(struct nsga2 *s, int *genomes, int max);
  * NULL when every genome is feasible). Negative violations count as 0; a NaN violation, or a NaN
  * objective of a feasible genome, counts as an infinite violation. Objectives of infeasible genomes
  * are kept but never compared. Ranking is by constrained domination (Deb 2002, sec. V): feasible
- * beats infeasible, the lower violation beats the higher, else Pareto dominance. A tell without an
- * ask is ignored. */
+ * beats infeasible, the lower violation beats the higher, else Pareto dominance; within a front,
+ * repeats of a genome rank behind distinct genomes (see nsga2.c). obj must not be NULL. A tell
+ * without an ask is ignored. */
 void nsga2_tell(struct nsga2 *s, const double *obj, const double *violation);
 
 /* The current parent population (the survivors of the last complete generation, or the initial one):

@@ -96,7 +96,9 @@ static int apply_path(cJSON *root, const char *path, const struct sw_value *v, c
         return -1;
     }
     cJSON *nv = v->is_num ? cJSON_CreateNumber(v->num) : cJSON_CreateString(v->s);
-    if (!nv || !cJSON_ReplaceItemViaPointer(parent, cur, nv)) {
+    int ok = nv && (cJSON_IsObject(parent) ? cJSON_ReplaceItemInObjectCaseSensitive(parent, last, nv)
+                                           : cJSON_ReplaceItemViaPointer(parent, cur, nv));
+    if (!ok) {
         cJSON_Delete(nv);
         snprintf(why, n, "out of memory");
         return -1;

@@ -258,7 +258,11 @@ static int run_nsga2(const struct sweep_prep *p, const struct sweep_spec *sp, in
             break;
         }
         int n = nsga2_ask(ga, gen, pop);
-        if (n <= 0)
+        if (n < 0) {
+            rc = dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "nsga2: %s", nsga2_error(ga));
+            break;
+        }
+        if (n == 0)
             break;
         int ne = 0;
         for (int i = 0; i < n; i++) {

@@ -130,8 +130,7 @@ START_TEST(rank_edge_cases)
     ck_assert_int_eq(pareto_rank(p, -1, 2, rank, &e), DSE_EINPUT);
     ck_assert_int_eq(pareto_rank(p, 2, 2, rank, &e), DSE_EINPUT);
     ck_assert_ptr_nonnull(strstr(e.msg, "objective 0 of point 1 is NaN"));
-    /* Infinities are ordinary values: (1, 2) dominates nothing of (-inf, 0)? no -- (-inf, 0) dominates
-     * (1, 2) (both smaller). */
+    /* Infinities are ordinary values: (-inf, 0) is smaller than (1, 2) in both, so dominates it. */
     double q[4] = {1, 2, -INFINITY, 0};
     ck_assert_int_eq(pareto_rank(q, 2, 2, rank, &e), DSE_OK);
     ck_assert(rank[0] == 1 && rank[1] == 0);

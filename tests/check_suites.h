@@ -10,6 +10,7 @@ Suite *make_wl_suite(void);
 Suite *make_model_suite(void);
 Suite *make_eval_suite(void);
 Suite *make_search_suite(void);
+Suite *make_sweep_suite(void);
 
 /* Path of a file in the source tree ($DSE_SRCDIR or "."), written into the caller's buffer. */
 const char *src_path(char *buf, unsigned n, const char *rel);

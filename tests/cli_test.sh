@@ -743,5 +743,48 @@ for f in models/*.json models/*.csv; do
     expect_ok "eval-h200-$m" eval --hw nvidia-h200-sxm-141gb --workload "$m"
 done
 
+# ---- dse sweep: shipped sweeps run; Ctrl-C saves what was evaluated; --resume gives the same front ----
+for sw in sweeps/*.json; do
+    n=$(basename "$sw" .json)
+    expect_ok "sweep-$n" sweep "$sw" --db "$tmp/$n.db" --no-plot --quiet
+done
+spec=tests/data/sweep-resume.json
+"$DSE_BIN" sweep "$spec" --db "$tmp/resume.db" --no-plot --quiet --json >"$tmp/resume1.out" 2>"$tmp/resume1.err" &
+pid=$!
+sleep 1
+kill -INT "$pid" 2>/dev/null
+wait "$pid"
+rc=$?
+if [ "$rc" -eq 1 ] && grep -q "interrupted: [0-9]* points saved" "$tmp/resume1.err"; then
+    ok sweep-interrupt
+else
+    fail sweep-interrupt "exit $rc; stderr: $(head -c 300 "$tmp/resume1.err")"
+fi
+"$DSE_BIN" sweep "$spec" --db "$tmp/resume.db" --no-plot --quiet --json --resume >"$tmp/resume2.out" 2>"$tmp/resume2.err"
+rc=$?
+"$DSE_BIN" sweep "$spec" --db "$tmp/full.db" --no-plot --quiet --json >"$tmp/full.out" 2>"$tmp/full.err"
+rc2=$?
+if [ "$rc" -ne 0 ] || [ "$rc2" -ne 0 ]; then
+    fail sweep-resume "exit $rc / $rc2: $(head -c 300 "$tmp/resume2.err")"
+elif [ "$have_python" = 1 ]; then
+    if why=$(python3 - "$tmp/resume2.out" "$tmp/full.out" "$tmp/resume.db" <<'PY' 2>&1
+import json, sqlite3, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+assert a["front"] == b["front"], "the resumed front differs from the uninterrupted one"
+assert a["feasible"] == b["feasible"], "feasible counts differ: %s vs %s" % (a["feasible"], b["feasible"])
+db = sqlite3.connect(sys.argv[3])
+run, status = db.execute("select id, status from runs order by id desc limit 1").fetchone()
+n, distinct = db.execute("select count(*), count(distinct point) from points where run_id = ?", (run,)).fetchone()
+assert status == "complete", status
+assert n == distinct == 300000, "%d rows, %d distinct" % (n, distinct)
+PY
+    ); then ok sweep-resume; else fail sweep-resume "$why"; fi
+else
+    skip sweep-resume "python3 not found"
+fi
+grep -q "resuming run" "$tmp/resume2.err" && ok sweep-resume-message || fail sweep-resume-message "$(head -c 300 "$tmp/resume2.err")"
+expect_fail sweep-grid-limit 2 "use \"search\"" sweep "$spec" --limit 1000 --db "$tmp/limit.db"
+expect_fail sweep-bad-spec 2 "tests/data/bad-hw-syntax.json" sweep tests/data/bad-hw-syntax.json
+
 echo "cli_test: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -1,0 +1,27 @@
+#!/bin/sh
+# Sweep throughput benchmark: llm_edge grown to 1,000,000 points (bench/llm_edge_1m.json), whole
+# process, timed from start to exit, with every point stored in SQLite and without storage.
+# Usage: sh bench/run.sh [threads]   (default 2).  Prints one line per case and points/s.
+set -eu
+cd "$(dirname "$0")/.."
+threads=${1:-2}
+dse=./dse
+[ -x "$dse" ] || { echo "bench: build first (./scripts/setup.sh)" >&2; exit 2; }
+spec=bench/llm_edge_1m.json
+db=$(mktemp -d)/bench.db
+trap 'rm -rf "$(dirname "$db")"' EXIT
+points=$(python3 -c "import json; d=json.load(open('$spec'))['axes']; import math; print(2*math.prod(len(v) for v in d.values()))")
+now() { date +%s.%N; }
+run() { # label, extra options
+    label=$1
+    shift
+    t0=$(now)
+    $dse sweep "$spec" --threads "$threads" --quiet --no-plot "$@" >/dev/null
+    t1=$(now)
+    awk -v l="$label" -v p="$points" -v a="$t0" -v b="$t1" -v t="$threads" \
+        'BEGIN { s = b - a; printf "%-34s %9d points  %7.2f s  %10.0f points/s  (%d threads, whole process)\n", l, p, s, p / s, t }'
+}
+echo "dse $($dse --version | cut -d' ' -f2-) on $(nproc) cores: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
+echo
+run "llm_edge_1m, every point stored" --db "$db"
+run "llm_edge_1m, no storage" --no-db
