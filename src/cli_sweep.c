@@ -347,18 +347,32 @@ static void print_front(const struct run *r, const long long *front, long long n
         printf("%-*s ", width[pos], head[pos]);
     for (int k = 0; k < sp->n_obj; k++)
         printf("%20s ", sp->obj[k].m->name);
-    printf("\n");
-    for (long long i = 0; i < nf && i < top; i++) {
-        long long x = front[i];
+    printf(" same\n");
+    /* Points with identical objectives (e.g. differing only in a memory size that fits) share a
+     * row: the first is shown, "same" counts the others (all are in the database). */
+    long long rows = 0, i = 0;
+    while (i < nf && rows < top) {
+        long long x = front[i], j = i + 1;
+        while (j < nf && !memcmp(r->obj + (size_t)front[j] * sp->n_obj, r->obj + (size_t)x * sp->n_obj,
+                                 sizeof(double) * (size_t)sp->n_obj))
+            j++;
         axis_values(r, r->point[x], vals);
         for (int pos = 0; pos < sp->n_axes; pos++)
             printf("%-*s ", width[pos], vals[pos]);
-        for (int k = 0; k < sp->n_obj; k++)
-            printf("%19.5g%c ", shown(sp, k, r->obj[(size_t)x * sp->n_obj + k]), best[k] == x ? '*' : ' ');
+        for (int k = 0; k < sp->n_obj; k++) {
+            int star = 0;
+            for (long long q = i; q < j; q++)
+                star |= best[k] == front[q];
+            printf("%19.5g%c ", shown(sp, k, r->obj[(size_t)x * sp->n_obj + k]), star ? '*' : ' ');
+        }
+        if (j - i > 1)
+            printf(" +%lld", j - i - 1);
         printf("\n");
+        rows++;
+        i = j;
     }
-    if (nf > top)
-        printf("(%lld more front points in %s)\n", nf - top, db);
+    if (i < nf)
+        printf("(%lld more front points in %s)\n", nf - i, db);
 }
 
 static void usage(void)
