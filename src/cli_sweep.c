@@ -195,8 +195,10 @@ static char *json_inputs(const struct sweep_spec *sp)
         snprintf(h, sizeof h, "%016llx", sp->system_hash[i]);
         cJSON_AddStringToObject(o, sp->system_path[i], h);
     }
-    for (int i = 0; i < sp->n_workloads; i++)
-        cJSON_AddStringToObject(o, sp->wl[i].path, "loaded");
+    for (int i = 0; i < sp->n_workloads; i++) {
+        snprintf(h, sizeof h, "%016llx", sp->wl[i].hash);
+        cJSON_AddStringToObject(o, sp->wl[i].path, h);
+    }
     char *s = cJSON_PrintUnformatted(o);
     cJSON_Delete(o);
     return s;

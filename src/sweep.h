@@ -42,6 +42,7 @@ struct sw_axis {
 
 struct sw_workload {
     char path[512];
+    unsigned long long hash; /* FNV-1a 64 of the file */
     struct wl_model model;
     enum wl_phase phase;
     int64_t prompt, gen;

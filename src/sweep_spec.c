@@ -76,6 +76,12 @@ static int load_workload(struct ju *j, const cJSON *o, const char *spec_path, st
     }
     if ((rc = wl_load_file(w->path, &w->model, e)))
         return rc;
+    char *text;
+    size_t len;
+    if ((rc = ju_read_file(w->path, JU_MAX_FILE_BYTES, &text, &len, e)))
+        return rc;
+    w->hash = fnv1a(text, len);
+    free(text);
     int lm = wl_model_is_lm(&w->model);
     w->phase = lm ? PH_GENERATE : PH_NONE;
     if (cJSON_GetObjectItemCaseSensitive(o, "phase")) {

@@ -783,6 +783,20 @@ else
     skip sweep-resume "python3 not found"
 fi
 grep -q "resuming run" "$tmp/resume2.err" && ok sweep-resume-message || fail sweep-resume-message "$(head -c 300 "$tmp/resume2.err")"
+mkdir -p "$tmp/nopath"
+if PATH="$tmp/nopath" "$DSE_BIN" sweep sweeps/cnn_npu_arch.json --db "$tmp/nognu.db" --quiet >"$tmp/nognu.out" 2>"$tmp/nognu.err" &&
+    grep -q "gnuplot not found" "$tmp/nognu.err" && grep -q "Pareto front" "$tmp/nognu.out"; then
+    ok sweep-without-gnuplot
+else
+    fail sweep-without-gnuplot "$(head -c 300 "$tmp/nognu.err")"
+fi
+if command -v gnuplot >/dev/null 2>&1; then
+    expect_ok plot-svg plot "$tmp/nognu.db" --x latency_ms --y energy_mJ -o "$tmp/front.svg"
+    [ -s "$tmp/front.svg" ] && ok plot-svg-written || fail plot-svg-written "no $tmp/front.svg"
+    expect_ok plot-matrix plot "$tmp/nognu.db" -o "$tmp/matrix.png"
+else
+    skip plot-svg "gnuplot not installed"
+fi
 expect_fail sweep-grid-limit 2 "use \"search\"" sweep "$spec" --limit 1000 --db "$tmp/limit.db"
 expect_fail sweep-bad-spec 2 "tests/data/bad-hw-syntax.json" sweep tests/data/bad-hw-syntax.json
 
