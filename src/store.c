@@ -65,7 +65,7 @@ int store_open(const char *path, struct store **out, struct dse_err *e)
     if (!s)
         return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
     dse_strlcpy(s->path, path, sizeof s->path);
-    if (sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
+    if (sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
         int rc = dse_err_set(e, DSE_ERUNTIME, path, NULL, "cannot open database: %s",
                              s->db ? sqlite3_errmsg(s->db) : "out of memory");
         store_close(s);
