@@ -4,6 +4,7 @@
 #define DSE_CLI_H
 
 #include "err.h"
+#include "model.h"
 
 struct cli_opt {
     const char *name; /* long name without "--" */
@@ -30,6 +31,12 @@ struct eval_req;
 /* Reads --batch, --phase, --prompt and --generate for workload m into r, refusing options that do
  * not apply to it. */
 int cli_workload_opts(const struct cli_opt *opts, const struct wl_model *m, struct eval_req *r, struct dse_err *e);
+
+struct hw_system;
+/* Loads a hwdesc JSON, or a SCALE-Sim .cfg as a one-array system. */
+int cli_load_hw(const char *path, struct hw_system *sys, struct dse_err *e);
+/* Parses --fidelity analytical|cycle (enum fidelity of model.h). */
+int cli_fidelity(const char *s, enum fidelity *out, struct dse_err *e);
 
 int cmd_eval(int argc, char **argv);
 int cmd_list(int argc, char **argv);

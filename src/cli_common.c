@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 
 #ifndef DSE_DATADIR
@@ -176,4 +177,22 @@ int cli_workload_opts(const struct cli_opt *opts, const struct wl_model *m, stru
         r->gen = v;
     }
     return DSE_OK;
+}
+
+int cli_load_hw(const char *path, struct hw_system *sys, struct dse_err *e)
+{
+    size_t n = strlen(path);
+    if (n > 4 && !strcasecmp(path + n - 4, ".cfg"))
+        return hw_load_scalesim_cfg(path, sys, e);
+    return hw_load_file(path, sys, e);
+}
+
+int cli_fidelity(const char *s, enum fidelity *out, struct dse_err *e)
+{
+    for (int i = 0; i < FID_COUNT; i++)
+        if (!strcmp(s, fidelity_names[i])) {
+            *out = (enum fidelity)i;
+            return DSE_OK;
+        }
+    return dse_err_set(e, DSE_EINPUT, NULL, "--fidelity", "expected analytical or cycle, got '%s'", s);
 }

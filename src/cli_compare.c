@@ -22,6 +22,7 @@ static struct cli_opt compare_opts_proto[] = {
     {"phase", 1, "prefill|decode|generate for decoder LMs (default generate)", NULL},
     {"prompt", 1, "prompt tokens; sequence length for encoders", NULL},
     {"generate", 1, "output tokens for --phase generate (default 128)", NULL},
+    {"fidelity", 1, "analytical (default) or cycle", NULL},
     {"json", 0, "print one JSON object", NULL},
     {"help", 0, "this help", NULL},
     {NULL, 0, NULL, NULL},
@@ -61,7 +62,7 @@ int cmd_compare(int argc, char **argv)
                          "compare: expected two or more hardware descriptions and --workload (see dse help compare)");
         goto out;
     }
-    static const char *const wl_ext[] = {".json", ".csv", NULL}, *const hw_ext[] = {".json", NULL};
+    static const char *const wl_ext[] = {".json", ".csv", NULL}, *const hw_ext[] = {".json", ".cfg", NULL};
     char path[1024];
     if ((rc = cli_resolve("--workload", "models", wl, wl_ext, path, sizeof path, &e)) ||
         (rc = wl_load_file(path, &model, &e)))
@@ -70,6 +71,8 @@ int cmd_compare(int argc, char **argv)
     base.model = &model;
     if ((rc = cli_workload_opts(opts, &model, &base, &e)))
         goto out;
+    if (cli_get(opts, "fidelity") && (rc = cli_fidelity(cli_get(opts, "fidelity"), &base.x.fidelity, &e)))
+        goto out;
     sys = malloc(sizeof *sys * (size_t)nhw);
     if (!sys) {
         rc = dse_err_set(&e, DSE_ERUNTIME, NULL, NULL, "out of memory");
@@ -77,7 +80,7 @@ int cmd_compare(int argc, char **argv)
     }
     for (int i = 0; i < nhw; i++) {
         if ((rc = cli_resolve("compare", "hwdesc", hw[i], hw_ext, path, sizeof path, &e)) ||
-            (rc = hw_load_file(path, &sys[i], &e)))
+            (rc = cli_load_hw(path, &sys[i], &e)))
             goto out;
         struct eval_req r = base;
         r.sys = &sys[i];
@@ -106,7 +109,7 @@ int cmd_compare(int argc, char **argv)
     if (cli_get(opts, "json")) {
         cJSON *o = cJSON_CreateObject(), *a = cJSON_AddArrayToObject(o, "systems");
         cJSON_AddStringToObject(o, "workload", model.name);
-        cJSON_AddStringToObject(o, "model_tier", "analytical");
+        cJSON_AddStringToObject(o, "model_tier", fidelity_names[base.x.fidelity]);
         for (int i = 0; i < nhw; i++) {
             cJSON *s = cJSON_CreateObject(), *t;
             cJSON_AddStringToObject(s, "hw", sysname[i]);
@@ -130,8 +133,8 @@ int cmd_compare(int argc, char **argv)
         cJSON_Delete(o);
         goto out;
     }
-    printf("dse compare: %s, batch %lld%s (analytical roofline, uncalibrated; ratios are to the first system)\n\n",
-           model.name, (long long)base.batch, ph == PH_GENERATE ? ", generate" : "");
+    printf("dse compare: %s, batch %lld%s (%s tier, uncalibrated; ratios are to the first system)\n\n", model.name,
+           (long long)base.batch, ph == PH_GENERATE ? ", generate" : "", fidelity_names[base.x.fidelity]);
     printf("%-30s %-8s %-22s", "hw", "device", "precision");
     for (int k = 0; columns[k]; k++)
         if (metric_applies(metric_find(columns[k]), ph))

@@ -23,8 +23,10 @@ static struct cli_opt eval_opts_proto[] = {
     {"prompt", 1, "prompt tokens; sequence length for encoders (default 512; BERT 128)", NULL},
     {"generate", 1, "output tokens for --phase generate (default 128)", NULL},
     {"top", 1, "operators shown in the table (default 12)", NULL},
+    {"fidelity", 1, "analytical (default) or cycle (the cycle-approximate tier: systolic arrays so far)", NULL},
     {"json", 0, "print one JSON object", NULL},
     {"csv", 0, "print per-operator CSV rows", NULL},
+    {"scalesim-csv", 0, "print per-layer rows with SCALE-Sim's columns (needs --fidelity cycle)", NULL},
     {"help", 0, "this help", NULL},
     {NULL, 0, NULL, NULL},
 };
@@ -64,7 +66,8 @@ static void print_human(const struct eval_req *r, const struct eval_result *res,
                (long long)r->prompt);
     else
         printf("\n");
-    printf("model: analytical roofline; %s\n\n", validation_note());
+    printf("model: %s; %s\n\n", r->x.fidelity == FID_CYCLE ? "cycle-approximate tier (systolic folds as SCALE-Sim v2)" : "analytical roofline",
+           validation_note());
     if (!res->feasible) {
         printf("INFEASIBLE: %s\n", res->reason);
         return;
@@ -125,6 +128,24 @@ static void print_csv(const struct eval_req *r, const struct eval_result *res)
     }
 }
 
+/* Per layer, SCALE-Sim's COMPUTE_REPORT and BANDWIDTH columns: only array (GEMM-like) layers. */
+static void print_scalesim(const struct eval_req *r, const struct eval_result *res)
+{
+    const struct hw_device *d = &r->sys->dev[r->dev];
+    printf("layer,compute_cycles,stall_cycles,total_cycles,compute_util_pct,mapping_efficiency_pct,sram_reads,"
+           "sram_writes,dram_reads,dram_writes\n");
+    for (int i = 0; res->feasible && i < res->n_ops; i++) {
+        const struct eval_op *o = &res->ops[i];
+        if (o->cycles_compute <= 0)
+            continue;
+        double total = o->cycles_compute + o->cycles_stall;
+        double util = d->array.present ? o->macs / ((double)d->array.rows * d->array.cols * total) : 0;
+        printf("%s,%.0f,%.0f,%.0f,%.4f,%.4f,%.0f,%.0f,%.0f,%.0f\n", o->name, o->cycles_compute, o->cycles_stall,
+               total, 100 * util, 100 * o->mapping_efficiency, o->sram_reads, o->sram_writes, o->dram_reads,
+               o->dram_writes);
+    }
+}
+
 static int print_json(const struct eval_req *r, const struct eval_result *res, const char *prec)
 {
     enum wl_phase ph = wl_model_is_lm(r->model) ? r->phase : PH_NONE;
@@ -143,7 +164,7 @@ static int print_json(const struct eval_req *r, const struct eval_result *res, c
         cJSON_AddNumberToObject(o, "prompt", (double)r->prompt);
     if (ph == PH_GENERATE)
         cJSON_AddNumberToObject(o, "generate", (double)r->gen);
-    cJSON_AddStringToObject(o, "model_tier", "analytical");
+    cJSON_AddStringToObject(o, "model_tier", fidelity_names[r->x.fidelity]);
     cJSON_AddBoolToObject(o, "feasible", res->feasible);
     if (!res->feasible)
         cJSON_AddStringToObject(o, "reason", res->reason);
@@ -215,11 +236,11 @@ int cmd_eval(int argc, char **argv)
         rc = dse_err_set(&e, DSE_EINPUT, NULL, NULL, "eval: --hw and --workload are required (see dse help eval)");
         goto out;
     }
-    if (cli_get(opts, "json") && cli_get(opts, "csv")) {
-        rc = dse_err_set(&e, DSE_EINPUT, NULL, NULL, "eval: choose one of --json and --csv");
+    if (!!cli_get(opts, "json") + !!cli_get(opts, "csv") + !!cli_get(opts, "scalesim-csv") > 1) {
+        rc = dse_err_set(&e, DSE_EINPUT, NULL, NULL, "eval: choose one of --json, --csv and --scalesim-csv");
         goto out;
     }
-    static const char *const hw_ext[] = {".json", NULL}, *const wl_ext[] = {".json", ".csv", NULL};
+    static const char *const hw_ext[] = {".json", ".cfg", NULL}, *const wl_ext[] = {".json", ".csv", NULL};
     if ((rc = cli_resolve("--hw", "hwdesc", hw, hw_ext, hwp, sizeof hwp, &e)) ||
         (rc = cli_resolve("--workload", "models", wl, wl_ext, wlp, sizeof wlp, &e)))
         goto out;
@@ -228,7 +249,7 @@ int cmd_eval(int argc, char **argv)
         rc = dse_err_set(&e, DSE_ERUNTIME, NULL, NULL, "out of memory");
         goto out;
     }
-    if ((rc = hw_load_file(hwp, sys, &e)) || (rc = wl_load_file(wlp, &model, &e)))
+    if ((rc = cli_load_hw(hwp, sys, &e)) || (rc = wl_load_file(wlp, &model, &e)))
         goto out;
     have_model = 1;
 
@@ -273,6 +294,13 @@ int cmd_eval(int argc, char **argv)
 
     if ((rc = cli_workload_opts(opts, &model, &r, &e)))
         goto out;
+    r.x.fidelity = FID_ANALYTICAL;
+    if (cli_get(opts, "fidelity") && (rc = cli_fidelity(cli_get(opts, "fidelity"), &r.x.fidelity, &e)))
+        goto out;
+    if (cli_get(opts, "scalesim-csv") && r.x.fidelity != FID_CYCLE) {
+        rc = dse_err_set(&e, DSE_EINPUT, NULL, "--scalesim-csv", "needs --fidelity cycle (cycles come from the cycle tier)");
+        goto out;
+    }
     long long top = 12;
     if (cli_get(opts, "top") && (rc = cli_int("top", cli_get(opts, "top"), 1, 100000, &top, &e)))
         goto out;
@@ -281,6 +309,11 @@ int cmd_eval(int argc, char **argv)
         goto out;
     if (cli_get(opts, "json"))
         rc = print_json(&r, &res, prec);
+    else if (cli_get(opts, "scalesim-csv")) {
+        if (!res.feasible)
+            fprintf(stderr, "dse: infeasible: %s\n", res.reason);
+        print_scalesim(&r, &res);
+    }
     else if (cli_get(opts, "csv")) {
         if (!res.feasible)
             fprintf(stderr, "dse: infeasible: %s\n", res.reason);

@@ -15,6 +15,7 @@
 struct eval_op_cost { /* one op's cost at the first decode step, reused by later steps */
     int dev, dynamic;
     double time_s, compute_s, memory_s, overhead_s, xfer_s;
+    double cycles_compute, cycles_stall, mapping_efficiency, sram_reads, sram_writes, dram_reads, dram_writes;
     double e_compute, e_memory, e_link, main_bytes, utilization;
     enum bound bound;
     enum prec cprec;
@@ -240,6 +241,13 @@ static int account(const struct eval_req *r, struct eval_result *res, const stru
     o->bytes += c->main_bytes * n;
     o->energy_J += (c->e_compute + c->e_memory + c->e_link) * n;
     o->utilization = c->utilization;
+    o->cycles_compute += c->cycles_compute * n;
+    o->cycles_stall += c->cycles_stall * n;
+    o->mapping_efficiency = c->mapping_efficiency;
+    o->sram_reads += c->sram_reads * n;
+    o->sram_writes += c->sram_writes * n;
+    o->dram_reads += c->dram_reads * n;
+    o->dram_writes += c->dram_writes * n;
     return DSE_OK;
 }
 
@@ -256,6 +264,13 @@ static void fill_cost(struct eval_op_cost *k, int dev, const struct op_cost *c, 
     k->utilization = c->utilization;
     k->bound = c->bound;
     k->cprec = c->cprec;
+    k->cycles_compute = c->cycles_compute;
+    k->cycles_stall = c->cycles_stall;
+    k->mapping_efficiency = c->mapping_efficiency;
+    k->sram_reads = c->sram_reads;
+    k->sram_writes = c->sram_writes;
+    k->dram_reads = c->dram_reads;
+    k->dram_writes = c->dram_writes;
 }
 
 /* Costs one op on the device its placement names, falling back to a linked device that runs it. */
@@ -267,13 +282,13 @@ static enum op_status place(const struct eval_req *r, const struct wl_graph *g, 
     *dev = want;
     if (sys->dev[want].disabled[0])
         return OPS_UNSUPPORTED_OP;
-    enum op_status st = model_for(sys->dev[want].cls)->op_cost(&sys->dev[want], g, op, x, c);
+    enum op_status st = model_cost(&sys->dev[want], g, op, x, c);
     if (st != OPS_UNSUPPORTED_OP)
         return st;
     for (int k = 0; k < sys->n_dev; k++) {
         if (k == want || sys->dev[k].disabled[0] || hw_link_between(sys, want, k) < 0)
             continue;
-        if (model_for(sys->dev[k].cls)->op_cost(&sys->dev[k], g, op, x, c) == OPS_OK) {
+        if (model_cost(&sys->dev[k], g, op, x, c) == OPS_OK) {
             *dev = k;
             return OPS_OK;
         }
@@ -301,6 +316,11 @@ static int eval_graph(const struct eval_req *r, const struct wl_graph *g, double
         struct op_cost c;
         int dev;
         enum op_status st = place(r, g, op, &x, &dev, &c);
+        if (st == OPS_NO_TIER)
+            return dse_err_set(e, DSE_EINPUT, NULL, "--fidelity",
+                               "cycle: the cycle-approximate tier is built for systolic devices with an \"array\" "
+                               "description only so far; device '%s' (%s) has none (op '%s')",
+                               sys->dev[dev].name, hw_class_names[sys->dev[dev].cls], op->name);
         if (st == OPS_UNSUPPORTED_PREC) {
             char pb[48];
             prec_format(&r->x.prec, pb, sizeof pb);
@@ -389,7 +409,7 @@ static int step_cost(const struct eval_req *r, const struct wl_graph *g, const s
     x.graph_weight_bytes = params * prec_bytes(r->x.prec.w);
     struct op_cost c;
     const struct hw_device *d = &r->sys->dev[at0->dev];
-    if (model_for(d->cls)->op_cost(d, m, &m->op[0], &x, &c) != OPS_OK)
+    if (model_cost(d, m, &m->op[0], &x, &c) != OPS_OK)
         return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "decode step: op '%s' stopped being supported", op->name);
     fill_cost(out, at0->dev, &c, d);
     out->dynamic = 1;

@@ -67,6 +67,8 @@ struct eval_op {
     double energy_J;
     double utilization;
     enum prec cprec;
+    /* cycle tier (0 in the analytical tier): cycles, mapping efficiency, SRAM and DRAM elements */
+    double cycles_compute, cycles_stall, mapping_efficiency, sram_reads, sram_writes, dram_reads, dram_writes;
 };
 
 struct eval_totals {

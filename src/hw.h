@@ -44,6 +44,16 @@ struct hw_dvfs_point {
     double freq_Hz, voltage_V;
 };
 
+/* A systolic MAC array as SCALE-Sim describes it (optional; the cycle tier needs it). */
+enum hw_dataflow { DF_OS, DF_WS, DF_IS, DF_COUNT };
+extern const char *const hw_dataflow_names[DF_COUNT + 1];
+struct hw_array {
+    int present;
+    int rows, cols;
+    enum hw_dataflow dataflow;
+    double ifmap_bytes, filter_bytes, ofmap_bytes; /* operand SRAMs (each double-buffered) */
+};
+
 struct hw_device {
     char name[HW_NAME_LEN];
     char model[128];
@@ -65,6 +75,7 @@ struct hw_device {
     double per_op_s;                /* fixed cost per operator */
     double eff_compute, eff_memory; /* achieved fraction of peak, (0, 1] */
     unsigned ops_mask;              /* bit (1u << op_type) set when the device runs that operator */
+    struct hw_array array;
     /* Derived: best peak FLOP/s and its MAC energy per engine and precision (0 when unsupported). */
     double peak[ENG_COUNT][P_COUNT];
     double mac_J[ENG_COUNT][P_COUNT];
@@ -94,6 +105,10 @@ int hw_load_buf(const char *buf, unsigned long len, const char *fname, struct hw
                 struct dse_err *e);
 
 int hw_find_device(const struct hw_system *sys, const char *name); /* index or -1 */
+/* Reads a SCALE-Sim configuration (.cfg) as a one-device systolic system (hw_scalesim.c). */
+int hw_load_scalesim_cfg(const char *path, struct hw_system *sys, struct dse_err *e);
+int hw_load_scalesim_buf(const char *buf, unsigned long len, const char *fname, struct hw_system *sys,
+                         struct dse_err *e);
 /* Peak FLOP/s of the device for a GEMM (matrix engine, else vector) or a vector op at precision p. */
 double hw_gemm_peak(const struct hw_device *d, enum prec p, enum hw_engine *used);
 double hw_vector_peak(const struct hw_device *d, enum prec p, enum hw_engine *used);

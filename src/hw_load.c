@@ -14,6 +14,7 @@
 const char *const hw_class_names[HW_CLASS_COUNT + 1] = {"cpu", "gpu", "systolic", "npu", NULL};
 const char *const hw_engine_names[ENG_COUNT + 1] = {"matrix", "vector", NULL};
 const char *const hw_mem_kind_names[MEM_KIND_COUNT + 1] = {"register", "sram", "cache", "dram", "host", NULL};
+const char *const hw_dataflow_names[DF_COUNT + 1] = {"os", "ws", "is", NULL};
 static const char *const link_types[] = {"pcie", "nvlink", "noc", "shared_dram", "usb", "ethernet", "ici", NULL};
 
 #define BIG 1e15 /* generous ceiling for any single figure: catches unit slips like GB/s given in B/s */
@@ -160,7 +161,7 @@ static int load_compute(struct ju *j, const cJSON *o, const struct hw_device *d,
 static int load_device(struct ju *j, const cJSON *o, struct hw_system *sys, struct hw_device *d)
 {
     static const char *const keys[] = {"name", "class", "model", "process_nm", "clock", "compute", "memory",
-                                       "dvfs", "power", "cost", "area", "overhead", "efficiency", "ops", "note",
+                                       "dvfs", "power", "cost", "area", "array", "overhead", "efficiency", "ops", "note",
                                        "description", "source", NULL};
     int rc, cls = 0;
     if ((rc = ju_object(j, o, keys)) || (rc = ju_str(j, o, "name", 0, d->name, sizeof d->name)) ||
@@ -315,6 +316,28 @@ static int load_device(struct ju *j, const cJSON *o, struct hw_system *sys, stru
         ju_pop(j, old);
         if (rc)
             return rc;
+    }
+
+    /* systolic array (optional) */
+    const cJSON *ay = cJSON_GetObjectItemCaseSensitive(o, "array");
+    if (ay) {
+        static const char *const ay_keys[] = {"rows", "cols", "dataflow", "ifmap_sram_KiB", "filter_sram_KiB",
+                                              "ofmap_sram_KiB", "source", "note", NULL};
+        long long rows = 0, cols = 0;
+        double ik = 0, fk = 0, ok = 0;
+        int df = 0;
+        old = ju_key(j, "array");
+        if (!(rc = ju_object(j, ay, ay_keys)) && !(rc = ju_int(j, ay, "rows", 0, 1, 65536, &rows)) &&
+            !(rc = ju_int(j, ay, "cols", 0, 1, 65536, &cols)) &&
+            !(rc = enum_field(j, ay, "dataflow", hw_dataflow_names, &df)) &&
+            !(rc = ju_num(j, ay, "ifmap_sram_KiB", JU_POS, 1e9, &ik)) &&
+            !(rc = ju_num(j, ay, "filter_sram_KiB", JU_POS, 1e9, &fk)) &&
+            !(rc = ju_num(j, ay, "ofmap_sram_KiB", JU_POS, 1e9, &ok)))
+            rc = need_source(j, ay);
+        ju_pop(j, old);
+        if (rc)
+            return rc;
+        d->array = (struct hw_array){1, (int)rows, (int)cols, (enum hw_dataflow)df, ik * 1024, fk * 1024, ok * 1024};
     }
 
     /* area model (optional) */

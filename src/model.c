@@ -1,6 +1,6 @@
 /* model.c -- the table of device classes. The analytical tier shares one roofline across classes;
- * each class adds the checks its cost model relies on. The cycle-approximate tier (issue 4) adds
- * class-specific op_cost functions here. */
+ * each class adds the checks its cost model relies on, and its cycle-approximate tier where built
+ * (systolic so far; cpu, gpu and npu cycle tiers are not built yet and are refused, not faked). */
 #include "model.h"
 
 static int need_engine(const struct hw_device *d, enum hw_engine e, const char *why, struct dse_err *err)
@@ -28,11 +28,22 @@ static int check_array(const struct hw_device *d, struct dse_err *e)
 }
 
 static const struct device_model models[HW_CLASS_COUNT] = {
-    [HW_CPU] = {"cpu", "analytical", check_cpu, model_roofline_cost},
-    [HW_GPU] = {"gpu", "analytical", check_gpu, model_roofline_cost},
-    [HW_SYSTOLIC] = {"systolic", "analytical", check_array, model_roofline_cost},
-    [HW_NPU] = {"npu", "analytical", check_array, model_roofline_cost},
+    [HW_CPU] = {"cpu", "analytical", check_cpu, model_roofline_cost, NULL},
+    [HW_GPU] = {"gpu", "analytical", check_gpu, model_roofline_cost, NULL},
+    [HW_SYSTOLIC] = {"systolic", "analytical+cycle", check_array, model_roofline_cost, model_systolic_cycle},
+    [HW_NPU] = {"npu", "analytical", check_array, model_roofline_cost, NULL},
 };
+
+const char *const fidelity_names[FID_COUNT + 1] = {"analytical", "cycle", NULL};
+
+enum op_status model_cost(const struct hw_device *d, const struct wl_graph *g, const struct wl_op *op,
+                          const struct exec_cfg *x, struct op_cost *c)
+{
+    const struct device_model *m = &models[d->cls];
+    if (x->fidelity == FID_CYCLE)
+        return m->op_cost_cycle ? m->op_cost_cycle(d, g, op, x, c) : OPS_NO_TIER;
+    return m->op_cost(d, g, op, x, c);
+}
 
 const struct device_model *model_for(enum hw_class cls)
 {

@@ -13,10 +13,14 @@ enum bound { BOUND_COMPUTE, BOUND_MEMORY, BOUND_OVERHEAD, BOUND_NONE, BOUND_COUN
 extern const char *const bound_names[BOUND_COUNT + 1];
 
 /* Why an op cannot run on a device. */
-enum op_status { OPS_OK, OPS_UNSUPPORTED_OP, OPS_UNSUPPORTED_PREC };
+enum op_status { OPS_OK, OPS_UNSUPPORTED_OP, OPS_UNSUPPORTED_PREC, OPS_NO_TIER };
+
+enum fidelity { FID_ANALYTICAL, FID_CYCLE, FID_COUNT };
+extern const char *const fidelity_names[FID_COUNT + 1];
 
 struct exec_cfg {
     struct prec_cfg prec;
+    enum fidelity fidelity;
     double graph_weight_bytes; /* all weights of the graph being evaluated (for on-chip residency) */
 };
 
@@ -29,6 +33,9 @@ struct op_cost {
     double utilization;          /* achieved / peak arithmetic rate, in [0, 1] */
     enum prec cprec;             /* arithmetic precision used */
     enum hw_engine engine;
+    /* cycle tier (0 in the analytical tier) */
+    double cycles_compute, cycles_stall, mapping_efficiency;
+    double sram_reads, sram_writes, dram_reads, dram_writes; /* elements (SCALE-Sim's unit: words) */
 };
 
 struct device_model {
@@ -39,7 +46,23 @@ struct device_model {
     /* Fills *c; returns OPS_OK or why the op cannot run here (c is then untouched). */
     enum op_status (*op_cost)(const struct hw_device *d, const struct wl_graph *g, const struct wl_op *op,
                               const struct exec_cfg *x, struct op_cost *c);
+    /* The cycle-approximate tier, NULL where it is not built for the class yet. */
+    enum op_status (*op_cost_cycle)(const struct hw_device *d, const struct wl_graph *g, const struct wl_op *op,
+                                    const struct exec_cfg *x, struct op_cost *c);
 };
+
+/* Costs op at x->fidelity: the class's cycle tier, or OPS_NO_TIER when it has none. */
+enum op_status model_cost(const struct hw_device *d, const struct wl_graph *g, const struct wl_op *op,
+                          const struct exec_cfg *x, struct op_cost *c);
+/* The systolic cycle tier (model_systolic.c). */
+enum op_status model_systolic_cycle(const struct hw_device *d, const struct wl_graph *g, const struct wl_op *op,
+                                    const struct exec_cfg *x, struct op_cost *c);
+/* SCALE-Sim v2 compute cycles of one (M x K) @ (K x N) GEMM on an R x C array (exposed for tests). */
+struct sa_gemm {
+    double folds, cycles_per_fold, compute_cycles, mapping_efficiency;
+    double ifmap_reads, filter_reads, ofmap_writes;
+};
+void model_systolic_gemm(int rows, int cols, enum hw_dataflow df, double M, double K, double N, struct sa_gemm *out);
 
 const struct device_model *model_for(enum hw_class cls);
 

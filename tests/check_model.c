@@ -37,7 +37,7 @@ static void finalize(struct wl_graph *g)
 
 static void cost(const struct hw_system *s, int dev, const struct wl_graph *g, enum prec p, struct op_cost *c)
 {
-    struct exec_cfg x = {{p, p, p}, wl_kind_bytes(g, WL_WEIGHT, &(struct prec_cfg){p, p, p})};
+    struct exec_cfg x = {{p, p, p}, FID_ANALYTICAL, wl_kind_bytes(g, WL_WEIGHT, &(struct prec_cfg){p, p, p})};
     const struct hw_device *d = &s->dev[dev];
     ck_assert_int_eq(model_for(d->cls)->op_cost(d, g, &g->op[0], &x, c), OPS_OK);
     /* Invariants on every cost. */
@@ -193,7 +193,7 @@ START_TEST(systolic_conv_weights_on_chip)
     one_op(&g, OP_CONV2D, 2, k, (const int64_t(*)[4])sh, r, o, 4);
     g.op[0].ph = g.op[0].pw = 1;
     finalize(&g);
-    struct exec_cfg x = {{P_FP16, P_FP16, P_FP16}, 0};
+    struct exec_cfg x = {{P_FP16, P_FP16, P_FP16}, FID_ANALYTICAL, 0};
     ck_assert_int_eq(model_for(HW_SYSTOLIC)->op_cost(&s->dev[0], &g, &g.op[0], &x, &c), OPS_UNSUPPORTED_PREC);
     wl_graph_free(&g);
     free(s);
@@ -207,7 +207,7 @@ START_TEST(npu_support_and_vector_fallback)
     const struct hw_device *npu = &s->dev[1];
     struct wl_graph g;
     struct op_cost c;
-    struct exec_cfg x = {{P_INT8, P_INT8, P_INT8}, 0};
+    struct exec_cfg x = {{P_INT8, P_INT8, P_INT8}, FID_ANALYTICAL, 0};
     enum wl_kind k[1] = {WL_INPUT};
     int64_t sh[1][4] = {{1000, 1000}}, o[4] = {1000, 1000};
     int r[1] = {2};
@@ -266,6 +266,103 @@ START_TEST(class_table)
 }
 END_TEST
 
+/* ---- the systolic cycle tier ---- */
+
+START_TEST(systolic_folds_by_hand)
+{
+    struct sa_gemm s;
+    /* Conv1 of resnet50-scalesim.csv on 128x128, WS: M = 113^2 = 12769 output pixels, K = 7x7x3 = 147,
+     * N = 64 filters. Sr = K = 147 -> 2 row folds, Sc = N = 64 -> 1 column fold; per fold
+     * 2R + C + T - 2 = 256 + 128 + 12769 - 2 = 13151 -> 26302 cycles; mapping 147 x 64 / (2 x 128 x 128)
+     * = 28.71 %. */
+    model_systolic_gemm(128, 128, DF_WS, 12769, 147, 64, &s);
+    ck_assert_double_eq(s.folds, 2);
+    ck_assert_double_eq(s.compute_cycles, 26302);
+    ck_assert_near(s.mapping_efficiency, 9408.0 / 32768, 1e-12);
+    /* OS on 32x32, M = 100, K = 50, N = 70: Sr = 100 -> 4 row folds, Sc = 70 -> 3 column folds;
+     * per fold T + R + C - 2 = 50 + 32 + 32 - 2 = 112 -> 12 x 112 = 1344 cycles; mapping
+     * 100 x 70 / (12 x 1024) = 0.5697. */
+    model_systolic_gemm(32, 32, DF_OS, 100, 50, 70, &s);
+    ck_assert_double_eq(s.folds, 12);
+    ck_assert_double_eq(s.cycles_per_fold, 112);
+    ck_assert_double_eq(s.compute_cycles, 1344);
+    ck_assert_near(s.mapping_efficiency, 7000.0 / 12288, 1e-12);
+    /* IS on 16x8 (R = 16 rows, C = 8 cols), M = 20, K = 40, N = 5: Sr = K = 40 -> 3 row folds,
+     * Sc = M = 20 -> 3 column folds; per fold 2 x 16 + 8 + 5 - 2 = 43 -> 9 x 43 = 387 cycles. */
+    model_systolic_gemm(16, 8, DF_IS, 20, 40, 5, &s);
+    ck_assert_double_eq(s.folds, 9);
+    ck_assert_double_eq(s.compute_cycles, 387);
+    ck_assert_near(s.mapping_efficiency, 800.0 / (9 * 128), 1e-12);
+}
+END_TEST
+
+static const char FIX_ARRAY[] =
+    "[general]\nrun_name = fixture\n\n[architecture_presets]\nArrayHeight: 128\nArrayWidth: 128\n"
+    "IfmapSramSzkB: 1048576\nFilterSramSzkB: 1048576\nOfmapSramSzkB: 1048576\nBandwidth: 100000\nDataflow: os\n";
+
+START_TEST(systolic_cycle_matches_roofline_when_exact)
+{
+    /* A large aligned GEMM with buffers that hold everything: OS on 128x128, M = N = 1024, K = 65536.
+     * Cycles = (1024/128)^2 folds x (65536 + 254) = 64 x 65790 = 4,210,560; the roofline's compute
+     * time is 2 x 1024 x 1024 x 65536 / (2 x 128 x 128 x 1 GHz) = 4,194,304 cycles: within
+     * 254 / 65536 = 0.39 %. A misaligned shape (M = N = 129) folds 4x and the tiers differ. */
+    struct hw_system *s = malloc(sizeof *s);
+    struct dse_err e;
+    ck_assert_msg(hw_load_scalesim_buf(FIX_ARRAY, strlen(FIX_ARRAY), "fix.cfg", s, &e) == DSE_OK, "%s", e.msg);
+    ck_assert(s->dev[0].array.present && s->dev[0].array.dataflow == DF_OS && s->dev[0].array.rows == 128);
+    struct wl_graph g;
+    enum wl_kind k[2] = {WL_INPUT, WL_WEIGHT};
+    int64_t sh[2][4] = {{1024, 65536}, {65536, 1024}}, o[4] = {1024, 1024};
+    int r[2] = {2, 2};
+    one_op(&g, OP_MATMUL, 2, k, (const int64_t(*)[4])sh, r, o, 2);
+    finalize(&g);
+    struct exec_cfg xa = {{P_INT8, P_INT8, P_INT8}, FID_ANALYTICAL, 0}, xc = xa;
+    xc.fidelity = FID_CYCLE;
+    struct op_cost ca, cc;
+    ck_assert_int_eq(model_cost(&s->dev[0], &g, &g.op[0], &xa, &ca), OPS_OK);
+    ck_assert_int_eq(model_cost(&s->dev[0], &g, &g.op[0], &xc, &cc), OPS_OK);
+    ck_assert_double_eq(cc.cycles_compute, 4210560);
+    ck_assert_double_eq(cc.cycles_stall, 0);
+    ck_assert_near(cc.time_s, 4210560e-9, 1e-12);
+    ck_assert_near(ca.compute_s, 4194304e-9, 1e-12);
+    ck_assert(fabs(cc.time_s / ca.time_s - 1) < 0.005);
+    wl_graph_free(&g);
+    int64_t sh2[2][4] = {{129, 65536}, {65536, 129}}, o2[4] = {129, 129};
+    one_op(&g, OP_MATMUL, 2, k, (const int64_t(*)[4])sh2, r, o2, 2);
+    finalize(&g);
+    ck_assert_int_eq(model_cost(&s->dev[0], &g, &g.op[0], &xa, &ca), OPS_OK);
+    ck_assert_int_eq(model_cost(&s->dev[0], &g, &g.op[0], &xc, &cc), OPS_OK);
+    /* 2 x 2 folds of which 3 are mostly empty: mapping 129^2 / (4 x 128^2) = 25.4 %. */
+    ck_assert_near(cc.mapping_efficiency, 16641.0 / 65536, 1e-12);
+    ck_assert(cc.time_s > 3.5 * ca.time_s);
+    ck_assert(cc.utilization >= 0 && cc.utilization <= 1);
+    wl_graph_free(&g);
+    /* No cycle tier for a GPU yet: refused, not faked. */
+    struct hw_system *gpu = test_fixture(FIX_GPU);
+    ck_assert_int_eq(model_cost(&gpu->dev[0], &g, &g.op[0], &xc, &cc), OPS_NO_TIER);
+    free(gpu);
+    free(s);
+}
+END_TEST
+
+START_TEST(scalesim_cfg_errors)
+{
+    struct hw_system *s = malloc(sizeof *s);
+    struct dse_err e;
+    const char *bad[] = {"[architecture_presets]\nArrayHeight: 0\n", "[architecture_presets]\nArrayWidth: 8\n",
+                         "[architecture_presets]\nArrayHeight: 8\nArrayWidth: 8\nIfmapSramSzkB: 1\nFilterSramSzkB: 1\n"
+                         "OfmapSramSzkB: 1\nDataflow: rs\n",
+                         "no section\nArrayHeight 8\n"};
+    const char *msg[] = {"expected a positive integer", "missing arrayheight", "expected os, ws or is",
+                         "expected 'key: value'"};
+    for (int i = 0; i < 4; i++) {
+        ck_assert_int_eq(hw_load_scalesim_buf(bad[i], strlen(bad[i]), "x.cfg", s, &e), DSE_EINPUT);
+        ck_assert_msg(strstr(e.msg, msg[i]) != NULL, "case %d: %s", i, e.msg);
+    }
+    free(s);
+}
+END_TEST
+
 Suite *make_model_suite(void)
 {
     Suite *s = suite_create("model");
@@ -277,6 +374,10 @@ Suite *make_model_suite(void)
     tcase_add_test(t, npu_support_and_vector_fallback);
     tcase_add_test(t, views_cost_nothing);
     tcase_add_test(t, class_table);
+    tcase_add_test(t, systolic_folds_by_hand);
+    tcase_add_test(t, systolic_cycle_matches_roofline_when_exact);
+    tcase_add_test(t, scalesim_cfg_errors);
     suite_add_tcase(s, t);
     return s;
 }
+

@@ -1,0 +1,158 @@
+/* hw_scalesim.c -- SCALE-Sim configuration files (.cfg, INI) read as a one-device systolic system.
+ *
+ * Read: ArrayHeight, ArrayWidth, IfmapSramSzkB, FilterSramSzkB, OfmapSramSzkB, Dataflow (os|ws|is)
+ * and Bandwidth (DRAM words per cycle, default 10) from [architecture_presets], run_name from
+ * [general]; SCALE-Sim's other keys (offsets, banks, sparsity, ...) do not change compute cycles and
+ * are ignored. SCALE-Sim counts cycles of 1-byte words and has no clock: the device gets an int8
+ * engine of 2 x H x W ops per cycle at an assumed 1 GHz, so times in ms equal cycles / 1e6. */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "hw.h"
+#include "jsonu.h"
+
+static char *trim(char *s)
+{
+    while (isspace((unsigned char)*s))
+        s++;
+    char *e = s + strlen(s);
+    while (e > s && isspace((unsigned char)e[-1]))
+        *--e = '\0';
+    return s;
+}
+
+int hw_load_scalesim_buf(const char *buf, unsigned long len, const char *fname, struct hw_system *sys,
+                         struct dse_err *e)
+{
+    static const char *const need[] = {"arrayheight", "arraywidth", "ifmapsramszkb", "filtersramszkb",
+                                       "ofmapsramszkb", "dataflow", NULL};
+    double val[6] = {0}, bw = 10;
+    int have[6] = {0}, rc = DSE_OK, line_no = 0, df = -1;
+    char name[HW_NAME_LEN] = "", section[64] = "";
+    char *text = malloc(len + 1), *save = NULL;
+    if (!text)
+        return dse_err_set(e, DSE_ERUNTIME, fname, NULL, "out of memory");
+    memcpy(text, buf, len);
+    text[len] = '\0';
+    memset(sys, 0, sizeof *sys);
+    for (char *line = strtok_r(text, "\n", &save); line && !rc; line = strtok_r(NULL, "\n", &save)) {
+        char where[32];
+        line_no++;
+        snprintf(where, sizeof where, "line %d", line_no);
+        char *l = trim(line);
+        if (!*l || *l == '#' || *l == ';')
+            continue;
+        if (*l == '[') {
+            char *end = strchr(l, ']');
+            if (!end) {
+                rc = dse_err_set(e, DSE_EINPUT, fname, where, "expected a [section] header");
+                break;
+            }
+            *end = '\0';
+            dse_strlcpy(section, trim(l + 1), sizeof section);
+            continue;
+        }
+        char *sep = strpbrk(l, ":=");
+        if (!sep) {
+            rc = dse_err_set(e, DSE_EINPUT, fname, where, "expected 'key: value' or 'key = value'");
+            break;
+        }
+        *sep = '\0';
+        char *k = trim(l), *v = trim(sep + 1);
+        for (char *p = k; *p; p++)
+            *p = (char)tolower((unsigned char)*p);
+        if (!strcasecmp(section, "general") && !strcmp(k, "run_name")) {
+            dse_strlcpy(name, v, sizeof name);
+            continue;
+        }
+        if (strcasecmp(section, "architecture_presets"))
+            continue;
+        if (!strcmp(k, "bandwidth")) {
+            char *end;
+            bw = strtod(v, &end);
+            if (end == v || *end || !(bw > 0) || bw > 1e6)
+                rc = dse_err_set(e, DSE_EINPUT, fname, where, "Bandwidth: expected a positive number of words per "
+                                 "cycle, got '%.20s'", v);
+            continue;
+        }
+        int i = ju_lookup(need, k);
+        if (i < 0)
+            continue;
+        have[i] = 1;
+        if (i == 5) {
+            for (char *p = v; *p; p++)
+                *p = (char)tolower((unsigned char)*p);
+            if ((df = ju_lookup(hw_dataflow_names, v)) < 0)
+                rc = dse_err_set(e, DSE_EINPUT, fname, where, "Dataflow: expected os, ws or is, got '%.20s'", v);
+            continue;
+        }
+        char *end;
+        val[i] = strtod(v, &end);
+        double max = i < 2 ? 65536 : 1e9;
+        if (end == v || *end || !(val[i] >= 1) || val[i] > max || (i < 2 && val[i] != (int)val[i]))
+            rc = dse_err_set(e, DSE_EINPUT, fname, where, "%s: expected a positive %s up to %g, got '%.20s'", k,
+                             i < 2 ? "integer" : "number", max, v);
+    }
+    free(text);
+    for (int i = 0; i < 6 && !rc; i++)
+        if (!have[i])
+            rc = dse_err_set(e, DSE_EINPUT, fname, "architecture_presets", "missing %s (SCALE-Sim key, any case)",
+                             need[i]);
+    if (rc) {
+        memset(sys, 0, sizeof *sys);
+        return rc;
+    }
+    const char *base = strrchr(fname, '/');
+    if (!name[0]) {
+        dse_strlcpy(name, base ? base + 1 : fname, sizeof name);
+        char *dot = strrchr(name, '.');
+        if (dot)
+            *dot = '\0';
+    }
+    dse_strlcpy(sys->name, name, sizeof sys->name);
+    snprintf(sys->description, sizeof sys->description, "SCALE-Sim configuration %s: %gx%g %s array",
+             base ? base + 1 : fname, val[0], val[1], hw_dataflow_names[df]);
+    struct hw_device *d = &sys->dev[0];
+    sys->n_dev = 1;
+    dse_strlcpy(d->name, "array", sizeof d->name);
+    dse_strlcpy(d->model, "SCALE-Sim systolic array", sizeof d->model);
+    d->cls = HW_SYSTOLIC;
+    d->process_nm = 45;
+    d->base_Hz = d->boost_Hz = 1e9;
+    struct hw_compute *c = &d->compute[0];
+    d->n_compute = 1;
+    c->engine = ENG_MATRIX;
+    c->prec = P_INT8;
+    c->units = 1;
+    c->flops_per_cycle_per_unit = 2 * val[0] * val[1];
+    c->clock_Hz = 1e9;
+    c->peak_flops = c->flops_per_cycle_per_unit * c->clock_Hz;
+    c->energy_J_per_mac = prec_mac_pJ_45nm(P_INT8) * 1e-12;
+    d->peak[ENG_MATRIX][P_INT8] = c->peak_flops;
+    d->mac_J[ENG_MATRIX][P_INT8] = c->energy_J_per_mac;
+    double sram = (val[2] + val[3] + val[4]) * 1024;
+    d->n_mem = 2;
+    d->mem[0] = (struct hw_mem){"sram", MEM_SRAM, sram, 1e18, 0, hw_default_mem_J_per_byte(MEM_SRAM, sram, 45), -1};
+    d->mem[1] = (struct hw_mem){"dram", MEM_DRAM, 1099511627776.0, bw * 1e9, 0,
+                                hw_default_mem_J_per_byte(MEM_DRAM, 0, 45), -1};
+    d->eff_compute = d->eff_memory = 1;
+    d->ops_mask = (1u << OP_COUNT) - 1;
+    d->array = (struct hw_array){1, (int)val[0], (int)val[1], (enum hw_dataflow)df, val[2] * 1024, val[3] * 1024,
+                                 val[4] * 1024};
+    return DSE_OK;
+}
+
+int hw_load_scalesim_cfg(const char *path, struct hw_system *sys, struct dse_err *e)
+{
+    char *buf;
+    size_t len;
+    int rc = ju_read_file(path, JU_MAX_FILE_BYTES, &buf, &len, e);
+    if (rc)
+        return rc;
+    rc = hw_load_scalesim_buf(buf, len, path, sys, e);
+    free(buf);
+    return rc;
+}
