@@ -289,7 +289,7 @@ expect_fail eval-unknown-option 2 "unknown option '--bacth'" eval --hw "$H" --wo
 expect_fail eval-option-needs-value 2 "option --batch needs a value" eval --hw "$H" --workload tiny-mlp --batch
 expect_fail eval-flag-with-value 2 "option --json takes no value" eval --hw "$H" --workload tiny-mlp --json=yes
 expect_fail eval-positional 2 "unexpected argument 'extra'" eval --hw "$H" --workload tiny-mlp extra
-expect_fail eval-json-and-csv 2 "choose one of --json and --csv" eval --hw "$H" --workload tiny-mlp --json --csv
+expect_fail eval-json-and-csv 2 "choose one of --json, --csv and --scalesim-csv" eval --hw "$H" --workload tiny-mlp --json --csv
 expect_fail eval-precision-fp12 2 "--precision: 'fp12'" eval --hw "$H" --workload tiny-mlp --precision fp12
 expect_fail eval-precision-mixed 2 "--precision: 'w=int4,a=fp99'" eval --hw "$H" --workload tiny-mlp --precision w=int4,a=fp99
 expect_fail eval-precision-empty 2 "--precision" eval --hw "$H" --workload tiny-mlp --precision ''
@@ -783,6 +783,35 @@ else
     skip sweep-resume "python3 not found"
 fi
 grep -q "resuming run" "$tmp/resume2.err" && ok sweep-resume-message || fail sweep-resume-message "$(head -c 300 "$tmp/resume2.err")"
+# The cycle tier: SCALE-Sim configurations, per-layer report, refusal where the tier is not built.
+cat >"$tmp/scale.cfg" <<'CFG'
+[general]
+run_name = cli_test
+
+[architecture_presets]
+ArrayHeight: 128
+ArrayWidth: 128
+IfmapSramSzkB: 6144
+FilterSramSzkB: 6144
+OfmapSramSzkB: 2048
+Bandwidth: 10
+Dataflow: ws
+CFG
+"$DSE_BIN" eval --hw "$tmp/scale.cfg" --workload models/resnet50-scalesim.csv --fidelity cycle --scalesim-csv \
+    >"$tmp/ss.csv" 2>"$tmp/ss.err"
+# Conv1 by hand (WS, 128x128): K = 7x7x3 = 147 -> 2 row folds, 1 column fold, 2R + C + T - 2 =
+# 256 + 128 + 12769 - 2 = 13151 cycles per fold.
+if grep -q "^Conv1,26302," "$tmp/ss.csv" && [ "$(wc -l <"$tmp/ss.csv")" -eq 10 ]; then
+    ok eval-scalesim-csv
+else
+    fail eval-scalesim-csv "$(head -3 "$tmp/ss.csv") $(head -c 200 "$tmp/ss.err")"
+fi
+expect_fail eval-cycle-no-tier 2 "cycle-approximate tier is built for systolic devices" eval --hw nvidia-a100-sxm4-80gb --workload tiny-mlp --fidelity cycle
+expect_fail eval-scalesim-needs-cycle 2 "needs --fidelity cycle" eval --hw "$tmp/scale.cfg" --workload tiny-mlp --scalesim-csv
+expect_fail eval-bad-fidelity 2 "expected analytical or cycle" eval --hw "$H" --workload tiny-mlp --fidelity exact
+printf '[architecture_presets]\nArrayHeight: 8\n' >"$tmp/bad.cfg"
+expect_fail eval-bad-cfg 2 "missing arraywidth" eval --hw "$tmp/bad.cfg" --workload tiny-mlp
+
 mkdir -p "$tmp/nopath"
 if PATH="$tmp/nopath" "$DSE_BIN" sweep sweeps/cnn_npu_arch.json --db "$tmp/nognu.db" --quiet >"$tmp/nognu.out" 2>"$tmp/nognu.err" &&
     grep -q "gnuplot not found" "$tmp/nognu.err" && grep -q "Pareto front" "$tmp/nognu.out"; then
