@@ -23,7 +23,10 @@ static struct cli_opt eval_opts_proto[] = {
     {"prompt", 1, "prompt tokens; sequence length for encoders (default 512; BERT 128)", NULL},
     {"generate", 1, "output tokens for --phase generate (default 128)", NULL},
     {"top", 1, "operators shown in the table (default 12)", NULL},
-    {"fidelity", 1, "analytical (default) or cycle (the cycle-approximate tier: systolic arrays so far)", NULL},
+    {"fidelity", 1, "analytical (default) or cycle (the cycle-approximate tier)", NULL},
+    {"graph-capture", 0, "cycle tier, GPU: kernels replayed from a captured graph (no launch cost)", NULL},
+    {"attention", 1, "cycle tier, GPU: flash (default: no score matrix in memory) or materialized", NULL},
+    {"cpu-threads", 1, "cycle tier, CPU: threads used (default: one per core)", NULL},
     {"json", 0, "print one JSON object", NULL},
     {"csv", 0, "print per-operator CSV rows", NULL},
     {"scalesim-csv", 0, "print per-layer rows with SCALE-Sim's columns (needs --fidelity cycle)", NULL},
@@ -297,6 +300,26 @@ int cmd_eval(int argc, char **argv)
     r.x.fidelity = FID_ANALYTICAL;
     if (cli_get(opts, "fidelity") && (rc = cli_fidelity(cli_get(opts, "fidelity"), &r.x.fidelity, &e)))
         goto out;
+    r.x.graph_capture = cli_get(opts, "graph-capture") != NULL;
+    if (cli_get(opts, "attention")) {
+        const char *a = cli_get(opts, "attention");
+        if (strcmp(a, "flash") && strcmp(a, "materialized")) {
+            rc = dse_err_set(&e, DSE_EINPUT, NULL, "--attention", "expected flash or materialized, got '%s'", a);
+            goto out;
+        }
+        r.x.attn_materialized = a[0] == 'm';
+    }
+    if (cli_get(opts, "cpu-threads")) {
+        long long t;
+        if ((rc = cli_int("cpu-threads", cli_get(opts, "cpu-threads"), 1, 100000, &t, &e)))
+            goto out;
+        r.x.threads = (int)t;
+    }
+    if ((r.x.graph_capture || r.x.attn_materialized || r.x.threads) && r.x.fidelity != FID_CYCLE) {
+        rc = dse_err_set(&e, DSE_EINPUT, NULL, NULL,
+                         "eval: --graph-capture, --attention and --cpu-threads shape the cycle tier: add --fidelity cycle");
+        goto out;
+    }
     if (cli_get(opts, "scalesim-csv") && r.x.fidelity != FID_CYCLE) {
         rc = dse_err_set(&e, DSE_EINPUT, NULL, "--scalesim-csv", "needs --fidelity cycle (cycles come from the cycle tier)");
         goto out;

@@ -625,8 +625,12 @@ int cmd_sweep(int argc, char **argv)
                "in %s\n",
                sp.name, r.n - r.n_stored, elapsed, (r.n - r.n_stored) / (elapsed > 1e-9 ? elapsed : 1e-9), threads, nf,
                r.run_id, db);
-        printf("model: analytical roofline, uncalibrated (see docs/models.md; measured error so far: "
-               "validate/gpu/README.md)\n");
+        int fid_axis = 0;
+        for (int a = 0; a < sp.n_axes; a++)
+            fid_axis |= sp.axes[a].kind == AX_FIDELITY;
+        printf("model: %s, uncalibrated (see docs/models.md; measured error so far: validate/gpu/README.md)\n",
+               fid_axis ? "analytical and cycle-approximate tiers (the fidelity axis)"
+               : sp.fidelity == FID_CYCLE ? "cycle-approximate tier" : "analytical roofline");
         for (int g = 0; g < groups; g++)
             if (isfinite(ghv[g]))
                 printf("hypervolume of the front%s%s: %.6g (reference: worst feasible value + 10%% of the range, "

@@ -318,8 +318,9 @@ static int eval_graph(const struct eval_req *r, const struct wl_graph *g, double
         enum op_status st = place(r, g, op, &x, &dev, &c);
         if (st == OPS_NO_TIER)
             return dse_err_set(e, DSE_EINPUT, NULL, "--fidelity",
-                               "cycle: the cycle-approximate tier is built for systolic devices with an \"array\" "
-                               "description only so far; device '%s' (%s) has none (op '%s')",
+                               "cycle: device '%s' (%s) lacks the description the cycle tier needs (\"array\" for "
+                               "systolic, \"gpu\" for GPUs, \"cpu\" for CPUs, a scratchpad sram level for NPUs; "
+                               "hwdesc/README.md) (op '%s')",
                                sys->dev[dev].name, hw_class_names[sys->dev[dev].cls], op->name);
         if (st == OPS_UNSUPPORTED_PREC) {
             char pb[48];

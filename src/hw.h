@@ -49,9 +49,24 @@ enum hw_dataflow { DF_OS, DF_WS, DF_IS, DF_COUNT };
 extern const char *const hw_dataflow_names[DF_COUNT + 1];
 struct hw_array {
     int present;
-    int rows, cols;
+    int rows, cols, count; /* count identical arrays share the folds of a layer */
     enum hw_dataflow dataflow;
     double ifmap_bytes, filter_bytes, ofmap_bytes; /* operand SRAMs (each double-buffered) */
+};
+
+/* GPU execution parameters for the cycle tier (optional). */
+struct hw_gpu {
+    int present;
+    int sms, ctas_per_sm;
+    int tile_m, tile_n, tile_k;
+    double bw_fraction; /* achieved fraction of main-memory bandwidth by streaming kernels */
+};
+
+/* CPU execution parameters for the cycle tier (optional). */
+struct hw_cpu {
+    int present;
+    int mr, nr;             /* register micro-kernel tile (elements of C) */
+    double stream_fraction; /* sustainable (STREAM-like) fraction of DRAM bandwidth */
 };
 
 struct hw_device {
@@ -76,6 +91,8 @@ struct hw_device {
     double eff_compute, eff_memory; /* achieved fraction of peak, (0, 1] */
     unsigned ops_mask;              /* bit (1u << op_type) set when the device runs that operator */
     struct hw_array array;
+    struct hw_gpu gpu;
+    struct hw_cpu cpu;
     /* Derived: best peak FLOP/s and its MAC energy per engine and precision (0 when unsupported). */
     double peak[ENG_COUNT][P_COUNT];
     double mac_J[ENG_COUNT][P_COUNT];
@@ -123,6 +140,8 @@ int hw_link_between(const struct hw_system *sys, int a, int b);
  * ((cap - idle) / (tdp - idle))^(1/3) (P_dyn ~ f^3 with V ~ f). Peaks scale with f, MAC energies
  * with V^2 (or f^2). A cap below what the lowest point needs disables the device, with the reason. */
 void hw_apply_power_cap(struct hw_device *d, double cap_W);
+/* Multiplies every matrix-engine peak of d by ratio (a resized MAC array). */
+void hw_scale_matrix(struct hw_device *d, double ratio);
 /* Die area: with an area model, fixed + MACs of the largest matrix engine x per_mac + on-chip
  * (register, sram, cache, private) MiB x per_MiB, so it follows hw: changes; else cost.die_area_mm2;
  * else NAN. */

@@ -161,7 +161,8 @@ static int load_compute(struct ju *j, const cJSON *o, const struct hw_device *d,
 static int load_device(struct ju *j, const cJSON *o, struct hw_system *sys, struct hw_device *d)
 {
     static const char *const keys[] = {"name", "class", "model", "process_nm", "clock", "compute", "memory",
-                                       "dvfs", "power", "cost", "area", "array", "overhead", "efficiency", "ops", "note",
+                                       "dvfs", "power", "cost", "area", "array", "gpu", "cpu", "overhead", "efficiency", "ops",
+                                       "note",
                                        "description", "source", NULL};
     int rc, cls = 0;
     if ((rc = ju_object(j, o, keys)) || (rc = ju_str(j, o, "name", 0, d->name, sizeof d->name)) ||
@@ -321,23 +322,84 @@ static int load_device(struct ju *j, const cJSON *o, struct hw_system *sys, stru
     /* systolic array (optional) */
     const cJSON *ay = cJSON_GetObjectItemCaseSensitive(o, "array");
     if (ay) {
-        static const char *const ay_keys[] = {"rows", "cols", "dataflow", "ifmap_sram_KiB", "filter_sram_KiB",
-                                              "ofmap_sram_KiB", "source", "note", NULL};
-        long long rows = 0, cols = 0;
+        static const char *const ay_keys[] = {"rows", "cols", "count", "dataflow", "ifmap_sram_KiB",
+                                              "filter_sram_KiB", "ofmap_sram_KiB", "source", "note", NULL};
+        long long rows = 0, cols = 0, count = 1;
         double ik = 0, fk = 0, ok = 0;
         int df = 0;
         old = ju_key(j, "array");
         if (!(rc = ju_object(j, ay, ay_keys)) && !(rc = ju_int(j, ay, "rows", 0, 1, 65536, &rows)) &&
-            !(rc = ju_int(j, ay, "cols", 0, 1, 65536, &cols)) &&
+            !(rc = ju_int(j, ay, "cols", 0, 1, 65536, &cols)) && !(rc = ju_int(j, ay, "count", JU_OPT, 1, 4096, &count)) &&
             !(rc = enum_field(j, ay, "dataflow", hw_dataflow_names, &df)) &&
-            !(rc = ju_num(j, ay, "ifmap_sram_KiB", JU_POS, 1e9, &ik)) &&
-            !(rc = ju_num(j, ay, "filter_sram_KiB", JU_POS, 1e9, &fk)) &&
-            !(rc = ju_num(j, ay, "ofmap_sram_KiB", JU_POS, 1e9, &ok)))
+            !(rc = ju_num(j, ay, "ifmap_sram_KiB", JU_OPT | JU_POS, 1e9, &ik)) &&
+            !(rc = ju_num(j, ay, "filter_sram_KiB", JU_OPT | JU_POS, 1e9, &fk)) &&
+            !(rc = ju_num(j, ay, "ofmap_sram_KiB", JU_OPT | JU_POS, 1e9, &ok)))
             rc = need_source(j, ay);
         ju_pop(j, old);
         if (rc)
             return rc;
-        d->array = (struct hw_array){1, (int)rows, (int)cols, (enum hw_dataflow)df, ik * 1024, fk * 1024, ok * 1024};
+        /* Operand SRAMs not given follow the memory levels, so hw: sweeps of a level reach the cycle
+         * tier: inputs in the largest sram level, outputs in the smallest other one (or the same),
+         * weights in a FIFO of 4 array-sized tiles (TPU v1's Weight FIFO). */
+        int big = -1, small = -1;
+        for (int l = 0; l < d->n_mem; l++)
+            if (d->mem[l].kind == MEM_SRAM && (big < 0 || d->mem[l].capacity_bytes > d->mem[big].capacity_bytes))
+                big = l;
+        for (int l = 0; l < d->n_mem; l++)
+            if (d->mem[l].kind == MEM_SRAM && l != big &&
+                (small < 0 || d->mem[l].capacity_bytes < d->mem[small].capacity_bytes))
+                small = l;
+        if (small < 0)
+            small = big;
+        if ((ik <= 0 || ok <= 0) && big < 0) {
+            old = ju_key(j, "array");
+            rc = ju_fail(j, "ifmap_sram_KiB and ofmap_sram_KiB are needed when the device has no sram level");
+            ju_pop(j, old);
+            return rc;
+        }
+        if (ik <= 0)
+            ik = d->mem[big].capacity_bytes / 1024;
+        if (ok <= 0)
+            ok = d->mem[small].capacity_bytes / 1024;
+        if (fk <= 0)
+            fk = 4.0 * rows * cols * count / 1024;
+        d->array = (struct hw_array){1, (int)rows, (int)cols, (int)count, (enum hw_dataflow)df, ik * 1024, fk * 1024,
+                                     ok * 1024};
+    }
+
+    /* GPU and CPU cycle-tier parameters (optional) */
+    const cJSON *gp = cJSON_GetObjectItemCaseSensitive(o, "gpu");
+    if (gp) {
+        static const char *const gp_keys[] = {"sms", "ctas_per_sm", "tile_m", "tile_n", "tile_k", "bw_fraction",
+                                              "source", "note", NULL};
+        long long sms = 0, ctas = 1, tm = 128, tn = 128, tk = 32;
+        double frac = 1;
+        old = ju_key(j, "gpu");
+        if (!(rc = ju_object(j, gp, gp_keys)) && !(rc = ju_int(j, gp, "sms", 0, 1, 100000, &sms)) &&
+            !(rc = ju_int(j, gp, "ctas_per_sm", JU_OPT, 1, 64, &ctas)) &&
+            !(rc = ju_int(j, gp, "tile_m", JU_OPT, 1, 4096, &tm)) && !(rc = ju_int(j, gp, "tile_n", JU_OPT, 1, 4096, &tn)) &&
+            !(rc = ju_int(j, gp, "tile_k", JU_OPT, 1, 4096, &tk)) &&
+            !(rc = ju_num(j, gp, "bw_fraction", JU_OPT | JU_POS, 1, &frac)))
+            rc = need_source(j, gp);
+        ju_pop(j, old);
+        if (rc)
+            return rc;
+        d->gpu = (struct hw_gpu){1, (int)sms, (int)ctas, (int)tm, (int)tn, (int)tk, frac};
+    }
+    const cJSON *cp = cJSON_GetObjectItemCaseSensitive(o, "cpu");
+    if (cp) {
+        static const char *const cp_keys[] = {"mr", "nr", "stream_fraction", "source", "note", NULL};
+        long long mr = 6, nr = 16;
+        double frac = 1;
+        old = ju_key(j, "cpu");
+        if (!(rc = ju_object(j, cp, cp_keys)) && !(rc = ju_int(j, cp, "mr", JU_OPT, 1, 1024, &mr)) &&
+            !(rc = ju_int(j, cp, "nr", JU_OPT, 1, 1024, &nr)) &&
+            !(rc = ju_num(j, cp, "stream_fraction", JU_OPT | JU_POS, 1, &frac)))
+            rc = need_source(j, cp);
+        ju_pop(j, old);
+        if (rc)
+            return rc;
+        d->cpu = (struct hw_cpu){1, (int)mr, (int)nr, frac};
     }
 
     /* area model (optional) */
@@ -586,6 +648,17 @@ void hw_apply_power_cap(struct hw_device *d, double cap_W)
             d->peak[e][p] *= f;
             d->mac_J[e][p] *= v2;
         }
+}
+
+void hw_scale_matrix(struct hw_device *d, double ratio)
+{
+    for (int i = 0; i < d->n_compute; i++)
+        if (d->compute[i].engine == ENG_MATRIX) {
+            d->compute[i].flops_per_cycle_per_unit *= ratio;
+            d->compute[i].peak_flops *= ratio;
+        }
+    for (int p = 0; p < P_COUNT; p++)
+        d->peak[ENG_MATRIX][p] *= ratio;
 }
 
 double hw_die_area_mm2(const struct hw_device *d)

@@ -140,7 +140,7 @@ int hw_load_scalesim_buf(const char *buf, unsigned long len, const char *fname, 
                                 hw_default_mem_J_per_byte(MEM_DRAM, 0, 45), -1};
     d->eff_compute = d->eff_memory = 1;
     d->ops_mask = (1u << OP_COUNT) - 1;
-    d->array = (struct hw_array){1, (int)val[0], (int)val[1], (enum hw_dataflow)df, val[2] * 1024, val[3] * 1024,
+    d->array = (struct hw_array){1, (int)val[0], (int)val[1], 1, (enum hw_dataflow)df, val[2] * 1024, val[3] * 1024,
                                  val[4] * 1024};
     return DSE_OK;
 }

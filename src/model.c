@@ -1,6 +1,7 @@
 /* model.c -- the table of device classes. The analytical tier shares one roofline across classes;
- * each class adds the checks its cost model relies on, and its cycle-approximate tier where built
- * (systolic so far; cpu, gpu and npu cycle tiers are not built yet and are refused, not faked). */
+ * each class adds the checks its cost model relies on and its cycle-approximate tier, which needs
+ * the class's execution description in the hwdesc (array, gpu, cpu, or a scratchpad for an NPU):
+ * without it the cycle tier is refused, not faked. */
 #include "model.h"
 
 static int need_engine(const struct hw_device *d, enum hw_engine e, const char *why, struct dse_err *err)
@@ -28,10 +29,10 @@ static int check_array(const struct hw_device *d, struct dse_err *e)
 }
 
 static const struct device_model models[HW_CLASS_COUNT] = {
-    [HW_CPU] = {"cpu", "analytical", check_cpu, model_roofline_cost, NULL},
-    [HW_GPU] = {"gpu", "analytical", check_gpu, model_roofline_cost, NULL},
+    [HW_CPU] = {"cpu", "analytical+cycle", check_cpu, model_roofline_cost, model_cpu_cycle},
+    [HW_GPU] = {"gpu", "analytical+cycle", check_gpu, model_roofline_cost, model_gpu_cycle},
     [HW_SYSTOLIC] = {"systolic", "analytical+cycle", check_array, model_roofline_cost, model_systolic_cycle},
-    [HW_NPU] = {"npu", "analytical", check_array, model_roofline_cost, NULL},
+    [HW_NPU] = {"npu", "analytical+cycle", check_array, model_roofline_cost, model_npu_cycle},
 };
 
 const char *const fidelity_names[FID_COUNT + 1] = {"analytical", "cycle", NULL};

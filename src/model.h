@@ -21,6 +21,9 @@ extern const char *const fidelity_names[FID_COUNT + 1];
 struct exec_cfg {
     struct prec_cfg prec;
     enum fidelity fidelity;
+    int graph_capture;      /* cycle tier, GPU: kernels replayed from a captured graph: no launch cost */
+    int attn_materialized;  /* cycle tier, GPU: attention writes and re-reads its score matrix */
+    int threads;            /* cycle tier, CPU: threads used (0: one per core) */
     double graph_weight_bytes; /* all weights of the graph being evaluated (for on-chip residency) */
 };
 
@@ -54,6 +57,16 @@ struct device_model {
 /* Costs op at x->fidelity: the class's cycle tier, or OPS_NO_TIER when it has none. */
 enum op_status model_cost(const struct hw_device *d, const struct wl_graph *g, const struct wl_op *op,
                           const struct exec_cfg *x, struct op_cost *c);
+/* The GPU, CPU and NPU cycle tiers (model_gpu.c, model_cpu.c, model_npu.c). */
+enum op_status model_gpu_cycle(const struct hw_device *d, const struct wl_graph *g, const struct wl_op *op,
+                               const struct exec_cfg *x, struct op_cost *c);
+enum op_status model_cpu_cycle(const struct hw_device *d, const struct wl_graph *g, const struct wl_op *op,
+                               const struct exec_cfg *x, struct op_cost *c);
+enum op_status model_npu_cycle(const struct hw_device *d, const struct wl_graph *g, const struct wl_op *op,
+                               const struct exec_cfg *x, struct op_cost *c);
+/* Finishes a cycle-tier cost from compute_s, memory_s and overhead_s (overlapped): time, bound,
+ * utilization, static energy. */
+void model_finish(const struct hw_device *d, const struct wl_op *op, struct op_cost *c);
 /* The systolic cycle tier (model_systolic.c). */
 enum op_status model_systolic_cycle(const struct hw_device *d, const struct wl_graph *g, const struct wl_op *op,
                                     const struct exec_cfg *x, struct op_cost *c);

@@ -9,6 +9,7 @@
  *   IS: Sr = K, Sc = M, T = N, cycles per fold = 2R + C + T - 2 (R cycles to load the input tile)
  *   folds = ceil(Sr / R) x ceil(Sc / C);  compute cycles = folds x cycles per fold
  *   mapping efficiency = Sr Sc / (folds R C)  (the mean over folds of the PEs mapped)
+ *   with `count` identical arrays (TPU v4: 8 MXUs) the folds are dealt to them: ceil(folds / count)
  * Memory (a closed form in place of SCALE-Sim's trace replay): each operand SRAM is double-buffered,
  * so half of it holds the working set; an operand matrix that does not fit is fetched from DRAM again
  * on every revisit (OS: inputs per column fold, weights per row fold; WS: inputs per column fold and
@@ -114,7 +115,15 @@ enum op_status model_systolic_cycle(const struct hw_device *d, const struct wl_g
         model_systolic_gemm(a->rows, a->cols, a->dataflow, op->gm, op->gk, op->gn, &s1);
         gemm_dram(a, op->gm, op->gk, op->gn, e, &rd, &wr);
     }
-    double compute = gemms * (s1.compute_cycles + s2.compute_cycles);
+    /* count arrays take folds in turn: a layer's folds are dealt to them (ceil). */
+    double per_fold = s1.compute_cycles / s1.folds, compute;
+    if (a->count > 1) {
+        compute = gemms * ceil(s1.folds / a->count) * per_fold;
+        if (s2.folds > 0)
+            compute += gemms * ceil(s2.folds / a->count) * (s2.compute_cycles / s2.folds);
+    } else {
+        compute = gemms * (s1.compute_cycles + s2.compute_cycles);
+    }
     double clock = d->boost_Hz;
     for (int i = 0; i < d->n_compute; i++)
         if (d->compute[i].engine == ENG_MATRIX && d->compute[i].prec == c->cprec)
@@ -139,7 +148,7 @@ enum op_status model_systolic_cycle(const struct hw_device *d, const struct wl_g
     c->time_s = (compute + stall) / clock + c->overhead_s;
     c->bound = c->overhead_s > (compute + stall) / clock ? BOUND_OVERHEAD : stall > 0 ? BOUND_MEMORY : BOUND_COMPUTE;
     c->mem_level = d->n_mem - 1;
-    c->utilization = macs / ((double)a->rows * a->cols * (compute + stall) + 1e-300);
+    c->utilization = macs / ((double)a->rows * a->cols * a->count * (compute + stall) + 1e-300);
     if (c->utilization > 1)
         c->utilization = 1;
     /* Traffic per level: the operand SRAMs serve every array request; DRAM the refetches. */

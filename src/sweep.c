@@ -2,8 +2,9 @@
  *
  * Variants: every system x every combination of hw: field values x every power cap is loaded once
  * as its own struct hw_system: hw: values are written into the hwdesc JSON (which is then checked
- * by the same loader; datasheet headlines are dropped, as a changed design no longer has one) and
- * a power cap is applied to every device of the variant (hw_apply_power_cap). */
+ * by the same loader; datasheet headlines are dropped, as a changed design no longer has one; a
+ * resized systolic array scales its device's matrix engine with its MAC count) and a power cap is
+ * applied to every device of the variant (hw_apply_power_cap). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,7 +23,7 @@ struct place {
 
 struct sweep_prep {
     const struct sweep_spec *sp;
-    int ax_sys, ax_wl, ax_prec, ax_batch, ax_place, ax_mem, ax_power;
+    int ax_sys, ax_wl, ax_prec, ax_batch, ax_place, ax_mem, ax_power, ax_fid;
     int ax_hw[SW_MAX_AXES], n_hw;
     int n_sys, n_combo, n_power, n_variants, n_place, n_batch, n_prec;
     struct hw_system *variants;
@@ -128,6 +129,13 @@ static int build_variants(struct sweep_prep *p, struct dse_err *e)
         struct hw_system *base = &p->variants[(size_t)s * p->n_combo * p->n_power];
         if ((rc = hw_load_buf(text, strlen(text), sp->system_path[s], base, e)))
             return rc;
+        struct hw_system *orig = NULL; /* the file as written, for comparing hw: variants with */
+        if (p->n_hw) {
+            if (!(orig = malloc(sizeof *orig)))
+                return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+            *orig = *base;
+            base = orig;
+        }
         cJSON *root = p->n_hw ? cJSON_Parse(text) : NULL;
         for (int c = 0; c < p->n_combo && !rc; c++) {
             struct hw_system *v = &p->variants[((size_t)s * p->n_combo + c) * p->n_power];
@@ -153,6 +161,15 @@ static int build_variants(struct sweep_prep *p, struct dse_err *e)
                     rc = txt ? hw_load_buf(txt, strlen(txt), fname, v, e)
                              : dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
                     free(txt);
+                    /* A resized array is a resized matrix engine: its peak follows the MAC count. */
+                    for (int d = 0; !rc && d < v->n_dev && d < base->n_dev; d++) {
+                        const struct hw_array *a0 = &base->dev[d].array, *a1 = &v->dev[d].array;
+                        if (!a0->present || !a1->present)
+                            continue;
+                        double ratio = ((double)a1->rows * a1->cols * a1->count) / ((double)a0->rows * a0->cols * a0->count);
+                        if (ratio != 1)
+                            hw_scale_matrix(&v->dev[d], ratio);
+                    }
                 }
                 cJSON_Delete(dup);
             } else if (c == 0 && v != base) {
@@ -167,6 +184,7 @@ static int build_variants(struct sweep_prep *p, struct dse_err *e)
             }
         }
         cJSON_Delete(root);
+        free(orig);
     }
     return rc;
 }
@@ -191,7 +209,7 @@ int sweep_prepare(const struct sweep_spec *sp, struct sweep_prep **out, struct d
     if (metric_count > (int)(sizeof ((struct sw_row *)0)->metric / sizeof(double)))
         return free(p), dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "metric registry larger than a row");
     p->sp = sp;
-    p->ax_sys = p->ax_wl = p->ax_prec = p->ax_batch = p->ax_place = p->ax_mem = p->ax_power = -1;
+    p->ax_sys = p->ax_wl = p->ax_prec = p->ax_batch = p->ax_place = p->ax_mem = p->ax_power = p->ax_fid = -1;
     for (int a = 0; a < sp->n_axes; a++) {
         switch (sp->axes[a].kind) {
         case AX_SYSTEM: p->ax_sys = a; break;
@@ -202,6 +220,7 @@ int sweep_prepare(const struct sweep_spec *sp, struct sweep_prep **out, struct d
         case AX_MEMORY: p->ax_mem = a; break;
         case AX_POWER: p->ax_power = a; break;
         case AX_HW: p->ax_hw[p->n_hw++] = a; break;
+        case AX_FIDELITY: p->ax_fid = a; break;
         }
     }
     p->n_sys = sp->n_systems;
@@ -356,6 +375,9 @@ int sweep_eval_key(const struct sweep_prep *p, long long key, int thread, struct
     r.gen = sp->wl[w].gen;
     r.batch = p->graphs[w * p->n_batch + b].batch;
     r.skip_capacity = 1;
+    r.x.fidelity = sp->fidelity;
+    if (p->ax_fid >= 0)
+        r.x.fidelity = (enum fidelity)ju_lookup(fidelity_names, sp->axes[p->ax_fid].v[sweep_axis_index(sp, key, p->ax_fid)].s);
     const char *why = NULL;
     if (p->ax_place >= 0) {
         const struct place *pl = &p->places[(size_t)v * p->n_place + sweep_axis_index(sp, key, p->ax_place)];

@@ -21,7 +21,7 @@
 #define SW_MAX_CONSTRAINTS 16
 #define SW_DEFAULT_GRID_LIMIT 5000000LL
 
-enum sw_axis_kind { AX_SYSTEM, AX_WORKLOAD, AX_PRECISION, AX_BATCH, AX_PLACEMENT, AX_MEMORY, AX_POWER, AX_HW };
+enum sw_axis_kind { AX_SYSTEM, AX_WORKLOAD, AX_PRECISION, AX_BATCH, AX_PLACEMENT, AX_MEMORY, AX_POWER, AX_HW, AX_FIDELITY };
 enum sw_method { SEARCH_GRID, SEARCH_RANDOM, SEARCH_NSGA2 };
 
 struct sw_value {
@@ -77,6 +77,7 @@ struct sweep_spec {
     struct sw_objective obj[SW_MAX_OBJ];
     int n_con;
     struct sw_constraint con[SW_MAX_CONSTRAINTS];
+    enum fidelity fidelity; /* when there is no fidelity axis */
     enum sw_method method;
     long long samples, population, generations;
     unsigned long seed;

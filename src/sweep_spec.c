@@ -111,8 +111,8 @@ static int load_workload(struct ju *j, const cJSON *o, const char *spec_path, st
 
 static int axis_kind(const char *name, enum sw_axis_kind *k)
 {
-    static const char *const names[] = {"precision", "batch", "placement", "memory_GB", "power_W", NULL};
-    static const enum sw_axis_kind kinds[] = {AX_PRECISION, AX_BATCH, AX_PLACEMENT, AX_MEMORY, AX_POWER};
+    static const char *const names[] = {"precision", "batch", "placement", "memory_GB", "power_W", "fidelity", NULL};
+    static const enum sw_axis_kind kinds[] = {AX_PRECISION, AX_BATCH, AX_PLACEMENT, AX_MEMORY, AX_POWER, AX_FIDELITY};
     int i = ju_lookup(names, name);
     if (i >= 0) {
         *k = kinds[i];
@@ -151,13 +151,15 @@ static int load_axis(struct ju *j, const cJSON *arr, const char *name, struct sw
                 rc = ju_fail(j, "expected an integer batch size in [1, 1000000], got %g", v->num);
             else if ((a->kind == AX_MEMORY || a->kind == AX_POWER) && !(v->num > 0 && v->num < 1e9))
                 rc = ju_fail(j, "expected a positive number, got %g", v->num);
-            else if (a->kind == AX_PRECISION || a->kind == AX_PLACEMENT)
+            else if (a->kind == AX_PRECISION || a->kind == AX_PLACEMENT || a->kind == AX_FIDELITY)
                 rc = ju_fail(j, "expected a string");
         } else if (cJSON_IsString(x) && x->valuestring[0] && strlen(x->valuestring) < sizeof v->s) {
             a->numeric = 0;
             dse_strlcpy(v->s, x->valuestring, sizeof v->s);
             if (a->kind == AX_BATCH || a->kind == AX_MEMORY || a->kind == AX_POWER)
                 rc = ju_fail(j, "expected a number, got \"%s\"", v->s);
+            else if (a->kind == AX_FIDELITY && ju_lookup(fidelity_names, v->s) < 0)
+                rc = ju_fail(j, "expected analytical or cycle, got \"%s\"", v->s);
             else if (a->kind == AX_PRECISION) {
                 struct prec_cfg pc;
                 if (prec_parse(v->s, &pc, j->e))
@@ -200,7 +202,7 @@ static int add_list_axis(struct sweep_spec *sp, enum sw_axis_kind kind, const ch
 int sweep_spec_load(const char *path, struct sweep_spec *sp, struct dse_err *e)
 {
     static const char *const keys[] = {"name", "description", "note", "workload", "system", "axes", "objectives",
-                                       "constraints", "search", NULL};
+                                       "constraints", "search", "fidelity", NULL};
     char *buf = NULL;
     size_t len;
     cJSON *root = NULL;
@@ -225,6 +227,19 @@ int sweep_spec_load(const char *path, struct sweep_spec *sp, struct dse_err *e)
             rc = ju_fail(&j, "use letters, digits, '_', '-' and '.' only (it names results/<name>.db)");
             goto out;
         }
+
+    if (cJSON_GetObjectItemCaseSensitive(root, "fidelity")) {
+        char f[16];
+        if ((rc = ju_str(&j, root, "fidelity", 0, f, sizeof f)))
+            goto out;
+        int fi = ju_lookup(fidelity_names, f);
+        if (fi < 0) {
+            ju_key(&j, "fidelity");
+            rc = ju_fail(&j, "expected \"analytical\" or \"cycle\", got \"%s\"", f);
+            goto out;
+        }
+        sp->fidelity = (enum fidelity)fi;
+    }
 
     /* system: one path or a list (then an axis) */
     const cJSON *sys = cJSON_GetObjectItemCaseSensitive(root, "system");
@@ -297,7 +312,7 @@ int sweep_spec_load(const char *path, struct sweep_spec *sp, struct dse_err *e)
         size_t o2 = ju_key(&j, a->string);
         enum sw_axis_kind k;
         if (axis_kind(a->string, &k)) {
-            rc = ju_fail(&j, "unknown axis (known: precision, batch, placement, memory_GB, power_W, hw:PATH)");
+            rc = ju_fail(&j, "unknown axis (known: precision, batch, placement, memory_GB, power_W, fidelity, hw:PATH)");
             goto out;
         }
         for (int i = 0; i < sp->n_axes; i++)

@@ -37,7 +37,7 @@ static void finalize(struct wl_graph *g)
 
 static void cost(const struct hw_system *s, int dev, const struct wl_graph *g, enum prec p, struct op_cost *c)
 {
-    struct exec_cfg x = {{p, p, p}, FID_ANALYTICAL, wl_kind_bytes(g, WL_WEIGHT, &(struct prec_cfg){p, p, p})};
+    struct exec_cfg x = {{p, p, p}, FID_ANALYTICAL, 0, 0, 0, wl_kind_bytes(g, WL_WEIGHT, &(struct prec_cfg){p, p, p})};
     const struct hw_device *d = &s->dev[dev];
     ck_assert_int_eq(model_for(d->cls)->op_cost(d, g, &g->op[0], &x, c), OPS_OK);
     /* Invariants on every cost. */
@@ -193,7 +193,7 @@ START_TEST(systolic_conv_weights_on_chip)
     one_op(&g, OP_CONV2D, 2, k, (const int64_t(*)[4])sh, r, o, 4);
     g.op[0].ph = g.op[0].pw = 1;
     finalize(&g);
-    struct exec_cfg x = {{P_FP16, P_FP16, P_FP16}, FID_ANALYTICAL, 0};
+    struct exec_cfg x = {{P_FP16, P_FP16, P_FP16}, FID_ANALYTICAL, 0, 0, 0, 0};
     ck_assert_int_eq(model_for(HW_SYSTOLIC)->op_cost(&s->dev[0], &g, &g.op[0], &x, &c), OPS_UNSUPPORTED_PREC);
     wl_graph_free(&g);
     free(s);
@@ -207,7 +207,7 @@ START_TEST(npu_support_and_vector_fallback)
     const struct hw_device *npu = &s->dev[1];
     struct wl_graph g;
     struct op_cost c;
-    struct exec_cfg x = {{P_INT8, P_INT8, P_INT8}, FID_ANALYTICAL, 0};
+    struct exec_cfg x = {{P_INT8, P_INT8, P_INT8}, FID_ANALYTICAL, 0, 0, 0, 0};
     enum wl_kind k[1] = {WL_INPUT};
     int64_t sh[1][4] = {{1000, 1000}}, o[4] = {1000, 1000};
     int r[1] = {2};
@@ -316,7 +316,7 @@ START_TEST(systolic_cycle_matches_roofline_when_exact)
     int r[2] = {2, 2};
     one_op(&g, OP_MATMUL, 2, k, (const int64_t(*)[4])sh, r, o, 2);
     finalize(&g);
-    struct exec_cfg xa = {{P_INT8, P_INT8, P_INT8}, FID_ANALYTICAL, 0}, xc = xa;
+    struct exec_cfg xa = {{P_INT8, P_INT8, P_INT8}, FID_ANALYTICAL, 0, 0, 0, 0}, xc = xa;
     xc.fidelity = FID_CYCLE;
     struct op_cost ca, cc;
     ck_assert_int_eq(model_cost(&s->dev[0], &g, &g.op[0], &xa, &ca), OPS_OK);
@@ -363,6 +363,115 @@ START_TEST(scalesim_cfg_errors)
 }
 END_TEST
 
+
+
+START_TEST(gpu_cycle_waves)
+{
+    /* GPU fixture + gpu {sms 10, 1 CTA/SM, 128x128 tiles}: per-CTA peak 1e13 / 10 = 1e12 FLOP/s.
+     * fp16 GEMM M = 1280, N = 128, K = 1024: 10 x 1 tiles = one full wave:
+     *   compute = 2 x 128 x 128 x 1024 / 1e12 = 33.554432 us = the roofline's 2 x 1280 x 128 x 1024 / 1e13.
+     * M = 1408: 11 tiles, 2 waves: 67.108864 us, while the roofline says 36.909875 us (wave tail). */
+    char txt[sizeof FIX_GPU + 256];
+    const char *at = strstr(FIX_GPU, "\"power\":");
+    snprintf(txt, sizeof txt, "%.*s\"gpu\":{\"sms\":10,\"tile_m\":128,\"tile_n\":128,\"tile_k\":32,\"bw_fraction\":0.5,"
+             "\"source\":\"test fixture\"},%s", (int)(at - FIX_GPU), FIX_GPU, at);
+    struct hw_system *s = test_fixture(txt);
+    struct exec_cfg xc = {{P_FP16, P_FP16, P_FP16}, FID_CYCLE, 0, 0, 0, 0}, xa = xc;
+    xa.fidelity = FID_ANALYTICAL;
+    static const int64_t Ms[2] = {1280, 1408};
+    static const double want[2] = {33.554432e-6, 67.108864e-6};
+    for (int i = 0; i < 2; i++) {
+        struct wl_graph g;
+        enum wl_kind k[2] = {WL_INPUT, WL_WEIGHT};
+        int64_t sh[2][4] = {{Ms[i], 1024}, {1024, 128}}, o[4] = {Ms[i], 128};
+        int r[2] = {2, 2};
+        one_op(&g, OP_MATMUL, 2, k, (const int64_t(*)[4])sh, r, o, 2);
+        finalize(&g);
+        struct op_cost cc, ca;
+        ck_assert_int_eq(model_cost(&s->dev[0], &g, &g.op[0], &xc, &cc), OPS_OK);
+        ck_assert_int_eq(model_cost(&s->dev[0], &g, &g.op[0], &xa, &ca), OPS_OK);
+        ck_assert_near(cc.compute_s, want[i], 1e-9);
+        ck_assert_near(ca.compute_s, 2.0 * Ms[i] * 128 * 1024 / 1e13, 1e-9);
+        ck_assert_near(cc.overhead_s, 5e-6, 1e-12); /* the launch */
+        xc.graph_capture = 1;
+        ck_assert_int_eq(model_cost(&s->dev[0], &g, &g.op[0], &xc, &cc), OPS_OK);
+        ck_assert(cc.overhead_s == 0); /* replayed from a captured graph */
+        xc.graph_capture = 0;
+        wl_graph_free(&g);
+    }
+    /* A streaming op reaches bw_fraction 0.5 of DRAM: 6,291,456 B of fp16 add at 50 GB/s = 125.82912 us. */
+    struct wl_graph g;
+    enum wl_kind k[2] = {WL_INPUT, WL_INPUT};
+    int64_t sh[2][4] = {{1024, 1024}, {1024, 1024}}, o[4] = {1024, 1024};
+    int r[2] = {2, 2};
+    one_op(&g, OP_ELTWISE, 2, k, (const int64_t(*)[4])sh, r, o, 2);
+    g.op[0].fn = FN_ADD;
+    finalize(&g);
+    struct op_cost cc;
+    ck_assert_int_eq(model_cost(&s->dev[0], &g, &g.op[0], &xc, &cc), OPS_OK);
+    ck_assert_near(cc.memory_s, 6291456 / 50e9, 1e-9);
+    ck_assert_int_eq(cc.bound, BOUND_MEMORY);
+    wl_graph_free(&g);
+    free(s);
+}
+END_TEST
+
+START_TEST(cpu_cycle_microtiles)
+{
+    /* CPU fixture + cpu {mr 8, nr 8}: 4 cores, 256 GFLOP/s -> 64 GFLOP/s per core. fp32 GEMM
+     * 64 x 64 x 64: 8 x 8 = 64 micro-tiles, 16 per core: 16 x 2 x 8 x 8 x 64 / 64e9 = 2.048 us, the
+     * roofline's 2 x 64^3 / 256e9. With 3 threads: ceil(64 / 3) = 22 rounds -> 2.816 us. M = 65: 9 x 8 =
+     * 72 micro-tiles, 18 rounds -> 2.304 us (padding). */
+    char txt[sizeof FIX_CPU + 128];
+    const char *at = strstr(FIX_CPU, "\"power\":");
+    snprintf(txt, sizeof txt, "%.*s\"cpu\":{\"mr\":8,\"nr\":8,\"stream_fraction\":0.5,\"source\":\"test fixture\"},%s",
+             (int)(at - FIX_CPU), FIX_CPU, at);
+    struct hw_system *s = test_fixture(txt);
+    static const int64_t Ms[3] = {64, 64, 65};
+    static const int threads[3] = {0, 3, 0};
+    static const double want[3] = {2.048e-6, 2.816e-6, 2.304e-6};
+    for (int i = 0; i < 3; i++) {
+        struct wl_graph g;
+        enum wl_kind k[2] = {WL_INPUT, WL_WEIGHT};
+        int64_t sh[2][4] = {{Ms[i], 64}, {64, 64}}, o[4] = {Ms[i], 64};
+        int r[2] = {2, 2};
+        one_op(&g, OP_MATMUL, 2, k, (const int64_t(*)[4])sh, r, o, 2);
+        finalize(&g);
+        struct exec_cfg xc = {{P_FP32, P_FP32, P_FP32}, FID_CYCLE, 0, 0, threads[i], 0};
+        struct op_cost cc;
+        ck_assert_int_eq(model_cost(&s->dev[0], &g, &g.op[0], &xc, &cc), OPS_OK);
+        ck_assert_near(cc.compute_s, want[i], 1e-9);
+        wl_graph_free(&g);
+    }
+    free(s);
+}
+END_TEST
+
+START_TEST(npu_cycle_tiling)
+{
+    /* NPU fixture: int8 4 TOPS, 4 MiB scratchpad (2 MiB usable with double buffering), host memory
+     * at 1 GB/s. int8 matmul [1, 1024] x [1024, 4096]: 4 MiB of weights do not fit and are not pinned;
+     * the activations (1 KiB in, 4 KiB out) stay: one tile, weights stream once.
+     *   DMA = 4,194,304 (weights) + 1,024 (graph input) = 4,195,328 B -> 4.195328 ms
+     *   compute = 2 x 1024 x 4096 / 4e12 = 2.097152 us; one tile: no overlap, time = DMA + compute. */
+    struct hw_system *s = test_fixture(FIX_NPU_SYSTEM);
+    struct wl_graph g;
+    enum wl_kind k[2] = {WL_INPUT, WL_WEIGHT};
+    int64_t sh[2][4] = {{1, 1024}, {1024, 4096}}, o[4] = {1, 4096};
+    int r[2] = {2, 2};
+    one_op(&g, OP_MATMUL, 2, k, (const int64_t(*)[4])sh, r, o, 2);
+    finalize(&g);
+    struct exec_cfg xc = {{P_INT8, P_INT8, P_INT8}, FID_CYCLE, 0, 0, 0, 4194304};
+    struct op_cost cc;
+    ck_assert_int_eq(model_cost(&s->dev[1], &g, &g.op[0], &xc, &cc), OPS_OK);
+    ck_assert_near(cc.memory_s, 4195328 / 1e9, 1e-9);
+    ck_assert_near(cc.compute_s, 2.097152e-6, 1e-9);
+    ck_assert_near(cc.time_s, 4195328 / 1e9 + 2.097152e-6, 1e-9);
+    wl_graph_free(&g);
+    free(s);
+}
+END_TEST
+
 Suite *make_model_suite(void)
 {
     Suite *s = suite_create("model");
@@ -377,7 +486,9 @@ Suite *make_model_suite(void)
     tcase_add_test(t, systolic_folds_by_hand);
     tcase_add_test(t, systolic_cycle_matches_roofline_when_exact);
     tcase_add_test(t, scalesim_cfg_errors);
+    tcase_add_test(t, gpu_cycle_waves);
+    tcase_add_test(t, cpu_cycle_microtiles);
+    tcase_add_test(t, npu_cycle_tiling);
     suite_add_tcase(s, t);
     return s;
 }
-

@@ -806,7 +806,10 @@ if grep -q "^Conv1,26302," "$tmp/ss.csv" && [ "$(wc -l <"$tmp/ss.csv")" -eq 10 ]
 else
     fail eval-scalesim-csv "$(head -3 "$tmp/ss.csv") $(head -c 200 "$tmp/ss.err")"
 fi
-expect_fail eval-cycle-no-tier 2 "cycle-approximate tier is built for systolic devices" eval --hw nvidia-a100-sxm4-80gb --workload tiny-mlp --fidelity cycle
+expect_fail eval-cycle-no-tier 2 "lacks the description the cycle tier needs" eval --hw nvidia-jetson-agx-orin-64gb --device dla0 --workload resnet50 --precision int8 --fidelity cycle
+expect_ok eval-cycle-gpu eval --hw nvidia-h200-sxm-141gb --workload llama-3.2-1b --fidelity cycle --graph-capture --attention materialized --prompt 64 --generate 4
+expect_ok eval-cycle-cpu eval --hw intel-xeon-8480 --workload bert-base --fidelity cycle --cpu-threads 8
+expect_fail eval-cycle-flags 2 "add --fidelity cycle" eval --hw "$H" --workload tiny-mlp --graph-capture
 expect_fail eval-scalesim-needs-cycle 2 "needs --fidelity cycle" eval --hw "$tmp/scale.cfg" --workload tiny-mlp --scalesim-csv
 expect_fail eval-bad-fidelity 2 "expected analytical or cycle" eval --hw "$H" --workload tiny-mlp --fidelity exact
 printf '[architecture_presets]\nArrayHeight: 8\n' >"$tmp/bad.cfg"

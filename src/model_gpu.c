@@ -1,0 +1,141 @@
+/* model_gpu.c -- the cycle-approximate tier of a GPU.
+ *
+ * GEMM-like operators run as thread-block tiles of tile_m x tile_n outputs, ctas_per_sm per SM
+ * (tiles shrink to the next power of two >= M or N, at least 16, for skinny shapes, and K is split
+ * across CTAs when the tiles cannot fill the GPU: split-K, as GEMM libraries choose):
+ *   tiles = groups x ceil(M / tile_m) x ceil(N / tile_n) x split
+ *   waves = ceil(tiles / (SMs x ctas_per_sm))                      (wave quantization)
+ *   compute_s = waves x 2 tile_m tile_n K / (peak / (SMs x ctas_per_sm))  (padding included)
+ * Operands reach a tile through shared memory: every tile streams its A panel (tile_m x K) and B
+ * panel (K x tile_n) from L2, so L2 serves tiles x (tile_m + tile_n) x K elements. Main memory serves
+ * each operand once when A and B fit in half of L2; otherwise the tiles of a wave (a block of about
+ * sqrt(SMs x ctas) tiles a side) share panels through L2 and A is re-read once per wave column of
+ * tiles, B once per wave row. Streaming kernels reach bw_fraction of the memory bandwidth.
+ * Attention: per batch x head, one tile per tile_m queries sweeps all keys (FlashAttention-style:
+ * only q, k, v and the output touch memory) unless x->attn_materialized, when the S x T score matrix
+ * is written and read back twice (scores, then probabilities). Every kernel pays the launch overhead
+ * unless x->graph_capture. Other operators: the roofline with the achieved bandwidth fraction. */
+#include <math.h>
+#include <string.h>
+
+#include "model.h"
+
+void model_finish(const struct hw_device *d, const struct wl_op *op, struct op_cost *c)
+{
+    double busy = c->compute_s > c->memory_s ? c->compute_s : c->memory_s;
+    c->time_s = busy + c->overhead_s;
+    c->bound = c->overhead_s > busy ? BOUND_OVERHEAD : c->compute_s >= c->memory_s ? BOUND_COMPUTE : BOUND_MEMORY;
+    double peak = 0;
+    for (int e = 0; e < ENG_COUNT; e++)
+        if (d->peak[e][c->cprec] > peak)
+            peak = d->peak[e][c->cprec];
+    c->utilization = c->time_s > 0 && peak > 0 ? op->flops / peak / c->time_s : 0;
+    if (c->utilization > 1)
+        c->utilization = 1;
+    c->energy_static_J = d->idle_W * c->time_s;
+}
+
+static double level_energy(const struct hw_device *d, const struct op_cost *c)
+{
+    double j = 0;
+    for (int l = 0; l < d->n_mem; l++)
+        j += c->bytes[l] * d->mem[l].energy_J_per_byte;
+    return j;
+}
+
+enum op_status model_gpu_cycle(const struct hw_device *d, const struct wl_graph *g, const struct wl_op *op,
+                               const struct exec_cfg *x, struct op_cost *c)
+{
+    if (!d->gpu.present)
+        return OPS_NO_TIER;
+    enum op_status st = model_roofline_cost(d, g, op, x, c); /* support, precision, MAC energy */
+    if (st != OPS_OK || op->type == OP_RESHAPE || op->type == OP_SLICE)
+        return st;
+    const struct hw_gpu *gp = &d->gpu;
+    int last = d->n_mem - 1, l2 = last > 0 ? last - 1 : 0;
+    double hbm = d->mem[last].bandwidth_Bps * d->eff_memory * gp->bw_fraction;
+    c->overhead_s = x->graph_capture ? 0 : d->per_op_s;
+    if (!op_type_is_gemm(op->type)) { /* streaming: the roofline's traffic at the achieved bandwidth */
+        double m = 0;
+        for (int l = 0; l < d->n_mem; l++) {
+            double s = c->bytes[l] / (d->mem[l].bandwidth_Bps * d->eff_memory * (l == last ? gp->bw_fraction : 1));
+            if (s > m) {
+                m = s;
+                c->mem_level = l;
+            }
+        }
+        c->memory_s = m;
+        model_finish(d, op, c);
+        return OPS_OK;
+    }
+    double e = prec_bytes(c->cprec), conc = (double)gp->sms * gp->ctas_per_sm;
+    double peak_tile = d->peak[c->engine][c->cprec] * d->eff_compute / conc;
+    double tm = gp->tile_m, tn = gp->tile_n, M = op->gm, N = op->gn, K = op->gk;
+    double a_bytes = 0, b_bytes = 0, o_bytes = 0, tiles, work, l2_bytes, dram;
+    for (int k = 0; k < op->n_in; k++) {
+        double b = wl_tensor_bytes(&g->t[op->in[k]], &x->prec);
+        if (k == 0)
+            a_bytes += b;
+        else
+            b_bytes += b;
+    }
+    o_bytes = wl_tensor_bytes(&g->t[op->out[0]], &x->prec);
+    if (op->type == OP_ATTENTION) {
+        /* gbatch = batch x heads; M = S queries, N = T keys, K = head_dim; QK^T and PV per tile. */
+        tiles = op->gbatch * ceil(M / tm);
+        work = 2 * (2 * tm * N * K);
+        l2_bytes = a_bytes + tiles * 2 * N * K * e + o_bytes;
+        dram = a_bytes + b_bytes + o_bytes;
+        if (x->attn_materialized) {
+            double scores = op->gbatch * M * N * e;
+            dram += 4 * scores;
+            l2_bytes += 4 * scores;
+        }
+    } else {
+        /* Kernel choice: tiles shrink to the next power of two >= M (or N), at least 16, as GEMM
+         * libraries pick smaller tiles for skinny shapes; when the tiles cannot fill the GPU, K is
+         * split across CTAs (split-K) up to one chunk of tile_k per CTA. */
+        double pm = 16, pn = 16, split = 1;
+        while (pm < M && pm < tm)
+            pm *= 2;
+        while (pn < N && pn < tn)
+            pn *= 2;
+        tm = pm < tm ? pm : tm;
+        tn = pn < tn ? pn : tn;
+        double tiles_m = ceil(M / tm), tiles_n = ceil(N / tn);
+        tiles = op->gbatch * tiles_m * tiles_n;
+        if (tiles < conc) {
+            split = floor(conc / tiles);
+            double kmax = ceil(K / gp->tile_k);
+            if (split > kmax)
+                split = kmax;
+            if (split < 1)
+                split = 1;
+        }
+        tiles *= split;
+        work = 2 * tm * tn * ceil(K / split);
+        l2_bytes = tiles * (tm + tn) * ceil(K / split) * e + o_bytes * split;
+        if (a_bytes + b_bytes <= d->mem[l2].capacity_bytes / 2 || last == 0) {
+            dram = a_bytes + b_bytes + o_bytes;
+        } else {
+            double w = floor(sqrt(conc));
+            if (w < 1)
+                w = 1;
+            dram = a_bytes * ceil(tiles_n / w) + b_bytes * ceil(tiles_m / w) + o_bytes;
+        }
+    }
+    double waves = ceil(tiles / conc);
+    c->compute_s = waves * work / peak_tile;
+    memset(c->bytes, 0, sizeof c->bytes);
+    c->bytes[last] = dram;
+    if (last > 0)
+        c->bytes[l2] = l2_bytes;
+    double t_l2 = last > 0 ? l2_bytes / (d->mem[l2].bandwidth_Bps * d->eff_memory) : 0, t_dram = dram / hbm;
+    c->memory_s = t_l2 > t_dram ? t_l2 : t_dram;
+    c->mem_level = t_l2 > t_dram ? l2 : last;
+    c->energy_memory_J = level_energy(d, c);
+    c->cycles_compute = c->compute_s * d->boost_Hz;
+    c->mapping_efficiency = op->macs / (waves * conc * work / 2);
+    model_finish(d, op, c);
+    return OPS_OK;
+}
