@@ -25,3 +25,14 @@ echo "dse $($dse --version | cut -d' ' -f2-) on $(nproc) cores: $(grep -m1 'mode
 echo
 run "llm_edge_1m, every point stored" --db "$db"
 run "llm_edge_1m, no storage" --no-db
+
+# The cycle tier: ResNet-50 (53 convolutions and the FC layer folded SCALE-Sim style) on a 128x128
+# weight-stationary array, whole dse eval processes, mean of 20.
+t0=$(now)
+i=0
+while [ $i -lt 20 ]; do
+    $dse eval --hw bench/scalesim-128x128-ws.cfg --workload resnet50 --fidelity cycle >/dev/null
+    i=$((i + 1))
+done
+t1=$(now)
+awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%-34s %9s          %7.2f ms per dse eval process (mean of 20)\n", "resnet50 cycle tier, 128x128 array", "", (b - a) * 1000 / 20 }' 

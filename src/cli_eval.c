@@ -83,8 +83,11 @@ static void print_human(const struct eval_req *r, const struct eval_result *res,
         if (res->ops[i].time_s > 0)
             v[n++] = &res->ops[i];
     qsort(v, (size_t)n, sizeof *v, cmp_time);
-    printf("%-28s %-8s %-6s %9s %11s %6s %-8s %10s %10s %10s %5s\n", "operator", "phase", "device", "count",
-           "time_ms", "share", "bound", "GFLOP", "main_MB", "energy_mJ", "util");
+    int cyc = r->x.fidelity == FID_CYCLE;
+    printf("%-28s %-8s %-6s %9s %11s %6s %-8s %10s %10s %10s %5s%s\n", "operator", "phase", "device", "count",
+           "time_ms", "share", "bound", "GFLOP", "main_MB", "energy_mJ", "util", cyc ? "   map" : "");
+    if (cyc)
+        printf("(map: mapping efficiency of the array, or tile efficiency of GPU waves and CPU micro-tiles)\n");
     double other_t = 0;
     int shown = 0;
     for (int i = 0; i < n; i++) {
@@ -94,10 +97,13 @@ static void print_human(const struct eval_req *r, const struct eval_result *res,
             continue;
         }
         shown++;
-        printf("%-28.28s %-8s %-6.6s %9.0f %11.4f %5.1f%% %-8s %10.3f %10.3f %10.4f %4.0f%%\n", o->name,
+        printf("%-28.28s %-8s %-6.6s %9.0f %11.4f %5.1f%% %-8s %10.3f %10.3f %10.4f %4.0f%%", o->name,
                wl_phase_names[o->phase], sys->dev[o->dev].name, o->count, ms(o->time_s),
                100 * o->time_s / res->t.latency_s, bound_names[o->bound], o->flops / 1e9, o->bytes / 1e6,
                o->energy_J * 1e3, 100 * o->utilization);
+        if (cyc && o->mapping_efficiency > 0)
+            printf(" %4.0f%%", 100 * o->mapping_efficiency);
+        printf("\n");
     }
     if (n > shown)
         printf("%-28s %-8s %-6s %9s %11.4f %5.1f%%\n", "(other operators)", "", "", "", ms(other_t),
