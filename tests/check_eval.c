@@ -200,16 +200,21 @@ START_TEST(shipped_pairs_run)
         ck_assert_int_ge(pr, 0);
         struct eval_req r = req(s, dev, &cnn, (enum prec)pr, 1, PH_NONE, 1, 1);
         struct eval_result res = {0};
-        run(&r, &res);
-        if (res.feasible)
-            check_sums(&res);
-        r.model = &lm;
-        r.phase = PH_GENERATE;
-        r.prompt = 32;
-        r.gen = 2;
-        run(&r, &res);
-        if (res.feasible)
-            check_sums(&res);
+        for (int f = 0; f < FID_COUNT; f++) { /* both tiers keep the invariants */
+            r.x.fidelity = (enum fidelity)f;
+            r.model = &cnn;
+            r.phase = PH_NONE;
+            run(&r, &res);
+            if (res.feasible)
+                check_sums(&res);
+            r.model = &lm;
+            r.phase = PH_GENERATE;
+            r.prompt = 32;
+            r.gen = 2;
+            run(&r, &res);
+            if (res.feasible)
+                check_sums(&res);
+        }
         eval_result_free(&res);
         free(s);
     }
