@@ -50,9 +50,14 @@ static int cmp_time(const void *a, const void *b)
     return x->time_s < y->time_s ? 1 : x->time_s > y->time_s ? -1 : strcmp(x->name, y->name);
 }
 
-static const char *validation_note(void)
+/* What is known of this device's error: a calibration's held-out error, else nothing yet. */
+static const char *validation_note(const struct hw_device *d, char *buf, size_t n)
 {
-    return "uncalibrated analytical model: no measured error for this device yet (see dse validate)";
+    if (d->calib_mape_pct >= 0)
+        snprintf(buf, n, "calibrated by dse calibrate: expected error about %.1f%% (held-out MAPE)", d->calib_mape_pct);
+    else
+        snprintf(buf, n, "uncalibrated: no measured error for this device yet (dse validate, dse calibrate)");
+    return buf;
 }
 
 static void print_human(const struct eval_req *r, const struct eval_result *res, const char *prec, int top)
@@ -69,8 +74,9 @@ static void print_human(const struct eval_req *r, const struct eval_result *res,
                (long long)r->prompt);
     else
         printf("\n");
-    printf("model: %s; %s\n\n", r->x.fidelity == FID_CYCLE ? "cycle-approximate tier (systolic folds as SCALE-Sim v2)" : "analytical roofline",
-           validation_note());
+    char vn[160];
+    printf("model: %s; %s\n\n", r->x.fidelity == FID_CYCLE ? "cycle-approximate tier" : "analytical roofline",
+           validation_note(d, vn, sizeof vn));
     if (!res->feasible) {
         printf("INFEASIBLE: %s\n", res->reason);
         return;
@@ -179,9 +185,14 @@ static int print_json(const struct eval_req *r, const struct eval_result *res, c
         cJSON_AddStringToObject(o, "reason", res->reason);
     val = cJSON_AddObjectToObject(o, "validation");
     if (val) {
-        cJSON_AddBoolToObject(val, "calibrated", 0);
-        cJSON_AddNullToObject(val, "expected_error_pct");
-        cJSON_AddStringToObject(val, "note", validation_note());
+        const struct hw_device *d = &r->sys->dev[r->dev];
+        char vn[160];
+        cJSON_AddBoolToObject(val, "calibrated", d->calib_mape_pct >= 0);
+        if (d->calib_mape_pct >= 0)
+            cJSON_AddNumberToObject(val, "expected_error_pct", d->calib_mape_pct);
+        else
+            cJSON_AddNullToObject(val, "expected_error_pct");
+        cJSON_AddStringToObject(val, "note", validation_note(d, vn, sizeof vn));
     }
     t = cJSON_AddObjectToObject(o, "totals");
     for (int i = 0; t && res->feasible && i < metric_count; i++)
@@ -334,6 +345,7 @@ int cmd_eval(int argc, char **argv)
     if (cli_get(opts, "top") && (rc = cli_int("top", cli_get(opts, "top"), 1, 100000, &top, &e)))
         goto out;
 
+    r.accuracy_proxy = eval_accuracy_proxy(&r.x.prec, wl_model_is_lm(&model));
     if ((rc = eval_run(&r, &res, &e)))
         goto out;
     if (cli_get(opts, "json"))

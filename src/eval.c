@@ -6,6 +6,8 @@
  * recorded cost of every other operator. The KV cache grows linearly with the tokens cached. */
 #include "eval.h"
 
+#include "kern.h"
+
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -25,6 +27,15 @@ struct eval_op_cost { /* one op's cost at the first decode step, reused by later
 struct usage {
     double weights[HW_MAX_DEVICES], kv[HW_MAX_DEVICES], act;
 };
+
+double eval_accuracy_proxy(const struct prec_cfg *p, int has_kv)
+{
+    double w = kern_gemm_rel_error(p->w, p->a, 128, 128, 128, 1);
+    double kv = has_kv ? kern_gemm_rel_error(p->kv, p->a, 128, 128, 128, 2) : 0;
+    if (w < 0 || kv < 0)
+        return -1;
+    return sqrt(w * w + kv * kv);
+}
 
 int eval_default_device(const struct hw_system *sys)
 {
@@ -561,7 +572,7 @@ int eval_point(const struct eval_req *r, const struct eval_graphs *eg, struct ev
                          : NAN;
     T->cost_per_Mtoken_USD = tokens > 0 ? cost / tokens * 1e6 : NAN;
     T->cost_per_Minference_USD = cost / B * 1e6;
-    T->accuracy_proxy = prec_accuracy_proxy(&r->x.prec, wl_model_is_lm(r->model));
+    T->accuracy_proxy = r->accuracy_proxy > 0 ? r->accuracy_proxy : prec_accuracy_proxy(&r->x.prec, wl_model_is_lm(r->model));
     return DSE_OK;
 }
 

@@ -32,6 +32,8 @@ struct eval_req {
     double capacity_bytes; /* > 0: overrides the primary device's main memory capacity */
     int skip_capacity;     /* leave the capacity check to the caller (eval_capacity) */
     int want_ops;          /* fill per-operator rows */
+    double accuracy_proxy; /* > 0: the measured error of this precision (eval_accuracy_proxy); else the
+                              unit-roundoff estimate prec_accuracy_proxy */
 };
 
 /* Graphs for one (workload, phase, batch, prompt): built once, then read-only. */
@@ -94,6 +96,11 @@ struct eval_result {
     struct eval_op *ops;
     int n_ops, cap_ops;
 };
+
+/* The accuracy proxy measured by emulation: the relative output error of a 128^3 GEMM with the
+ * weights and activations at their precisions (kern_gemm_rel_error, fp64 reference), combined with
+ * the KV cache's when the workload has one: sqrt(e(w, a)^2 + e(kv, a)^2). About 10 ms. */
+double eval_accuracy_proxy(const struct prec_cfg *p, int has_kv);
 
 /* Picks the primary device when none is named: the first that is not a CPU, else the first. */
 int eval_default_device(const struct hw_system *sys);

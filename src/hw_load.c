@@ -431,14 +431,17 @@ static int load_device(struct ju *j, const cJSON *o, struct hw_system *sys, stru
     }
 
     /* efficiency (optional, default: ideal roofline) */
-    d->eff_compute = d->eff_memory = 1.0;
+    d->eff_compute = d->eff_vector = d->eff_memory = 1.0;
+    d->calib_mape_pct = -1;
     const cJSON *ef = cJSON_GetObjectItemCaseSensitive(o, "efficiency");
     if (ef) {
-        static const char *const ef_keys[] = {"compute", "memory", "source", "note", NULL};
+        static const char *const ef_keys[] = {"compute", "vector", "memory", "heldout_mape_pct", "source", "note", NULL};
         old = ju_key(j, "efficiency");
         if (!(rc = ju_object(j, ef, ef_keys)) &&
             !(rc = ju_num(j, ef, "compute", JU_OPT | JU_POS, 1, &d->eff_compute)) &&
-            !(rc = ju_num(j, ef, "memory", JU_OPT | JU_POS, 1, &d->eff_memory)))
+            !(rc = ju_num(j, ef, "vector", JU_OPT | JU_POS, 1, &d->eff_vector)) &&
+            !(rc = ju_num(j, ef, "memory", JU_OPT | JU_POS, 1, &d->eff_memory)) &&
+            !(rc = ju_num(j, ef, "heldout_mape_pct", JU_OPT | JU_NONNEG, 1e6, &d->calib_mape_pct)))
             rc = need_source(j, ef);
         ju_pop(j, old);
         if (rc)

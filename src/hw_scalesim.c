@@ -138,7 +138,8 @@ int hw_load_scalesim_buf(const char *buf, unsigned long len, const char *fname, 
     d->mem[0] = (struct hw_mem){"sram", MEM_SRAM, sram, 1e18, 0, hw_default_mem_J_per_byte(MEM_SRAM, sram, 45), -1};
     d->mem[1] = (struct hw_mem){"dram", MEM_DRAM, 1099511627776.0, bw * 1e9, 0,
                                 hw_default_mem_J_per_byte(MEM_DRAM, 0, 45), -1};
-    d->eff_compute = d->eff_memory = 1;
+    d->eff_compute = d->eff_vector = d->eff_memory = 1;
+    d->calib_mape_pct = -1;
     d->ops_mask = (1u << OP_COUNT) - 1;
     d->array = (struct hw_array){1, (int)val[0], (int)val[1], 1, (enum hw_dataflow)df, val[2] * 1024, val[3] * 1024,
                                  val[4] * 1024};

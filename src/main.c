@@ -4,6 +4,7 @@
 
 #include "cli.h"
 #include "plot.h"
+#include "probe.h"
 #include "config.h"
 #include "gitversion.h"
 
@@ -19,9 +20,9 @@ static const struct command commands[] = {
     {"sweep", cmd_sweep, "explore a design space: every point to SQLite, the Pareto front on screen and plotted"},
     {"plot", cmd_plot, "plot a sweep database with gnuplot: dse plot DB [--x M --y M] [-o FILE.png|.svg]"},
     {"compare", cmd_compare, "one workload on several hardware proposals side by side, with ratios"},
-    {"validate", NULL, "measure native kernels and report model error (planned: issue 5)"},
-    {"calibrate", NULL, "fit model efficiencies to measurements (planned: issue 5)"},
-    {"probe", NULL, "measure this host and write its hwdesc (planned: issue 5)"},
+    {"validate", cmd_validate, "measure native kernels on this host and report the models' error"},
+    {"calibrate", cmd_calibrate, "fit the host's efficiencies to measured kernels, report held-out error"},
+    {"probe", cmd_probe, "detect and measure this host, write its hwdesc (hwdesc/host.json)"},
     {NULL, NULL, NULL},
 };
 

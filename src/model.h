@@ -25,6 +25,7 @@ struct exec_cfg {
     int attn_materialized;  /* cycle tier, GPU: attention writes and re-reads its score matrix */
     int threads;            /* cycle tier, CPU: threads used (0: one per core) */
     double graph_weight_bytes; /* all weights of the graph being evaluated (for on-chip residency) */
+    int warm;               /* repeated runs (validation): every tensor stays in the nearest level it fits */
 };
 
 struct op_cost {

@@ -45,7 +45,11 @@ enum op_status model_cpu_cycle(const struct hw_device *d, const struct wl_graph 
         c->compute_s = ceil(jobs / threads) * 2 * mr * nr * K / per_core;
         c->mapping_efficiency = op->macs / (ceil(jobs / threads) * threads * mr * nr * K);
         double inner = 0;
-        for (int l = 0; l < d->n_mem; l++) {
+        int fit = last; /* warm (repeated runs): levels beyond the one that holds everything see nothing */
+        for (int l = 0; x->warm && l < last && fit == last; l++)
+            if (compulsory <= 0.5 * d->mem[l].capacity_bytes)
+                fit = l;
+        for (int l = 0; l <= fit; l++) {
             double bytes = compulsory;
             if (l > 0 && inner > 0) {
                 double t = floor(sqrt(inner / (3 * e)));
@@ -78,7 +82,7 @@ enum op_status model_cpu_cycle(const struct hw_device *d, const struct wl_graph 
             bw = bw * threads / cores; /* private caches: the cores in use */
         c->memory_s = compulsory / bw;
         c->mem_level = home;
-        double vp = d->peak[c->engine][c->cprec] * d->eff_compute * threads / cores;
+        double vp = d->peak[c->engine][c->cprec] * d->eff_vector * threads / cores;
         c->compute_s = vp > 0 ? op->flops / vp : 0;
     }
     c->energy_memory_J = 0;

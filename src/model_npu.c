@@ -65,7 +65,7 @@ enum op_status model_npu_cycle(const struct hw_device *d, const struct wl_graph 
         c->compute_s = cyc / clock / d->eff_compute;
     } else {
         peak = op_type_is_gemm(op->type) ? hw_gemm_peak(d, c->cprec, NULL) : hw_vector_peak(d, c->cprec, NULL);
-        c->compute_s = peak > 0 ? op->flops / (peak * d->eff_compute) : 0;
+        c->compute_s = peak > 0 ? op->flops / (peak * (op_type_is_gemm(op->type) ? d->eff_compute : d->eff_vector)) : 0;
         c->cycles_compute = c->compute_s * d->boost_Hz;
     }
     memset(c->bytes, 0, sizeof c->bytes);

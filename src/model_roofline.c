@@ -1,6 +1,7 @@
 /* model_roofline.c -- the analytical tier: a multi-level roofline per operator.
  *
- *   compute_s  = flops / (peak(engine, precision) x efficiency.compute)
+ *   compute_s  = flops / (peak(engine, precision) x efficiency), efficiency.compute for GEMM-like
+ *                ops and efficiency.vector for the others
  *   home(x)    = the memory level an operand lives in: the last level, except that an activation
  *                stays in the nearest on-chip level (sram or cache; not level 0 of a device with 3
  *                or more levels, which is private per core) that it fits in half of, and an npu or
@@ -12,6 +13,8 @@
  *                t = floor(sqrt(S / (ea + eb + 4))), S being the capacity of the levels nearer the
  *                compute than l (the 4 bytes hold an fp32 accumulator). Level 0 sees no tiling.
  *   memory_s   = max over levels of bytes_l / (bandwidth_l x efficiency.memory)
+ *   (with x->warm, as in a kernel timed over repeated runs, every tensor lives in the nearest level
+ *   whose half holds it)
  *   time_s     = max(compute_s, memory_s) + per-op overhead        (compute and transfers overlap)
  *   energy     = MACs x E_mac(precision) + other FLOPs x E_mac(vector precision) / 2
  *                + sum_l bytes_l x E_byte(l) + idle power x time_s
@@ -64,6 +67,12 @@ int model_op_prec(const struct hw_device *d, const struct wl_graph *g, const str
 static int home_level(const struct hw_device *d, const struct wl_tensor *t, double bytes, const struct exec_cfg *x)
 {
     int last = d->n_mem - 1, first = d->n_mem >= 3 ? 1 : 0;
+    if (x->warm) { /* a kernel timed over repeated runs: its tensors stay where they fit */
+        for (int l = first; l < last; l++)
+            if (bytes <= 0.5 * d->mem[l].capacity_bytes)
+                return l;
+        return last;
+    }
     if (t->kind == WL_WEIGHT && (d->cls == HW_NPU || d->cls == HW_SYSTOLIC)) {
         for (int l = 0; l < last; l++)
             if (d->mem[l].kind == MEM_SRAM && x->graph_weight_bytes <= 0.5 * d->mem[l].capacity_bytes)
@@ -145,7 +154,8 @@ enum op_status model_roofline_cost(const struct hw_device *d, const struct wl_gr
         inner_cap += d->mem[l].capacity_bytes;
     }
 
-    c->compute_s = peak > 0 ? op->flops / (peak * d->eff_compute) : 0;
+    double eff = op_type_is_gemm(op->type) ? d->eff_compute : d->eff_vector;
+    c->compute_s = peak > 0 ? op->flops / (peak * eff) : 0;
     c->overhead_s = d->per_op_s;
     double busy = c->compute_s > c->memory_s ? c->compute_s : c->memory_s;
     c->time_s = busy + c->overhead_s;
@@ -153,7 +163,7 @@ enum op_status model_roofline_cost(const struct hw_device *d, const struct wl_gr
         c->bound = BOUND_OVERHEAD;
     else
         c->bound = c->compute_s >= c->memory_s ? BOUND_COMPUTE : BOUND_MEMORY;
-    c->utilization = c->time_s > 0 ? c->compute_s * d->eff_compute / c->time_s : 0;
+    c->utilization = c->time_s > 0 ? c->compute_s * eff / c->time_s : 0;
 
     double mac_J = d->mac_J[eng][c->cprec];
     double vec_peak;

@@ -926,7 +926,17 @@ static int gnuplot_missing(const char *db, struct dse_err *e)
 
 /* Runs gnuplot on the script of j, writing j->tmp. SIGPIPE is ignored meanwhile: a gnuplot that dies
  * early shows as a write error and an exit status, not as the death of dse. */
+static int gnuplot_exec(void (*script)(FILE *, const void *), const void *ctx, const char *db, const char *out,
+                        struct dse_err *e);
+static void job_script(FILE *f, const void *ctx) { gp_script(f, ctx); }
+
 static int gnuplot_run(const struct plot_job *j, const char *db, const char *out, struct dse_err *e)
+{
+    return gnuplot_exec(job_script, j, db, out, e);
+}
+
+static int gnuplot_exec(void (*script)(FILE *, const void *), const void *ctx, const char *db, const char *out,
+                        struct dse_err *e)
 {
     struct sigaction ign, old;
     memset(&ign, 0, sizeof ign);
@@ -941,7 +951,7 @@ static int gnuplot_run(const struct plot_job *j, const char *db, const char *out
         rc = dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "cannot start gnuplot: %s", strerror(errno));
         goto out;
     }
-    gp_script(f, j);
+    script(f, ctx);
     int werr = ferror(f);
     int st = pclose(f);
     if (st == -1)
@@ -1145,5 +1155,75 @@ out:
     if (have_run)
         run_free(&r);
     db_close(&d);
+    return rc;
+}
+
+/* ---- predicted against measured (dse validate) ---- */
+
+struct pvm {
+    const double *meas, *pred;
+    int n;
+    const char *title, *tmp;
+    int svg;
+};
+
+static void pvm_script(FILE *f, const void *ctx)
+{
+    const struct pvm *p = ctx;
+    double lo = INFINITY, hi = 0;
+    for (int i = 0; i < p->n; i++) {
+        double a = p->meas[i] < p->pred[i] ? p->meas[i] : p->pred[i], b = p->meas[i] > p->pred[i] ? p->meas[i] : p->pred[i];
+        if (a > 0 && a < lo)
+            lo = a;
+        if (b > hi)
+            hi = b;
+    }
+    if (!(lo < hi)) {
+        lo = 1e-3;
+        hi = 1;
+    }
+    lo /= 2;
+    hi *= 2;
+    if (p->svg)
+        fputs("set terminal svg size 900,800 dynamic font 'sans,12'\n", f);
+    else
+        fputs("if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) { set terminal pngcairo size 900,800 font 'sans,11' } "
+              "else { set terminal png size 900,800 }\n", f);
+    fputs("set output ", f);
+    gp_str(f, p->tmp);
+    fputs("\nset title ", f);
+    gp_str(f, p->title);
+    fprintf(f, "\nset logscale xy\nset xrange [%.6g:%.6g]\nset yrange [%.6g:%.6g]\n", lo, hi, lo, hi);
+    fputs("set xlabel 'measured (ms)'\nset ylabel 'predicted (ms)'\nset grid\nset key top left\n", f);
+    fputs("$d << EOD\n", f);
+    for (int i = 0; i < p->n; i++)
+        fprintf(f, "%.10g %.10g\n", p->meas[i], p->pred[i]);
+    fputs("EOD\n", f);
+    fputs("plot x with lines lw 2 lc rgb '#333333' title 'predicted = measured', "
+          "1.1*x with lines dt 2 lc rgb '#888888' title '+-10 %', 0.9*x with lines dt 2 lc rgb '#888888' notitle, "
+          "$d using 1:2 with points pt 7 ps 1.2 lc rgb '#d62728' title 'kernels'\n", f);
+}
+
+int plot_pred_vs_meas(const double *measured_ms, const double *predicted_ms, int n, const char *title, const char *out,
+                      struct dse_err *e)
+{
+    const char *ext = ext_of(out);
+    if (!ext || (strcmp(ext, ".png") && strcmp(ext, ".svg")))
+        return dse_err_set(e, DSE_EINPUT, out, NULL, "expected a file name ending in .png or .svg");
+    if (!gnuplot_on_path())
+        return gnuplot_missing("the validation database", e);
+    char tmp[4200];
+    int rc = make_tmp(out, tmp, sizeof tmp, e);
+    if (rc)
+        return rc;
+    struct pvm p = {measured_ms, predicted_ms, n, title, tmp, !strcmp(ext, ".svg")};
+    rc = gnuplot_exec(pvm_script, &p, "the validation database", out, e);
+    struct stat st;
+    if (!rc && (stat(tmp, &st) != 0 || st.st_size == 0))
+        rc = dse_err_set(e, DSE_ERUNTIME, out, NULL, "gnuplot wrote nothing");
+    if (!rc && rename(tmp, out) != 0)
+        rc = dse_err_set(e, DSE_ERUNTIME, out, NULL, "cannot write: %s", strerror(errno));
+    if (rc)
+        unlink(tmp);
     return rc;
 }

@@ -20,6 +20,10 @@
 int plot_run(const char *db_path, long long run_id, const char *x, const char *y, const char *out, char *written,
              unsigned n, struct dse_err *e);
 
+/* Predicted against measured times (dse validate): log-log, the identity line and the +-10 % band. */
+int plot_pred_vs_meas(const double *measured_ms, const double *predicted_ms, int n, const char *title, const char *out,
+                      struct dse_err *e);
+
 /* `dse plot DB [--run ID] [--x METRIC --y METRIC] [-o|--out FILE.png|FILE.svg]`; argv[1] is "plot".
  * Returns the process exit status: 0, 1 (gnuplot missing or failing) or 2 (usage or input error). */
 int cmd_plot(int argc, char **argv);

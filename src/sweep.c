@@ -30,6 +30,7 @@ struct sweep_prep {
     struct place *places;            /* [variant][placement value] */
     int *default_dev, *default_prec; /* [variant] */
     struct prec_cfg *precs;          /* [precision value] */
+    double *proxy;                   /* [precision value][workload]: measured accuracy proxy */
     struct eval_graphs *graphs;      /* [workload][batch value] */
     struct eval_scratch *scratch;    /* [thread] */
     struct eval_result *results;     /* [thread] */
@@ -243,8 +244,9 @@ int sweep_prepare(const struct sweep_spec *sp, struct sweep_prep **out, struct d
     p->default_dev = calloc((size_t)p->n_variants, sizeof *p->default_dev);
     p->default_prec = calloc((size_t)p->n_variants, sizeof *p->default_prec);
     p->precs = calloc((size_t)(p->n_prec ? p->n_prec : 1), sizeof *p->precs);
+    p->proxy = calloc((size_t)(p->n_prec ? p->n_prec : 1) * sp->n_workloads, sizeof *p->proxy);
     p->graphs = calloc((size_t)sp->n_workloads * p->n_batch, sizeof *p->graphs);
-    if (!p->variants || !p->places || !p->default_dev || !p->default_prec || !p->precs || !p->graphs) {
+    if (!p->variants || !p->places || !p->default_dev || !p->default_prec || !p->precs || !p->graphs || !p->proxy) {
         rc = dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
         goto fail;
     }
@@ -254,9 +256,12 @@ int sweep_prepare(const struct sweep_spec *sp, struct sweep_prep **out, struct d
         p->default_dev[v] = eval_default_device(&p->variants[v]);
         p->default_prec[v] = eval_default_prec(&p->variants[v].dev[p->default_dev[v]]);
     }
-    for (int i = 0; i < p->n_prec; i++)
+    for (int i = 0; i < p->n_prec; i++) {
         if ((rc = prec_parse(sp->axes[p->ax_prec].v[i].s, &p->precs[i], e)))
             goto fail;
+        for (int w = 0; w < sp->n_workloads; w++) /* measured once per precision, before the parallel region */
+            p->proxy[i * sp->n_workloads + w] = eval_accuracy_proxy(&p->precs[i], wl_model_is_lm(&sp->wl[w].model));
+    }
     for (int k = 0; k < p->n_place; k++) {
         int anywhere = 0;
         for (int v = 0; v < p->n_variants; v++) {
@@ -323,6 +328,7 @@ void sweep_prep_free(struct sweep_prep *p)
     free(p->default_dev);
     free(p->default_prec);
     free(p->precs);
+    free(p->proxy);
     free(p->graphs);
     free(p);
 }
@@ -391,7 +397,9 @@ int sweep_eval_key(const struct sweep_prep *p, long long key, int thread, struct
             r.type_dev[t] = -1;
     }
     if (p->ax_prec >= 0) {
-        r.x.prec = p->precs[sweep_axis_index(sp, key, p->ax_prec)];
+        int pi = sweep_axis_index(sp, key, p->ax_prec);
+        r.x.prec = p->precs[pi];
+        r.accuracy_proxy = p->proxy[pi * sp->n_workloads + w];
     } else if (p->default_prec[v] >= 0) {
         r.x.prec.w = r.x.prec.a = r.x.prec.kv = (enum prec)p->default_prec[v];
     } else {

@@ -37,7 +37,7 @@ static void finalize(struct wl_graph *g)
 
 static void cost(const struct hw_system *s, int dev, const struct wl_graph *g, enum prec p, struct op_cost *c)
 {
-    struct exec_cfg x = {{p, p, p}, FID_ANALYTICAL, 0, 0, 0, wl_kind_bytes(g, WL_WEIGHT, &(struct prec_cfg){p, p, p})};
+    struct exec_cfg x = {{p, p, p}, FID_ANALYTICAL, 0, 0, 0, wl_kind_bytes(g, WL_WEIGHT, &(struct prec_cfg){p, p, p}), 0};
     const struct hw_device *d = &s->dev[dev];
     ck_assert_int_eq(model_for(d->cls)->op_cost(d, g, &g->op[0], &x, c), OPS_OK);
     /* Invariants on every cost. */
@@ -193,7 +193,7 @@ START_TEST(systolic_conv_weights_on_chip)
     one_op(&g, OP_CONV2D, 2, k, (const int64_t(*)[4])sh, r, o, 4);
     g.op[0].ph = g.op[0].pw = 1;
     finalize(&g);
-    struct exec_cfg x = {{P_FP16, P_FP16, P_FP16}, FID_ANALYTICAL, 0, 0, 0, 0};
+    struct exec_cfg x = {{P_FP16, P_FP16, P_FP16}, FID_ANALYTICAL, 0, 0, 0, 0, 0};
     ck_assert_int_eq(model_for(HW_SYSTOLIC)->op_cost(&s->dev[0], &g, &g.op[0], &x, &c), OPS_UNSUPPORTED_PREC);
     wl_graph_free(&g);
     free(s);
@@ -207,7 +207,7 @@ START_TEST(npu_support_and_vector_fallback)
     const struct hw_device *npu = &s->dev[1];
     struct wl_graph g;
     struct op_cost c;
-    struct exec_cfg x = {{P_INT8, P_INT8, P_INT8}, FID_ANALYTICAL, 0, 0, 0, 0};
+    struct exec_cfg x = {{P_INT8, P_INT8, P_INT8}, FID_ANALYTICAL, 0, 0, 0, 0, 0};
     enum wl_kind k[1] = {WL_INPUT};
     int64_t sh[1][4] = {{1000, 1000}}, o[4] = {1000, 1000};
     int r[1] = {2};
@@ -316,7 +316,7 @@ START_TEST(systolic_cycle_matches_roofline_when_exact)
     int r[2] = {2, 2};
     one_op(&g, OP_MATMUL, 2, k, (const int64_t(*)[4])sh, r, o, 2);
     finalize(&g);
-    struct exec_cfg xa = {{P_INT8, P_INT8, P_INT8}, FID_ANALYTICAL, 0, 0, 0, 0}, xc = xa;
+    struct exec_cfg xa = {{P_INT8, P_INT8, P_INT8}, FID_ANALYTICAL, 0, 0, 0, 0, 0}, xc = xa;
     xc.fidelity = FID_CYCLE;
     struct op_cost ca, cc;
     ck_assert_int_eq(model_cost(&s->dev[0], &g, &g.op[0], &xa, &ca), OPS_OK);
@@ -376,7 +376,7 @@ START_TEST(gpu_cycle_waves)
     snprintf(txt, sizeof txt, "%.*s\"gpu\":{\"sms\":10,\"tile_m\":128,\"tile_n\":128,\"tile_k\":32,\"bw_fraction\":0.5,"
              "\"source\":\"test fixture\"},%s", (int)(at - FIX_GPU), FIX_GPU, at);
     struct hw_system *s = test_fixture(txt);
-    struct exec_cfg xc = {{P_FP16, P_FP16, P_FP16}, FID_CYCLE, 0, 0, 0, 0}, xa = xc;
+    struct exec_cfg xc = {{P_FP16, P_FP16, P_FP16}, FID_CYCLE, 0, 0, 0, 0, 0}, xa = xc;
     xa.fidelity = FID_ANALYTICAL;
     static const int64_t Ms[2] = {1280, 1408};
     static const double want[2] = {33.554432e-6, 67.108864e-6};
@@ -437,7 +437,7 @@ START_TEST(cpu_cycle_microtiles)
         int r[2] = {2, 2};
         one_op(&g, OP_MATMUL, 2, k, (const int64_t(*)[4])sh, r, o, 2);
         finalize(&g);
-        struct exec_cfg xc = {{P_FP32, P_FP32, P_FP32}, FID_CYCLE, 0, 0, threads[i], 0};
+        struct exec_cfg xc = {{P_FP32, P_FP32, P_FP32}, FID_CYCLE, 0, 0, threads[i], 0, 0};
         struct op_cost cc;
         ck_assert_int_eq(model_cost(&s->dev[0], &g, &g.op[0], &xc, &cc), OPS_OK);
         ck_assert_near(cc.compute_s, want[i], 1e-9);
@@ -461,7 +461,7 @@ START_TEST(npu_cycle_tiling)
     int r[2] = {2, 2};
     one_op(&g, OP_MATMUL, 2, k, (const int64_t(*)[4])sh, r, o, 2);
     finalize(&g);
-    struct exec_cfg xc = {{P_INT8, P_INT8, P_INT8}, FID_CYCLE, 0, 0, 0, 4194304};
+    struct exec_cfg xc = {{P_INT8, P_INT8, P_INT8}, FID_CYCLE, 0, 0, 0, 4194304, 0};
     struct op_cost cc;
     ck_assert_int_eq(model_cost(&s->dev[1], &g, &g.op[0], &xc, &cc), OPS_OK);
     ck_assert_near(cc.memory_s, 4195328 / 1e9, 1e-9);

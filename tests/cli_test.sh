@@ -272,11 +272,10 @@ expect_fail_usage help-unknown-command 2 "unknown command 'frobnicate'" help fro
 expect_fail sweep-no-spec 2 "sweep: expected one spec file" sweep
 expect_fail plot-no-db 2 "plot: missing DB" plot
 expect_fail compare-one-hw 2 "compare: expected two or more hardware descriptions" compare "$H" --workload tiny-mlp
-for c in validate calibrate probe; do
-    expect_fail "planned-$c" 2 "'$c' is not built yet" "$c"
-    expect_fail "planned-$c-args" 2 "'$c' is not built yet" "$c" --hw "$H" --anything
-done
-expect_fail help-planned 2 "'validate' is not built yet" help validate
+expect_fail validate-bad-option 2 "validate: unknown option '--anything'" validate --anything
+expect_fail calibrate-needs-out 2 "--out CAL.json is required" calibrate --hw "$H"
+expect_fail probe-bad-option 2 "probe: unknown option '--hw'" probe --hw "$H"
+expect_ok help-validate help validate
 
 expect_fail list-no-arg 2 "usage: dse list hw|models|sweeps" list
 expect_fail list-unknown 2 "usage: dse list hw|models|sweeps" list gpus
@@ -814,6 +813,44 @@ expect_fail eval-scalesim-needs-cycle 2 "needs --fidelity cycle" eval --hw "$tmp
 expect_fail eval-bad-fidelity 2 "expected analytical or cycle" eval --hw "$H" --workload tiny-mlp --fidelity exact
 printf '[architecture_presets]\nArrayHeight: 8\n' >"$tmp/bad.cfg"
 expect_fail eval-bad-cfg 2 "missing arraywidth" eval --hw "$tmp/bad.cfg" --workload tiny-mlp
+
+# Validation: imported measurements, a tiny native suite, calibration, precision errors, the probe.
+if [ "$have_python" = 1 ]; then
+    "$DSE_BIN" validate --hw "$H" --import tests/data/import.csv --json --db "$tmp/v.db" --plot none >"$tmp/v.json" 2>"$tmp/v.err"
+    if python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['n_kernels']==3 and all(k['measured_ms']>0 and k['predicted_ms']>0 for k in d['kernels']) and 'mape_pct' in d and 'within10_pct' in d and 'within20_pct' in d" "$tmp/v.json" 2>/dev/null; then
+        ok validate-import
+    else
+        fail validate-import "$(head -c 300 "$tmp/v.err")"
+    fi
+    "$DSE_BIN" validate --hw "$H" --suite tests/data/validate-tiny.json --quick --json --db "$tmp/v.db" --plot "$tmp/v.png" >"$tmp/vt.json" 2>"$tmp/vt.err"
+    if python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['n_kernels']==3 and all(k['measured_ms']>0 for k in d['kernels']) and d['environment']['threads']>=1" "$tmp/vt.json" 2>/dev/null; then
+        ok validate-native
+    else
+        fail validate-native "$(head -c 300 "$tmp/vt.err")"
+    fi
+    if command -v gnuplot >/dev/null 2>&1; then
+        [ -s "$tmp/v.png" ] && ok validate-plot || fail validate-plot "no $tmp/v.png"
+    fi
+    "$DSE_BIN" calibrate --hw "$H" --import tests/data/import-fit.json --out "$tmp/cal.json" --json >"$tmp/c.json" 2>"$tmp/c.err"
+    if python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['heldout_mape_after_pct'] <= d['heldout_mape_before_pct'] and d['n_heldout']==4" "$tmp/c.json" 2>/dev/null &&
+        "$DSE_BIN" eval --hw "$tmp/cal.json" --workload tiny-mlp --json | python3 -c "import json,sys; d=json.load(sys.stdin); assert d['validation']['calibrated'] and d['validation']['expected_error_pct'] >= 0" 2>/dev/null; then
+        ok calibrate-import
+    else
+        fail calibrate-import "$(head -c 300 "$tmp/c.err") $(head -c 300 "$tmp/c.json")"
+    fi
+    "$DSE_BIN" validate --precision-errors --json >"$tmp/pe.json" 2>"$tmp/pe.err"
+    if python3 -c "import json,sys; d=json.load(open(sys.argv[1])); e={(x['weights'],x['activations']):x['rel_error'] for x in d}; assert len(d)==36 and e[('fp32','fp32')]<1e-6 and e[('int4','int4')]>e[('int8','int8')]>e[('bf16','bf16')]" "$tmp/pe.json" 2>/dev/null; then
+        ok validate-precision-errors
+    else
+        fail validate-precision-errors "$(head -c 300 "$tmp/pe.err")"
+    fi
+fi
+"$DSE_BIN" probe --quick --out "$tmp/host.json" >"$tmp/probe.out" 2>"$tmp/probe.err"
+if [ $? -eq 0 ] && "$DSE_BIN" eval --hw "$tmp/host.json" --workload resnet50 >/dev/null 2>&1; then
+    ok probe-writes-hwdesc
+else
+    fail probe-writes-hwdesc "$(tail -c 300 "$tmp/probe.err")"
+fi
 
 mkdir -p "$tmp/nopath"
 if PATH="$tmp/nopath" "$DSE_BIN" sweep sweeps/cnn_npu_arch.json --db "$tmp/nognu.db" --quiet >"$tmp/nognu.out" 2>"$tmp/nognu.err" &&

@@ -1,0 +1,666 @@
+/* cli_validate.c -- `dse validate` (measure native kernels, compare with the model's predictions,
+ * store and plot the errors) and `dse calibrate` (fit the device's efficiencies and per-call overhead
+ * on a training subset, report held-out error before and after, write a calibrated hwdesc). */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+#include <gsl/gsl_errno.h>
+#include <sqlite3.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "cli.h"
+#include "config.h"
+#include "gitversion.h"
+#include "jsonu.h"
+#include "kern.h"
+#include "plot.h"
+#include "probe.h"
+#include "validate.h"
+
+static struct cli_opt validate_opts_proto[] = {
+    {"hw", 1, "host hwdesc (default hwdesc/host.json; probed first when absent)", NULL},
+    {"suite", 1, "kernel suite (default validate/full.json, or validate/quick.json with --quick)", NULL},
+    {"import", 1, "compare external measurements (suite JSON with measured_ms, or CSV) instead of measuring", NULL},
+    {"quick", 0, "the quick suite and shorter timing (under 2 minutes on 2 cores)", NULL},
+    {"threads", 1, "kernel threads (default: OpenMP's)", NULL},
+    {"fidelity", 1, "model tier to check: analytical (default) or cycle", NULL},
+    {"db", 1, "SQLite database (default results/validate.db)", NULL},
+    {"plot", 1, "predicted-vs-measured plot (default results/validate-SUITE.png; 'none' to skip)", NULL},
+    {"precision-errors", 0, "print the measured output error of emulated precisions instead", NULL},
+    {"json", 0, "print one JSON object", NULL},
+    {"help", 0, "this help", NULL},
+    {NULL, 0, NULL, NULL},
+};
+
+static struct cli_opt calibrate_opts_proto[] = {
+    {"hw", 1, "host hwdesc to calibrate (default hwdesc/host.json)", NULL},
+    {"out", 1, "calibrated hwdesc to write (required)", NULL},
+    {"suite", 1, "kernel suite (default validate/full.json, or validate/quick.json with --quick)", NULL},
+    {"import", 1, "fit to external measurements instead of measuring", NULL},
+    {"quick", 0, "the quick suite and shorter timing", NULL},
+    {"threads", 1, "kernel threads (default: OpenMP's)", NULL},
+    {"fidelity", 1, "model tier to calibrate: analytical (default) or cycle", NULL},
+    {"json", 0, "print one JSON object", NULL},
+    {"help", 0, "this help", NULL},
+    {NULL, 0, NULL, NULL},
+};
+
+/* The environment recorded with every measurement (nn-meter#83: predictions drift with frequency). */
+static void environment(char *buf, size_t n, int threads)
+{
+    char model[160] = "unknown", gov[64] = "unknown", mhz[32] = "unknown", line[512];
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    while (f && fgets(line, sizeof line, f)) {
+        char *c = strchr(line, ':');
+        if (c && !strncmp(line, "model name", 10)) {
+            dse_strlcpy(model, c + 2, sizeof model);
+            model[strcspn(model, "\n")] = '\0';
+            break;
+        }
+    }
+    if (f)
+        fclose(f);
+    if ((f = fopen("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor", "r"))) {
+        if (fgets(gov, sizeof gov, f))
+            gov[strcspn(gov, "\n")] = '\0';
+        fclose(f);
+    }
+    if ((f = fopen("/sys/devices/system/cpu/cpu0/cpufreq/scaling_cur_freq", "r"))) {
+        if (fgets(mhz, sizeof mhz, f))
+            snprintf(mhz, sizeof mhz, "%.0f", atof(mhz) / 1000);
+        fclose(f);
+    }
+    const char *bind = getenv("OMP_PROC_BIND"), *places = getenv("OMP_PLACES");
+    snprintf(buf, n,
+             "{\"cpu\":\"%s\",\"governor\":\"%s\",\"cur_MHz\":\"%s\",\"compiler\":\"%s\",\"optimized\":%d,"
+             "\"threads\":%d,\"OMP_PROC_BIND\":\"%s\",\"OMP_PLACES\":\"%s\",\"dse\":\"%s\",\"git\":\"%s\"}",
+             model, gov, mhz, __VERSION__,
+#ifdef __OPTIMIZE__
+             1,
+#else
+             0,
+#endif
+             threads, bind ? bind : "", places ? places : "", PACKAGE_VERSION, DSE_GIT_HASH);
+}
+
+struct stats {
+    double mape, within10, within20;
+    int n;
+};
+
+static struct stats summarize(const struct vk *k, const int *idx, int n)
+{
+    struct stats s = {0, 0, 0, n};
+    for (int i = 0; i < n; i++) {
+        const struct vk *c = &k[idx ? idx[i] : i];
+        double err = fabs(c->predicted_ms / c->measured_ms - 1);
+        s.mape += err;
+        s.within10 += err <= 0.10;
+        s.within20 += err <= 0.20;
+    }
+    if (n) {
+        s.mape = 100 * s.mape / n;
+        s.within10 = 100 * s.within10 / n;
+        s.within20 = 100 * s.within20 / n;
+    }
+    return s;
+}
+
+/* Loads the host hwdesc (probing first when asked for the default and it is absent) and picks its
+ * first CPU device. */
+static int host(const struct cli_opt *opts, struct hw_system *sys, int *dev, char *path, size_t pn, struct dse_err *e)
+{
+    const char *hw = cli_get(opts, "hw");
+    struct stat st;
+    if (!hw) {
+        hw = "hwdesc/host.json";
+        if (stat(hw, &st) != 0) {
+            fprintf(stderr, "dse: %s not found: probing this host first (dse probe --quick)\n", hw);
+            char *argv[] = {"dse", "probe", "--quick", "--out", "hwdesc/host.json", NULL};
+            int rc = cmd_probe(5, argv);
+            if (rc)
+                return dse_err_set(e, rc, NULL, NULL, "dse probe failed: run it by hand (dse probe) and retry");
+        }
+    }
+    static const char *const ext[] = {".json", ".cfg", NULL};
+    int rc = cli_resolve("--hw", "hwdesc", hw, ext, path, (unsigned)pn, e);
+    if (!rc)
+        rc = cli_load_hw(path, sys, e);
+    if (rc)
+        return rc;
+    for (*dev = 0; *dev < sys->n_dev; (*dev)++)
+        if (sys->dev[*dev].cls == HW_CPU)
+            return DSE_OK;
+    return dse_err_set(e, DSE_EINPUT, path, NULL, "no cpu device: the native kernels run on this host's CPU");
+}
+
+/* Measures (or takes imported times for) every case and predicts it. */
+static int run_suite(const struct cli_opt *opts, struct vsuite *s, struct wl_graph **graphs, const struct hw_system *sys,
+                     int dev, enum fidelity f, int threads, int quiet, struct dse_err *e)
+{
+    int quick = cli_get(opts, "quick") != NULL, rc = DSE_OK;
+    const char *suite = cli_get(opts, "import") ? cli_get(opts, "import")
+                        : cli_get(opts, "suite")  ? cli_get(opts, "suite")
+                        : quick                   ? "validate/quick.json"
+                                                  : "validate/full.json";
+    char path[1024];
+    static const char *const ext[] = {".json", NULL};
+    if ((rc = cli_resolve("--suite", "validate", suite, ext, path, sizeof path, e)) || (rc = vsuite_load(path, s, e)))
+        return rc;
+    *graphs = calloc((size_t)s->n, sizeof **graphs);
+    if (!*graphs)
+        return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+    for (int i = 0; i < s->n && !rc; i++) {
+        struct vk *k = &s->k[i];
+        if (cli_get(opts, "import") && k->measured_ms <= 0)
+            return dse_err_set(e, DSE_EINPUT, path, NULL, "case %d (%s %s) has no measured_ms to import", i,
+                               vk_names[k->type], k->shape);
+        if (!cli_get(opts, "import")) {
+            if (!quiet)
+                fprintf(stderr, "\r[%d/%d] %-10s %-48.48s", i + 1, s->n, vk_names[k->type], k->shape);
+            if ((rc = vk_measure(k, quick ? 3 : 5, quick ? 20 : 100, threads, e)))
+                break;
+        }
+        if ((rc = vk_graph(k, &(*graphs)[i], e)) || (rc = vk_predict(k, &(*graphs)[i], sys, dev, f, &k->predicted_ms, e)))
+            break;
+    }
+    if (!quiet && !cli_get(opts, "import"))
+        fprintf(stderr, "\r%80s\r", "");
+    return rc;
+}
+
+static int store(const char *db, const char *hw, const struct vsuite *s, enum fidelity f, const char *env,
+                 const struct stats *st, struct dse_err *e)
+{
+    sqlite3 *h = NULL;
+    sqlite3_stmt *q = NULL;
+    char *msg = NULL;
+    int rc = DSE_OK;
+    if (sqlite3_open_v2(db, &h, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
+        rc = dse_err_set(e, DSE_ERUNTIME, db, NULL, "cannot open: %s", h ? sqlite3_errmsg(h) : "out of memory");
+        goto out;
+    }
+    if (sqlite3_exec(h,
+                     "PRAGMA journal_mode=WAL; BEGIN;"
+                     "CREATE TABLE IF NOT EXISTS validation_runs (id INTEGER PRIMARY KEY, started TEXT NOT NULL,"
+                     " hw TEXT NOT NULL, suite TEXT NOT NULL, fidelity TEXT NOT NULL, environment TEXT NOT NULL,"
+                     " n_kernels INTEGER NOT NULL, mape_pct REAL, within10_pct REAL, within20_pct REAL);"
+                     "CREATE TABLE IF NOT EXISTS validation_kernels (run_id INTEGER NOT NULL REFERENCES"
+                     " validation_runs(id), kernel TEXT NOT NULL, shape TEXT NOT NULL, precision TEXT NOT NULL,"
+                     " measured_ms REAL NOT NULL, predicted_ms REAL NOT NULL, error_pct REAL NOT NULL,"
+                     " spread_pct REAL, runs INTEGER, flagged INTEGER NOT NULL);",
+                     NULL, NULL, &msg) != SQLITE_OK) {
+        rc = dse_err_set(e, DSE_ERUNTIME, db, NULL, "%s", msg ? msg : "SQLite error");
+        goto out;
+    }
+    char now[32];
+    time_t t = time(NULL);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(now, sizeof now, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    if (sqlite3_prepare_v2(h, "INSERT INTO validation_runs (started, hw, suite, fidelity, environment, n_kernels,"
+                              " mape_pct, within10_pct, within20_pct) VALUES (?,?,?,?,?,?,?,?,?)",
+                           -1, &q, NULL) != SQLITE_OK)
+        goto db_fail;
+    sqlite3_bind_text(q, 1, now, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(q, 2, hw, -1, SQLITE_STATIC);
+    sqlite3_bind_text(q, 3, s->name, -1, SQLITE_STATIC);
+    sqlite3_bind_text(q, 4, fidelity_names[f], -1, SQLITE_STATIC);
+    sqlite3_bind_text(q, 5, env, -1, SQLITE_STATIC);
+    sqlite3_bind_int(q, 6, s->n);
+    sqlite3_bind_double(q, 7, st->mape);
+    sqlite3_bind_double(q, 8, st->within10);
+    sqlite3_bind_double(q, 9, st->within20);
+    if (sqlite3_step(q) != SQLITE_DONE)
+        goto db_fail;
+    sqlite3_finalize(q);
+    q = NULL;
+    long long run = sqlite3_last_insert_rowid(h);
+    if (sqlite3_prepare_v2(h, "INSERT INTO validation_kernels VALUES (?,?,?,?,?,?,?,?,?,?)", -1, &q, NULL) != SQLITE_OK)
+        goto db_fail;
+    for (int i = 0; i < s->n; i++) {
+        const struct vk *k = &s->k[i];
+        sqlite3_bind_int64(q, 1, run);
+        sqlite3_bind_text(q, 2, vk_names[k->type], -1, SQLITE_STATIC);
+        sqlite3_bind_text(q, 3, k->shape, -1, SQLITE_STATIC);
+        sqlite3_bind_text(q, 4, prec_names[k->prec], -1, SQLITE_STATIC);
+        sqlite3_bind_double(q, 5, k->measured_ms);
+        sqlite3_bind_double(q, 6, k->predicted_ms);
+        sqlite3_bind_double(q, 7, 100 * (k->predicted_ms / k->measured_ms - 1));
+        sqlite3_bind_double(q, 8, k->spread_pct);
+        sqlite3_bind_int(q, 9, k->runs);
+        sqlite3_bind_int(q, 10, k->flagged);
+        if (sqlite3_step(q) != SQLITE_DONE)
+            goto db_fail;
+        sqlite3_reset(q);
+    }
+    if (sqlite3_exec(h, "COMMIT", NULL, NULL, &msg) != SQLITE_OK)
+        goto db_fail;
+    goto out;
+db_fail:
+    rc = dse_err_set(e, DSE_ERUNTIME, db, NULL, "%s", sqlite3_errmsg(h));
+out:
+    sqlite3_free(msg);
+    sqlite3_finalize(q);
+    sqlite3_close(h);
+    return rc;
+}
+
+static int by_error_desc(const void *a, const void *b, const struct vk *k)
+{
+    double x = fabs(k[*(const int *)a].predicted_ms / k[*(const int *)a].measured_ms - 1);
+    double y = fabs(k[*(const int *)b].predicted_ms / k[*(const int *)b].measured_ms - 1);
+    return x < y ? 1 : x > y ? -1 : *(const int *)a - *(const int *)b;
+}
+
+/* Sorts idx by decreasing error (insertion sort: suites are small). */
+static void worst_first(const struct vk *k, int *idx, int n)
+{
+    for (int i = 1; i < n; i++)
+        for (int j = i; j > 0 && by_error_desc(&idx[j - 1], &idx[j], k) > 0; j--) {
+            int t = idx[j];
+            idx[j] = idx[j - 1];
+            idx[j - 1] = t;
+        }
+}
+
+static int precision_errors(int json)
+{
+    static const enum prec ps[] = {P_FP32, P_BF16, P_FP16, P_FP8, P_INT8, P_INT4};
+    int np = (int)(sizeof ps / sizeof ps[0]);
+    cJSON *o = json ? cJSON_CreateArray() : NULL;
+    if (!json)
+        printf("relative output error (Frobenius) of a 256x256x256 GEMM with emulated weight (rows) and activation\n"
+               "(columns) precisions against an fp64 reference; Gaussian data, weights scaled 1/sqrt(K), seed 1\n\n%8s",
+               "w \\ a");
+    for (int j = 0; !json && j < np; j++)
+        printf(" %10s", prec_names[ps[j]]);
+    if (!json)
+        printf("\n");
+    for (int i = 0; i < np; i++) {
+        if (!json)
+            printf("%8s", prec_names[ps[i]]);
+        for (int j = 0; j < np; j++) {
+            double err = kern_gemm_rel_error(ps[i], ps[j], 256, 256, 256, 1);
+            if (json) {
+                cJSON *x = cJSON_CreateObject();
+                cJSON_AddStringToObject(x, "weights", prec_names[ps[i]]);
+                cJSON_AddStringToObject(x, "activations", prec_names[ps[j]]);
+                cJSON_AddNumberToObject(x, "rel_error", err);
+                cJSON_AddItemToArray(o, x);
+            } else {
+                printf(" %10.3g", err);
+            }
+        }
+        if (!json)
+            printf("\n");
+    }
+    if (json) {
+        char *s = cJSON_Print(o);
+        if (s)
+            puts(s);
+        free(s);
+        cJSON_Delete(o);
+    }
+    return 0;
+}
+
+static int common_opts(const struct cli_opt *opts, int *threads, enum fidelity *f, struct dse_err *e)
+{
+    long long t = 0;
+    *threads = 0;
+    *f = FID_ANALYTICAL;
+    if (cli_get(opts, "threads")) {
+        int rc = cli_int("threads", cli_get(opts, "threads"), 1, 4096, &t, e);
+        if (rc)
+            return rc;
+        *threads = (int)t;
+    }
+    if (cli_get(opts, "fidelity"))
+        return cli_fidelity(cli_get(opts, "fidelity"), f, e);
+    return DSE_OK;
+}
+
+static int used_threads(int threads)
+{
+#ifdef _OPENMP
+    return threads > 0 ? threads : omp_get_max_threads();
+#else
+    (void)threads;
+    return 1;
+#endif
+}
+
+int cmd_validate(int argc, char **argv)
+{
+    struct cli_opt opts[sizeof validate_opts_proto / sizeof validate_opts_proto[0]];
+    memcpy(opts, validate_opts_proto, sizeof opts);
+    struct dse_err e;
+    const char *pos[1];
+    int npos, rc, dev = 0, threads;
+    enum fidelity f;
+    struct hw_system *sys = malloc(sizeof *sys);
+    struct vsuite s;
+    struct wl_graph *graphs = NULL;
+    char hwpath[1024];
+    memset(&s, 0, sizeof s);
+    dse_err_clear(&e);
+    if (!sys)
+        return fprintf(stderr, "dse: out of memory\n"), DSE_ERUNTIME;
+    if ((rc = cli_parse(argc, argv, 2, opts, pos, 0, &npos, "validate", &e)) || (rc = common_opts(opts, &threads, &f, &e)))
+        goto out;
+    if (cli_get(opts, "help")) {
+        printf("usage: dse validate [options]\n\nRuns the native kernels of a suite (validate/*.json) on this host, predicts each\n"
+               "with the host's hwdesc, and reports measured vs predicted: error per kernel, MAPE, the share within\n"
+               "+-10 %% and +-20 %%, the worst cases; stores everything in SQLite and plots predicted vs measured.\n\n"
+               "options:\n");
+        cli_print_options(validate_opts_proto);
+        free(sys);
+        return 0;
+    }
+    if (cli_get(opts, "precision-errors")) {
+        free(sys);
+        return precision_errors(cli_get(opts, "json") != NULL);
+    }
+    int json = cli_get(opts, "json") != NULL;
+    if ((rc = host(opts, sys, &dev, hwpath, sizeof hwpath, &e)) ||
+        (rc = run_suite(opts, &s, &graphs, sys, dev, f, threads, json || !isatty(STDERR_FILENO), &e)))
+        goto out;
+    struct stats st = summarize(s.k, NULL, s.n);
+    char env[1024];
+    environment(env, sizeof env, used_threads(threads));
+    const char *db = cli_get(opts, "db") ? cli_get(opts, "db") : "results/validate.db";
+    if (!cli_get(opts, "db"))
+        mkdir("results", 0777);
+    if ((rc = store(db, hwpath, &s, f, env, &st, &e)))
+        goto out;
+    char plot_path[600] = "";
+    const char *pl = cli_get(opts, "plot");
+    if (!pl || strcmp(pl, "none")) {
+        if (pl)
+            snprintf(plot_path, sizeof plot_path, "%s", pl);
+        else
+            snprintf(plot_path, sizeof plot_path, "results/validate-%.*s.png", (int)strcspn(s.name, "."), s.name);
+        double *m = malloc(sizeof *m * (size_t)s.n), *p = malloc(sizeof *p * (size_t)s.n);
+        struct dse_err pe;
+        char title[200];
+        snprintf(title, sizeof title, "dse validate: %s on %s (%s tier): MAPE %.1f%%, %.0f%% within +-10%%", s.name,
+                 sys->name, fidelity_names[f], st.mape, st.within10);
+        for (int i = 0; m && p && i < s.n; i++) {
+            m[i] = s.k[i].measured_ms;
+            p[i] = s.k[i].predicted_ms;
+        }
+        if (!m || !p || plot_pred_vs_meas(m, p, s.n, title, plot_path, &pe)) {
+            fprintf(stderr, "dse: plot not written: %s\n", m && p ? pe.msg : "out of memory");
+            plot_path[0] = '\0';
+        }
+        free(m);
+        free(p);
+    }
+    int *idx = malloc(sizeof *idx * (size_t)s.n);
+    for (int i = 0; idx && i < s.n; i++)
+        idx[i] = i;
+    if (idx)
+        worst_first(s.k, idx, s.n);
+    if (json) {
+        cJSON *o = cJSON_CreateObject(), *arr;
+        cJSON_AddStringToObject(o, "hw", hwpath);
+        cJSON_AddStringToObject(o, "suite", s.name);
+        cJSON_AddStringToObject(o, "fidelity", fidelity_names[f]);
+        cJSON_AddNumberToObject(o, "n_kernels", s.n);
+        cJSON_AddNumberToObject(o, "mape_pct", st.mape);
+        cJSON_AddNumberToObject(o, "within10_pct", st.within10);
+        cJSON_AddNumberToObject(o, "within20_pct", st.within20);
+        cJSON_AddItemToObject(o, "environment", cJSON_Parse(env));
+        arr = cJSON_AddArrayToObject(o, "kernels");
+        for (int i = 0; i < s.n; i++) {
+            const struct vk *k = &s.k[i];
+            cJSON *x = cJSON_CreateObject();
+            cJSON_AddStringToObject(x, "name", vk_names[k->type]);
+            cJSON_AddStringToObject(x, "shape", k->shape);
+            cJSON_AddStringToObject(x, "precision", prec_names[k->prec]);
+            cJSON_AddNumberToObject(x, "measured_ms", k->measured_ms);
+            cJSON_AddNumberToObject(x, "predicted_ms", k->predicted_ms);
+            cJSON_AddNumberToObject(x, "error_pct", 100 * (k->predicted_ms / k->measured_ms - 1));
+            cJSON_AddNumberToObject(x, "spread_pct", k->spread_pct);
+            cJSON_AddBoolToObject(x, "flagged", k->flagged);
+            cJSON_AddItemToArray(arr, x);
+        }
+        char *txt = cJSON_Print(o);
+        if (txt)
+            puts(txt);
+        free(txt);
+        cJSON_Delete(o);
+    } else {
+        printf("dse validate: suite %s, %d kernels on %s (%s), %s tier, %d threads\n\n", s.name, s.n, sys->name,
+               hwpath, fidelity_names[f], used_threads(threads));
+        printf("%-10s %-48s %-5s %12s %12s %9s %8s\n", "kernel", "shape", "prec", "measured_ms", "predicted_ms",
+               "error", "spread");
+        for (int i = 0; i < s.n; i++) {
+            const struct vk *k = &s.k[i];
+            printf("%-10s %-48.48s %-5s %12.5g %12.5g %8.1f%% %7.1f%%%s\n", vk_names[k->type], k->shape,
+                   prec_names[k->prec], k->measured_ms, k->predicted_ms, 100 * (k->predicted_ms / k->measured_ms - 1),
+                   k->spread_pct, k->flagged ? " (noisy)" : "");
+        }
+        printf("\nMAPE %.1f%%; %.0f%% of kernels within +-10%%, %.0f%% within +-20%%\n", st.mape, st.within10,
+               st.within20);
+        printf("worst:");
+        for (int i = 0; idx && i < 3 && i < s.n; i++)
+            printf(" %s %s (%+.0f%%)%s", vk_names[s.k[idx[i]].type], s.k[idx[i]].shape,
+                   100 * (s.k[idx[i]].predicted_ms / s.k[idx[i]].measured_ms - 1), i < 2 && i + 1 < s.n ? ";" : "");
+        printf("\nstored in %s%s%s\n", db, plot_path[0] ? "; plot: " : "", plot_path);
+    }
+    free(idx);
+out:
+    if (rc)
+        fprintf(stderr, "dse: %s\n", e.msg);
+    for (int i = 0; graphs && i < s.n; i++)
+        wl_graph_free(&graphs[i]);
+    free(graphs);
+    vsuite_free(&s);
+    free(sys);
+    return rc;
+}
+
+/* Writes the calibrated hwdesc: the original JSON with the device's efficiency and overhead set. */
+static int write_calibrated(const char *in, const char *out, const char *devname, const struct calib *c,
+                            const char *suite, int n_train, int n_held, double before, double after, struct dse_err *e)
+{
+    char *buf;
+    size_t len;
+    cJSON *root;
+    int rc = ju_read_file(in, JU_MAX_FILE_BYTES, &buf, &len, e);
+    if (rc)
+        return rc;
+    rc = ju_parse(buf, len, in, &root, e);
+    free(buf);
+    if (rc)
+        return rc;
+    cJSON *devs = cJSON_GetObjectItemCaseSensitive(root, "devices"), *d = NULL, *it;
+    cJSON_ArrayForEach(it, devs)
+    {
+        const cJSON *nm = cJSON_GetObjectItemCaseSensitive(it, "name");
+        if (cJSON_IsString(nm) && !strcmp(nm->valuestring, devname))
+            d = it;
+    }
+    if (!d) {
+        cJSON_Delete(root);
+        return dse_err_set(e, DSE_EINPUT, in, NULL, "no device '%s' to calibrate", devname);
+    }
+    char today[16], src[512];
+    time_t t = time(NULL);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(today, sizeof today, "%Y-%m-%d", &tm);
+    snprintf(src, sizeof src,
+             "fitted by dse calibrate %s on %d kernels of suite %s (GSL nonlinear least squares on log time); "
+             "held-out MAPE on %d kernels: %.1f%% before, %.1f%% after",
+             today, n_train, suite, n_held, before, after);
+    cJSON *ef = cJSON_CreateObject();
+    cJSON_AddNumberToObject(ef, "compute", c->eff_compute);
+    cJSON_AddNumberToObject(ef, "vector", c->eff_vector);
+    cJSON_AddNumberToObject(ef, "memory", c->eff_memory);
+    cJSON_AddNumberToObject(ef, "heldout_mape_pct", after);
+    cJSON_AddStringToObject(ef, "source", src);
+    cJSON *ov = cJSON_CreateObject();
+    cJSON_AddNumberToObject(ov, "per_op_us", c->per_op_s * 1e6);
+    cJSON_AddStringToObject(ov, "source", src);
+    cJSON_DeleteItemFromObjectCaseSensitive(d, "efficiency");
+    cJSON_DeleteItemFromObjectCaseSensitive(d, "overhead");
+    cJSON_AddItemToObject(d, "efficiency", ef);
+    cJSON_AddItemToObject(d, "overhead", ov);
+    char *txt = cJSON_Print(root);
+    cJSON_Delete(root);
+    if (!txt)
+        return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+    char tmp[1100];
+    snprintf(tmp, sizeof tmp, "%s.%ld.tmp", out, (long)getpid());
+    FILE *f = fopen(tmp, "w");
+    if (!f) {
+        free(txt);
+        return dse_err_set(e, DSE_ERUNTIME, out, NULL, "cannot write: %s", strerror(errno));
+    }
+    int ok = fputs(txt, f) >= 0 && fputc('\n', f) != EOF;
+    ok = (fclose(f) == 0) && ok;
+    free(txt);
+    struct hw_system *check = malloc(sizeof *check);
+    if (ok && check && !(rc = hw_load_file(tmp, check, e)) && rename(tmp, out) == 0) {
+        free(check);
+        return DSE_OK;
+    }
+    free(check);
+    unlink(tmp);
+    return rc ? rc : dse_err_set(e, DSE_ERUNTIME, out, NULL, "cannot write the calibrated hwdesc");
+}
+
+int cmd_calibrate(int argc, char **argv)
+{
+    struct cli_opt opts[sizeof calibrate_opts_proto / sizeof calibrate_opts_proto[0]];
+    memcpy(opts, calibrate_opts_proto, sizeof opts);
+    struct dse_err e;
+    const char *pos[1];
+    int npos, rc, dev = 0, threads;
+    enum fidelity f;
+    struct hw_system *sys = malloc(sizeof *sys), *cal = malloc(sizeof *cal);
+    struct vsuite s;
+    struct wl_graph *graphs = NULL;
+    int *train = NULL, *held = NULL;
+    char hwpath[1024];
+    memset(&s, 0, sizeof s);
+    dse_err_clear(&e);
+    if (!sys || !cal) {
+        free(sys);
+        free(cal);
+        return fprintf(stderr, "dse: out of memory\n"), DSE_ERUNTIME;
+    }
+    if ((rc = cli_parse(argc, argv, 2, opts, pos, 0, &npos, "calibrate", &e)) ||
+        (rc = common_opts(opts, &threads, &f, &e)))
+        goto out;
+    if (cli_get(opts, "help")) {
+        printf("usage: dse calibrate --out CAL.json [options]\n\nMeasures a kernel suite, fits the host device's "
+               "efficiencies (GEMM compute, vector compute, memory) and\nper-call overhead to two thirds of the "
+               "kernels (GSL nonlinear least squares), reports the error on the\nheld-out third before and after, and "
+               "writes the calibrated hwdesc.\n\noptions:\n");
+        cli_print_options(calibrate_opts_proto);
+        goto out;
+    }
+    if (!cli_get(opts, "out")) {
+        rc = dse_err_set(&e, DSE_EINPUT, NULL, NULL, "calibrate: --out CAL.json is required (see dse help calibrate)");
+        goto out;
+    }
+    int json = cli_get(opts, "json") != NULL;
+    if ((rc = host(opts, sys, &dev, hwpath, sizeof hwpath, &e)) ||
+        (rc = run_suite(opts, &s, &graphs, sys, dev, f, threads, json || !isatty(STDERR_FILENO), &e)))
+        goto out;
+    /* Every third kernel is held out (a deterministic split that spans every kernel family). */
+    train = malloc(sizeof *train * (size_t)s.n);
+    held = malloc(sizeof *held * (size_t)s.n);
+    if (!train || !held) {
+        rc = dse_err_set(&e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+        goto out;
+    }
+    int nt = 0, nh = 0;
+    for (int i = 0; i < s.n; i++) {
+        if (i % 3 == 2)
+            held[nh++] = i;
+        else
+            train[nt++] = i;
+    }
+    if (nh < 1) {
+        rc = dse_err_set(&e, DSE_EINPUT, s.path, NULL, "need at least 3 kernels (one held out)");
+        goto out;
+    }
+    struct stats before_h = summarize(s.k, held, nh), before_t = summarize(s.k, train, nt);
+    struct calib c;
+    gsl_error_handler_t *old = gsl_set_error_handler_off(); /* GSL's default handler aborts */
+    rc = calib_fit(sys, dev, s.k, graphs, train, nt, f, &c, &e);
+    gsl_set_error_handler(old);
+    if (rc)
+        goto out;
+    *cal = *sys;
+    calib_apply(&cal->dev[dev], &c);
+    for (int i = 0; i < s.n && !rc; i++)
+        rc = vk_predict(&s.k[i], &graphs[i], cal, dev, f, &s.k[i].predicted_ms, &e);
+    if (rc)
+        goto out;
+    struct stats after_h = summarize(s.k, held, nh), after_t = summarize(s.k, train, nt);
+    if ((rc = write_calibrated(hwpath, cli_get(opts, "out"), sys->dev[dev].name, &c, s.name, nt, nh, before_h.mape,
+                               after_h.mape, &e)))
+        goto out;
+    if (json) {
+        cJSON *o = cJSON_CreateObject(), *p;
+        cJSON_AddStringToObject(o, "hw", hwpath);
+        cJSON_AddStringToObject(o, "out", cli_get(opts, "out"));
+        cJSON_AddStringToObject(o, "suite", s.name);
+        cJSON_AddNumberToObject(o, "n_train", nt);
+        cJSON_AddNumberToObject(o, "n_heldout", nh);
+        cJSON_AddNumberToObject(o, "train_mape_before_pct", before_t.mape);
+        cJSON_AddNumberToObject(o, "train_mape_after_pct", after_t.mape);
+        cJSON_AddNumberToObject(o, "heldout_mape_before_pct", before_h.mape);
+        cJSON_AddNumberToObject(o, "heldout_mape_after_pct", after_h.mape);
+        cJSON_AddNumberToObject(o, "heldout_within20_before_pct", before_h.within20);
+        cJSON_AddNumberToObject(o, "heldout_within20_after_pct", after_h.within20);
+        p = cJSON_AddObjectToObject(o, "fitted");
+        cJSON_AddNumberToObject(p, "efficiency_compute", c.eff_compute);
+        cJSON_AddNumberToObject(p, "efficiency_vector", c.eff_vector);
+        cJSON_AddNumberToObject(p, "efficiency_memory", c.eff_memory);
+        cJSON_AddNumberToObject(p, "per_op_us", c.per_op_s * 1e6);
+        char *txt = cJSON_Print(o);
+        if (txt)
+            puts(txt);
+        free(txt);
+        cJSON_Delete(o);
+    } else {
+        printf("dse calibrate: %s on suite %s: fitted on %d kernels, checked on %d held out\n\n", sys->name, s.name, nt,
+               nh);
+        printf("fitted: GEMM compute efficiency %.3f, vector %.3f, memory %.3f, per-call overhead %.2f us\n\n",
+               c.eff_compute, c.eff_vector, c.eff_memory, c.per_op_s * 1e6);
+        printf("%-28s %10s %10s\n", "", "before", "after");
+        printf("%-28s %9.1f%% %9.1f%%\n", "training MAPE", before_t.mape, after_t.mape);
+        printf("%-28s %9.1f%% %9.1f%%\n", "held-out MAPE", before_h.mape, after_h.mape);
+        printf("%-28s %9.0f%% %9.0f%%\n", "held-out within +-20%", before_h.within20, after_h.within20);
+        printf("\nwrote %s (dse eval --hw %s now reports the expected error)\n", cli_get(opts, "out"),
+               cli_get(opts, "out"));
+    }
+out:
+    if (rc)
+        fprintf(stderr, "dse: %s\n", e.msg);
+    for (int i = 0; graphs && i < s.n; i++)
+        wl_graph_free(&graphs[i]);
+    free(graphs);
+    free(train);
+    free(held);
+    vsuite_free(&s);
+    free(sys);
+    free(cal);
+    return rc;
+}

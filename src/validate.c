@@ -1,0 +1,665 @@
+/* validate.c -- suites of native kernel cases, their timing and prediction, and calibration.
+ *
+ * Timing: 2 warm-up runs, then runs timed with CLOCK_MONOTONIC until min_runs and min_ms are both
+ * reached; the median is the measurement and (p75 - p25) / median its spread. A spread over 10 % is
+ * measured again with twice the runs; still over 10 %, the case is flagged.
+ * Calibration: gsl_multifit_nlinear (trust region, Levenberg-Marquardt, finite-difference Jacobian)
+ * minimizes sum (log predicted - log measured)^2 over the training cases, a relative error that
+ * weighs microsecond and second kernels alike. Parameters are mapped so that efficiencies stay in
+ * (0, 1] (logistic) and the overhead positive (exponential). */
+#include "validate.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <gsl/gsl_multifit_nlinear.h>
+#include <gsl/gsl_vector.h>
+
+#include "jsonu.h"
+#include "kern.h"
+
+const char *const vk_names[VK_COUNT + 1] = {"gemm", "conv2d", "attention", "softmax", "layernorm", "rmsnorm",
+                                            "gelu", "silu", "add", "copy", "triad", NULL};
+
+/* ---- suites ---- */
+
+struct field {
+    const char *name;
+    size_t off;
+    long long min, max, dflt; /* dflt < 0: required */
+};
+#define FLD(n, f, lo, hi, d) {n, offsetof(struct vk, f), lo, hi, d}
+
+static const struct field fields[VK_COUNT][11] = {
+    [VK_GEMM] = {FLD("M", M, 1, 1 << 16, -1), FLD("N", N, 1, 1 << 16, -1), FLD("K", K, 1, 1 << 16, -1)},
+    [VK_CONV] = {FLD("N", n, 1, 4096, 1), FLD("C", c, 1, 1 << 14, -1), FLD("H", h, 1, 4096, -1), FLD("W", w, 1, 4096, -1),
+                 FLD("OC", oc, 1, 1 << 14, -1), FLD("KH", kh, 1, 64, -1), FLD("KW", kw, 1, 64, -1),
+                 FLD("stride", stride, 1, 64, 1), FLD("pad", pad, 0, 64, 0), FLD("groups", groups, 1, 1 << 14, 1)},
+    [VK_ATTENTION] = {FLD("B", b, 1, 4096, 1), FLD("H", heads, 1, 1024, -1), FLD("Hkv", hkv, 1, 1024, 0),
+                      FLD("S", s, 1, 1 << 17, -1), FLD("T", t, 1, 1 << 17, 0), FLD("D", d, 1, 1024, -1),
+                      FLD("causal", causal, 0, 1, 1)},
+    [VK_SOFTMAX] = {FLD("rows", rows, 1, 1 << 24, -1), FLD("cols", cols, 1, 1 << 24, -1)},
+    [VK_LAYERNORM] = {FLD("rows", rows, 1, 1 << 24, -1), FLD("cols", cols, 1, 1 << 24, -1)},
+    [VK_RMSNORM] = {FLD("rows", rows, 1, 1 << 24, -1), FLD("cols", cols, 1, 1 << 24, -1)},
+    [VK_GELU] = {FLD("n", n, 1, 1LL << 32, -1)},
+    [VK_SILU] = {FLD("n", n, 1, 1LL << 32, -1)},
+    [VK_ADD] = {FLD("n", n, 1, 1LL << 32, -1)},
+    [VK_COPY] = {FLD("n", n, 1, 1LL << 32, -1)},
+    [VK_TRIAD] = {FLD("n", n, 1, 1LL << 32, -1)},
+};
+
+static long long *fld(struct vk *k, const struct field *f)
+{
+    return f->off == offsetof(struct vk, causal) ? NULL : (long long *)((char *)k + f->off);
+}
+
+static void set_field(struct vk *k, const struct field *f, long long v)
+{
+    if (f->off == offsetof(struct vk, causal))
+        k->causal = (int)v;
+    else
+        *fld(k, f) = v;
+}
+
+static int finish_case(struct vk *k, struct ju *j)
+{
+    if (k->type == VK_ATTENTION) {
+        if (!k->hkv)
+            k->hkv = k->heads;
+        if (!k->t)
+            k->t = k->s;
+        if (k->heads % k->hkv || k->t < k->s)
+            return ju_fail(j, "attention needs Hkv dividing H and T >= S");
+    }
+    if (k->type == VK_CONV && (k->c % k->groups || k->oc % k->groups || k->h + 2 * k->pad < k->kh ||
+                               k->w + 2 * k->pad < k->kw))
+        return ju_fail(j, "conv2d: groups must divide C and OC, and the kernel fit the padded input");
+    size_t at = 0;
+    k->shape[0] = '\0';
+    for (int i = 0; i < 11 && fields[k->type][i].name; i++) {
+        const struct field *f = &fields[k->type][i];
+        long long v = f->off == offsetof(struct vk, causal) ? k->causal : *fld(k, f);
+        at += (size_t)snprintf(k->shape + at, sizeof k->shape - at, "%s%s=%lld", i ? "," : "", f->name, v);
+        if (at >= sizeof k->shape)
+            break;
+    }
+    return DSE_OK;
+}
+
+static int load_case(struct ju *j, const cJSON *o, struct vk *k)
+{
+    static const char *const keys[] = {"kernel", "precision", "shape", "measured_ms", "note", NULL};
+    char name[32], p[16];
+    int rc;
+    memset(k, 0, sizeof *k);
+    k->measured_ms = -1;
+    k->prec = P_FP32;
+    if ((rc = ju_object(j, o, keys)) || (rc = ju_str(j, o, "kernel", 0, name, sizeof name)))
+        return rc;
+    int t = ju_lookup(vk_names, name);
+    if (t < 0) {
+        char list[200];
+        ju_list_names(vk_names, list, sizeof list);
+        return ju_fail(j, "unknown kernel '%s' (known: %s)", name, list);
+    }
+    k->type = (enum vk_type)t;
+    if (cJSON_GetObjectItemCaseSensitive(o, "precision")) {
+        if ((rc = ju_str(j, o, "precision", 0, p, sizeof p)))
+            return rc;
+        int pi = prec_from_name(p);
+        int ok = pi == P_FP32 || (k->type == VK_GEMM && (pi == P_BF16 || pi == P_FP16 || pi == P_INT8));
+        if (!ok)
+            return ju_fail(j, "precision '%s': the native %s kernel runs %s", p, name,
+                           k->type == VK_GEMM ? "fp32, bf16, fp16 or int8" : "fp32");
+        k->prec = (enum prec)pi;
+    }
+    const cJSON *sh = cJSON_GetObjectItemCaseSensitive(o, "shape");
+    size_t old = ju_key(j, "shape");
+    const char *allowed[12];
+    int na = 0;
+    for (int i = 0; i < 11 && fields[t][i].name; i++)
+        allowed[na++] = fields[t][i].name;
+    allowed[na] = NULL;
+    if ((rc = ju_object(j, sh, allowed)))
+        return rc;
+    for (int i = 0; i < na; i++) {
+        const struct field *f = &fields[t][i];
+        long long v = f->dflt;
+        if (f->off == offsetof(struct vk, causal) && cJSON_GetObjectItemCaseSensitive(sh, "causal")) {
+            const cJSON *c = cJSON_GetObjectItemCaseSensitive(sh, "causal");
+            if (!cJSON_IsBool(c)) {
+                ju_key(j, "causal");
+                return ju_fail(j, "expected true or false");
+            }
+            v = cJSON_IsTrue(c);
+        } else if ((rc = ju_int(j, sh, f->name, f->dflt < 0 ? 0 : JU_OPT, f->min, f->max, &v))) {
+            return rc;
+        }
+        set_field(k, f, v);
+    }
+    rc = finish_case(k, j);
+    ju_pop(j, old);
+    if (rc)
+        return rc;
+    return ju_num(j, o, "measured_ms", JU_OPT | JU_POS, 1e9, &k->measured_ms);
+}
+
+/* CSV import: kernel,shape,precision,measured_ms with shape "M=1;N=2;K=3". */
+static int load_csv(char *text, const char *path, struct vsuite *s, struct dse_err *e)
+{
+    char *save = NULL;
+    int line = 0, cap = 0;
+    for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+        line++;
+        if (line == 1 || !*l || *l == '#')
+            continue; /* header */
+        char *f[4], *p = l;
+        int n = 0;
+        while (n < 4) {
+            f[n++] = p;
+            char *c = strchr(p, ',');
+            if (!c)
+                break;
+            *c = '\0';
+            p = c + 1;
+        }
+        char where[32];
+        snprintf(where, sizeof where, "line %d", line);
+        if (n < 4)
+            return dse_err_set(e, DSE_EINPUT, path, where, "expected kernel,shape,precision,measured_ms");
+        /* Re-express the row as a suite case so that one checker serves both formats. */
+        char json[1024];
+        size_t at = (size_t)snprintf(json, sizeof json, "{\"kernel\":\"%.31s\",\"precision\":\"%.15s\",\"shape\":{", f[0], f[2]);
+        char *sv = NULL;
+        int first = 1;
+        for (char *kv = strtok_r(f[1], ";", &sv); kv && at < sizeof json; kv = strtok_r(NULL, ";", &sv)) {
+            char *eq = strchr(kv, '=');
+            if (!eq)
+                return dse_err_set(e, DSE_EINPUT, path, where, "shape: expected NAME=VALUE;..., got '%.40s'", kv);
+            *eq = '\0';
+            const char *val = eq + 1;
+            int is_bool = !strcmp(val, "true") || !strcmp(val, "false");
+            char *end;
+            strtoll(val, &end, 10);
+            if (!is_bool && (end == val || *end))
+                return dse_err_set(e, DSE_EINPUT, path, where, "shape: %.20s: expected an integer", kv);
+            at += (size_t)snprintf(json + at, sizeof json - at, "%s\"%.20s\":%.20s", first ? "" : ",", kv, val);
+            first = 0;
+        }
+        char *end;
+        double ms = strtod(f[3], &end);
+        if (end == f[3] || !(ms > 0))
+            return dse_err_set(e, DSE_EINPUT, path, where, "measured_ms: expected a positive number");
+        if (at < sizeof json)
+            snprintf(json + at, sizeof json - at, "},\"measured_ms\":%.17g}", ms);
+        cJSON *o;
+        int rc = ju_parse(json, strlen(json), path, &o, e);
+        if (rc)
+            return dse_err_set(e, DSE_EINPUT, path, where, "cannot read the row");
+        if (s->n == cap) {
+            cap = cap ? cap * 2 : 16;
+            struct vk *nk = realloc(s->k, sizeof *nk * (size_t)cap);
+            if (!nk) {
+                cJSON_Delete(o);
+                return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+            }
+            s->k = nk;
+        }
+        struct ju j;
+        ju_init(&j, path, e);
+        ju_key(&j, where);
+        rc = load_case(&j, o, &s->k[s->n]);
+        cJSON_Delete(o);
+        if (rc)
+            return rc;
+        s->n++;
+    }
+    return s->n ? DSE_OK : dse_err_set(e, DSE_EINPUT, path, NULL, "no rows");
+}
+
+int vsuite_load(const char *path, struct vsuite *s, struct dse_err *e)
+{
+    char *buf;
+    size_t len;
+    int rc;
+    memset(s, 0, sizeof *s);
+    dse_strlcpy(s->path, path, sizeof s->path);
+    if ((rc = ju_read_file(path, JU_MAX_FILE_BYTES, &buf, &len, e)))
+        return rc;
+    size_t pl = strlen(path);
+    const char *base = strrchr(path, '/');
+    dse_strlcpy(s->name, base ? base + 1 : path, sizeof s->name);
+    if (pl > 4 && !strcmp(path + pl - 4, ".csv")) {
+        rc = load_csv(buf, path, s, e);
+        free(buf);
+        if (rc)
+            vsuite_free(s);
+        return rc;
+    }
+    cJSON *root;
+    rc = ju_parse(buf, len, path, &root, e);
+    free(buf);
+    if (rc)
+        return rc;
+    static const char *const keys[] = {"name", "description", "note", "kernels", NULL};
+    struct ju j;
+    const cJSON *arr;
+    int n;
+    ju_init(&j, path, e);
+    if ((rc = ju_object(&j, root, keys)) || (rc = ju_str(&j, root, "name", JU_OPT, s->name, sizeof s->name)) ||
+        (rc = ju_array(&j, root, "kernels", 0, 100000, &arr, &n)))
+        goto out;
+    s->k = calloc((size_t)(n ? n : 1), sizeof *s->k);
+    if (!s->k) {
+        rc = dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+        goto out;
+    }
+    ju_key(&j, "kernels");
+    if (n == 0)
+        rc = ju_fail(&j, "expected at least one kernel case");
+    for (int i = 0; i < n && !rc; i++) {
+        size_t o2 = ju_idx(&j, i);
+        rc = load_case(&j, cJSON_GetArrayItem(arr, i), &s->k[i]);
+        ju_pop(&j, o2);
+        if (!rc)
+            s->n = i + 1;
+    }
+out:
+    cJSON_Delete(root);
+    if (rc)
+        vsuite_free(s);
+    return rc;
+}
+
+void vsuite_free(struct vsuite *s)
+{
+    free(s->k);
+    memset(s, 0, sizeof *s);
+}
+
+/* ---- timing ---- */
+
+struct bufs {
+    void *a, *b, *c, *d, *e;
+};
+
+static void *fill(size_t bytes, unsigned seed)
+{
+    float *p = malloc(bytes > 0 ? bytes : 1);
+    if (!p)
+        return NULL;
+    unsigned x = seed * 2654435761u + 1;
+    size_t n = bytes / sizeof(float);
+    for (size_t i = 0; i < n; i++) {
+        x = x * 1664525u + 1013904223u;
+        p[i] = (float)((x >> 8) & 0xffff) / 65536.0f - 0.5f;
+    }
+    return p;
+}
+
+static size_t esz(enum prec p) { return p == P_INT8 ? 1 : (p == P_BF16 || p == P_FP16) ? 2 : 4; }
+
+static int alloc_bufs(const struct vk *k, struct bufs *b)
+{
+    size_t sa = 0, sb = 0, sc = 0, sd = 0, se = 0;
+    switch (k->type) {
+    case VK_GEMM:
+        sa = (size_t)(k->M * k->K) * esz(k->prec);
+        sb = (size_t)(k->K * k->N) * esz(k->prec);
+        sc = (size_t)(k->M * k->N) * 4;
+        break;
+    case VK_CONV: {
+        long long oh = (k->h + 2 * k->pad - k->kh) / k->stride + 1, ow = (k->w + 2 * k->pad - k->kw) / k->stride + 1;
+        sa = (size_t)(k->n * k->c * k->h * k->w) * 4;
+        sb = (size_t)(k->oc * (k->c / k->groups) * k->kh * k->kw) * 4;
+        sc = (size_t)(k->n * k->oc * oh * ow) * 4;
+        break;
+    }
+    case VK_ATTENTION:
+        sa = (size_t)(k->b * k->s * k->heads * k->d) * 4;
+        sb = sc = (size_t)(k->b * k->t * k->hkv * k->d) * 4;
+        sd = sa;
+        break;
+    case VK_SOFTMAX:
+    case VK_LAYERNORM:
+    case VK_RMSNORM:
+        sa = sb = (size_t)(k->rows * k->cols) * 4;
+        sc = sd = (size_t)k->cols * 4;
+        break;
+    default:
+        sa = sb = sc = (size_t)k->n * 4;
+        break;
+    }
+    memset(b, 0, sizeof *b);
+    b->a = fill(sa, 1);
+    b->b = fill(sb, 2);
+    b->c = fill(sc, 3);
+    b->d = fill(sd, 4);
+    b->e = fill(se, 5);
+    return b->a && b->b && b->c && b->d && b->e ? 0 : -1;
+}
+
+static void free_bufs(struct bufs *b)
+{
+    free(b->a);
+    free(b->b);
+    free(b->c);
+    free(b->d);
+    free(b->e);
+}
+
+static void run_once(const struct vk *k, struct bufs *b, int th)
+{
+    switch (k->type) {
+    case VK_GEMM:
+        if (k->prec == P_BF16)
+            kern_gemm_bf16((int)k->M, (int)k->N, (int)k->K, b->a, b->b, b->c, th);
+        else if (k->prec == P_FP16)
+            kern_gemm_f16((int)k->M, (int)k->N, (int)k->K, b->a, b->b, b->c, th);
+        else if (k->prec == P_INT8)
+            kern_gemm_i8((int)k->M, (int)k->N, (int)k->K, b->a, b->b, b->c, th);
+        else
+            kern_gemm_f32((int)k->M, (int)k->N, (int)k->K, b->a, b->b, b->c, th);
+        break;
+    case VK_CONV:
+        kern_conv2d_f32((int)k->n, (int)k->c, (int)k->h, (int)k->w, (int)k->oc, (int)k->kh, (int)k->kw, (int)k->stride,
+                        (int)k->pad, (int)k->groups, b->a, b->b, b->c, th);
+        break;
+    case VK_ATTENTION:
+        kern_attention_f32((int)k->b, (int)k->heads, (int)k->hkv, (int)k->s, (int)k->t, (int)k->d, b->a, b->b, b->c,
+                           b->d, k->causal, th);
+        break;
+    case VK_SOFTMAX: kern_softmax_f32((int)k->rows, (int)k->cols, b->a, b->b, th); break;
+    case VK_LAYERNORM: kern_layernorm_f32((int)k->rows, (int)k->cols, b->a, b->c, b->d, b->b, 1e-5f, th); break;
+    case VK_RMSNORM: kern_rmsnorm_f32((int)k->rows, (int)k->cols, b->a, b->c, b->b, 1e-5f, th); break;
+    case VK_GELU: kern_gelu_f32((long)k->n, b->a, b->b, th); break;
+    case VK_SILU: kern_silu_f32((long)k->n, b->a, b->b, th); break;
+    case VK_ADD: kern_add_f32((long)k->n, b->a, b->b, b->c, th); break;
+    case VK_COPY: kern_copy_f32((long)k->n, b->a, b->b, th); break;
+    case VK_TRIAD: kern_triad_f32((long)k->n, b->a, b->b, b->c, 3.0f, th); break;
+    default: break;
+    }
+}
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static int time_runs(const struct vk *k, struct bufs *b, int th, int min_runs, double min_ms, double *median,
+                     double *spread, int *runs)
+{
+    int cap = 1024, n = 0;
+    double *t = malloc(sizeof *t * (size_t)cap), total = 0;
+    if (!t)
+        return -1;
+    while (n < cap && (n < min_runs || total < min_ms)) {
+        double t0 = now_ms();
+        run_once(k, b, th);
+        t[n] = now_ms() - t0;
+        total += t[n++];
+    }
+    qsort(t, (size_t)n, sizeof *t, cmp_d);
+    *median = n % 2 ? t[n / 2] : (t[n / 2 - 1] + t[n / 2]) / 2;
+    *spread = *median > 0 ? (t[(3 * n) / 4] - t[n / 4]) / *median : 0;
+    *runs = n;
+    free(t);
+    return 0;
+}
+
+int vk_measure(struct vk *k, int min_runs, double min_ms, int threads, struct dse_err *e)
+{
+    struct bufs b;
+    if (alloc_bufs(k, &b)) {
+        free_bufs(&b);
+        return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory for %s %s", vk_names[k->type], k->shape);
+    }
+    run_once(k, &b, threads); /* warm-up: page faults, caches, OpenMP pool */
+    run_once(k, &b, threads);
+    int rc = time_runs(k, &b, threads, min_runs, min_ms, &k->measured_ms, &k->spread_pct, &k->runs);
+    if (!rc && k->spread_pct > 0.10)
+        rc = time_runs(k, &b, threads, 2 * min_runs, 2 * min_ms, &k->measured_ms, &k->spread_pct, &k->runs);
+    k->spread_pct *= 100;
+    k->flagged = k->spread_pct > 10;
+    free_bufs(&b);
+    return rc ? dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory") : DSE_OK;
+}
+
+/* ---- prediction ---- */
+
+static int tensor(struct wl_graph *g, const char *name, enum wl_kind kind, int rank, int64_t d0, int64_t d1,
+                  int64_t d2, int64_t d3, struct dse_err *e)
+{
+    int64_t d[4] = {d0, d1, d2, d3};
+    return wl_add_tensor(g, name, kind, rank, d, e);
+}
+
+int vk_graph(const struct vk *k, struct wl_graph *g, struct dse_err *e)
+{
+    int in[5], out, op = -1, n_in = 0;
+    wl_graph_init(g, vk_names[k->type]);
+    switch (k->type) {
+    case VK_GEMM:
+        in[0] = tensor(g, "A", WL_INPUT, 2, k->M, k->K, 0, 0, e);
+        in[1] = tensor(g, "B", WL_WEIGHT, 2, k->K, k->N, 0, 0, e);
+        out = tensor(g, "C", WL_ACT, 2, k->M, k->N, 0, 0, e);
+        n_in = 2;
+        op = wl_add_op(g, "gemm", OP_MATMUL, in, n_in, &out, 1, e);
+        break;
+    case VK_CONV: {
+        long long oh = (k->h + 2 * k->pad - k->kh) / k->stride + 1, ow = (k->w + 2 * k->pad - k->kw) / k->stride + 1;
+        in[0] = tensor(g, "x", WL_INPUT, 4, k->n, k->c, k->h, k->w, e);
+        in[1] = tensor(g, "w", WL_WEIGHT, 4, k->oc, k->c / k->groups, k->kh, k->kw, e);
+        out = tensor(g, "y", WL_ACT, 4, k->n, k->oc, oh, ow, e);
+        op = wl_add_op(g, "conv2d", OP_CONV2D, in, 2, &out, 1, e);
+        if (op >= 0) {
+            g->op[op].sh = g->op[op].sw = (int)k->stride;
+            g->op[op].ph = g->op[op].pw = (int)k->pad;
+            g->op[op].groups = (int)k->groups;
+        }
+        break;
+    }
+    case VK_ATTENTION:
+        in[0] = tensor(g, "q", WL_INPUT, 3, k->b, k->s, k->heads * k->d, 0, e);
+        in[1] = tensor(g, "k", WL_INPUT, 3, k->b, k->s, k->hkv * k->d, 0, e);
+        in[2] = tensor(g, "v", WL_INPUT, 3, k->b, k->s, k->hkv * k->d, 0, e);
+        n_in = 3;
+        if (k->t > k->s) {
+            in[3] = tensor(g, "k_past", WL_KV, 3, k->b, k->t - k->s, k->hkv * k->d, 0, e);
+            in[4] = tensor(g, "v_past", WL_KV, 3, k->b, k->t - k->s, k->hkv * k->d, 0, e);
+            n_in = 5;
+        }
+        out = tensor(g, "o", WL_ACT, 3, k->b, k->s, k->heads * k->d, 0, e);
+        op = wl_add_op(g, "attention", OP_ATTENTION, in, n_in, &out, 1, e);
+        if (op >= 0) {
+            g->op[op].heads = (int)k->heads;
+            g->op[op].causal = k->causal;
+        }
+        break;
+    case VK_SOFTMAX:
+    case VK_LAYERNORM:
+    case VK_RMSNORM:
+        in[0] = tensor(g, "x", WL_INPUT, 2, k->rows, k->cols, 0, 0, e);
+        n_in = 1;
+        if (k->type != VK_SOFTMAX)
+            in[n_in++] = tensor(g, "g", WL_WEIGHT, 1, k->cols, 0, 0, 0, e);
+        if (k->type == VK_LAYERNORM)
+            in[n_in++] = tensor(g, "b", WL_WEIGHT, 1, k->cols, 0, 0, 0, e);
+        out = tensor(g, "y", WL_ACT, 2, k->rows, k->cols, 0, 0, e);
+        op = wl_add_op(g, vk_names[k->type], k->type == VK_SOFTMAX ? OP_SOFTMAX : k->type == VK_LAYERNORM ? OP_LAYERNORM : OP_RMSNORM,
+                       in, n_in, &out, 1, e);
+        break;
+    default: { /* element-wise and streams: copy is a 1-input pass, add and triad 2-input */
+        int binary = k->type == VK_ADD || k->type == VK_TRIAD;
+        in[0] = tensor(g, "a", WL_INPUT, 1, k->n, 0, 0, 0, e);
+        if (binary)
+            in[1] = tensor(g, "b", WL_INPUT, 1, k->n, 0, 0, 0, e);
+        out = tensor(g, "y", WL_ACT, 1, k->n, 0, 0, 0, e);
+        op = wl_add_op(g, vk_names[k->type], OP_ELTWISE, in, binary ? 2 : 1, &out, 1, e);
+        if (op >= 0)
+            g->op[op].fn = k->type == VK_GELU ? FN_GELU : k->type == VK_SILU ? FN_SILU : binary ? FN_ADD : FN_SCALE;
+        break;
+    }
+    }
+    int rc = op < 0 ? (e->code ? e->code : DSE_ERUNTIME) : wl_finalize(g, vk_names[k->type], e);
+    if (rc)
+        wl_graph_free(g);
+    return rc;
+}
+
+int vk_predict(const struct vk *k, const struct wl_graph *g, const struct hw_system *sys, int dev, enum fidelity f,
+               double *ms, struct dse_err *e)
+{
+    struct eval_graphs eg;
+    struct eval_scratch s;
+    struct eval_result res;
+    struct wl_model m;
+    struct eval_req r;
+    memset(&eg, 0, sizeof eg);
+    memset(&s, 0, sizeof s);
+    memset(&res, 0, sizeof res);
+    memset(&m, 0, sizeof m);
+    memset(&r, 0, sizeof r);
+    eg.phase = PH_NONE;
+    eg.batch = eg.prompt = 1;
+    eg.first = *g; /* borrowed: not freed here */
+    eg.first_params = wl_params(g);
+    m.kind = WLM_GRAPH;
+    r.sys = sys;
+    r.dev = dev;
+    for (int t = 0; t < OP_COUNT; t++)
+        r.type_dev[t] = -1;
+    r.model = &m;
+    r.x.prec.w = r.x.prec.a = r.x.prec.kv = k->prec;
+    r.x.fidelity = f;
+    r.x.warm = 1;
+    r.batch = r.prompt = 1;
+    r.skip_capacity = 1;
+    int rc = eval_scratch_fit(&s, &eg, e);
+    if (!rc)
+        rc = eval_point(&r, &eg, &s, &res, e);
+    if (!rc && !res.feasible)
+        rc = dse_err_set(e, DSE_EINPUT, NULL, NULL, "%s %s: %s", vk_names[k->type], k->shape, res.reason);
+    if (!rc)
+        *ms = res.t.latency_s * 1e3;
+    eval_scratch_free(&s);
+    eval_result_free(&res);
+    return rc;
+}
+
+/* ---- calibration ---- */
+
+void calib_apply(struct hw_device *d, const struct calib *c)
+{
+    d->eff_compute = c->eff_compute;
+    d->eff_vector = c->eff_vector;
+    d->eff_memory = c->eff_memory;
+    d->per_op_s = c->per_op_s;
+}
+
+struct fit_ctx {
+    const struct hw_system *sys;
+    struct hw_system *work;
+    int dev;
+    const struct vk *k;
+    const struct wl_graph *g;
+    const int *train;
+    int n;
+    enum fidelity f;
+    int failed;
+};
+
+static double logistic(double u) { return 1 / (1 + exp(-u)); }
+
+static void unmap(const gsl_vector *x, struct calib *c)
+{
+    c->eff_compute = logistic(gsl_vector_get(x, 0));
+    c->eff_vector = logistic(gsl_vector_get(x, 1));
+    c->eff_memory = logistic(gsl_vector_get(x, 2));
+    c->per_op_s = exp(gsl_vector_get(x, 3)) * 1e-6;
+}
+
+static int residuals(const gsl_vector *x, void *data, gsl_vector *f)
+{
+    struct fit_ctx *fc = data;
+    struct calib c;
+    unmap(x, &c);
+    *fc->work = *fc->sys;
+    calib_apply(&fc->work->dev[fc->dev], &c);
+    for (int i = 0; i < fc->n; i++) {
+        const struct vk *k = &fc->k[fc->train[i]];
+        double ms;
+        struct dse_err e;
+        if (vk_predict(k, &fc->g[fc->train[i]], fc->work, fc->dev, fc->f, &ms, &e) || !(ms > 0)) {
+            fc->failed = 1;
+            return GSL_EDOM;
+        }
+        gsl_vector_set(f, (size_t)i, log(ms / k->measured_ms));
+    }
+    return GSL_SUCCESS;
+}
+
+static double logit(double p)
+{
+    if (p > 0.999)
+        p = 0.999;
+    if (p < 1e-4)
+        p = 1e-4;
+    return log(p / (1 - p));
+}
+
+int calib_fit(const struct hw_system *sys, int dev, const struct vk *k, const struct wl_graph *g, const int *train,
+              int n, enum fidelity f, struct calib *out, struct dse_err *e)
+{
+    if (n < 4)
+        return dse_err_set(e, DSE_EINPUT, NULL, NULL, "calibration needs at least 4 training kernels, got %d", n);
+    struct fit_ctx fc = {sys, malloc(sizeof *fc.work), dev, k, g, train, n, f, 0};
+    if (!fc.work)
+        return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+    const struct hw_device *d = &sys->dev[dev];
+    /* Start inside the logistic's responsive range: from an ideal 1.0 its gradient vanishes and the
+     * fit would stay there. */
+    double x0[4] = {logit(d->eff_compute < 0.5 ? d->eff_compute : 0.5), logit(d->eff_vector < 0.5 ? d->eff_vector : 0.5),
+                    logit(d->eff_memory < 0.5 ? d->eff_memory : 0.5), log((d->per_op_s > 0 ? d->per_op_s : 1e-6) * 1e6)};
+    gsl_vector_view xv = gsl_vector_view_array(x0, 4);
+    gsl_multifit_nlinear_parameters params = gsl_multifit_nlinear_default_parameters();
+    gsl_multifit_nlinear_fdf fdf;
+    memset(&fdf, 0, sizeof fdf);
+    fdf.f = residuals;
+    fdf.df = NULL; /* finite differences */
+    fdf.n = (size_t)n;
+    fdf.p = 4;
+    fdf.params = &fc;
+    gsl_multifit_nlinear_workspace *w =
+        gsl_multifit_nlinear_alloc(gsl_multifit_nlinear_trust, &params, (size_t)n, 4);
+    int rc = DSE_OK;
+    if (!w) {
+        free(fc.work);
+        return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+    }
+    int info = 0;
+    int st = gsl_multifit_nlinear_init(&xv.vector, &fdf, w);
+    if (st == GSL_SUCCESS)
+        st = gsl_multifit_nlinear_driver(500, 1e-12, 1e-12, 1e-12, NULL, NULL, &info, w);
+    if (fc.failed)
+        rc = dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "calibration: a prediction failed during the fit");
+    else if (st != GSL_SUCCESS && st != GSL_EMAXITER)
+        rc = dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "calibration: the fit did not converge: %s", gsl_strerror(st));
+    else
+        unmap(gsl_multifit_nlinear_position(w), out);
+    gsl_multifit_nlinear_free(w);
+    free(fc.work);
+    return rc;
+}

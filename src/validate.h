@@ -1,0 +1,60 @@
+/* validate.h -- validation of the cost models against the native kernels measured on this host:
+ * suites of kernel cases (validate/NAME.json), the timing harness, the equivalent workload graph of each
+ * case and its prediction, and the calibration fit (GSL nonlinear least squares). */
+#ifndef DSE_VALIDATE_H
+#define DSE_VALIDATE_H
+
+#include "eval.h"
+
+enum vk_type { VK_GEMM, VK_CONV, VK_ATTENTION, VK_SOFTMAX, VK_LAYERNORM, VK_RMSNORM, VK_GELU, VK_SILU, VK_ADD,
+               VK_COPY, VK_TRIAD, VK_COUNT };
+extern const char *const vk_names[VK_COUNT + 1];
+
+/* One kernel case. Shape fields are used per type (gemm M N K; conv n c h w oc kh kw stride pad
+ * groups; attention b h hkv s t d causal; row ops rows cols; streams and element-wise n). */
+struct vk {
+    enum vk_type type;
+    enum prec prec; /* gemm: fp32, bf16, fp16, int8; others fp32 */
+    long long M, N, K, n, c, h, w, oc, kh, kw, stride, pad, groups, b, heads, hkv, s, t, d, rows, cols;
+    int causal;
+    char shape[160];     /* "M=512,N=512,K=512" */
+    double measured_ms;  /* median; < 0 until measured (or imported) */
+    double spread_pct;   /* (p75 - p25) / median */
+    int runs, flagged;   /* flagged: spread still wide after a second try */
+    double predicted_ms;
+};
+
+struct vsuite {
+    char name[64], path[512];
+    int n;
+    struct vk *k;
+};
+
+/* Loads a suite (JSON: {"name", "kernels": [{"kernel", "precision", "shape": {...}, "measured_ms"?}]})
+ * or an import CSV (header kernel,shape,precision,measured_ms; shape as "M=1;N=2;K=3"). */
+int vsuite_load(const char *path, struct vsuite *s, struct dse_err *e);
+void vsuite_free(struct vsuite *s);
+
+/* Runs case k natively with `threads` OpenMP threads (<= 0: all): warm-up runs, then timed runs with a
+ * monotonic clock until at least `min_runs` runs and `min_ms` of timing, median and spread; a spread
+ * over 10 % is measured again with twice the runs and flagged if still wide. */
+int vk_measure(struct vk *k, int min_runs, double min_ms, int threads, struct dse_err *e);
+
+/* The workload graph equivalent to case k (for predictions). */
+int vk_graph(const struct vk *k, struct wl_graph *g, struct dse_err *e);
+/* Predicts case k (graph g) on device dev of sys, its tensors warm (repeated runs). */
+int vk_predict(const struct vk *k, const struct wl_graph *g, const struct hw_system *sys, int dev, enum fidelity f,
+               double *ms, struct dse_err *e);
+
+/* Calibration: the efficiencies and per-call overhead of a device. */
+struct calib {
+    double eff_compute, eff_vector, eff_memory, per_op_s;
+};
+/* Fits c to the measured cases train[0..n) (minimizing the squared log error of the predictions),
+ * starting from the device's current values. */
+int calib_fit(const struct hw_system *sys, int dev, const struct vk *k, const struct wl_graph *g, const int *train,
+              int n, enum fidelity f, struct calib *c, struct dse_err *e);
+/* Applies c to a copy of the device. */
+void calib_apply(struct hw_device *d, const struct calib *c);
+
+#endif

@@ -1,0 +1,176 @@
+/* check_validate.c -- validation suites, the graphs that predict native kernels, and calibration
+ * recovering known efficiencies. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check_fixtures.h"
+#include "check_suites.h"
+#include "validate.h"
+
+static const char *write_tmp(char *buf, size_t n, const char *ext, const char *text)
+{
+    snprintf(buf, n, "/tmp/dse-check-%d-XXXXXX%s", (int)getpid(), ext);
+    int fd = mkstemps(buf, (int)strlen(ext));
+    ck_assert_int_ge(fd, 0);
+    ck_assert(write(fd, text, strlen(text)) == (ssize_t)strlen(text));
+    close(fd);
+    return buf;
+}
+
+START_TEST(suites_load_and_shapes)
+{
+    char p[512];
+    struct vsuite s;
+    struct dse_err e;
+    ck_assert_msg(vsuite_load(src_path(p, sizeof p, "validate/quick.json"), &s, &e) == DSE_OK, "%s", e.msg);
+    ck_assert_int_eq(s.n, 24);
+    vsuite_free(&s);
+    ck_assert_msg(vsuite_load(src_path(p, sizeof p, "validate/full.json"), &s, &e) == DSE_OK, "%s", e.msg);
+    ck_assert_int_ge(s.n, 60);
+    vsuite_free(&s);
+    /* Defaults fill in: attention T = S and Hkv = H; the shape text names every field. */
+    const char *j = "{\"name\":\"t\",\"kernels\":[{\"kernel\":\"attention\",\"shape\":{\"H\":4,\"S\":16,\"D\":8}},"
+                    "{\"kernel\":\"gemm\",\"precision\":\"int8\",\"shape\":{\"M\":2,\"N\":3,\"K\":4},\"measured_ms\":1.5}]}";
+    char path[128];
+    write_tmp(path, sizeof path, ".json", j);
+    ck_assert_msg(vsuite_load(path, &s, &e) == DSE_OK, "%s", e.msg);
+    unlink(path);
+    ck_assert_str_eq(s.k[0].shape, "B=1,H=4,Hkv=4,S=16,T=16,D=8,causal=1");
+    ck_assert(s.k[1].prec == P_INT8 && s.k[1].measured_ms == 1.5);
+    vsuite_free(&s);
+    /* CSV import. */
+    write_tmp(path, sizeof path, ".csv", "kernel,shape,precision,measured_ms\ngemm,M=8;N=8;K=8,fp32,0.01\ncopy,n=1024,fp32,0.002\n");
+    ck_assert_msg(vsuite_load(path, &s, &e) == DSE_OK, "%s", e.msg);
+    unlink(path);
+    ck_assert_int_eq(s.n, 2);
+    ck_assert(s.k[0].M == 8 && s.k[1].type == VK_COPY && s.k[1].n == 1024);
+    vsuite_free(&s);
+    static const struct {
+        const char *text, *msg;
+    } bad[] = {
+        {"{\"kernels\":[{\"kernel\":\"fft\",\"shape\":{}}]}", "unknown kernel 'fft'"},
+        {"{\"kernels\":[{\"kernel\":\"gemm\",\"shape\":{\"M\":2,\"N\":3}}]}", "K: missing"},
+        {"{\"kernels\":[{\"kernel\":\"softmax\",\"precision\":\"int8\",\"shape\":{\"rows\":2,\"cols\":2}}]}", "runs fp32"},
+        {"{\"kernels\":[{\"kernel\":\"gemm\",\"shape\":{\"M\":2,\"N\":3,\"K\":0}}]}", "expected an integer in [1,"},
+        {"{\"kernels\":[]}", "at least one kernel"},
+    };
+    for (unsigned i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        write_tmp(path, sizeof path, ".json", bad[i].text);
+        ck_assert_int_eq(vsuite_load(path, &s, &e), DSE_EINPUT);
+        unlink(path);
+        ck_assert_msg(strstr(e.msg, bad[i].msg) != NULL, "case %u: %s", i, e.msg);
+    }
+}
+END_TEST
+
+START_TEST(graphs_match_kernels)
+{
+    struct vk k;
+    struct wl_graph g;
+    struct dse_err e;
+    memset(&k, 0, sizeof k);
+    k.type = VK_GEMM;
+    k.prec = P_FP32;
+    k.M = 37, k.N = 29, k.K = 53;
+    ck_assert_int_eq(vk_graph(&k, &g, &e), DSE_OK);
+    ck_assert_double_eq(wl_macs(&g), 37.0 * 29 * 53);
+    wl_graph_free(&g);
+    /* Decode attention over a 1024-token cache, 32 query heads on 8 kv heads of 64: the cache is read
+     * through k_past / v_past; MACs = 32 heads x 1024 keys x 2 x 64. */
+    memset(&k, 0, sizeof k);
+    k.type = VK_ATTENTION;
+    k.prec = P_FP32;
+    k.b = 1, k.heads = 32, k.hkv = 8, k.s = 1, k.t = 1024, k.d = 64, k.causal = 1;
+    ck_assert_int_eq(vk_graph(&k, &g, &e), DSE_OK);
+    ck_assert_double_eq(wl_macs(&g), 32.0 * 1024 * 2 * 64);
+    ck_assert_int_eq(g.op[0].n_in, 5);
+    wl_graph_free(&g);
+    /* Depthwise 3x3 on 144 channels of 56x56, pad 1: 56 x 56 x 144 x 9 MACs. */
+    memset(&k, 0, sizeof k);
+    k.type = VK_CONV;
+    k.prec = P_FP32;
+    k.n = 1, k.c = 144, k.h = 56, k.w = 56, k.oc = 144, k.kh = 3, k.kw = 3, k.stride = 1, k.pad = 1, k.groups = 144;
+    ck_assert_int_eq(vk_graph(&k, &g, &e), DSE_OK);
+    ck_assert_double_eq(wl_macs(&g), 56.0 * 56 * 144 * 9);
+    wl_graph_free(&g);
+}
+END_TEST
+
+START_TEST(calibration_recovers_known_efficiencies)
+{
+    /* "Measurements" made by the model itself with known efficiencies (GEMM 0.55, vector 0.3, memory
+     * 0.7, 4 us per call) on the CPU fixture: the fit, started from the ideal roofline, must recover
+     * them and predict the held-out cases exactly. */
+    struct hw_system *s = test_fixture(FIX_CPU), *truth = malloc(sizeof *truth);
+    struct dse_err e;
+    *truth = *s;
+    struct calib want = {0.55, 0.3, 0.7, 4e-6}, got;
+    calib_apply(&truth->dev[0], &want);
+    static const long long sizes[] = {16, 64, 128, 256, 512};
+    struct vk k[16];
+    struct wl_graph g[16];
+    int n = 0;
+    for (int i = 0; i < 5; i++) { /* GEMMs: compute-bound when large, overhead-bound when tiny */
+        memset(&k[n], 0, sizeof k[n]);
+        k[n].type = VK_GEMM;
+        k[n].prec = P_FP32;
+        k[n].M = k[n].N = k[n].K = sizes[i];
+        n++;
+    }
+    static const long long ns[] = {1024, 65536, 1 << 20, 1 << 24, 1 << 26};
+    for (int i = 0; i < 5; i++) { /* copies: from L2 to DRAM */
+        memset(&k[n], 0, sizeof k[n]);
+        k[n].type = VK_COPY;
+        k[n].prec = P_FP32;
+        k[n].n = ns[i];
+        n++;
+    }
+    for (int i = 0; i < 3; i++) { /* GELU: vector-bound in cache */
+        memset(&k[n], 0, sizeof k[n]);
+        k[n].type = VK_GELU;
+        k[n].prec = P_FP32;
+        k[n].n = 4096 << (2 * i);
+        n++;
+    }
+    for (int i = 0; i < n; i++) {
+        ck_assert_int_eq(vk_graph(&k[i], &g[i], &e), DSE_OK);
+        ck_assert_int_eq(vk_predict(&k[i], &g[i], truth, 0, FID_ANALYTICAL, &k[i].measured_ms, &e), DSE_OK);
+    }
+    int train[16], held[16], nt = 0, nh = 0;
+    for (int i = 0; i < n; i++) {
+        if (i % 3 == 2)
+            held[nh++] = i;
+        else
+            train[nt++] = i;
+    }
+    ck_assert_msg(calib_fit(s, 0, k, g, train, nt, FID_ANALYTICAL, &got, &e) == DSE_OK, "%s", e.msg);
+    ck_assert_near(got.eff_compute, want.eff_compute, 1e-3);
+    ck_assert_near(got.eff_memory, want.eff_memory, 1e-3);
+    ck_assert_near(got.per_op_s, want.per_op_s, 1e-3);
+    calib_apply(&s->dev[0], &got);
+    for (int i = 0; i < nh; i++) {
+        double ms;
+        ck_assert_int_eq(vk_predict(&k[held[i]], &g[held[i]], s, 0, FID_ANALYTICAL, &ms, &e), DSE_OK);
+        ck_assert_near(ms, k[held[i]].measured_ms, 1e-3);
+    }
+    for (int i = 0; i < n; i++)
+        wl_graph_free(&g[i]);
+    free(truth);
+    free(s);
+}
+END_TEST
+
+Suite *make_validate_suite(void)
+{
+    Suite *s = suite_create("validate");
+    TCase *t = tcase_create("validate");
+    tcase_set_timeout(t, 60);
+    tcase_add_test(t, suites_load_and_shapes);
+    tcase_add_test(t, graphs_match_kernels);
+    tcase_add_test(t, calibration_recovers_known_efficiencies);
+    suite_add_tcase(s, t);
+    return s;
+}
