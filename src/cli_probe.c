@@ -28,7 +28,9 @@ static struct cli_opt probe_opts_proto[] = {
     {NULL, 0, NULL, NULL},
 };
 
-#define PROBE_MARK "written by dse probe" /* what the note of a file we wrote starts with */
+/* How probe_hwdesc marks a file it wrote: its note starts with this, its description contains the other. */
+#define PROBE_NOTE "written by dse probe"
+#define PROBE_DESC "(measured by dse probe"
 
 static double now_s(void)
 {
@@ -91,8 +93,8 @@ static int check_target(const char *path, int force, struct dse_err *e)
         cJSON *root = cJSON_ParseWithLength(buf, len);
         const cJSON *note = cJSON_GetObjectItemCaseSensitive(root, "note"),
                     *desc = cJSON_GetObjectItemCaseSensitive(root, "description");
-        ours = (cJSON_IsString(note) && strstr(note->valuestring, "dse probe")) ||
-               (cJSON_IsString(desc) && strstr(desc->valuestring, "dse probe"));
+        ours = (cJSON_IsString(note) && !strncmp(note->valuestring, PROBE_NOTE, strlen(PROBE_NOTE))) ||
+               (cJSON_IsString(desc) && strstr(desc->valuestring, PROBE_DESC));
         cJSON_Delete(root);
     }
     free(buf);
@@ -445,6 +447,9 @@ int cmd_probe(int argc, char **argv)
                          "%d exceeds the %d logical CPUs this process may use", po.threads, h->allowed);
         goto out;
     }
+    if (!cli_get(opts, "json") && isatty(STDERR_FILENO))
+        fprintf(stderr, "dse probe: measuring %s on %d threads (%s)...\n", h->model,
+                po.threads ? po.threads : h->physical, po.quick ? "--quick: a few seconds" : "about 20 s");
     if ((rc = probe_measure(h, &po, m, &e)))
         goto out;
 

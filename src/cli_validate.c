@@ -472,8 +472,9 @@ out:
 }
 
 /* Writes the calibrated hwdesc: the original JSON with the device's efficiency and overhead set. */
-static int write_calibrated(const char *in, const char *out, const char *devname, const struct calib *c,
-                            const char *suite, int n_train, int n_held, double before, double after, struct dse_err *e)
+static int write_calibrated(const char *in, const char *out, const char *devname, const char *const *levels,
+                            const struct calib *c, const char *suite, int n_train, int n_held, double before,
+                            double after, struct dse_err *e)
 {
     char *buf;
     size_t len;
@@ -505,10 +506,17 @@ static int write_calibrated(const char *in, const char *out, const char *devname
              "fitted by dse calibrate %s on %d kernels of suite %s (GSL nonlinear least squares on log time); "
              "held-out MAPE on %d kernels: %.1f%% before, %.1f%% after",
              today, n_train, suite, n_held, before, after);
-    cJSON *ef = cJSON_CreateObject();
-    cJSON_AddNumberToObject(ef, "compute", c->eff_compute);
-    cJSON_AddNumberToObject(ef, "vector", c->eff_vector);
-    cJSON_AddNumberToObject(ef, "memory", c->eff_memory);
+    cJSON *ef = cJSON_CreateObject(), *pc, *pl;
+    cJSON_AddNumberToObject(ef, "compute", c->fit_class[EC_MATMUL] ? c->eff_class[EC_MATMUL] : 1);
+    cJSON_AddNumberToObject(ef, "vector", c->fit_class[EC_ELTWISE] ? c->eff_class[EC_ELTWISE] : 1);
+    cJSON_AddNumberToObject(ef, "memory", c->n_levels ? c->eff_level[c->n_levels - 1] : 1);
+    pc = cJSON_AddObjectToObject(ef, "per_class");
+    for (int k = 0; k < EC_COUNT; k++)
+        if (c->fit_class[k])
+            cJSON_AddNumberToObject(pc, hw_eff_class_names[k], c->eff_class[k]);
+    pl = cJSON_AddObjectToObject(ef, "per_level");
+    for (int l = 0; l < c->n_levels; l++)
+        cJSON_AddNumberToObject(pl, levels[l], c->eff_level[l]);
     cJSON_AddNumberToObject(ef, "heldout_mape_pct", after);
     cJSON_AddStringToObject(ef, "source", src);
     cJSON *ov = cJSON_CreateObject();
@@ -613,8 +621,11 @@ int cmd_calibrate(int argc, char **argv)
     if (rc)
         goto out;
     struct stats after_h = summarize(s.k, held, nh), after_t = summarize(s.k, train, nt);
-    if ((rc = write_calibrated(hwpath, cli_get(opts, "out"), sys->dev[dev].name, &c, s.name, nt, nh, before_h.mape,
-                               after_h.mape, &e)))
+    const char *levels[HW_MAX_MEM];
+    for (int l = 0; l < sys->dev[dev].n_mem; l++)
+        levels[l] = sys->dev[dev].mem[l].name;
+    if ((rc = write_calibrated(hwpath, cli_get(opts, "out"), sys->dev[dev].name, levels, &c, s.name, nt, nh,
+                               before_h.mape, after_h.mape, &e)))
         goto out;
     if (json) {
         cJSON *o = cJSON_CreateObject(), *p;
@@ -630,9 +641,14 @@ int cmd_calibrate(int argc, char **argv)
         cJSON_AddNumberToObject(o, "heldout_within20_before_pct", before_h.within20);
         cJSON_AddNumberToObject(o, "heldout_within20_after_pct", after_h.within20);
         p = cJSON_AddObjectToObject(o, "fitted");
-        cJSON_AddNumberToObject(p, "efficiency_compute", c.eff_compute);
-        cJSON_AddNumberToObject(p, "efficiency_vector", c.eff_vector);
-        cJSON_AddNumberToObject(p, "efficiency_memory", c.eff_memory);
+        for (int k = 0; k < EC_COUNT; k++)
+            if (c.fit_class[k])
+                cJSON_AddNumberToObject(p, hw_eff_class_names[k], c.eff_class[k]);
+        for (int l = 0; l < c.n_levels; l++) {
+            char name[HW_NAME_LEN + 16];
+            snprintf(name, sizeof name, "bandwidth_%s", levels[l]);
+            cJSON_AddNumberToObject(p, name, c.eff_level[l]);
+        }
         cJSON_AddNumberToObject(p, "per_op_us", c.per_op_s * 1e6);
         char *txt = cJSON_Print(o);
         if (txt)
@@ -642,8 +658,14 @@ int cmd_calibrate(int argc, char **argv)
     } else {
         printf("dse calibrate: %s on suite %s: fitted on %d kernels, checked on %d held out\n\n", sys->name, s.name, nt,
                nh);
-        printf("fitted: GEMM compute efficiency %.3f, vector %.3f, memory %.3f, per-call overhead %.2f us\n\n",
-               c.eff_compute, c.eff_vector, c.eff_memory, c.per_op_s * 1e6);
+        printf("fitted compute efficiency:");
+        for (int k = 0; k < EC_COUNT; k++)
+            if (c.fit_class[k])
+                printf(" %s %.3f", hw_eff_class_names[k], c.eff_class[k]);
+        printf("\nfitted bandwidth efficiency:");
+        for (int l = 0; l < c.n_levels; l++)
+            printf(" %s %.3f", levels[l], c.eff_level[l]);
+        printf("\nper-call overhead: %.2f us\n\n", c.per_op_s * 1e6);
         printf("%-28s %10s %10s\n", "", "before", "after");
         printf("%-28s %9.1f%% %9.1f%%\n", "training MAPE", before_t.mape, after_t.mape);
         printf("%-28s %9.1f%% %9.1f%%\n", "held-out MAPE", before_h.mape, after_h.mape);

@@ -18,6 +18,9 @@
 #define HW_HEADLINE_TOL 0.03 /* derived peak vs datasheet headline */
 
 enum hw_class { HW_CPU, HW_GPU, HW_SYSTOLIC, HW_NPU, HW_CLASS_COUNT };
+/* Operator classes with their own achieved compute efficiency (calibrated separately). */
+enum hw_eff_class { EC_MATMUL, EC_CONV, EC_CONV_DW, EC_ATTENTION, EC_SOFTMAX, EC_NORM, EC_ELTWISE, EC_COUNT };
+extern const char *const hw_eff_class_names[EC_COUNT + 1];
 enum hw_engine { ENG_MATRIX, ENG_VECTOR, ENG_COUNT };
 enum hw_mem_kind { MEM_REGISTER, MEM_SRAM, MEM_CACHE, MEM_DRAM, MEM_HOST, MEM_KIND_COUNT };
 
@@ -90,6 +93,8 @@ struct hw_device {
     double per_op_s;                /* fixed cost per operator */
     double eff_compute, eff_vector, eff_memory; /* achieved fraction of peak (GEMM, other ops, memory), (0, 1] */
     double calib_mape_pct;          /* held-out error of a calibration (efficiency.heldout_mape_pct), or -1 */
+    double eff_class[EC_COUNT];     /* compute efficiency per operator class (compute / vector, or per_class) */
+    double eff_level[HW_MAX_MEM];   /* bandwidth efficiency per memory level (memory, or per_level) */
     unsigned ops_mask;              /* bit (1u << op_type) set when the device runs that operator */
     struct hw_array array;
     struct hw_gpu gpu;

@@ -15,6 +15,8 @@ const char *const hw_class_names[HW_CLASS_COUNT + 1] = {"cpu", "gpu", "systolic"
 const char *const hw_engine_names[ENG_COUNT + 1] = {"matrix", "vector", NULL};
 const char *const hw_mem_kind_names[MEM_KIND_COUNT + 1] = {"register", "sram", "cache", "dram", "host", NULL};
 const char *const hw_dataflow_names[DF_COUNT + 1] = {"os", "ws", "is", NULL};
+const char *const hw_eff_class_names[EC_COUNT + 1] = {"matmul", "conv2d", "conv2d_depthwise", "attention", "softmax",
+                                                      "norm", "eltwise", NULL};
 static const char *const link_types[] = {"pcie", "nvlink", "noc", "shared_dram", "usb", "ethernet", "ici", NULL};
 
 #define BIG 1e15 /* generous ceiling for any single figure: catches unit slips like GB/s given in B/s */
@@ -433,16 +435,52 @@ static int load_device(struct ju *j, const cJSON *o, struct hw_system *sys, stru
     /* efficiency (optional, default: ideal roofline) */
     d->eff_compute = d->eff_vector = d->eff_memory = 1.0;
     d->calib_mape_pct = -1;
+    for (int c = 0; c < EC_COUNT; c++)
+        d->eff_class[c] = 1;
+    for (int m = 0; m < HW_MAX_MEM; m++)
+        d->eff_level[m] = 1;
     const cJSON *ef = cJSON_GetObjectItemCaseSensitive(o, "efficiency");
     if (ef) {
-        static const char *const ef_keys[] = {"compute", "vector", "memory", "heldout_mape_pct", "source", "note", NULL};
+        static const char *const ef_keys[] = {"compute", "vector", "memory", "per_class", "per_level", "heldout_mape_pct",
+                                              "source", "note", NULL};
         old = ju_key(j, "efficiency");
         if (!(rc = ju_object(j, ef, ef_keys)) &&
-            !(rc = ju_num(j, ef, "compute", JU_OPT | JU_POS, 1, &d->eff_compute)) &&
-            !(rc = ju_num(j, ef, "vector", JU_OPT | JU_POS, 1, &d->eff_vector)) &&
-            !(rc = ju_num(j, ef, "memory", JU_OPT | JU_POS, 1, &d->eff_memory)) &&
+            !(rc = ju_num(j, ef, "compute", JU_OPT | JU_POS, 4, &d->eff_compute)) &&
+            !(rc = ju_num(j, ef, "vector", JU_OPT | JU_POS, 4, &d->eff_vector)) &&
+            !(rc = ju_num(j, ef, "memory", JU_OPT | JU_POS, 4, &d->eff_memory)) &&
             !(rc = ju_num(j, ef, "heldout_mape_pct", JU_OPT | JU_NONNEG, 1e6, &d->calib_mape_pct)))
             rc = need_source(j, ef);
+        for (int c = 0; c < EC_COUNT; c++)
+            d->eff_class[c] = c <= EC_ATTENTION ? d->eff_compute : d->eff_vector;
+        for (int m = 0; m < HW_MAX_MEM; m++)
+            d->eff_level[m] = d->eff_memory;
+        const cJSON *pc = rc ? NULL : cJSON_GetObjectItemCaseSensitive(ef, "per_class");
+        if (pc && !(rc = ju_object(j, pc, hw_eff_class_names))) {
+            size_t o2 = ju_key(j, "per_class");
+            for (int c = 0; c < EC_COUNT && !rc; c++)
+                rc = ju_num(j, pc, hw_eff_class_names[c], JU_OPT | JU_POS, 4, &d->eff_class[c]);
+            ju_pop(j, o2);
+        }
+        const cJSON *pl = rc ? NULL : cJSON_GetObjectItemCaseSensitive(ef, "per_level");
+        if (pl) {
+            size_t o2 = ju_key(j, "per_level");
+            if (!cJSON_IsObject(pl))
+                rc = ju_fail(j, "expected an object of memory level name -> efficiency");
+            for (const cJSON *it = pl->child; it && !rc; it = it->next) {
+                int m;
+                for (m = 0; m < d->n_mem; m++)
+                    if (!strcmp(d->mem[m].name, it->string))
+                        break;
+                if (m == d->n_mem) {
+                    size_t o3 = ju_key(j, it->string);
+                    rc = ju_fail(j, "no memory level of this name in the device");
+                    ju_pop(j, o3);
+                } else {
+                    rc = ju_num(j, pl, it->string, JU_POS, 4, &d->eff_level[m]);
+                }
+            }
+            ju_pop(j, o2);
+        }
         ju_pop(j, old);
         if (rc)
             return rc;

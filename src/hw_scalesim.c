@@ -140,6 +140,10 @@ int hw_load_scalesim_buf(const char *buf, unsigned long len, const char *fname, 
                                 hw_default_mem_J_per_byte(MEM_DRAM, 0, 45), -1};
     d->eff_compute = d->eff_vector = d->eff_memory = 1;
     d->calib_mape_pct = -1;
+    for (int k = 0; k < EC_COUNT; k++)
+        d->eff_class[k] = 1;
+    for (int m = 0; m < HW_MAX_MEM; m++)
+        d->eff_level[m] = 1;
     d->ops_mask = (1u << OP_COUNT) - 1;
     d->array = (struct hw_array){1, (int)val[0], (int)val[1], 1, (enum hw_dataflow)df, val[2] * 1024, val[3] * 1024,
                                  val[4] * 1024};

@@ -609,7 +609,8 @@ void kern_gemm_ex(enum kern_dtype type, enum kern_isa isa, int M, int N, int K, 
     int msplit = tasks_n >= nt ? 1 : (int)ceil_div(nt, tasks_n); /* few N chunks: also split M */
     /* bytes of one packed B micro-panel at the full kc, and of one thread's B block (64-aligned) */
     size_t bpanel_max = (size_t)pl->nr * kc * pl->psz + (size_t)pl->bextra;
-    size_t abytes = (size_t)mc * kc * pl->psz, bbytes = (size_t)round_up((long)(ceil_div(nb, pl->nr) * bpanel_max), 64);
+    size_t abytes = (size_t)mc * kc * pl->psz;
+    size_t bbytes = (size_t)round_up((long)(ceil_div(nb, pl->nr) * bpanel_max), 64);
     char *apack = alloc64(abytes), *bpack = alloc64(bbytes * nt);
     if (!apack || !bpack) {
         free(apack);

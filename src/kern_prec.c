@@ -241,7 +241,8 @@ double kern_gemm_rel_error(enum prec pw, enum prec pa, int M, int N, int K, unsi
     quantize_operand(pa, M, K, a, aq);
     quantize_operand(pw, N, K, bt, btq);
     /* Both products in fp64 (exact enough that only the quantization shows); per-row sums keep the
-     * result independent of the thread count. */
+     * result independent of the thread count (the vectorized dot products may round differently on
+     * another instruction set, far below any quantization error). */
 #ifdef _OPENMP
 #pragma omp parallel for schedule(static)
 #endif
@@ -251,6 +252,9 @@ double kern_gemm_rel_error(enum prec pw, enum prec pa, int M, int N, int K, unsi
         for (int j = 0; j < N; j++) {
             const float *bj = bt + (size_t)j * K, *bqj = btq + (size_t)j * K;
             double c = 0, cq = 0;
+#ifdef _OPENMP
+#pragma omp simd reduction(+ : c, cq)
+#endif
             for (int k = 0; k < K; k++) {
                 c += (double)ai[k] * bj[k];
                 cq += (double)aqi[k] * bqj[k];

@@ -35,6 +35,19 @@ static const struct device_model models[HW_CLASS_COUNT] = {
     [HW_NPU] = {"npu", "analytical+cycle", check_array, model_roofline_cost, model_npu_cycle},
 };
 
+enum hw_eff_class model_eff_class(const struct wl_op *op)
+{
+    switch (op->type) {
+    case OP_MATMUL: return EC_MATMUL;
+    case OP_CONV2D: return op->groups > 1 ? EC_CONV_DW : EC_CONV;
+    case OP_ATTENTION: return EC_ATTENTION;
+    case OP_SOFTMAX: return EC_SOFTMAX;
+    case OP_LAYERNORM:
+    case OP_RMSNORM: return EC_NORM;
+    default: return EC_ELTWISE;
+    }
+}
+
 const char *const fidelity_names[FID_COUNT + 1] = {"analytical", "cycle", NULL};
 
 enum op_status model_cost(const struct hw_device *d, const struct wl_graph *g, const struct wl_op *op,

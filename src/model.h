@@ -55,6 +55,9 @@ struct device_model {
                                     const struct exec_cfg *x, struct op_cost *c);
 };
 
+/* The efficiency class of an operator (depthwise and grouped convolutions apart). */
+enum hw_eff_class model_eff_class(const struct wl_op *op);
+
 /* Costs op at x->fidelity: the class's cycle tier, or OPS_NO_TIER when it has none. */
 enum op_status model_cost(const struct hw_device *d, const struct wl_graph *g, const struct wl_op *op,
                           const struct exec_cfg *x, struct op_cost *c);

@@ -29,7 +29,7 @@ enum op_status model_cpu_cycle(const struct hw_device *d, const struct wl_graph 
         if (d->compute[i].units > cores)
             cores = d->compute[i].units;
     double threads = x->threads > 0 && x->threads < cores ? x->threads : cores;
-    double peak = d->peak[c->engine][c->cprec] * d->eff_compute, per_core = peak / cores;
+    double peak = d->peak[c->engine][c->cprec] * d->eff_class[model_eff_class(op)], per_core = peak / cores;
     int last = d->n_mem - 1;
     double e = prec_bytes(c->cprec), compulsory = 0;
     for (int k = 0; k < op->n_in; k++)
@@ -58,7 +58,7 @@ enum op_status model_cpu_cycle(const struct hw_device *d, const struct wl_graph 
                     bytes = tiled;
             }
             c->bytes[l] = bytes;
-            double bw = d->mem[l].bandwidth_Bps * d->eff_memory * (l == last ? cp->stream_fraction : 1);
+            double bw = d->mem[l].bandwidth_Bps * d->eff_level[l] * (l == last ? cp->stream_fraction : 1);
             if (bytes / bw > c->memory_s) {
                 c->memory_s = bytes / bw;
                 c->mem_level = l;
@@ -77,12 +77,12 @@ enum op_status model_cpu_cycle(const struct hw_device *d, const struct wl_graph 
             }
         }
         c->bytes[home] = compulsory;
-        double bw = d->mem[home].bandwidth_Bps * d->eff_memory * (home == last ? cp->stream_fraction : 1);
+        double bw = d->mem[home].bandwidth_Bps * d->eff_level[home] * (home == last ? cp->stream_fraction : 1);
         if (home < last - 1)
             bw = bw * threads / cores; /* private caches: the cores in use */
         c->memory_s = compulsory / bw;
         c->mem_level = home;
-        double vp = d->peak[c->engine][c->cprec] * d->eff_vector * threads / cores;
+        double vp = d->peak[c->engine][c->cprec] * d->eff_class[model_eff_class(op)] * threads / cores;
         c->compute_s = vp > 0 ? op->flops / vp : 0;
     }
     c->energy_memory_J = 0;

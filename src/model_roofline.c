@@ -1,7 +1,8 @@
 /* model_roofline.c -- the analytical tier: a multi-level roofline per operator.
  *
- *   compute_s  = flops / (peak(engine, precision) x efficiency), efficiency.compute for GEMM-like
- *                ops and efficiency.vector for the others
+ *   compute_s  = flops / (peak(engine, precision) x efficiency of the operator's class: matmul,
+ *                conv2d, depthwise conv2d, attention, softmax, norm, eltwise; defaults efficiency.compute
+ *                for the first four and efficiency.vector for the rest; calibrated per class)
  *   home(x)    = the memory level an operand lives in: the last level, except that an activation
  *                stays in the nearest on-chip level (sram or cache; not level 0 of a device with 3
  *                or more levels, which is private per core) that it fits in half of, and an npu or
@@ -12,7 +13,7 @@
  *                operand A once per output-column tile and B once per output-row tile of side
  *                t = floor(sqrt(S / (ea + eb + 4))), S being the capacity of the levels nearer the
  *                compute than l (the 4 bytes hold an fp32 accumulator). Level 0 sees no tiling.
- *   memory_s   = max over levels of bytes_l / (bandwidth_l x efficiency.memory)
+ *   memory_s   = max over levels of bytes_l / (bandwidth_l x efficiency of level l)
  *   (with x->warm, as in a kernel timed over repeated runs, every tensor lives in the nearest level
  *   whose half holds it)
  *   time_s     = max(compute_s, memory_s) + per-op overhead        (compute and transfers overlap)
@@ -145,7 +146,7 @@ enum op_status model_roofline_cost(const struct hw_device *d, const struct wl_gr
             if (home[k] >= l)
                 bytes += bytes_of[k] * (role[k] == 0 ? ra : role[k] == 1 ? rb : 1);
         c->bytes[l] = bytes;
-        double s = bytes / (d->mem[l].bandwidth_Bps * d->eff_memory);
+        double s = bytes / (d->mem[l].bandwidth_Bps * d->eff_level[l]);
         if (s >= c->memory_s) {
             c->memory_s = s;
             c->mem_level = l;
@@ -154,7 +155,7 @@ enum op_status model_roofline_cost(const struct hw_device *d, const struct wl_gr
         inner_cap += d->mem[l].capacity_bytes;
     }
 
-    double eff = op_type_is_gemm(op->type) ? d->eff_compute : d->eff_vector;
+    double eff = d->eff_class[model_eff_class(op)];
     c->compute_s = peak > 0 ? op->flops / (peak * eff) : 0;
     c->overhead_s = d->per_op_s;
     double busy = c->compute_s > c->memory_s ? c->compute_s : c->memory_s;

@@ -343,6 +343,20 @@ static void detect_topology(const char *root, struct probe_host *h)
     if (!root[0]) { /* this process's affinity mask (taskset, cgroup cpusets) */
         cpu_set_t mask;
         if (sched_getaffinity(0, sizeof mask, &mask) == 0) {
+#if defined(_OPENMP) && _OPENMP >= 201511
+            /* With OMP_PLACES or OMP_PROC_BIND set, libgomp has already bound this thread to the first
+             * place: the process may use every CPU of every place. */
+            int np = omp_get_num_places();
+            for (int pl = 0; pl < np; pl++) {
+                int ids[256], k = omp_get_place_num_procs(pl);
+                if (k <= 0 || k > 256)
+                    continue;
+                omp_get_place_proc_ids(pl, ids);
+                for (int i = 0; i < k; i++)
+                    if (ids[i] >= 0 && ids[i] < CPU_SETSIZE)
+                        CPU_SET(ids[i], &mask);
+            }
+#endif
             int any = 0;
             for (int c = 0; c < PROBE_MAX_CPUS && c < CPU_SETSIZE; c++)
                 any |= online[c] && CPU_ISSET(c, &mask);
@@ -1533,20 +1547,30 @@ cJSON *probe_hwdesc(const struct probe_host *h, const struct probe_meas *m, cons
     add_str(d, "model", model);
 
     cJSON *ck = cJSON_AddObjectToObject(d, "clock");
-    double base = h->base_MHz > 0 ? h->base_MHz : h->cpuinfo_MHz > 0 ? h->cpuinfo_MHz : clock;
+    /* Base is informational: cpufreq base_frequency, else (no cpufreq, as in most VMs) the nominal
+     * /proc/cpuinfo MHz; on bare metal with cpufreq, cpu MHz is the current clock, so not that. */
+    double base = clock;
+    const char *base_src = "as boost (no base_frequency)";
+    if (h->base_MHz > 0)
+        base = h->base_MHz, base_src = "cpufreq base_frequency";
+    else if (h->max_MHz <= 0 && h->cpuinfo_MHz > 0)
+        base = h->cpuinfo_MHz, base_src = "/proc/cpuinfo cpu MHz";
     if (base > clock)
         base = clock;
     cJSON_AddNumberToObject(ck, "base_MHz", sig4(base));
     cJSON_AddNumberToObject(ck, "boost_MHz", sig4(clock));
-    if (clock_assumed)
-        snprintf(src, sizeof src, "assumed 1000 MHz: %s; per-cycle figures are per 1 GHz", clk_src);
+    char meas[160];
+    if (m->clock_MHz.runs)
+        snprintf(meas, sizeof meas,
+                 "; measured by dse probe %s: a dependent-add chain ran at %.0f MHz per thread on %d threads "
+                 "(median of %d, spread %.1f%%)",
+                 date, m->clock_MHz.median, T, m->clock_MHz.runs, spread_pct(&m->clock_MHz));
     else
-        snprintf(src, sizeof src,
-                 "boost: %s %.0f MHz; base: %s; measured by dse probe %s: a dependent-add chain ran at %.0f MHz "
-                 "per thread on %d threads (median of %d)",
-                 clk_src, clock,
-                 h->base_MHz > 0 ? "cpufreq base_frequency" : h->cpuinfo_MHz > 0 ? "/proc/cpuinfo cpu MHz" : "as boost",
-                 date, m->clock_MHz.runs ? m->clock_MHz.median : 0, T, m->clock_MHz.runs);
+        snprintf(meas, sizeof meas, "; the core clock was not measured (no dependent-add kernel for %s)", h->arch);
+    if (clock_assumed)
+        snprintf(src, sizeof src, "assumed 1000 MHz: %s; per-cycle figures are per 1 GHz%s", clk_src, meas);
+    else
+        snprintf(src, sizeof src, "boost: %s %.0f MHz; base: %s%s", clk_src, clock, base_src, meas);
     add_str(ck, "source", src);
 
     cJSON *comp = cJSON_AddArrayToObject(d, "compute");
@@ -1598,7 +1622,7 @@ cJSON *probe_hwdesc(const struct probe_host *h, const struct probe_meas *m, cons
             const struct probe_cache *c = probe_data_cache(h, lv + 1);
             int inst = c ? probe_cache_instances(h, c, T) : 1;
             double cap = c ? c->size_bytes * inst : m->buf_bytes[lv] * 2 * T;
-            cJSON_AddNumberToObject(l, "capacity_KiB", sig4(cap / 1024));
+            cJSON_AddNumberToObject(l, "capacity_KiB", round(cap / 1024)); /* exact: sizes are whole KiB */
             cJSON_AddNumberToObject(l, "bandwidth_GBps", sig4(s->median / 1e9));
             size_str(c ? c->size_bytes : 0, one, sizeof one);
             snprintf(src, sizeof src,

@@ -5,8 +5,11 @@
  * measured again with twice the runs; still over 10 %, the case is flagged.
  * Calibration: gsl_multifit_nlinear (trust region, Levenberg-Marquardt, finite-difference Jacobian)
  * minimizes sum (log predicted - log measured)^2 over the training cases, a relative error that
- * weighs microsecond and second kernels alike. Parameters are mapped so that efficiencies stay in
- * (0, 1] (logistic) and the overhead positive (exponential). */
+ * weighs microsecond and second kernels alike. Free parameters: the compute efficiency of every
+ * operator class the training cases cover, the bandwidth efficiency of every memory level, and the
+ * per-call overhead, mapped so that efficiencies stay in (0, 4) (a scaled logistic: above 1 when the
+ * hwdesc's figure understates the hardware) and the overhead positive (exponential). A level no
+ * training case is bound by keeps its starting 0.8. */
 #include "validate.h"
 
 #include <math.h>
@@ -543,6 +546,8 @@ int vk_predict(const struct vk *k, const struct wl_graph *g, const struct hw_sys
         r.type_dev[t] = -1;
     r.model = &m;
     r.x.prec.w = r.x.prec.a = r.x.prec.kv = k->prec;
+    if (k->prec == P_BF16 || k->prec == P_FP16) /* the native kernels widen to fp32 while packing */
+        r.x.prec.a = P_FP32;
     r.x.fidelity = f;
     r.x.warm = 1;
     r.batch = r.prompt = 1;
@@ -563,9 +568,11 @@ int vk_predict(const struct vk *k, const struct wl_graph *g, const struct hw_sys
 
 void calib_apply(struct hw_device *d, const struct calib *c)
 {
-    d->eff_compute = c->eff_compute;
-    d->eff_vector = c->eff_vector;
-    d->eff_memory = c->eff_memory;
+    for (int k = 0; k < EC_COUNT; k++)
+        if (c->fit_class[k])
+            d->eff_class[k] = c->eff_class[k];
+    for (int l = 0; l < c->n_levels && l < d->n_mem; l++)
+        d->eff_level[l] = c->eff_level[l];
     d->per_op_s = c->per_op_s;
 }
 
@@ -579,23 +586,32 @@ struct fit_ctx {
     int n;
     enum fidelity f;
     int failed;
+    struct calib shape; /* which parameters are free */
 };
 
-static double logistic(double u) { return 1 / (1 + exp(-u)); }
+/* Efficiencies may exceed 1 when the hwdesc's figure is below what the hardware reaches (a probe that
+ * could not isolate a cache level): the fit allows up to EFF_MAX. */
+#define EFF_MAX 4.0
+static double logistic(double u) { return EFF_MAX / (1 + exp(-u)); }
 
-static void unmap(const gsl_vector *x, struct calib *c)
+/* Parameter vector: the fitted classes, then every memory level, then log(overhead in us). */
+static void unmap(const struct fit_ctx *fc, const gsl_vector *x, struct calib *c)
 {
-    c->eff_compute = logistic(gsl_vector_get(x, 0));
-    c->eff_vector = logistic(gsl_vector_get(x, 1));
-    c->eff_memory = logistic(gsl_vector_get(x, 2));
-    c->per_op_s = exp(gsl_vector_get(x, 3)) * 1e-6;
+    *c = fc->shape;
+    size_t i = 0;
+    for (int k = 0; k < EC_COUNT; k++)
+        if (c->fit_class[k])
+            c->eff_class[k] = logistic(gsl_vector_get(x, i++));
+    for (int l = 0; l < c->n_levels; l++)
+        c->eff_level[l] = logistic(gsl_vector_get(x, i++));
+    c->per_op_s = exp(gsl_vector_get(x, i)) * 1e-6;
 }
 
 static int residuals(const gsl_vector *x, void *data, gsl_vector *f)
 {
     struct fit_ctx *fc = data;
     struct calib c;
-    unmap(x, &c);
+    unmap(fc, x, &c);
     *fc->work = *fc->sys;
     calib_apply(&fc->work->dev[fc->dev], &c);
     for (int i = 0; i < fc->n; i++) {
@@ -606,13 +622,14 @@ static int residuals(const gsl_vector *x, void *data, gsl_vector *f)
             fc->failed = 1;
             return GSL_EDOM;
         }
-        gsl_vector_set(f, (size_t)i, log(ms / k->measured_ms));
+        gsl_vector_set(f, (size_t)i, ms / k->measured_ms - 1);
     }
     return GSL_SUCCESS;
 }
 
-static double logit(double p)
+static double logit(double eff)
 {
+    double p = eff / EFF_MAX;
     if (p > 0.999)
         p = 0.999;
     if (p < 1e-4)
@@ -623,27 +640,46 @@ static double logit(double p)
 int calib_fit(const struct hw_system *sys, int dev, const struct vk *k, const struct wl_graph *g, const int *train,
               int n, enum fidelity f, struct calib *out, struct dse_err *e)
 {
-    if (n < 4)
-        return dse_err_set(e, DSE_EINPUT, NULL, NULL, "calibration needs at least 4 training kernels, got %d", n);
-    struct fit_ctx fc = {sys, malloc(sizeof *fc.work), dev, k, g, train, n, f, 0};
-    if (!fc.work)
-        return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+    struct fit_ctx fc;
+    memset(&fc, 0, sizeof fc);
+    fc.sys = sys;
+    fc.dev = dev;
+    fc.k = k;
+    fc.g = g;
+    fc.train = train;
+    fc.n = n;
+    fc.f = f;
     const struct hw_device *d = &sys->dev[dev];
-    /* Start inside the logistic's responsive range: from an ideal 1.0 its gradient vanishes and the
-     * fit would stay there. */
-    double x0[4] = {logit(d->eff_compute < 0.5 ? d->eff_compute : 0.5), logit(d->eff_vector < 0.5 ? d->eff_vector : 0.5),
-                    logit(d->eff_memory < 0.5 ? d->eff_memory : 0.5), log((d->per_op_s > 0 ? d->per_op_s : 1e-6) * 1e6)};
-    gsl_vector_view xv = gsl_vector_view_array(x0, 4);
+    fc.shape.n_levels = d->n_mem;
+    for (int i = 0; i < n; i++)
+        fc.shape.fit_class[model_eff_class(&g[train[i]].op[0])] = 1;
+    size_t p = 1 + (size_t)d->n_mem;
+    for (int c = 0; c < EC_COUNT; c++)
+        p += (size_t)fc.shape.fit_class[c];
+    if ((size_t)n < p)
+        return dse_err_set(e, DSE_EINPUT, NULL, NULL, "calibration needs at least %zu training kernels for %zu parameters, got %d",
+                           p, p, n);
+    if (!(fc.work = malloc(sizeof *fc.work)))
+        return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+    /* Start inside the logistic's responsive range (from an ideal 1.0 its gradient vanishes). */
+    double x0[EC_COUNT + HW_MAX_MEM + 1];
+    size_t i = 0;
+    for (int c = 0; c < EC_COUNT; c++)
+        if (fc.shape.fit_class[c])
+            x0[i++] = logit(d->eff_class[c] < 0.5 ? d->eff_class[c] : 0.5);
+    for (int l = 0; l < d->n_mem; l++)
+        x0[i++] = logit(d->eff_level[l] < 0.8 ? d->eff_level[l] : 0.8);
+    x0[i] = log((d->per_op_s > 0 ? d->per_op_s : 5e-6) * 1e6);
+    gsl_vector_view xv = gsl_vector_view_array(x0, p);
     gsl_multifit_nlinear_parameters params = gsl_multifit_nlinear_default_parameters();
     gsl_multifit_nlinear_fdf fdf;
     memset(&fdf, 0, sizeof fdf);
     fdf.f = residuals;
     fdf.df = NULL; /* finite differences */
     fdf.n = (size_t)n;
-    fdf.p = 4;
+    fdf.p = p;
     fdf.params = &fc;
-    gsl_multifit_nlinear_workspace *w =
-        gsl_multifit_nlinear_alloc(gsl_multifit_nlinear_trust, &params, (size_t)n, 4);
+    gsl_multifit_nlinear_workspace *w = gsl_multifit_nlinear_alloc(gsl_multifit_nlinear_trust, &params, (size_t)n, p);
     int rc = DSE_OK;
     if (!w) {
         free(fc.work);
@@ -658,7 +694,7 @@ int calib_fit(const struct hw_system *sys, int dev, const struct vk *k, const st
     else if (st != GSL_SUCCESS && st != GSL_EMAXITER)
         rc = dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "calibration: the fit did not converge: %s", gsl_strerror(st));
     else
-        unmap(gsl_multifit_nlinear_position(w), out);
+        unmap(&fc, gsl_multifit_nlinear_position(w), out);
     gsl_multifit_nlinear_free(w);
     free(fc.work);
     return rc;

@@ -46,15 +46,19 @@ int vk_graph(const struct vk *k, struct wl_graph *g, struct dse_err *e);
 int vk_predict(const struct vk *k, const struct wl_graph *g, const struct hw_system *sys, int dev, enum fidelity f,
                double *ms, struct dse_err *e);
 
-/* Calibration: the efficiencies and per-call overhead of a device. */
+/* Calibration: achieved compute efficiency per operator class, bandwidth efficiency per memory
+ * level, and the per-call overhead of a device. fit_class marks the classes the training cases cover. */
 struct calib {
-    double eff_compute, eff_vector, eff_memory, per_op_s;
+    double eff_class[EC_COUNT];
+    double eff_level[HW_MAX_MEM];
+    int n_levels;
+    int fit_class[EC_COUNT];
+    double per_op_s;
 };
-/* Fits c to the measured cases train[0..n) (minimizing the squared log error of the predictions),
- * starting from the device's current values. */
+/* Fits c to the measured cases train[0..n) (minimizing the squared log error of the predictions). */
 int calib_fit(const struct hw_system *sys, int dev, const struct vk *k, const struct wl_graph *g, const int *train,
               int n, enum fidelity f, struct calib *c, struct dse_err *e);
-/* Applies c to a copy of the device. */
+/* Applies c to a device. */
 void calib_apply(struct hw_device *d, const struct calib *c);
 
 #endif

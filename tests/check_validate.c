@@ -101,13 +101,21 @@ END_TEST
 
 START_TEST(calibration_recovers_known_efficiencies)
 {
-    /* "Measurements" made by the model itself with known efficiencies (GEMM 0.55, vector 0.3, memory
-     * 0.7, 4 us per call) on the CPU fixture: the fit, started from the ideal roofline, must recover
-     * them and predict the held-out cases exactly. */
+    /* "Measurements" made by the model itself with known efficiencies (matmul 0.55, eltwise 0.3, L2
+     * 0.6, DRAM 0.7, 4 us per call) on the CPU fixture: the fit, started from the ideal roofline, must
+     * recover them and predict the held-out cases exactly. */
     struct hw_system *s = test_fixture(FIX_CPU), *truth = malloc(sizeof *truth);
     struct dse_err e;
     *truth = *s;
-    struct calib want = {0.55, 0.3, 0.7, 4e-6}, got;
+    struct calib want, got;
+    memset(&want, 0, sizeof want);
+    want.fit_class[EC_MATMUL] = want.fit_class[EC_ELTWISE] = 1;
+    want.eff_class[EC_MATMUL] = 0.55;
+    want.eff_class[EC_ELTWISE] = 0.3;
+    want.n_levels = 2;
+    want.eff_level[0] = 0.6; /* L2 */
+    want.eff_level[1] = 0.7; /* DRAM */
+    want.per_op_s = 4e-6;
     calib_apply(&truth->dev[0], &want);
     static const long long sizes[] = {16, 64, 128, 256, 512};
     struct vk k[16];
@@ -147,9 +155,10 @@ START_TEST(calibration_recovers_known_efficiencies)
             train[nt++] = i;
     }
     ck_assert_msg(calib_fit(s, 0, k, g, train, nt, FID_ANALYTICAL, &got, &e) == DSE_OK, "%s", e.msg);
-    ck_assert_near(got.eff_compute, want.eff_compute, 1e-3);
-    ck_assert_near(got.eff_memory, want.eff_memory, 1e-3);
-    ck_assert_near(got.per_op_s, want.per_op_s, 1e-3);
+    ck_assert_near(got.eff_class[EC_MATMUL], 0.55, 1e-3);
+    ck_assert_near(got.eff_class[EC_ELTWISE], 0.3, 1e-3);
+    ck_assert_near(got.eff_level[1], 0.7, 1e-3);
+    ck_assert_near(got.per_op_s, 4e-6, 1e-3);
     calib_apply(&s->dev[0], &got);
     for (int i = 0; i < nh; i++) {
         double ms;

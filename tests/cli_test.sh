@@ -417,7 +417,7 @@ hw_case dvfs-unsorted 'devices[0].dvfs.points[1]: points must be sorted by incre
 hw_case dvfs-empty 'devices[0].dvfs.points: expected at least one operating point'
 hw_case dvfs-voltage 'devices[0].dvfs.points[1].voltage_V: expected at most 5, got 50'
 hw_case cost-empty 'devices[0].cost: expected price_USD, die_area_mm2 and/or rent_USD_per_hour'
-hw_case efficiency 'devices[0].efficiency.compute: expected at most 1, got 1.5'
+hw_case efficiency 'devices[0].efficiency.compute: expected at most 4, got 4.5'
 hw_case ops 'devices[1].ops[1]: expected an operator name'
 hw_case twice 'devices[0].power.tdp_W: field given twice'
 # A name with a newline and an escape sequence in it still gives a one-line message.
