@@ -375,6 +375,17 @@ static void print_table(const struct probe_host *h, const struct probe_meas *m, 
     if (m->steal_pct >= 0)
         printf("  %-16s %15.1f%% %8s  of CPU time stolen by the hypervisor; %.1f%% used by other processes\n",
                "steal", m->steal_pct, "", m->other_pct);
+    for (int l = 0; l < PROBE_DRAM; l++) {
+        if (m->eff_cap_bytes[l] > 0) {
+            fmt_size(m->sysfs_buf_bytes[l], b, sizeof b);
+            fmt_size(m->eff_cap_bytes[l], c, sizeof c);
+            printf("\nnote: %s: %s per thread (sysfs size) read at %.1f GB/s, no faster than DRAM; the hwdesc gives\n"
+                   "it the measured capacity %s (the largest size read at least 1.25x DRAM)\n",
+                   probe_level_names[l], b, m->sysfs_read_Bps[l] / 1e9, c);
+        } else if (m->dropped[l])
+            printf("\nnote: %s: no size above the level below read at least 1.25x DRAM; left out of the hwdesc\n",
+                   probe_level_names[l]);
+    }
     double ms = max_spread(m);
     if (ms > 10)
         printf("\nwarning: spreads up to %.0f%%: the host was not quiet (see steal above); rerun when it is idle,\n"

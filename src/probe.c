@@ -1410,6 +1410,38 @@ int probe_measure(const struct probe_host *h, const struct probe_opts *o, struct
         goto out;
     }
     m->dram_s = now_s() - t_phase;
+
+    /* A cache level whose sysfs size reads no faster than DRAM (a VM shown the host's whole L3, shared
+     * with other tenants) is not that big for this process: halve the buffer until it reads at least
+     * 1.25x DRAM, staying above the level below; the level's capacity is then what was measured, or,
+     * if no size qualifies, the level is left out of the hwdesc. */
+    double dram_bw = m->read[PROBE_DRAM].runs ? m->read[PROBE_DRAM].median : 0;
+    for (int lv = 1; lv < PROBE_DRAM && dram_bw > 0 && rc == DSE_OK; lv++) {
+        if (!m->read[lv].runs || m->read[lv].median >= 1.25 * dram_bw)
+            continue;
+        m->sysfs_buf_bytes[lv] = m->buf_bytes[lv];
+        m->sysfs_read_Bps[lv] = m->read[lv].median;
+        size_t nn = (size_t)(m->buf_bytes[lv] / 4);
+        double floor_bytes = 2 * m->buf_bytes[lv - 1]; /* the level below's whole per-thread share */
+        int found = 0;
+        while (!found && 4.0 * (double)(nn / 2) > floor_bytes) {
+            nn = round_floats(2.0 * (double)nn); /* half of nn floats (4 nn bytes) */
+            if (run_read(&cx, nn, &m->read[lv])) {
+                rc = dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory for the %s buffers",
+                                 probe_level_names[lv]);
+                goto out;
+            }
+            m->buf_bytes[lv] = 4.0 * (double)nn;
+            found = m->read[lv].median >= 1.25 * dram_bw;
+        }
+        if (found)
+            m->eff_cap_bytes[lv] = 2 * m->buf_bytes[lv] * cx.threads;
+        else {
+            m->dropped[lv] = 1;
+            m->read[lv].runs = 0;
+        }
+    }
+    m->caches_s += now_s() - t_phase - m->dram_s;
     m->stream_fraction = 1;
     if (m->read[PROBE_DRAM].runs && m->triad.runs && m->read[PROBE_DRAM].median > 0)
         m->stream_fraction = fmin(1.0, m->triad.median / m->read[PROBE_DRAM].median);
@@ -1597,6 +1629,12 @@ cJSON *probe_hwdesc(const struct probe_host *h, const struct probe_meas *m, cons
     }
 
     cJSON *mem = cJSON_AddArrayToObject(d, "memory");
+    char dropped[160] = "";
+    for (int lv = 0; lv < PROBE_DRAM; lv++)
+        if (m->dropped[lv]) {
+            size_t k = strlen(dropped);
+            snprintf(dropped + k, sizeof dropped - k, "%s%s", k ? ", " : "", probe_level_names[lv]);
+        }
     for (int lv = 0; lv < PROBE_NLEVEL; lv++) {
         const struct probe_stat *s = &m->read[lv];
         if (!s->runs || s->median <= 0)
@@ -1618,18 +1656,36 @@ cJSON *probe_hwdesc(const struct probe_host *h, const struct probe_meas *m, cons
                      "(each %s in all, against %s of caches) on %d threads, median of %d (spread %.1f%%); capacity: %s",
                      date, m->isa_label, buf, tot, cache, T, s->runs, spread_pct(s),
                      h->mem_bytes > 0 ? "/proc/meminfo MemTotal" : "unknown (1 GiB placeholder)");
+            if (dropped[0]) {
+                size_t k = strlen(src);
+                snprintf(src + k, sizeof src - k,
+                         "; left out: %s (no buffer above the level below read at least 1.25x DRAM)", dropped);
+            }
         } else {
             const struct probe_cache *c = probe_data_cache(h, lv + 1);
             int inst = c ? probe_cache_instances(h, c, T) : 1;
             double cap = c ? c->size_bytes * inst : m->buf_bytes[lv] * 2 * T;
+            if (m->eff_cap_bytes[lv] > 0)
+                cap = m->eff_cap_bytes[lv];
             cJSON_AddNumberToObject(l, "capacity_KiB", round(cap / 1024)); /* exact: sizes are whole KiB */
             cJSON_AddNumberToObject(l, "bandwidth_GBps", sig4(s->median / 1e9));
             size_str(c ? c->size_bytes : 0, one, sizeof one);
-            snprintf(src, sizeof src,
-                     "measured by dse probe %s: %s vectorized sum over %s per thread (half a thread's share of the "
-                     "level) on %d threads, median of %d (spread %.1f%%); capacity: sysfs cache, %s x %d %s",
-                     date, m->isa_label, buf, T, s->runs, spread_pct(s), one, inst,
-                     c && c->per_core ? "(per core)" : "(shared)");
+            int k = snprintf(src, sizeof src,
+                             "measured by dse probe %s: %s vectorized sum over %s per thread (half a thread's share of "
+                             "the level) on %d threads, median of %d (spread %.1f%%); capacity: ",
+                             date, m->isa_label, buf, T, s->runs, spread_pct(s));
+            if (k > 0 && (unsigned)k < sizeof src) {
+                if (m->eff_cap_bytes[lv] > 0) {
+                    char sb[32];
+                    size_str(m->sysfs_buf_bytes[lv], sb, sizeof sb);
+                    snprintf(src + k, sizeof src - (size_t)k,
+                             "measured (sysfs says %s x %d, but %s per thread read at %.1f GB/s, no faster than "
+                             "DRAM; halved until at least 1.25x DRAM)",
+                             one, inst, sb, m->sysfs_read_Bps[lv] / 1e9);
+                } else
+                    snprintf(src + k, sizeof src - (size_t)k, "sysfs cache, %s x %d %s", one, inst,
+                             c && c->per_core ? "(per core)" : "(shared)");
+            }
         }
         add_str(l, "source", src);
         cJSON_AddItemToArray(mem, l);

@@ -116,6 +116,11 @@ struct probe_meas {
     struct probe_stat read[PROBE_NLEVEL]; /* B/s, all threads */
     double buf_bytes[PROBE_NLEVEL];       /* per thread */
     double cache_bytes;                   /* data caches the threads reach (sizes the DRAM arrays) */
+    double eff_cap_bytes[PROBE_NLEVEL];   /* > 0: the level's capacity as measured (all threads), where
+                                           * the sysfs size read no faster than DRAM (a shared L3 in a VM) */
+    double sysfs_buf_bytes[PROBE_NLEVEL]; /* the per-thread buffer tried first, at the sysfs size */
+    double sysfs_read_Bps[PROBE_NLEVEL];  /* and what it read at */
+    int dropped[PROBE_NLEVEL];            /* 1: no size above the level below read faster than DRAM */
     struct probe_stat copy, triad;        /* STREAM on the DRAM arrays, B/s (STREAM byte counts) */
     double stream_fraction;               /* triad / DRAM read, capped at 1 */
     struct probe_stat clock_MHz;          /* dependent integer adds, per thread; runs 0 if unsupported */

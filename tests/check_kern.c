@@ -54,6 +54,7 @@ static const int gemm_shapes[][3] = {
     {130, 70, 513}, /* several K blocks: accumulation into C */
     {300, 20, 100}, /* one N chunk: threads split M */
     {5, 3, 1},
+    {2, 600, 77},   /* two rows, fp32 streams B: three column blocks of 256, the last partial */
 };
 
 /* Checks C (with leading dimension ldc) against A B in fp64 with the gamma_K bound. */
