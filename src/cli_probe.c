@@ -375,21 +375,26 @@ static void print_table(const struct probe_host *h, const struct probe_meas *m, 
     if (m->steal_pct >= 0)
         printf("  %-16s %15.1f%% %8s  of CPU time stolen by the hypervisor; %.1f%% used by other processes\n",
                "steal", m->steal_pct, "", m->other_pct);
-    for (int l = 0; l < PROBE_DRAM; l++) {
-        if (m->eff_cap_bytes[l] > 0) {
-            fmt_size(m->sysfs_buf_bytes[l], b, sizeof b);
-            fmt_size(m->eff_cap_bytes[l], c, sizeof c);
-            printf("\nnote: %s: %s per thread (sysfs size) read at %.1f GB/s, no faster than DRAM; the hwdesc gives\n"
-                   "it the measured capacity %s (the largest size read at least 1.25x DRAM)\n",
-                   probe_level_names[l], b, m->sysfs_read_Bps[l] / 1e9, c);
-        } else if (m->dropped[l])
-            printf("\nnote: %s: no size above the level below read at least 1.25x DRAM; left out of the hwdesc\n",
-                   probe_level_names[l]);
+    if (m->n_curve > 1) {
+        printf("\n%s read at halving buffer sizes (per thread):", probe_level_names[m->curve_level]);
+        for (int i = 0; i < m->n_curve; i++) {
+            fmt_size(m->curve_bytes[i], c, sizeof c);
+            printf("%s %s %.1f GB/s", i ? "," : "", c, m->curve_Bps[i] / 1e9);
+        }
+        printf("\n");
+        if (m->eff_cap_bytes[m->curve_level] > 0) {
+            fmt_size(m->eff_cap_bytes[m->curve_level], c, sizeof c);
+            printf("note: the sysfs size reads slower than smaller buffers; the hwdesc gives %s the measured\n"
+                   "capacity %s (twice the largest buffer within 3/4 of the best rate, all threads)\n",
+                   probe_level_names[m->curve_level], c);
+        } else if (m->dropped[m->curve_level])
+            printf("note: no size read at least 1.25x DRAM: %s is left out of the hwdesc\n",
+                   probe_level_names[m->curve_level]);
     }
     double ms = max_spread(m);
     if (ms > 10)
-        printf("\nwarning: spreads up to %.0f%%: the host was not quiet (see steal above); rerun when it is idle,\n"
-               "or compare several runs before trusting the peaks\n", ms);
+        printf("\nwarning: spreads up to %.0f%%: the host was not quiet (see steal above; in a VM, neighbours on the\n"
+               "shared L3 and memory do not show there); rerun when it is idle, or compare several runs\n", ms);
     printf("\nwrote %s (loads as a hwdesc); %.1f s\n", out, secs);
 }
 

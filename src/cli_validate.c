@@ -32,6 +32,7 @@ static struct cli_opt validate_opts_proto[] = {
     {"import", 1, "compare external measurements (suite JSON with measured_ms, or CSV) instead of measuring", NULL},
     {"quick", 0, "the quick suite and shorter timing (under 2 minutes on 2 cores)", NULL},
     {"threads", 1, "kernel threads (default: OpenMP's)", NULL},
+    {"repeat", 1, "measure the suite N times (1-20, default 1); each kernel's time is the median of the passes, and the run-to-run noise is reported", NULL},
     {"fidelity", 1, "model tier to check: analytical (default) or cycle", NULL},
     {"db", 1, "SQLite database (default results/validate.db)", NULL},
     {"plot", 1, "predicted-vs-measured plot (default results/validate-SUITE.png; 'none' to skip)", NULL},
@@ -48,6 +49,7 @@ static struct cli_opt calibrate_opts_proto[] = {
     {"import", 1, "fit to external measurements instead of measuring", NULL},
     {"quick", 0, "the quick suite and shorter timing", NULL},
     {"threads", 1, "kernel threads (default: OpenMP's)", NULL},
+    {"repeat", 1, "measure the suite N times (1-20, default 1); each kernel's time is the median of the passes", NULL},
     {"fidelity", 1, "model tier to calibrate: analytical (default) or cycle", NULL},
     {"json", 0, "print one JSON object", NULL},
     {"help", 0, "this help", NULL},
@@ -143,37 +145,73 @@ static int host(const struct cli_opt *opts, struct hw_system *sys, int *dev, cha
     return dse_err_set(e, DSE_EINPUT, path, NULL, "no cpu device: the native kernels run on this host's CPU");
 }
 
-/* Measures (or takes imported times for) every case and predicts it. */
-static int run_suite(const struct cli_opt *opts, struct vsuite *s, struct wl_graph **graphs, const struct hw_system *sys,
-                     int dev, enum fidelity f, int threads, int quiet, struct dse_err *e)
+static int cmp_double(const void *a, const void *b)
 {
-    int quick = cli_get(opts, "quick") != NULL, rc = DSE_OK;
-    const char *suite = cli_get(opts, "import") ? cli_get(opts, "import")
-                        : cli_get(opts, "suite")  ? cli_get(opts, "suite")
-                        : quick                   ? "validate/quick.json"
-                                                  : "validate/full.json";
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Measures (or takes imported times for) every case and predicts it. With --repeat N the whole suite
+ * is measured N times (passes apart in time sample a host whose speed drifts), each case's time is
+ * the median of its passes, and *noise_pct is the mean over cases and passes of |pass / median - 1|:
+ * the error a perfect model would still show against one pass (-1 with one pass). */
+static int run_suite(const struct cli_opt *opts, struct vsuite *s, struct wl_graph **graphs, const struct hw_system *sys,
+                     int dev, enum fidelity f, int threads, int quiet, double *noise_pct, struct dse_err *e)
+{
+    int quick = cli_get(opts, "quick") != NULL, rc = DSE_OK, imported = cli_get(opts, "import") != NULL;
+    long long passes = 1;
+    *noise_pct = -1;
+    if (cli_get(opts, "repeat") && (rc = cli_int("repeat", cli_get(opts, "repeat"), 1, 20, &passes, e)))
+        return rc;
+    if (imported)
+        passes = 1;
+    const char *suite = imported               ? cli_get(opts, "import")
+                        : cli_get(opts, "suite") ? cli_get(opts, "suite")
+                        : quick                  ? "validate/quick.json"
+                                                 : "validate/full.json";
     char path[1024];
     static const char *const ext[] = {".json", NULL};
     if ((rc = cli_resolve("--suite", "validate", suite, ext, path, sizeof path, e)) || (rc = vsuite_load(path, s, e)))
         return rc;
     *graphs = calloc((size_t)s->n, sizeof **graphs);
-    if (!*graphs)
+    double *t = malloc(sizeof *t * (size_t)(s->n > 0 ? s->n : 1) * (size_t)passes);
+    if (!*graphs || !t) {
+        free(t);
         return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
-    for (int i = 0; i < s->n && !rc; i++) {
-        struct vk *k = &s->k[i];
-        if (cli_get(opts, "import") && k->measured_ms <= 0)
-            return dse_err_set(e, DSE_EINPUT, path, NULL, "case %d (%s %s) has no measured_ms to import", i,
-                               vk_names[k->type], k->shape);
-        if (!cli_get(opts, "import")) {
-            if (!quiet)
-                fprintf(stderr, "\r[%d/%d] %-10s %-48.48s", i + 1, s->n, vk_names[k->type], k->shape);
-            if ((rc = vk_measure(k, quick ? 3 : 5, quick ? 20 : 100, threads, e)))
-                break;
-        }
-        if ((rc = vk_graph(k, &(*graphs)[i], e)) || (rc = vk_predict(k, &(*graphs)[i], sys, dev, f, &k->predicted_ms, e)))
-            break;
     }
-    if (!quiet && !cli_get(opts, "import"))
+    for (int i = 0; i < s->n && imported; i++)
+        if (s->k[i].measured_ms <= 0)
+            rc = dse_err_set(e, DSE_EINPUT, path, NULL, "case %d (%s %s) has no measured_ms to import", i,
+                             vk_names[s->k[i].type], s->k[i].shape);
+    for (int p = 0; p < passes && !imported && !rc; p++)
+        for (int i = 0; i < s->n && !rc; i++) {
+            struct vk *k = &s->k[i];
+            if (!quiet)
+                fprintf(stderr, "\r[%d/%d]%s %-10s %-40.40s", i + 1, s->n, passes > 1 ? " " : "", vk_names[k->type],
+                        k->shape);
+            if (!quiet && passes > 1)
+                fprintf(stderr, " pass %d/%lld", p + 1, passes);
+            rc = vk_measure(k, quick ? 3 : 5, quick ? 20 : 100, threads, e);
+            t[(size_t)i * (size_t)passes + (size_t)p] = k->measured_ms;
+        }
+    if (!rc && passes > 1) {
+        double dev_sum = 0;
+        for (int i = 0; i < s->n; i++) {
+            double *ti = t + (size_t)i * (size_t)passes, sorted[20];
+            memcpy(sorted, ti, sizeof *ti * (size_t)passes);
+            qsort(sorted, (size_t)passes, sizeof *sorted, cmp_double);
+            double med = passes % 2 ? sorted[passes / 2] : 0.5 * (sorted[passes / 2 - 1] + sorted[passes / 2]);
+            for (int p = 0; p < passes; p++)
+                dev_sum += fabs(ti[p] / med - 1);
+            s->k[i].measured_ms = med;
+        }
+        *noise_pct = s->n > 0 ? 100 * dev_sum / ((double)s->n * (double)passes) : 0;
+    }
+    free(t);
+    for (int i = 0; i < s->n && !rc; i++)
+        if (!(rc = vk_graph(&s->k[i], &(*graphs)[i], e)))
+            rc = vk_predict(&s->k[i], &(*graphs)[i], sys, dev, f, &s->k[i].predicted_ms, e);
+    if (!quiet && !imported)
         fprintf(stderr, "\r%80s\r", "");
     return rc;
 }
@@ -347,6 +385,7 @@ int cmd_validate(int argc, char **argv)
     struct dse_err e;
     const char *pos[1];
     int npos, rc, dev = 0, threads;
+    double noise = -1;
     enum fidelity f;
     struct hw_system *sys = malloc(sizeof *sys);
     struct vsuite s;
@@ -373,7 +412,7 @@ int cmd_validate(int argc, char **argv)
     }
     int json = cli_get(opts, "json") != NULL;
     if ((rc = host(opts, sys, &dev, hwpath, sizeof hwpath, &e)) ||
-        (rc = run_suite(opts, &s, &graphs, sys, dev, f, threads, json || !isatty(STDERR_FILENO), &e)))
+        (rc = run_suite(opts, &s, &graphs, sys, dev, f, threads, json || !isatty(STDERR_FILENO), &noise, &e)))
         goto out;
     struct stats st = summarize(s.k, NULL, s.n);
     char env[1024];
@@ -420,6 +459,8 @@ int cmd_validate(int argc, char **argv)
         cJSON_AddNumberToObject(o, "mape_pct", st.mape);
         cJSON_AddNumberToObject(o, "within10_pct", st.within10);
         cJSON_AddNumberToObject(o, "within20_pct", st.within20);
+        if (noise >= 0)
+            cJSON_AddNumberToObject(o, "noise_pct", noise);
         cJSON_AddItemToObject(o, "environment", cJSON_Parse(env));
         arr = cJSON_AddArrayToObject(o, "kernels");
         for (int i = 0; i < s.n; i++) {
@@ -453,6 +494,10 @@ int cmd_validate(int argc, char **argv)
         }
         printf("\nMAPE %.1f%%; %.0f%% of kernels within +-10%%, %.0f%% within +-20%%\n", st.mape, st.within10,
                st.within20);
+        if (noise >= 0)
+            printf("run-to-run noise %.1f%% (mean |pass / median - 1| over %s passes): a model that predicted the\n"
+                   "median exactly would show about this error against any one pass\n",
+                   noise, cli_get(opts, "repeat"));
         printf("worst:");
         for (int i = 0; idx && i < 3 && i < s.n; i++)
             printf(" %s %s (%+.0f%%)%s", vk_names[s.k[idx[i]].type], s.k[idx[i]].shape,
@@ -557,6 +602,7 @@ int cmd_calibrate(int argc, char **argv)
     struct dse_err e;
     const char *pos[1];
     int npos, rc, dev = 0, threads;
+    double noise = -1;
     enum fidelity f;
     struct hw_system *sys = malloc(sizeof *sys), *cal = malloc(sizeof *cal);
     struct vsuite s;
@@ -587,7 +633,7 @@ int cmd_calibrate(int argc, char **argv)
     }
     int json = cli_get(opts, "json") != NULL;
     if ((rc = host(opts, sys, &dev, hwpath, sizeof hwpath, &e)) ||
-        (rc = run_suite(opts, &s, &graphs, sys, dev, f, threads, json || !isatty(STDERR_FILENO), &e)))
+        (rc = run_suite(opts, &s, &graphs, sys, dev, f, threads, json || !isatty(STDERR_FILENO), &noise, &e)))
         goto out;
     /* Every third kernel is held out (a deterministic split that spans every kernel family). */
     train = malloc(sizeof *train * (size_t)s.n);
@@ -640,6 +686,8 @@ int cmd_calibrate(int argc, char **argv)
         cJSON_AddNumberToObject(o, "heldout_mape_after_pct", after_h.mape);
         cJSON_AddNumberToObject(o, "heldout_within20_before_pct", before_h.within20);
         cJSON_AddNumberToObject(o, "heldout_within20_after_pct", after_h.within20);
+        if (noise >= 0)
+            cJSON_AddNumberToObject(o, "noise_pct", noise);
         p = cJSON_AddObjectToObject(o, "fitted");
         for (int k = 0; k < EC_COUNT; k++)
             if (c.fit_class[k])
@@ -670,6 +718,9 @@ int cmd_calibrate(int argc, char **argv)
         printf("%-28s %9.1f%% %9.1f%%\n", "training MAPE", before_t.mape, after_t.mape);
         printf("%-28s %9.1f%% %9.1f%%\n", "held-out MAPE", before_h.mape, after_h.mape);
         printf("%-28s %9.0f%% %9.0f%%\n", "held-out within +-20%", before_h.within20, after_h.within20);
+        if (noise >= 0)
+            printf("run-to-run noise of the measurements: %.1f%% (mean |pass / median - 1| over %s passes)\n", noise,
+                   cli_get(opts, "repeat"));
         printf("\nwrote %s (dse eval --hw %s now reports the expected error)\n", cli_get(opts, "out"),
                cli_get(opts, "out"));
     }

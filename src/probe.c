@@ -592,9 +592,9 @@ int probe_cache_instances(const struct probe_host *h, const struct probe_cache *
  * below 1, so every chain converges to c / (1 - b) = 1: no overflow, no denormals) and returns a
  * checksum so nothing is optimized away. Every chain starts from its own value, and none at the
  * fixed point: GCC merges identical chains into one (it did, for the dot-product kernels) and
- * folds a chain that starts at 1.0 into a constant (it did, in the portable kernel). Read kernels sum n floats `passes` times into READ_VECS
- * accumulators; copy and triad are STREAM's c = a and a = b + q c. Buffers are 4 KiB aligned and a
- * whole number of 1024 floats. */
+ * folds a chain that starts at 1.0 into a constant (it did, in the portable kernel). Read kernels
+ * sum n floats `passes` times into READ_VECS accumulators; copy and triad are STREAM's c = a and
+ * a = b + q c. Buffers are 4 KiB aligned and a whole number of 1024 floats. */
 
 #define REP12(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11)
 #define REP8(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7)
@@ -1411,34 +1411,47 @@ int probe_measure(const struct probe_host *h, const struct probe_opts *o, struct
     }
     m->dram_s = now_s() - t_phase;
 
-    /* A cache level whose sysfs size reads no faster than DRAM (a VM shown the host's whole L3, shared
-     * with other tenants) is not that big for this process: halve the buffer until it reads at least
-     * 1.25x DRAM, staying above the level below; the level's capacity is then what was measured, or,
-     * if no size qualifies, the level is left out of the hwdesc. */
+    /* The last cache level's sysfs size need not be what this process gets (a VM is shown the host's
+     * whole L3, shared with other tenants). Its buffer is halved down to twice the level below's
+     * share, reading at each size; the largest size that reads at least 3/4 of the best rate sets the
+     * level's capacity and bandwidth. If even the best is under 1.25x DRAM the level is no cache for
+     * this process and is left out of the hwdesc. */
     double dram_bw = m->read[PROBE_DRAM].runs ? m->read[PROBE_DRAM].median : 0;
-    for (int lv = 1; lv < PROBE_DRAM && dram_bw > 0 && rc == DSE_OK; lv++) {
-        if (!m->read[lv].runs || m->read[lv].median >= 1.25 * dram_bw)
-            continue;
-        m->sysfs_buf_bytes[lv] = m->buf_bytes[lv];
-        m->sysfs_read_Bps[lv] = m->read[lv].median;
+    int lv = PROBE_L3;
+    while (lv > PROBE_L1 && !m->read[lv].runs)
+        lv--;
+    if (lv > PROBE_L1 && dram_bw > 0) {
+        double floor_bytes = 4 * m->buf_bytes[lv - 1]; /* twice the level below's per-thread share */
+        struct probe_stat st[PROBE_CURVE_MAX];
+        m->curve_level = lv;
+        m->curve_bytes[0] = m->buf_bytes[lv];
+        st[0] = m->read[lv];
+        m->n_curve = 1;
         size_t nn = (size_t)(m->buf_bytes[lv] / 4);
-        double floor_bytes = 2 * m->buf_bytes[lv - 1]; /* the level below's whole per-thread share */
-        int found = 0;
-        while (!found && 4.0 * (double)(nn / 2) > floor_bytes) {
+        while (m->n_curve < PROBE_CURVE_MAX && 2.0 * (double)nn >= floor_bytes) {
             nn = round_floats(2.0 * (double)nn); /* half of nn floats (4 nn bytes) */
-            if (run_read(&cx, nn, &m->read[lv])) {
+            if (run_read(&cx, nn, &st[m->n_curve])) {
                 rc = dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory for the %s buffers",
                                  probe_level_names[lv]);
                 goto out;
             }
-            m->buf_bytes[lv] = 4.0 * (double)nn;
-            found = m->read[lv].median >= 1.25 * dram_bw;
+            m->curve_bytes[m->n_curve++] = 4.0 * (double)nn;
         }
-        if (found)
-            m->eff_cap_bytes[lv] = 2 * m->buf_bytes[lv] * cx.threads;
-        else {
+        double best = 0;
+        for (int i = 0; i < m->n_curve; i++) {
+            m->curve_Bps[i] = st[i].median;
+            best = fmax(best, st[i].median);
+        }
+        int pick = 0;
+        while (pick < m->n_curve - 1 && st[pick].median < 0.75 * best)
+            pick++;
+        if (best < 1.25 * dram_bw) {
             m->dropped[lv] = 1;
             m->read[lv].runs = 0;
+        } else if (pick > 0) {
+            m->read[lv] = st[pick];
+            m->buf_bytes[lv] = m->curve_bytes[pick];
+            m->eff_cap_bytes[lv] = 2 * m->curve_bytes[pick] * cx.threads;
         }
     }
     m->caches_s += now_s() - t_phase - m->dram_s;
@@ -1676,12 +1689,17 @@ cJSON *probe_hwdesc(const struct probe_host *h, const struct probe_meas *m, cons
                              date, m->isa_label, buf, T, s->runs, spread_pct(s));
             if (k > 0 && (unsigned)k < sizeof src) {
                 if (m->eff_cap_bytes[lv] > 0) {
-                    char sb[32];
-                    size_str(m->sysfs_buf_bytes[lv], sb, sizeof sb);
-                    snprintf(src + k, sizeof src - (size_t)k,
-                             "measured (sysfs says %s x %d, but %s per thread read at %.1f GB/s, no faster than "
-                             "DRAM; halved until at least 1.25x DRAM)",
-                             one, inst, sb, m->sysfs_read_Bps[lv] / 1e9);
+                    k += snprintf(src + k, sizeof src - (size_t)k,
+                                  "measured (sysfs says %s x %d, but per thread", one, inst);
+                    for (int i = 0; i < m->n_curve && k > 0 && (unsigned)k < sizeof src; i++) {
+                        char sb[32];
+                        size_str(m->curve_bytes[i], sb, sizeof sb);
+                        k += snprintf(src + k, sizeof src - (size_t)k, "%s %s read at %.1f GB/s", i ? "," : "", sb,
+                                      m->curve_Bps[i] / 1e9);
+                    }
+                    if (k > 0 && (unsigned)k < sizeof src)
+                        snprintf(src + k, sizeof src - (size_t)k,
+                                 ": twice the largest buffer within 3/4 of the best rate, times %d threads)", T);
                 } else
                     snprintf(src + k, sizeof src - (size_t)k, "sysfs cache, %s x %d %s", one, inst,
                              c && c->per_core ? "(per core)" : "(shared)");

@@ -17,6 +17,7 @@
 #define PROBE_MAX_CPUS 1024 /* CPUs beyond this number are ignored (bounded parsing) */
 #define PROBE_MAX_CACHES 8  /* sysfs cache/index0..7 */
 #define PROBE_MAX_RUNS 32
+#define PROBE_CURVE_MAX 8 /* sizes at which the last cache level is read */
 
 /* SIMD and matrix features read from /proc/cpuinfo (flags on x86, Features on aarch64). */
 enum {
@@ -117,10 +118,12 @@ struct probe_meas {
     double buf_bytes[PROBE_NLEVEL];       /* per thread */
     double cache_bytes;                   /* data caches the threads reach (sizes the DRAM arrays) */
     double eff_cap_bytes[PROBE_NLEVEL];   /* > 0: the level's capacity as measured (all threads), where
-                                           * the sysfs size read no faster than DRAM (a shared L3 in a VM) */
-    double sysfs_buf_bytes[PROBE_NLEVEL]; /* the per-thread buffer tried first, at the sysfs size */
-    double sysfs_read_Bps[PROBE_NLEVEL];  /* and what it read at */
-    int dropped[PROBE_NLEVEL];            /* 1: no size above the level below read faster than DRAM */
+                                           * the sysfs size read slower than smaller ones (a shared L3 in a VM) */
+    int dropped[PROBE_NLEVEL];            /* 1: no size above the level below read 1.25x DRAM */
+    int curve_level;                      /* the last cache level, read at halving sizes: */
+    int n_curve;
+    double curve_bytes[PROBE_CURVE_MAX];  /* per-thread buffer, the sysfs half-share first */
+    double curve_Bps[PROBE_CURVE_MAX];    /* median read rate, all threads */
     struct probe_stat copy, triad;        /* STREAM on the DRAM arrays, B/s (STREAM byte counts) */
     double stream_fraction;               /* triad / DRAM read, capped at 1 */
     struct probe_stat clock_MHz;          /* dependent integer adds, per thread; runs 0 if unsupported */

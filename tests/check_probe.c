@@ -101,8 +101,8 @@ static void check_loads(const cJSON *hw, int n_mem)
     free(sys);
 }
 
-/* The sysfs L3 read no faster than DRAM, so the probe halved its buffer to 32 MiB per thread, where
- * it read 2x DRAM: the level's capacity is then 2 (a buffer is half a thread's share) x 32 MiB x 2
+/* The sysfs L3 half-share (65 MiB per thread) read at 15.2 GB/s, under 3/4 of the 40 GB/s read at
+ * 32 MiB: the level's capacity is then 2 (a buffer is half a thread's share) x 32 MiB x 2
  * threads = 128 MiB = 131072 KiB, not sysfs's 260 MiB, and its source says why. */
 START_TEST(test_probe_measured_l3_capacity)
 {
@@ -111,15 +111,18 @@ START_TEST(test_probe_measured_l3_capacity)
     fake_host(&h);
     fake_meas(&m);
     m.eff_cap_bytes[PROBE_L3] = 2 * m.buf_bytes[PROBE_L3] * 2;
-    m.sysfs_buf_bytes[PROBE_L3] = 65.0 * (1 << 20);
-    m.sysfs_read_Bps[PROBE_L3] = 15.2e9;
+    m.curve_level = PROBE_L3;
+    m.n_curve = 2;
+    m.curve_bytes[0] = 65.0 * (1 << 20), m.curve_Bps[0] = 15.2e9;
+    m.curve_bytes[1] = 32.0 * (1 << 20), m.curve_Bps[1] = 40e9;
     cJSON *hw = probe_hwdesc(&h, &m, "host", "2026-11-30");
     ck_assert_ptr_nonnull(hw);
     const cJSON *l3 = level(hw, 2);
     ck_assert_str_eq(cJSON_GetObjectItem(l3, "name")->valuestring, "l3");
     ck_assert_int_eq((int)cJSON_GetObjectItem(l3, "capacity_KiB")->valuedouble, 131072);
     ck_assert_ptr_nonnull(strstr(cJSON_GetObjectItem(l3, "source")->valuestring,
-                                 "capacity: measured (sysfs says 260 MiB x 1, but 65 MiB per thread read at 15.2 GB/s"));
+                                 "capacity: measured (sysfs says 260 MiB x 1, but per thread 65 MiB read at 15.2 GB/s, 32 MiB read "
+                                 "at 40.0 GB/s: twice the largest buffer within 3/4 of the best rate, times 2 threads)"));
     /* L2 keeps sysfs's size: 2 MiB x 2 cores = 4096 KiB */
     ck_assert_int_eq((int)cJSON_GetObjectItem(level(hw, 1), "capacity_KiB")->valuedouble, 4096);
     check_loads(hw, 4);

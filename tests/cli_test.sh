@@ -831,6 +831,15 @@ if [ "$have_python" = 1 ]; then
     if command -v gnuplot >/dev/null 2>&1; then
         [ -s "$tmp/v.png" ] && ok validate-plot || fail validate-plot "no $tmp/v.png"
     fi
+    # --repeat 2: the time is the median of two passes (their mean), and the noise is
+    # mean |pass / median - 1| = |t1 - t2| / (t1 + t2), which is in [0, 100) %.
+    "$DSE_BIN" validate --hw "$H" --suite tests/data/validate-tiny.json --quick --repeat 2 --json --db "$tmp/v.db" --plot none >"$tmp/vr.json" 2>"$tmp/vr.err"
+    if python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['n_kernels']==3 and 0 <= d['noise_pct'] < 100 and all(k['measured_ms']>0 for k in d['kernels'])" "$tmp/vr.json" 2>/dev/null; then
+        ok validate-repeat
+    else
+        fail validate-repeat "$(head -c 300 "$tmp/vr.err")"
+    fi
+    expect_fail validate-repeat-range 2 "--repeat: expected an integer in [1, 20], got '0'" validate --hw "$H" --suite tests/data/validate-tiny.json --repeat 0
     "$DSE_BIN" calibrate --hw "$H" --import tests/data/import-fit.json --out "$tmp/cal.json" --json >"$tmp/c.json" 2>"$tmp/c.err"
     if python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['heldout_mape_after_pct'] <= d['heldout_mape_before_pct'] and d['n_heldout']==4" "$tmp/c.json" 2>/dev/null &&
         "$DSE_BIN" eval --hw "$tmp/cal.json" --workload tiny-mlp --json | python3 -c "import json,sys; d=json.load(sys.stdin); assert d['validation']['calibrated'] and d['validation']['expected_error_pct'] >= 0" 2>/dev/null; then
