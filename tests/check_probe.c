@@ -150,12 +150,30 @@ START_TEST(test_probe_dropped_level)
 }
 END_TEST
 
+/* The clock per-cycle figures use: cpufreq's maximum when there is one, else the clock measured in the
+ * same run when its runs agree within 20 %, else /proc/cpuinfo's nominal figure. */
+START_TEST(test_probe_clock_choice)
+{
+    struct probe_host h;
+    struct probe_meas m;
+    fake_host(&h); /* cpuinfo 2000 MHz, no cpufreq */
+    fake_meas(&m);
+    m.clock_MHz = (struct probe_stat){2900, 2880, 2920, 9}; /* spread 40 / 2900 = 1.4 % */
+    ck_assert_double_eq(probe_clock_MHz(&h, &m, NULL, 0), 2900);
+    m.clock_MHz.min = 1400; /* spread 1520 / 2900 = 52 %: noisy, the nominal clock instead */
+    ck_assert_double_eq(probe_clock_MHz(&h, &m, NULL, 0), 2000);
+    h.max_MHz = 3500;
+    ck_assert_double_eq(probe_clock_MHz(&h, &m, NULL, 0), 3500);
+}
+END_TEST
+
 Suite *make_probe_suite(void)
 {
     Suite *s = suite_create("probe");
     TCase *tc = tcase_create("hwdesc");
     tcase_add_test(tc, test_probe_measured_l3_capacity);
     tcase_add_test(tc, test_probe_dropped_level);
+    tcase_add_test(tc, test_probe_clock_choice);
     suite_add_tcase(s, tc);
     return s;
 }
