@@ -54,7 +54,11 @@ static const int gemm_shapes[][3] = {
     {130, 70, 513}, /* several K blocks: accumulation into C */
     {300, 20, 100}, /* one N chunk: threads split M */
     {5, 3, 1},
-    {2, 600, 77},   /* two rows, fp32 streams B: three column blocks of 256, the last partial */
+    {2, 600, 77},   /* two rows: fp32 skips packing (9 strips of 64 columns and a tail of 24) */
+    {7, 200, 300},  /* row groups of 4 and 3; 3 strips and a tail of 8; K in passes of 128, 128, 44 */
+    {16, 64, 129},  /* one strip, no tail; K passes 128 and 1 */
+    {32, 70, 129},  /* the most rows without packing (8 groups of 4); one strip and a tail of 6 */
+    {33, 70, 129},  /* one row more: the packed path */
 };
 
 /* Checks C (with leading dimension ldc) against A B in fp64 with the gamma_K bound. */
