@@ -52,13 +52,14 @@ static const int gemm_shapes[][3] = {
     {37, 29, 53},   /* odd everything, one block */
     {1, 67, 300},   /* decode-like single row */
     {130, 70, 513}, /* several K blocks: accumulation into C */
-    {300, 20, 100}, /* one N chunk: threads split M */
+    {300, 20, 200}, /* one N chunk: threads split M (1.2 M MACs, above the parallel threshold) */
     {5, 3, 1},
     {2, 600, 77},   /* two rows: fp32 skips packing (9 strips of 64 columns and a tail of 24) */
     {7, 200, 300},  /* row groups of 4 and 3; 3 strips and a tail of 8; K in passes of 128, 128, 44 */
     {16, 64, 129},  /* one strip, no tail; K passes 128 and 1 */
     {32, 70, 129},  /* the most rows without packing (8 groups of 4); one strip and a tail of 6 */
     {33, 70, 129},  /* one row more: the packed path */
+    {8, 600, 300},  /* no packing, 1.44 M MACs: two threads share 9 strips and a tail of 24 */
 };
 
 /* Checks C (with leading dimension ldc) against A B in fp64 with the gamma_K bound. */
@@ -90,6 +91,8 @@ START_TEST(gemm_f32_matches_reference)
             for (int th = 1; th <= 2; th++) {
                 char what[64];
                 snprintf(what, sizeof what, "%s threads=%d", kern_isa_name(lv[l]), th);
+                for (long i = 0; i < (long)M * N; i++) /* every element must be written by this call */
+                    C[i] = NAN;
                 kern_gemm_ex(KERN_F32, lv[l], M, N, K, A, K, B, N, C, N, th);
                 check_gemm_f32_result(M, N, K, A, B, C, N, what);
             }
@@ -212,7 +215,7 @@ START_TEST(gemm_i8_exact)
     enum kern_isa lv[8];
     int nl = isa_levels(lv);
     uint64_t s = 5;
-    static const int shapes[][3] = {{37, 29, 53}, {1, 67, 300}, {70, 45, 1537}, {300, 20, 101}};
+    static const int shapes[][3] = {{37, 29, 53}, {1, 67, 300}, {70, 45, 1537}, {300, 20, 201}};
     for (unsigned t = 0; t < sizeof shapes / sizeof shapes[0]; t++) {
         int M = shapes[t][0], N = shapes[t][1], K = shapes[t][2];
         int8_t *A = malloc((size_t)M * K), *B = malloc((size_t)K * N);
