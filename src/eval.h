@@ -104,7 +104,8 @@ double eval_accuracy_proxy(const struct prec_cfg *p, int has_kv);
 
 /* Picks the primary device when none is named: the first that is not a CPU, else the first. */
 int eval_default_device(const struct hw_system *sys);
-/* Picks a precision the device computes GEMMs in: fp16, bf16, int8, fp32, in that order. */
+/* Picks the precision a device computes GEMMs in by default: the float (fp16, bf16, fp32) with the
+ * highest GEMM peak, ties to the narrower; int8 for integer-only devices; -1 if none. */
 int eval_default_prec(const struct hw_device *d);
 /* Parses a placement: "DEV" or "DEV,TYPE=DEV2,..." (TYPE an operator type); fills dev and type_dev.
  * Returns DSE_EINPUT with a message naming the unknown device or type. */
