@@ -223,6 +223,27 @@ START_TEST(shipped_pairs_run)
 }
 END_TEST
 
+/* The default precision is the float with the highest GEMM peak, ties to the narrower, else int8. The
+ * peaks are set by hand on a loaded fixture device (TFLOP/s figures only compared, not used). */
+START_TEST(default_prec_fastest_float)
+{
+    struct hw_system *s = test_fixture(FIX_GPU);
+    struct hw_device *d = &s->dev[0];
+    memset(d->peak, 0, sizeof d->peak);
+    d->peak[ENG_VECTOR][P_FP32] = 337e9; /* the probed VM: fp32 FMA 337 GFLOP/s, bf16 dot products 166 */
+    d->peak[ENG_VECTOR][P_BF16] = 166e9;
+    ck_assert_int_eq(eval_default_prec(d), P_FP32);
+    d->peak[ENG_MATRIX][P_FP16] = d->peak[ENG_MATRIX][P_BF16] = 990e12; /* an H100's tensor cores: tie */
+    ck_assert_int_eq(eval_default_prec(d), P_FP16);
+    memset(d->peak, 0, sizeof d->peak);
+    d->peak[ENG_MATRIX][P_INT8] = 4e12; /* an Edge TPU: int8 only */
+    ck_assert_int_eq(eval_default_prec(d), P_INT8);
+    memset(d->peak, 0, sizeof d->peak);
+    ck_assert_int_eq(eval_default_prec(d), -1);
+    free(s);
+}
+END_TEST
+
 Suite *make_eval_suite(void)
 {
     Suite *s = suite_create("eval");
@@ -233,6 +254,7 @@ Suite *make_eval_suite(void)
     tcase_add_test(t, fallback_pays_transfers);
     tcase_add_test(t, infeasible_points);
     tcase_add_test(t, shipped_pairs_run);
+    tcase_add_test(t, default_prec_fastest_float);
     suite_add_tcase(s, t);
     return s;
 }
