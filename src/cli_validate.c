@@ -49,7 +49,7 @@ static struct cli_opt calibrate_opts_proto[] = {
     {"import", 1, "fit to external measurements instead of measuring", NULL},
     {"quick", 0, "the quick suite and shorter timing", NULL},
     {"threads", 1, "kernel threads (default: OpenMP's)", NULL},
-    {"repeat", 1, "measure the suite N times (1-20, default 1); each kernel's time is the median of the passes", NULL},
+    {"repeat", 1, "measure the suite N times (1-20, default 3: a noisy host calibrates badly from one pass); each kernel's time is the median of the passes", NULL},
     {"fidelity", 1, "model tier to calibrate: analytical (default) or cycle", NULL},
     {"json", 0, "print one JSON object", NULL},
     {"help", 0, "this help", NULL},
@@ -156,10 +156,11 @@ static int cmp_double(const void *a, const void *b)
  * the median of its passes, and *noise_pct is the mean over cases and passes of |pass / median - 1|:
  * the error a perfect model would still show against one pass (-1 with one pass). */
 static int run_suite(const struct cli_opt *opts, struct vsuite *s, struct wl_graph **graphs, const struct hw_system *sys,
-                     int dev, enum fidelity f, int threads, int quiet, double *noise_pct, struct dse_err *e)
+                     int dev, enum fidelity f, int threads, int quiet, int default_passes, double *noise_pct,
+                     struct dse_err *e)
 {
     int quick = cli_get(opts, "quick") != NULL, rc = DSE_OK, imported = cli_get(opts, "import") != NULL;
-    long long passes = 1;
+    long long passes = default_passes;
     *noise_pct = -1;
     if (cli_get(opts, "repeat") && (rc = cli_int("repeat", cli_get(opts, "repeat"), 1, 20, &passes, e)))
         return rc;
@@ -412,7 +413,7 @@ int cmd_validate(int argc, char **argv)
     }
     int json = cli_get(opts, "json") != NULL;
     if ((rc = host(opts, sys, &dev, hwpath, sizeof hwpath, &e)) ||
-        (rc = run_suite(opts, &s, &graphs, sys, dev, f, threads, json || !isatty(STDERR_FILENO), &noise, &e)))
+        (rc = run_suite(opts, &s, &graphs, sys, dev, f, threads, json || !isatty(STDERR_FILENO), 1, &noise, &e)))
         goto out;
     struct stats st = summarize(s.k, NULL, s.n);
     char env[1024];
@@ -497,7 +498,7 @@ int cmd_validate(int argc, char **argv)
         if (noise >= 0)
             printf("run-to-run noise %.1f%% (mean |pass / median - 1| over %s passes): a model that predicted the\n"
                    "median exactly would show about this error against any one pass\n",
-                   noise, cli_get(opts, "repeat"));
+                   noise, cli_get(opts, "repeat") ? cli_get(opts, "repeat") : "1");
         printf("worst:");
         for (int i = 0; idx && i < 3 && i < s.n; i++)
             printf(" %s %s (%+.0f%%)%s", vk_names[s.k[idx[i]].type], s.k[idx[i]].shape,
@@ -633,7 +634,7 @@ int cmd_calibrate(int argc, char **argv)
     }
     int json = cli_get(opts, "json") != NULL;
     if ((rc = host(opts, sys, &dev, hwpath, sizeof hwpath, &e)) ||
-        (rc = run_suite(opts, &s, &graphs, sys, dev, f, threads, json || !isatty(STDERR_FILENO), &noise, &e)))
+        (rc = run_suite(opts, &s, &graphs, sys, dev, f, threads, json || !isatty(STDERR_FILENO), 3, &noise, &e)))
         goto out;
     /* Every third kernel is held out (a deterministic split that spans every kernel family). */
     train = malloc(sizeof *train * (size_t)s.n);
@@ -720,7 +721,7 @@ int cmd_calibrate(int argc, char **argv)
         printf("%-28s %9.0f%% %9.0f%%\n", "held-out within +-20%", before_h.within20, after_h.within20);
         if (noise >= 0)
             printf("run-to-run noise of the measurements: %.1f%% (mean |pass / median - 1| over %s passes)\n", noise,
-                   cli_get(opts, "repeat"));
+                   cli_get(opts, "repeat") ? cli_get(opts, "repeat") : "3");
         printf("\nwrote %s (dse eval --hw %s now reports the expected error)\n", cli_get(opts, "out"),
                cli_get(opts, "out"));
     }
