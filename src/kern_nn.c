@@ -538,17 +538,60 @@ KERN_CLONES static void dw_plane(int H, int W, int KH, int KW, int stride, int p
     }
 }
 
+/* Stride 1 on a zero-padded copy of the plane (row stride Wp = W + 2 pad): every tap is then one
+ * loop over the whole plane, y'[i] += w x'[i + kh Wp + kw] with y' on the same row stride, and the
+ * pad columns are dropped at the end. Row by row, a 14 x 14 plane costs 126 loops of 14 (measured
+ * 0.5 us per channel of loop overhead); here 9 loops of 224. xp: (H + 2 pad + 1) x Wp floats (one
+ * spare row for the last taps' overrun into junk columns), yw: OH x Wp. */
+KERN_CLONES static void dw_plane_padded(int H, int W, int KH, int KW, int pad, int OH, int OW, const float *xc,
+                                        const float *wc, float *yp, float *xp, float *yw)
+{
+    int Wp = W + 2 * pad, Hp = H + 2 * pad + 1;
+    long n = (long)OH * Wp;
+    memset(xp, 0, sizeof *xp * (size_t)Hp * (size_t)Wp);
+    for (int h = 0; h < H; h++)
+        memcpy(xp + (size_t)(h + pad) * Wp + pad, xc + (size_t)h * W, sizeof *xc * (size_t)W);
+    memset(yw, 0, sizeof *yw * (size_t)n);
+    for (int kh = 0; kh < KH; kh++)
+        for (int kw = 0; kw < KW; kw++) {
+            float wt = wc[kh * KW + kw];
+            const float *restrict xs = xp + (size_t)kh * Wp + kw;
+            float *restrict yr = yw;
+            KERN_SIMD
+            for (long i = 0; i < n; i++)
+                yr[i] += wt * xs[i];
+        }
+    for (int oh = 0; oh < OH; oh++)
+        memcpy(yp + (size_t)oh * OW, yw + (size_t)oh * Wp, sizeof *yp * (size_t)OW);
+}
+
 static void conv_depthwise(int N, int C, int H, int W, int KH, int KW, int stride, int pad, int OH, int OW,
                            const float *x, const float *w, float *y, int nt)
 {
+    /* The padded copy needs every tap inside it (OW = W + 2 pad - KW + 1, the usual stride-1 shape) */
+    size_t xn = (size_t)(H + 2 * pad + 1) * (size_t)(W + 2 * pad), yn = (size_t)OH * (size_t)(W + 2 * pad);
+    /* ... and both copies must fit in L1 (32 KiB): a 112 x 112 plane (103 KiB) ran 13 % slower padded */
+    int padded = stride == 1 && KW <= 2 * pad + W && KH <= 2 * pad + H && OW == W + 2 * pad - KW + 1 &&
+                 (xn + yn) * sizeof(float) <= 32768;
 #ifdef _OPENMP
-#pragma omp parallel for num_threads(nt) if (nt > 1) schedule(static)
+#pragma omp parallel num_threads(nt) if (nt > 1)
 #else
     (void)nt;
 #endif
-    for (long t = 0; t < (long)N * C; t++)
-        dw_plane(H, W, KH, KW, stride, pad, OH, OW, x + (size_t)t * H * W, w + (size_t)(t % C) * KH * KW,
-                 y + (size_t)t * OH * OW);
+    {
+        float *xp = padded ? malloc(sizeof *xp * (xn + yn)) : NULL;
+#ifdef _OPENMP
+#pragma omp for schedule(static)
+#endif
+        for (long t = 0; t < (long)N * C; t++) {
+            const float *xc = x + (size_t)t * H * W, *wc = w + (size_t)(t % C) * KH * KW;
+            if (xp)
+                dw_plane_padded(H, W, KH, KW, pad, OH, OW, xc, wc, y + (size_t)t * OH * OW, xp, xp + xn);
+            else
+                dw_plane(H, W, KH, KW, stride, pad, OH, OW, xc, wc, y + (size_t)t * OH * OW);
+        }
+        free(xp);
+    }
 }
 
 /* im2col of one image and group for output pixels [p0, p0 + np): col[(c KH + kh) KW + kw][p - p0] =
