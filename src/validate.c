@@ -8,8 +8,9 @@
  * weighs microsecond and second kernels alike. Free parameters: the compute efficiency of every
  * operator class the training cases cover, the bandwidth efficiency of every memory level, and the
  * per-call overhead, mapped so that efficiencies stay in (0, 4) (a scaled logistic: above 1 when the
- * hwdesc's figure understates the hardware) and the overhead positive (exponential). A level no
- * training case is bound by keeps its starting 0.8. */
+ * hwdesc's figure understates the hardware) and the overhead positive (exponential). Each class
+ * starts at the median fraction of peak its training kernels reached; a level no training case is
+ * bound by keeps its starting 0.8. */
 #include "validate.h"
 
 #include <math.h>
@@ -627,6 +628,12 @@ static int residuals(const gsl_vector *x, void *data, gsl_vector *f)
     return GSL_SUCCESS;
 }
 
+static int cmp_dbl(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
 static double logit(double eff)
 {
     double p = eff / EFF_MAX;
@@ -661,12 +668,34 @@ int calib_fit(const struct hw_system *sys, int dev, const struct vk *k, const st
                            p, p, n);
     if (!(fc.work = malloc(sizeof *fc.work)))
         return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
-    /* Start inside the logistic's responsive range (from an ideal 1.0 its gradient vanishes). */
-    double x0[EC_COUNT + HW_MAX_MEM + 1];
+    /* Start each class at the median fraction of peak its training kernels achieved, as if each were
+     * compute-bound: a class started where the memory term binds for all its kernels would see a
+     * zero gradient (the model takes the larger of compute and memory time) and never move. */
+    double x0[EC_COUNT + HW_MAX_MEM + 1], frac[EC_COUNT][64];
+    int nfrac[EC_COUNT] = {0};
+    for (int t = 0; t < n; t++) {
+        const struct vk *kk = &k[train[t]];
+        const struct wl_op *op = &g[train[t]].op[0];
+        struct prec_cfg pc = {kk->prec, kk->prec, kk->prec};
+        if (kk->prec == P_BF16 || kk->prec == P_FP16)
+            pc.a = P_FP32; /* as vk_predict: the native kernels widen while packing */
+        enum hw_engine eng;
+        double peak = 0;
+        int c = model_eff_class(op);
+        if (model_op_prec(d, &g[train[t]], op, &pc, &eng, &peak) >= 0 && peak > 0 && kk->measured_ms > 0 &&
+            nfrac[c] < 64)
+            frac[c][nfrac[c]++] = op->flops / (peak * kk->measured_ms * 1e-3);
+    }
     size_t i = 0;
     for (int c = 0; c < EC_COUNT; c++)
-        if (fc.shape.fit_class[c])
-            x0[i++] = logit(d->eff_class[c] < 0.5 ? d->eff_class[c] : 0.5);
+        if (fc.shape.fit_class[c]) {
+            double start = 0.5;
+            if (nfrac[c] > 0) {
+                qsort(frac[c], (size_t)nfrac[c], sizeof frac[c][0], cmp_dbl);
+                start = frac[c][nfrac[c] / 2];
+            }
+            x0[i++] = logit(start);
+        }
     for (int l = 0; l < d->n_mem; l++)
         x0[i++] = logit(d->eff_level[l] < 0.8 ? d->eff_level[l] : 0.8);
     x0[i] = log((d->per_op_s > 0 ? d->per_op_s : 5e-6) * 1e6);
