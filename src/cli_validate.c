@@ -145,12 +145,6 @@ static int host(const struct cli_opt *opts, struct hw_system *sys, int *dev, cha
     return dse_err_set(e, DSE_EINPUT, path, NULL, "no cpu device: the native kernels run on this host's CPU");
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* Measures (or takes imported times for) every case and predicts it. With --repeat N the whole suite
  * is measured N times (passes apart in time sample a host whose speed drifts), each case's time is
  * the median of its passes, and *noise_pct is the mean over cases and passes of |pass / median - 1|:
@@ -200,8 +194,7 @@ static int run_suite(const struct cli_opt *opts, struct vsuite *s, struct wl_gra
         for (int i = 0; i < s->n; i++) {
             double *ti = t + (size_t)i * (size_t)passes, sorted[20];
             memcpy(sorted, ti, sizeof *ti * (size_t)passes);
-            qsort(sorted, (size_t)passes, sizeof *sorted, cmp_double);
-            double med = passes % 2 ? sorted[passes / 2] : 0.5 * (sorted[passes / 2 - 1] + sorted[passes / 2]);
+            double med = vk_median(sorted, (int)passes);
             for (int p = 0; p < passes; p++)
                 dev_sum += fabs(ti[p] / med - 1);
             s->k[i].measured_ms = med;

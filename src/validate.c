@@ -402,6 +402,14 @@ static int cmp_d(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+double vk_median(double *v, int n)
+{
+    if (n <= 0)
+        return 0;
+    qsort(v, (size_t)n, sizeof *v, cmp_d);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
 static int time_runs(const struct vk *k, struct bufs *b, int th, int min_runs, double min_ms, double *median,
                      double *spread, int *runs)
 {
@@ -415,8 +423,7 @@ static int time_runs(const struct vk *k, struct bufs *b, int th, int min_runs, d
         t[n] = now_ms() - t0;
         total += t[n++];
     }
-    qsort(t, (size_t)n, sizeof *t, cmp_d);
-    *median = n % 2 ? t[n / 2] : (t[n / 2 - 1] + t[n / 2]) / 2;
+    *median = vk_median(t, n);
     *spread = *median > 0 ? (t[(3 * n) / 4] - t[n / 4]) / *median : 0;
     *runs = n;
     free(t);
@@ -523,6 +530,15 @@ int vk_graph(const struct vk *k, struct wl_graph *g, struct dse_err *e)
     return rc;
 }
 
+/* The precisions case k runs in: bf16 and fp16 GEMM inputs are widened to fp32 while packing. */
+static struct prec_cfg vk_prec(const struct vk *k)
+{
+    struct prec_cfg p = {k->prec, k->prec, k->prec};
+    if (k->prec == P_BF16 || k->prec == P_FP16)
+        p.a = P_FP32;
+    return p;
+}
+
 int vk_predict(const struct vk *k, const struct wl_graph *g, const struct hw_system *sys, int dev, enum fidelity f,
                double *ms, struct dse_err *e)
 {
@@ -546,9 +562,7 @@ int vk_predict(const struct vk *k, const struct wl_graph *g, const struct hw_sys
     for (int t = 0; t < OP_COUNT; t++)
         r.type_dev[t] = -1;
     r.model = &m;
-    r.x.prec.w = r.x.prec.a = r.x.prec.kv = k->prec;
-    if (k->prec == P_BF16 || k->prec == P_FP16) /* the native kernels widen to fp32 while packing */
-        r.x.prec.a = P_FP32;
+    r.x.prec = vk_prec(k);
     r.x.fidelity = f;
     r.x.warm = 1;
     r.batch = r.prompt = 1;
@@ -628,12 +642,6 @@ static int residuals(const gsl_vector *x, void *data, gsl_vector *f)
     return GSL_SUCCESS;
 }
 
-static int cmp_dbl(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 static double logit(double eff)
 {
     double p = eff / EFF_MAX;
@@ -676,9 +684,7 @@ int calib_fit(const struct hw_system *sys, int dev, const struct vk *k, const st
     for (int t = 0; t < n; t++) {
         const struct vk *kk = &k[train[t]];
         const struct wl_op *op = &g[train[t]].op[0];
-        struct prec_cfg pc = {kk->prec, kk->prec, kk->prec};
-        if (kk->prec == P_BF16 || kk->prec == P_FP16)
-            pc.a = P_FP32; /* as vk_predict: the native kernels widen while packing */
+        struct prec_cfg pc = vk_prec(kk);
         enum hw_engine eng;
         double peak = 0;
         int c = model_eff_class(op);
@@ -691,7 +697,7 @@ int calib_fit(const struct hw_system *sys, int dev, const struct vk *k, const st
         if (fc.shape.fit_class[c]) {
             double start = 0.5;
             if (nfrac[c] > 0) {
-                qsort(frac[c], (size_t)nfrac[c], sizeof frac[c][0], cmp_dbl);
+                qsort(frac[c], (size_t)nfrac[c], sizeof frac[c][0], cmp_d);
                 start = frac[c][nfrac[c] / 2];
             }
             x0[i++] = logit(start);

@@ -39,6 +39,8 @@ void vsuite_free(struct vsuite *s);
  * monotonic clock until at least `min_runs` runs and `min_ms` of timing, median and spread; a spread
  * over 10 % is measured again with twice the runs and flagged if still wide. */
 int vk_measure(struct vk *k, int min_runs, double min_ms, int threads, struct dse_err *e);
+/* Median of v[0..n) (sorting v in place); 0 when n <= 0. */
+double vk_median(double *v, int n);
 
 /* The workload graph equivalent to case k (for predictions). */
 int vk_graph(const struct vk *k, struct wl_graph *g, struct dse_err *e);
