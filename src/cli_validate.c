@@ -560,6 +560,8 @@ static int write_calibrated(const char *in, const char *out, const char *devname
     cJSON_AddStringToObject(ef, "source", src);
     cJSON *ov = cJSON_CreateObject();
     cJSON_AddNumberToObject(ov, "per_op_us", c->per_op_s * 1e6);
+    if (c->fit_pack)
+        cJSON_AddNumberToObject(ov, "pack_GBps", c->pack_Bps * 1e-9);
     cJSON_AddStringToObject(ov, "source", src);
     cJSON_DeleteItemFromObjectCaseSensitive(d, "efficiency");
     cJSON_DeleteItemFromObjectCaseSensitive(d, "overhead");
@@ -691,6 +693,8 @@ int cmd_calibrate(int argc, char **argv)
             snprintf(name, sizeof name, "bandwidth_%s", levels[l]);
             cJSON_AddNumberToObject(p, name, c.eff_level[l]);
         }
+        if (c.fit_pack)
+            cJSON_AddNumberToObject(p, "pack_GBps", c.pack_Bps * 1e-9);
         cJSON_AddNumberToObject(p, "per_op_us", c.per_op_s * 1e6);
         char *txt = cJSON_Print(o);
         if (txt)
@@ -707,6 +711,8 @@ int cmd_calibrate(int argc, char **argv)
         printf("\nfitted bandwidth efficiency:");
         for (int l = 0; l < c.n_levels; l++)
             printf(" %s %.3f", levels[l], c.eff_level[l]);
+        if (c.fit_pack)
+            printf("\nGEMM operand packing: %.2f GB/s", c.pack_Bps * 1e-9);
         printf("\nper-call overhead: %.2f us\n\n", c.per_op_s * 1e6);
         printf("%-28s %10s %10s\n", "", "before", "after");
         printf("%-28s %9.1f%% %9.1f%%\n", "training MAPE", before_t.mape, after_t.mape);

@@ -91,6 +91,7 @@ struct hw_device {
     double power_cap_W;             /* 0: none; set by a sweep's power_W axis (hw_apply_power_cap) */
     char disabled[256];             /* non-empty: this variant of the device cannot run (the reason) */
     double per_op_s;                /* fixed cost per operator */
+    double pack_Bps;                /* CPU: GEMM operands copied into packed panels at this rate (0: not modelled) */
     double eff_compute, eff_vector, eff_memory; /* achieved fraction of peak (GEMM, other ops, memory), (0, 1] */
     double calib_mape_pct;          /* held-out error of a calibration (efficiency.heldout_mape_pct), or -1 */
     double eff_class[EC_COUNT];     /* compute efficiency per operator class (compute / vector, or per_class) */

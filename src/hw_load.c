@@ -421,15 +421,17 @@ static int load_device(struct ju *j, const cJSON *o, struct hw_system *sys, stru
     /* overhead (optional) */
     const cJSON *ov = cJSON_GetObjectItemCaseSensitive(o, "overhead");
     if (ov) {
-        static const char *const ov_keys[] = {"per_op_us", "source", "note", NULL};
-        double us = 0;
+        static const char *const ov_keys[] = {"per_op_us", "pack_GBps", "source", "note", NULL};
+        double us = 0, pack = 0;
         old = ju_key(j, "overhead");
-        if (!(rc = ju_object(j, ov, ov_keys)) && !(rc = ju_num(j, ov, "per_op_us", JU_NONNEG, 1e6, &us)))
+        if (!(rc = ju_object(j, ov, ov_keys)) && !(rc = ju_num(j, ov, "per_op_us", JU_NONNEG, 1e6, &us)) &&
+            !(rc = ju_num(j, ov, "pack_GBps", JU_OPT | JU_POS, 1e6, &pack)))
             rc = need_source(j, ov);
         ju_pop(j, old);
         if (rc)
             return rc;
         d->per_op_s = us * 1e-6;
+        d->pack_Bps = pack * 1e9;
     }
 
     /* efficiency (optional, default: ideal roofline) */

@@ -181,7 +181,18 @@ KERN_INLINE float row_max(int n, const float *x)
     return m;
 }
 
-KERN_CLONES static void softmax_row(int n, const float *x, float *y)
+/* Row operators read a row, then write it: two short streams in turn, which leave one core's
+ * memory pipeline idle between them (8192 x 4096 RMSNorm ran 1.5-1.9x slower than a copy of the same
+ * bytes). Their last pass therefore prefetches the next row, a chunk ahead of each chunk written. */
+#define ROW_CHUNK 256
+KERN_INLINE void prefetch_row(const float *next, int i0, int n)
+{
+    if (next)
+        for (int i = i0; i < n; i += 16)
+            __builtin_prefetch(next + i);
+}
+
+KERN_CLONES static void softmax_row(int n, const float *x, float *y, const float *next)
 {
     float m = row_max(n, x);
     float s = 0;
@@ -192,9 +203,13 @@ KERN_CLONES static void softmax_row(int n, const float *x, float *y)
         s += e;
     }
     float inv = 1.0f / s;
-    KERN_SIMD
-    for (int i = 0; i < n; i++)
-        y[i] *= inv;
+    for (int i0 = 0; i0 < n; i0 += ROW_CHUNK) {
+        int e = imin(n, i0 + ROW_CHUNK);
+        prefetch_row(next, i0, e);
+        KERN_SIMD
+        for (int i = i0; i < e; i++)
+            y[i] *= inv;
+    }
 }
 
 void kern_softmax_f32(int rows, int cols, const float *x, float *y, int threads)
@@ -204,13 +219,14 @@ void kern_softmax_f32(int rows, int cols, const float *x, float *y, int threads)
     int nt = imin(kern_nthreads(threads, (long)rows * cols), rows);
     KERN_PAR_ROWS
     for (int r = 0; r < rows; r++)
-        softmax_row(cols, x + (size_t)r * cols, y + (size_t)r * cols);
+        softmax_row(cols, x + (size_t)r * cols, y + (size_t)r * cols, r + 1 < rows ? x + (size_t)(r + 1) * cols : NULL);
 }
 
 /* Two passes (mean, then the mean of squared deviations) avoid the cancellation of E[x^2] - E[x]^2;
  * the sums run in fp64, which costs nothing in a memory-bound loop and keeps a large common offset
  * from eating the mean's digits. */
-KERN_CLONES static void layernorm_row(int n, const float *x, const float *g, const float *b, float *y, float eps)
+KERN_CLONES static void layernorm_row(int n, const float *x, const float *g, const float *b, float *y, float eps,
+                                      const float *next)
 {
     double s = 0;
     KERN_SIMD_SUM(s)
@@ -222,14 +238,18 @@ KERN_CLONES static void layernorm_row(int n, const float *x, const float *g, con
     for (int i = 0; i < n; i++)
         v += (double)(x[i] - mean) * (x[i] - mean);
     float rstd = (float)(1.0 / sqrt(v / n + eps));
-    if (b) {
-        KERN_SIMD
-        for (int i = 0; i < n; i++)
-            y[i] = (x[i] - mean) * rstd * g[i] + b[i];
-    } else {
-        KERN_SIMD
-        for (int i = 0; i < n; i++)
-            y[i] = (x[i] - mean) * rstd * g[i];
+    for (int i0 = 0; i0 < n; i0 += ROW_CHUNK) {
+        int e = imin(n, i0 + ROW_CHUNK);
+        prefetch_row(next, i0, e);
+        if (b) {
+            KERN_SIMD
+            for (int i = i0; i < e; i++)
+                y[i] = (x[i] - mean) * rstd * g[i] + b[i];
+        } else {
+            KERN_SIMD
+            for (int i = i0; i < e; i++)
+                y[i] = (x[i] - mean) * rstd * g[i];
+        }
     }
 }
 
@@ -241,19 +261,24 @@ void kern_layernorm_f32(int rows, int cols, const float *x, const float *g, cons
     int nt = imin(kern_nthreads(threads, (long)rows * cols), rows);
     KERN_PAR_ROWS
     for (int r = 0; r < rows; r++)
-        layernorm_row(cols, x + (size_t)r * cols, g, b, y + (size_t)r * cols, eps);
+        layernorm_row(cols, x + (size_t)r * cols, g, b, y + (size_t)r * cols, eps,
+                      r + 1 < rows ? x + (size_t)(r + 1) * cols : NULL);
 }
 
-KERN_CLONES static void rmsnorm_row(int n, const float *x, const float *g, float *y, float eps)
+KERN_CLONES static void rmsnorm_row(int n, const float *x, const float *g, float *y, float eps, const float *next)
 {
     double s = 0;
     KERN_SIMD_SUM(s)
     for (int i = 0; i < n; i++)
         s += (double)x[i] * x[i];
     float rinv = (float)(1.0 / sqrt(s / n + eps));
-    KERN_SIMD
-    for (int i = 0; i < n; i++)
-        y[i] = x[i] * rinv * g[i];
+    for (int i0 = 0; i0 < n; i0 += ROW_CHUNK) {
+        int e = imin(n, i0 + ROW_CHUNK);
+        prefetch_row(next, i0, e);
+        KERN_SIMD
+        for (int i = i0; i < e; i++)
+            y[i] = x[i] * rinv * g[i];
+    }
 }
 
 void kern_rmsnorm_f32(int rows, int cols, const float *x, const float *g, float *y, float eps, int threads)
@@ -263,7 +288,7 @@ void kern_rmsnorm_f32(int rows, int cols, const float *x, const float *g, float 
     int nt = imin(kern_nthreads(threads, (long)rows * cols), rows);
     KERN_PAR_ROWS
     for (int r = 0; r < rows; r++)
-        rmsnorm_row(cols, x + (size_t)r * cols, g, y + (size_t)r * cols, eps);
+        rmsnorm_row(cols, x + (size_t)r * cols, g, y + (size_t)r * cols, eps, r + 1 < rows ? x + (size_t)(r + 1) * cols : NULL);
 }
 
 /* ---- attention ----

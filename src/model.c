@@ -35,6 +35,30 @@ static const struct device_model models[HW_CLASS_COUNT] = {
     [HW_NPU] = {"npu", "analytical+cycle", check_array, model_roofline_cost, model_npu_cycle},
 };
 
+enum prec model_tensor_prec(const struct wl_tensor *t, const struct prec_cfg *p)
+{
+    return t->kind == WL_WEIGHT ? p->w : t->kind == WL_KV ? p->kv : p->a;
+}
+
+/* CPU BLAS libraries (GotoBLAS, BLIS, oneDNN) copy both GEMM operands into contiguous panels laid out
+ * for the register micro-kernel, and an im2col convolution first unfolds its input: the A view
+ * (gm x gk: the input, or its im2col matrix) and the B view (gk x gn: the weights) are each read and
+ * written once, in a phase the multiply does not overlap. Its rate is overhead.pack_GBps (fitted by
+ * dse calibrate). A GEMM of at most one micro-panel of rows (cpu.mr, else 32) is left unpacked, as
+ * GEMV-like kernels for decode steps do. Re-packing B for every mc-row block of a tall A is not
+ * counted. */
+double model_pack_s(const struct hw_device *d, const struct wl_graph *g, const struct wl_op *op,
+                    const struct prec_cfg *p)
+{
+    enum hw_eff_class ec = model_eff_class(op);
+    if (d->cls != HW_CPU || !(d->pack_Bps > 0) || (ec != EC_MATMUL && ec != EC_CONV) || op->n_in < 2 ||
+        op->gm <= (d->cpu.present ? d->cpu.mr : 32))
+        return 0;
+    double ea = prec_bytes(model_tensor_prec(&g->t[op->in[0]], p));
+    double eb = prec_bytes(model_tensor_prec(&g->t[op->in[1]], p));
+    return op->gbatch * op->gk * (op->gm * ea + op->gn * eb) / d->pack_Bps;
+}
+
 enum hw_eff_class model_eff_class(const struct wl_op *op)
 {
     switch (op->type) {

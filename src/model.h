@@ -58,6 +58,13 @@ struct device_model {
 /* The efficiency class of an operator (depthwise and grouped convolutions apart). */
 enum hw_eff_class model_eff_class(const struct wl_op *op);
 
+/* The precision a tensor is stored in (weights, KV cache, or activations). */
+enum prec model_tensor_prec(const struct wl_tensor *t, const struct prec_cfg *p);
+/* Seconds a CPU spends copying a GEMM-like op's operands into packed panels before the multiply
+ * (dense matmul and im2col convolution; 0 elsewhere or without overhead.pack_GBps). */
+double model_pack_s(const struct hw_device *d, const struct wl_graph *g, const struct wl_op *op,
+                    const struct prec_cfg *p);
+
 /* Costs op at x->fidelity: the class's cycle tier, or OPS_NO_TIER when it has none. */
 enum op_status model_cost(const struct hw_device *d, const struct wl_graph *g, const struct wl_op *op,
                           const struct exec_cfg *x, struct op_cost *c);

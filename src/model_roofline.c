@@ -9,14 +9,17 @@
  *                systolic device keeps all weights in a software-managed sram level when they fit
  *                in half of it (as Edge TPU and Hailo compilers do).
  *   bytes_l    = traffic through level l of every operand whose home is l or farther: each read
- *                once and each result written once; for GEMM-like ops the tiled traffic re-reads
+ *                once and each result written once (on a CPU, twice at main memory: write-allocate
+ *                caches read a line before writing it); for GEMM-like ops the tiled traffic re-reads
  *                operand A once per output-column tile and B once per output-row tile of side
  *                t = floor(sqrt(S / (ea + eb + 4))), S being the capacity of the levels nearer the
  *                compute than l (the 4 bytes hold an fp32 accumulator). Level 0 sees no tiling.
  *   memory_s   = max over levels of bytes_l / (bandwidth_l x efficiency of level l)
  *   (with x->warm, as in a kernel timed over repeated runs, every tensor lives in the nearest level
  *   whose half holds it)
- *   time_s     = max(compute_s, memory_s) + per-op overhead        (compute and transfers overlap)
+ *   pack_s     = on a CPU, GEMM operands (matmul, im2col convolution) copied into packed panels:
+ *                gbatch x gk x (gm x e_a + gn x e_b) / overhead.pack_GBps, for gm > cpu.mr
+ *   time_s     = max(compute_s, memory_s) + per-op overhead + pack_s  (compute and transfers overlap)
  *   energy     = MACs x E_mac(precision) + other FLOPs x E_mac(vector precision) / 2
  *                + sum_l bytes_l x E_byte(l) + idle power x time_s
  * Views (reshape, slice) cost nothing. An embedding reads only the gathered rows. Attention is fused
@@ -42,11 +45,6 @@ static int vector_prec(const struct hw_device *d, enum prec want, double *peak, 
     return -1;
 }
 
-static enum prec tensor_prec(const struct wl_tensor *t, const struct prec_cfg *p)
-{
-    return t->kind == WL_WEIGHT ? p->w : t->kind == WL_KV ? p->kv : p->a;
-}
-
 int model_op_prec(const struct hw_device *d, const struct wl_graph *g, const struct wl_op *op,
                   const struct prec_cfg *p, enum hw_engine *eng, double *peak)
 {
@@ -56,7 +54,7 @@ int model_op_prec(const struct hw_device *d, const struct wl_graph *g, const str
         return p->a;
     }
     if (op_type_is_gemm(op->type)) {
-        enum prec a = tensor_prec(&g->t[op->in[0]], p), b = tensor_prec(&g->t[op->in[1]], p);
+        enum prec a = model_tensor_prec(&g->t[op->in[0]], p), b = model_tensor_prec(&g->t[op->in[1]], p);
         enum prec cp = prec_compute(b, a);
         *peak = hw_gemm_peak(d, cp, eng);
         return *peak > 0 ? (int)cp : -1;
@@ -132,6 +130,9 @@ enum op_status model_roofline_cost(const struct hw_device *d, const struct wl_gr
 
     double inner_cap = 0;
     for (int l = 0; l < d->n_mem; l++) {
+        /* A CPU's write-back caches fill a line before a store to it: an output in main memory is
+         * read and written (write-allocate), so 2x its bytes cross that level. */
+        double wa = d->cls == HW_CPU && l == d->n_mem - 1 ? 2 : 1;
         double ra = 1, rb = 1; /* re-reads of A and B from the tiling at this level */
         if (op_type_is_gemm(op->type) && l > 0 && inner_cap > 0 && op->gbatch > 0) {
             double ea = prec_bytes(c->cprec), eb = ea;
@@ -144,7 +145,7 @@ enum op_status model_roofline_cost(const struct hw_device *d, const struct wl_gr
         double bytes = 0;
         for (int k = 0; k < n; k++)
             if (home[k] >= l)
-                bytes += bytes_of[k] * (role[k] == 0 ? ra : role[k] == 1 ? rb : 1);
+                bytes += bytes_of[k] * (role[k] == 0 ? ra : role[k] == 1 ? rb : 1) * (k >= op->n_in ? wa : 1);
         c->bytes[l] = bytes;
         double s = bytes / (d->mem[l].bandwidth_Bps * d->eff_level[l]);
         if (s >= c->memory_s) {
@@ -157,7 +158,7 @@ enum op_status model_roofline_cost(const struct hw_device *d, const struct wl_gr
 
     double eff = d->eff_class[model_eff_class(op)];
     c->compute_s = peak > 0 ? op->flops / (peak * eff) : 0;
-    c->overhead_s = d->per_op_s;
+    c->overhead_s = d->per_op_s + model_pack_s(d, g, op, p);
     double busy = c->compute_s > c->memory_s ? c->compute_s : c->memory_s;
     c->time_s = busy + c->overhead_s;
     if (c->overhead_s > busy)

@@ -49,12 +49,16 @@ int vk_predict(const struct vk *k, const struct wl_graph *g, const struct hw_sys
                double *ms, struct dse_err *e);
 
 /* Calibration: achieved compute efficiency per operator class, bandwidth efficiency per memory
- * level, and the per-call overhead of a device. fit_class marks the classes the training cases cover. */
+ * level, the per-call overhead of a device and, on a CPU whose training cases include GEMMs or
+ * convolutions, the rate of packing GEMM operands. fit_class marks the classes the training cases
+ * cover. */
 struct calib {
     double eff_class[EC_COUNT];
     double eff_level[HW_MAX_MEM];
     int n_levels;
     int fit_class[EC_COUNT];
+    int fit_pack;
+    double pack_Bps;
     double per_op_s;
 };
 /* Fits c to the measured cases train[0..n) (minimizing the squared log error of the predictions). */

@@ -161,6 +161,51 @@ START_TEST(cpu_gemm_on_vector_units)
 }
 END_TEST
 
+START_TEST(cpu_packing_and_write_allocate)
+{
+    /* The CPU fixture with overhead.pack_GBps = 10 (dse calibrate fits it on real hosts).
+     * fp32 matmul [256, 256] x [256, 256]: as cpu_gemm_on_vector_units, compute 131.072 us, plus
+     * packing gk x (gm x 4 + gn x 4) = 256 x (1024 + 1024) = 524,288 B at 10 GB/s = 52.4288 us:
+     * time 183.5008 us. With 32 rows (one micro-panel; no cpu object, so 32) nothing is packed.
+     * add of two 1,048,576-float vectors (4 MiB each, beyond half the 1 MiB L2, so in DRAM): DRAM
+     * bytes = 2 x 4,194,304 read + 2 x 4,194,304 for the output (write-allocate: read, then written)
+     * = 16,777,216 B at 20 GB/s = 838.8608 us; L2 sees 3 x 4,194,304 = 12,582,912 B (62.91456 us). */
+    struct hw_system *s = test_fixture(FIX_CPU);
+    s->dev[0].pack_Bps = 10e9;
+    struct wl_graph g;
+    struct op_cost c;
+    enum wl_kind k[2] = {WL_INPUT, WL_WEIGHT};
+    int64_t sh[2][4] = {{256, 256}, {256, 256}}, o[4] = {256, 256};
+    int r[2] = {2, 2};
+    one_op(&g, OP_MATMUL, 2, k, (const int64_t(*)[4])sh, r, o, 2);
+    finalize(&g);
+    cost(s, 0, &g, P_FP32, &c);
+    ck_assert_near(c.overhead_s, 52.4288e-6, 1e-12);
+    ck_assert_near(c.time_s, 183.5008e-6, 1e-12);
+    wl_graph_free(&g);
+    int64_t sh32[2][4] = {{32, 256}, {256, 256}}, o32[4] = {32, 256};
+    one_op(&g, OP_MATMUL, 2, k, (const int64_t(*)[4])sh32, r, o32, 2);
+    finalize(&g);
+    cost(s, 0, &g, P_FP32, &c);
+    ck_assert_near(c.overhead_s, 0, 1e-15);
+    wl_graph_free(&g);
+
+    enum wl_kind ka[2] = {WL_INPUT, WL_INPUT};
+    int64_t sa[2][4] = {{1048576}, {1048576}}, oa[4] = {1048576};
+    int ra[2] = {1, 1};
+    one_op(&g, OP_ELTWISE, 2, ka, (const int64_t(*)[4])sa, ra, oa, 1);
+    g.op[0].fn = FN_ADD;
+    finalize(&g);
+    cost(s, 0, &g, P_FP32, &c);
+    ck_assert_near(c.bytes[1], 16777216, 1e-6);
+    ck_assert_near(c.bytes[0], 12582912, 1e-6);
+    ck_assert_near(c.memory_s, 838.8608e-6, 1e-12);
+    ck_assert_near(c.overhead_s, 0, 1e-15); /* element-wise: no packing */
+    wl_graph_free(&g);
+    free(s);
+}
+END_TEST
+
 START_TEST(systolic_conv_weights_on_chip)
 {
     /* int8 conv 3x3, pad 1, 64 -> 64 channels on a 56x56 map, on the systolic fixture.
@@ -479,6 +524,7 @@ Suite *make_model_suite(void)
     tcase_add_test(t, gpu_gemm_compute_bound);
     tcase_add_test(t, gpu_eltwise_memory_and_overhead_bound);
     tcase_add_test(t, cpu_gemm_on_vector_units);
+    tcase_add_test(t, cpu_packing_and_write_allocate);
     tcase_add_test(t, systolic_conv_weights_on_chip);
     tcase_add_test(t, npu_support_and_vector_fallback);
     tcase_add_test(t, views_cost_nothing);

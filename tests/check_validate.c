@@ -102,8 +102,8 @@ END_TEST
 START_TEST(calibration_recovers_known_efficiencies)
 {
     /* "Measurements" made by the model itself with known efficiencies (matmul 0.55, eltwise 0.3, L2
-     * 0.6, DRAM 0.7, 4 us per call) on the CPU fixture: the fit, started from the ideal roofline, must
-     * recover them and predict the held-out cases exactly. */
+     * 0.6, DRAM 0.7, 4 us per call, GEMM operands packed at 5 GB/s) on the CPU fixture: the fit,
+     * started from the ideal roofline, must recover them and predict the held-out cases exactly. */
     struct hw_system *s = test_fixture(FIX_CPU), *truth = malloc(sizeof *truth);
     struct dse_err e;
     *truth = *s;
@@ -116,6 +116,8 @@ START_TEST(calibration_recovers_known_efficiencies)
     want.eff_level[0] = 0.6; /* L2 */
     want.eff_level[1] = 0.7; /* DRAM */
     want.per_op_s = 4e-6;
+    want.fit_pack = 1;
+    want.pack_Bps = 5e9;
     calib_apply(&truth->dev[0], &want);
     static const long long sizes[] = {16, 64, 128, 256, 512};
     struct vk k[16];
@@ -159,6 +161,8 @@ START_TEST(calibration_recovers_known_efficiencies)
     ck_assert_near(got.eff_class[EC_ELTWISE], 0.3, 1e-3);
     ck_assert_near(got.eff_level[1], 0.7, 1e-3);
     ck_assert_near(got.per_op_s, 4e-6, 1e-3);
+    ck_assert_int_eq(got.fit_pack, 1);
+    ck_assert_near(got.pack_Bps / 5e9, 1, 1e-3);
     calib_apply(&s->dev[0], &got);
     for (int i = 0; i < nh; i++) {
         double ms;
