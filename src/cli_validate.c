@@ -556,12 +556,15 @@ static int write_calibrated(const char *in, const char *out, const char *devname
     pl = cJSON_AddObjectToObject(ef, "per_level");
     for (int l = 0; l < c->n_levels; l++)
         cJSON_AddNumberToObject(pl, levels[l], c->eff_level[l]);
+    cJSON_AddNumberToObject(ef, "serial_fraction", c->serial_fraction);
     cJSON_AddNumberToObject(ef, "heldout_mape_pct", after);
     cJSON_AddStringToObject(ef, "source", src);
     cJSON *ov = cJSON_CreateObject();
     cJSON_AddNumberToObject(ov, "per_op_us", c->per_op_s * 1e6);
-    if (c->fit_pack)
-        cJSON_AddNumberToObject(ov, "pack_GBps", c->pack_Bps * 1e-9);
+    if (c->fit_pack) {
+        cJSON_AddNumberToObject(ov, "pack_left_Gelem_per_s", c->pack_elem_per_s[0] * 1e-9);
+        cJSON_AddNumberToObject(ov, "pack_right_Gelem_per_s", c->pack_elem_per_s[1] * 1e-9);
+    }
     cJSON_AddStringToObject(ov, "source", src);
     cJSON_DeleteItemFromObjectCaseSensitive(d, "efficiency");
     cJSON_DeleteItemFromObjectCaseSensitive(d, "overhead");
@@ -693,8 +696,11 @@ int cmd_calibrate(int argc, char **argv)
             snprintf(name, sizeof name, "bandwidth_%s", levels[l]);
             cJSON_AddNumberToObject(p, name, c.eff_level[l]);
         }
-        if (c.fit_pack)
-            cJSON_AddNumberToObject(p, "pack_GBps", c.pack_Bps * 1e-9);
+        if (c.fit_pack) {
+            cJSON_AddNumberToObject(p, "pack_left_Gelem_per_s", c.pack_elem_per_s[0] * 1e-9);
+            cJSON_AddNumberToObject(p, "pack_right_Gelem_per_s", c.pack_elem_per_s[1] * 1e-9);
+        }
+        cJSON_AddNumberToObject(p, "serial_fraction", c.serial_fraction);
         cJSON_AddNumberToObject(p, "per_op_us", c.per_op_s * 1e6);
         char *txt = cJSON_Print(o);
         if (txt)
@@ -712,7 +718,9 @@ int cmd_calibrate(int argc, char **argv)
         for (int l = 0; l < c.n_levels; l++)
             printf(" %s %.3f", levels[l], c.eff_level[l]);
         if (c.fit_pack)
-            printf("\nGEMM operand packing: %.2f GB/s", c.pack_Bps * 1e-9);
+            printf("\nGEMM operand packing: left %.3f, right %.3f G elements/s", c.pack_elem_per_s[0] * 1e-9,
+                   c.pack_elem_per_s[1] * 1e-9);
+        printf("\ncompute/memory overlap: %.0f%% of the shorter phase not hidden", 100 * c.serial_fraction);
         printf("\nper-call overhead: %.2f us\n\n", c.per_op_s * 1e6);
         printf("%-28s %10s %10s\n", "", "before", "after");
         printf("%-28s %9.1f%% %9.1f%%\n", "training MAPE", before_t.mape, after_t.mape);

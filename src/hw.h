@@ -19,7 +19,7 @@
 
 enum hw_class { HW_CPU, HW_GPU, HW_SYSTOLIC, HW_NPU, HW_CLASS_COUNT };
 /* Operator classes with their own achieved compute efficiency (calibrated separately). */
-enum hw_eff_class { EC_MATMUL, EC_CONV, EC_CONV_DW, EC_ATTENTION, EC_SOFTMAX, EC_NORM, EC_ELTWISE, EC_COUNT };
+enum hw_eff_class { EC_MATMUL, EC_MATMUL_SKINNY, EC_CONV, EC_CONV_DW, EC_ATTENTION, EC_SOFTMAX, EC_NORM, EC_ELTWISE, EC_COUNT };
 extern const char *const hw_eff_class_names[EC_COUNT + 1];
 enum hw_engine { ENG_MATRIX, ENG_VECTOR, ENG_COUNT };
 enum hw_mem_kind { MEM_REGISTER, MEM_SRAM, MEM_CACHE, MEM_DRAM, MEM_HOST, MEM_KIND_COUNT };
@@ -91,8 +91,9 @@ struct hw_device {
     double power_cap_W;             /* 0: none; set by a sweep's power_W axis (hw_apply_power_cap) */
     char disabled[256];             /* non-empty: this variant of the device cannot run (the reason) */
     double per_op_s;                /* fixed cost per operator */
-    double pack_Bps;                /* CPU: GEMM operands copied into packed panels at this rate (0: not modelled) */
+    double pack_elem_per_s[2];      /* CPU: GEMM elements packed per second, left and right operand (0: none) */
     double eff_compute, eff_vector, eff_memory; /* achieved fraction of peak (GEMM, other ops, memory), (0, 1] */
+    double serial_fraction;         /* share of min(compute, memory) not overlapped, [0, 1] (default 0) */
     double calib_mape_pct;          /* held-out error of a calibration (efficiency.heldout_mape_pct), or -1 */
     double eff_class[EC_COUNT];     /* compute efficiency per operator class (compute / vector, or per_class) */
     double eff_level[HW_MAX_MEM];   /* bandwidth efficiency per memory level (memory, or per_level) */

@@ -15,7 +15,7 @@ const char *const hw_class_names[HW_CLASS_COUNT + 1] = {"cpu", "gpu", "systolic"
 const char *const hw_engine_names[ENG_COUNT + 1] = {"matrix", "vector", NULL};
 const char *const hw_mem_kind_names[MEM_KIND_COUNT + 1] = {"register", "sram", "cache", "dram", "host", NULL};
 const char *const hw_dataflow_names[DF_COUNT + 1] = {"os", "ws", "is", NULL};
-const char *const hw_eff_class_names[EC_COUNT + 1] = {"matmul", "conv2d", "conv2d_depthwise", "attention", "softmax",
+const char *const hw_eff_class_names[EC_COUNT + 1] = {"matmul", "matmul_skinny", "conv2d", "conv2d_depthwise", "attention", "softmax",
                                                       "norm", "eltwise", NULL};
 static const char *const link_types[] = {"pcie", "nvlink", "noc", "shared_dram", "usb", "ethernet", "ici", NULL};
 
@@ -421,35 +421,40 @@ static int load_device(struct ju *j, const cJSON *o, struct hw_system *sys, stru
     /* overhead (optional) */
     const cJSON *ov = cJSON_GetObjectItemCaseSensitive(o, "overhead");
     if (ov) {
-        static const char *const ov_keys[] = {"per_op_us", "pack_GBps", "source", "note", NULL};
-        double us = 0, pack = 0;
+        static const char *const ov_keys[] = {"per_op_us", "pack_left_Gelem_per_s", "pack_right_Gelem_per_s", "source",
+                                              "note", NULL};
+        double us = 0, pl = 0, pr = 0;
         old = ju_key(j, "overhead");
         if (!(rc = ju_object(j, ov, ov_keys)) && !(rc = ju_num(j, ov, "per_op_us", JU_NONNEG, 1e6, &us)) &&
-            !(rc = ju_num(j, ov, "pack_GBps", JU_OPT | JU_POS, 1e6, &pack)))
+            !(rc = ju_num(j, ov, "pack_left_Gelem_per_s", JU_OPT | JU_POS, 1e5, &pl)) &&
+            !(rc = ju_num(j, ov, "pack_right_Gelem_per_s", JU_OPT | JU_POS, 1e5, &pr)))
             rc = need_source(j, ov);
         ju_pop(j, old);
         if (rc)
             return rc;
         d->per_op_s = us * 1e-6;
-        d->pack_Bps = pack * 1e9;
+        d->pack_elem_per_s[0] = pl * 1e9;
+        d->pack_elem_per_s[1] = pr * 1e9;
     }
 
     /* efficiency (optional, default: ideal roofline) */
     d->eff_compute = d->eff_vector = d->eff_memory = 1.0;
     d->calib_mape_pct = -1;
+    d->serial_fraction = 0;
     for (int c = 0; c < EC_COUNT; c++)
         d->eff_class[c] = 1;
     for (int m = 0; m < HW_MAX_MEM; m++)
         d->eff_level[m] = 1;
     const cJSON *ef = cJSON_GetObjectItemCaseSensitive(o, "efficiency");
     if (ef) {
-        static const char *const ef_keys[] = {"compute", "vector", "memory", "per_class", "per_level", "heldout_mape_pct",
-                                              "source", "note", NULL};
+        static const char *const ef_keys[] = {"compute", "vector", "memory", "per_class", "per_level", "serial_fraction",
+                                              "heldout_mape_pct", "source", "note", NULL};
         old = ju_key(j, "efficiency");
         if (!(rc = ju_object(j, ef, ef_keys)) &&
             !(rc = ju_num(j, ef, "compute", JU_OPT | JU_POS, 4, &d->eff_compute)) &&
             !(rc = ju_num(j, ef, "vector", JU_OPT | JU_POS, 4, &d->eff_vector)) &&
             !(rc = ju_num(j, ef, "memory", JU_OPT | JU_POS, 4, &d->eff_memory)) &&
+            !(rc = ju_num(j, ef, "serial_fraction", JU_OPT | JU_NONNEG, 1, &d->serial_fraction)) &&
             !(rc = ju_num(j, ef, "heldout_mape_pct", JU_OPT | JU_NONNEG, 1e6, &d->calib_mape_pct)))
             rc = need_source(j, ef);
         for (int c = 0; c < EC_COUNT; c++)
@@ -461,6 +466,8 @@ static int load_device(struct ju *j, const cJSON *o, struct hw_system *sys, stru
             size_t o2 = ju_key(j, "per_class");
             for (int c = 0; c < EC_COUNT && !rc; c++)
                 rc = ju_num(j, pc, hw_eff_class_names[c], JU_OPT | JU_POS, 4, &d->eff_class[c]);
+            if (!cJSON_GetObjectItemCaseSensitive(pc, "matmul_skinny")) /* follows matmul unless given */
+                d->eff_class[EC_MATMUL_SKINNY] = d->eff_class[EC_MATMUL];
             ju_pop(j, o2);
         }
         const cJSON *pl = rc ? NULL : cJSON_GetObjectItemCaseSensitive(ef, "per_level");

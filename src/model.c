@@ -35,34 +35,47 @@ static const struct device_model models[HW_CLASS_COUNT] = {
     [HW_NPU] = {"npu", "analytical+cycle", check_array, model_roofline_cost, model_npu_cycle},
 };
 
+double model_busy_s(const struct hw_device *d, double compute_s, double memory_s)
+{
+    double hi = compute_s > memory_s ? compute_s : memory_s, lo = compute_s > memory_s ? memory_s : compute_s;
+    return hi + d->serial_fraction * lo;
+}
+
 enum prec model_tensor_prec(const struct wl_tensor *t, const struct prec_cfg *p)
 {
     return t->kind == WL_WEIGHT ? p->w : t->kind == WL_KV ? p->kv : p->a;
 }
 
 /* CPU BLAS libraries (GotoBLAS, BLIS, oneDNN) copy both GEMM operands into contiguous panels laid out
- * for the register micro-kernel, and an im2col convolution first unfolds its input: the A view
- * (gm x gk: the input, or its im2col matrix) and the B view (gk x gn: the weights) are each read and
- * written once, in a phase the multiply does not overlap. Its rate is overhead.pack_GBps (fitted by
- * dse calibrate). A GEMM of at most one micro-panel of rows (cpu.mr, else 32) is left unpacked, as
- * GEMV-like kernels for decode steps do. Re-packing B for every mc-row block of a tall A is not
+ * for the register micro-kernel, in a phase the multiply does not overlap. The left operand is cut
+ * into panels of mr rows, a transposition; the right one into panels of nr columns, row pieces
+ * copied whole; their rates differ (on this project's 2-vCPU host the left packs about 4x slower per
+ * element), so each has its own: overhead.pack_left_Gelem_per_s and pack_right_Gelem_per_s, fitted by
+ * dse calibrate. Counted in elements, not bytes: packing is a shuffle (for bf16, fp16 and int8 also
+ * a widening or a bias) per element, slower than the bandwidth of the level it reads. A matmul packs
+ * its inputs in order; a convolution, in the NCHW layout of PyTorch's CPU path and of dse's kernel,
+ * is W (OC x C KH KW) times the input unfolded by im2col (C KH KW x OH OW), so its weights pack as the
+ * left operand and the unfolded input as the right. Skinny GEMMs (MODEL_SKINNY_ROWS) are left
+ * unpacked, as matrix-vector kernels do. Re-packing for every row block of a tall operand is not
  * counted. */
-double model_pack_s(const struct hw_device *d, const struct wl_graph *g, const struct wl_op *op,
-                    const struct prec_cfg *p)
+double model_pack_s(const struct hw_device *d, const struct wl_op *op)
 {
     enum hw_eff_class ec = model_eff_class(op);
-    if (d->cls != HW_CPU || !(d->pack_Bps > 0) || (ec != EC_MATMUL && ec != EC_CONV) || op->n_in < 2 ||
-        op->gm <= (d->cpu.present ? d->cpu.mr : 32))
+    if (d->cls != HW_CPU || (ec != EC_MATMUL && ec != EC_CONV) || op->gm <= MODEL_SKINNY_ROWS)
         return 0;
-    double ea = prec_bytes(model_tensor_prec(&g->t[op->in[0]], p));
-    double eb = prec_bytes(model_tensor_prec(&g->t[op->in[1]], p));
-    return op->gbatch * op->gk * (op->gm * ea + op->gn * eb) / d->pack_Bps;
+    double in = op->gbatch * op->gk * op->gm, w = op->gbatch * op->gk * op->gn; /* elements of the two views */
+    double left = ec == EC_CONV ? w : in, right = ec == EC_CONV ? in : w, s = 0;
+    if (d->pack_elem_per_s[0] > 0)
+        s += left / d->pack_elem_per_s[0];
+    if (d->pack_elem_per_s[1] > 0)
+        s += right / d->pack_elem_per_s[1];
+    return s;
 }
 
 enum hw_eff_class model_eff_class(const struct wl_op *op)
 {
     switch (op->type) {
-    case OP_MATMUL: return EC_MATMUL;
+    case OP_MATMUL: return op->gm <= MODEL_SKINNY_ROWS ? EC_MATMUL_SKINNY : EC_MATMUL;
     case OP_CONV2D: return op->groups > 1 ? EC_CONV_DW : EC_CONV;
     case OP_ATTENTION: return EC_ATTENTION;
     case OP_SOFTMAX: return EC_SOFTMAX;

@@ -55,15 +55,21 @@ struct device_model {
                                     const struct exec_cfg *x, struct op_cost *c);
 };
 
-/* The efficiency class of an operator (depthwise and grouped convolutions apart). */
+/* A matmul of at most this many rows (gm: a decode step, a small batch) is "skinny": matrix-vector
+ * style kernels run it, unpacked, at their own efficiency (class matmul_skinny). */
+#define MODEL_SKINNY_ROWS 32
+/* The efficiency class of an operator (depthwise and grouped convolutions and skinny matmuls apart). */
 enum hw_eff_class model_eff_class(const struct wl_op *op);
 
+/* Time of an op's compute and memory phases: they overlap (the roofline's max) except for the
+ * device's serial_fraction of the shorter one (efficiency.serial_fraction; a core that waits on a
+ * cache miss does not issue arithmetic meanwhile, so real overlap is partial). */
+double model_busy_s(const struct hw_device *d, double compute_s, double memory_s);
 /* The precision a tensor is stored in (weights, KV cache, or activations). */
 enum prec model_tensor_prec(const struct wl_tensor *t, const struct prec_cfg *p);
 /* Seconds a CPU spends copying a GEMM-like op's operands into packed panels before the multiply
- * (dense matmul and im2col convolution; 0 elsewhere or without overhead.pack_GBps). */
-double model_pack_s(const struct hw_device *d, const struct wl_graph *g, const struct wl_op *op,
-                    const struct prec_cfg *p);
+ * (dense matmul and im2col convolution; 0 elsewhere or without overhead.pack_*_Gelem_per_s). */
+double model_pack_s(const struct hw_device *d, const struct wl_op *op);
 
 /* Costs op at x->fidelity: the class's cycle tier, or OPS_NO_TIER when it has none. */
 enum op_status model_cost(const struct hw_device *d, const struct wl_graph *g, const struct wl_op *op,

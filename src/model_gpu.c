@@ -22,7 +22,7 @@
 
 void model_finish(const struct hw_device *d, const struct wl_op *op, struct op_cost *c)
 {
-    double busy = c->compute_s > c->memory_s ? c->compute_s : c->memory_s;
+    double busy = model_busy_s(d, c->compute_s, c->memory_s);
     c->time_s = busy + c->overhead_s;
     c->bound = c->overhead_s > busy ? BOUND_OVERHEAD : c->compute_s >= c->memory_s ? BOUND_COMPUTE : BOUND_MEMORY;
     double peak = 0;

@@ -18,8 +18,11 @@
  *   (with x->warm, as in a kernel timed over repeated runs, every tensor lives in the nearest level
  *   whose half holds it)
  *   pack_s     = on a CPU, GEMM operands (matmul, im2col convolution) copied into packed panels:
- *                gbatch x gk x (gm x e_a + gn x e_b) / overhead.pack_GBps, for gm > cpu.mr
- *   time_s     = max(compute_s, memory_s) + per-op overhead + pack_s  (compute and transfers overlap)
+ *                elements of the left operand / pack_left rate + of the right / pack_right rate
+ *                (overhead.pack_*_Gelem_per_s; model.c), for gm > 32
+ *   time_s     = max(compute_s, memory_s) + s x min(compute_s, memory_s) + per-op overhead + pack_s
+ *                (compute and transfers overlap but for the fraction s = efficiency.serial_fraction,
+ *                default 0: the pure roofline)
  *   energy     = MACs x E_mac(precision) + other FLOPs x E_mac(vector precision) / 2
  *                + sum_l bytes_l x E_byte(l) + idle power x time_s
  * Views (reshape, slice) cost nothing. An embedding reads only the gathered rows. Attention is fused
@@ -158,8 +161,8 @@ enum op_status model_roofline_cost(const struct hw_device *d, const struct wl_gr
 
     double eff = d->eff_class[model_eff_class(op)];
     c->compute_s = peak > 0 ? op->flops / (peak * eff) : 0;
-    c->overhead_s = d->per_op_s + model_pack_s(d, g, op, p);
-    double busy = c->compute_s > c->memory_s ? c->compute_s : c->memory_s;
+    c->overhead_s = d->per_op_s + model_pack_s(d, op);
+    double busy = model_busy_s(d, c->compute_s, c->memory_s);
     c->time_s = busy + c->overhead_s;
     if (c->overhead_s > busy)
         c->bound = BOUND_OVERHEAD;

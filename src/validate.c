@@ -589,7 +589,8 @@ void calib_apply(struct hw_device *d, const struct calib *c)
     for (int l = 0; l < c->n_levels && l < d->n_mem; l++)
         d->eff_level[l] = c->eff_level[l];
     if (c->fit_pack)
-        d->pack_Bps = c->pack_Bps;
+        memcpy(d->pack_elem_per_s, c->pack_elem_per_s, sizeof d->pack_elem_per_s);
+    d->serial_fraction = c->serial_fraction;
     d->per_op_s = c->per_op_s;
 }
 
@@ -611,8 +612,9 @@ struct fit_ctx {
 #define EFF_MAX 4.0
 static double logistic(double u) { return EFF_MAX / (1 + exp(-u)); }
 
-/* Parameter vector: the fitted classes, then every memory level, then log(pack rate in GB/s) when it is
- * fitted, then log(overhead in us). */
+/* Parameter vector: the fitted classes, then every memory level, then log(pack rates in G elements/s,
+ * left and right) when they are fitted, then the serial fraction (a logistic in (0, 1)), then
+ * log(overhead in us). */
 static void unmap(const struct fit_ctx *fc, const gsl_vector *x, struct calib *c)
 {
     *c = fc->shape;
@@ -622,8 +624,9 @@ static void unmap(const struct fit_ctx *fc, const gsl_vector *x, struct calib *c
             c->eff_class[k] = logistic(gsl_vector_get(x, i++));
     for (int l = 0; l < c->n_levels; l++)
         c->eff_level[l] = logistic(gsl_vector_get(x, i++));
-    if (c->fit_pack)
-        c->pack_Bps = exp(gsl_vector_get(x, i++)) * 1e9;
+    for (int s = 0; s < 2 * c->fit_pack; s++)
+        c->pack_elem_per_s[s] = exp(gsl_vector_get(x, i++)) * 1e9;
+    c->serial_fraction = logistic(gsl_vector_get(x, i++)) / EFF_MAX;
     c->per_op_s = exp(gsl_vector_get(x, i)) * 1e-6;
 }
 
@@ -674,7 +677,7 @@ int calib_fit(const struct hw_system *sys, int dev, const struct vk *k, const st
     for (int i = 0; i < n; i++)
         fc.shape.fit_class[model_eff_class(&g[train[i]].op[0])] = 1;
     fc.shape.fit_pack = d->cls == HW_CPU && (fc.shape.fit_class[EC_MATMUL] || fc.shape.fit_class[EC_CONV]);
-    size_t p = 1 + (size_t)d->n_mem + (size_t)fc.shape.fit_pack;
+    size_t p = 2 + (size_t)d->n_mem + 2 * (size_t)fc.shape.fit_pack;
     for (int c = 0; c < EC_COUNT; c++)
         p += (size_t)fc.shape.fit_class[c];
     if ((size_t)n < p)
@@ -685,7 +688,7 @@ int calib_fit(const struct hw_system *sys, int dev, const struct vk *k, const st
     /* Start each class at the median fraction of peak its training kernels achieved, as if each were
      * compute-bound: a class started where the memory term binds for all its kernels would see a
      * zero gradient (the model takes the larger of compute and memory time) and never move. */
-    double x0[EC_COUNT + HW_MAX_MEM + 2], frac[EC_COUNT][64];
+    double x0[EC_COUNT + HW_MAX_MEM + 4], frac[EC_COUNT][64];
     int nfrac[EC_COUNT] = {0};
     for (int t = 0; t < n; t++) {
         const struct vk *kk = &k[train[t]];
@@ -710,8 +713,9 @@ int calib_fit(const struct hw_system *sys, int dev, const struct vk *k, const st
         }
     for (int l = 0; l < d->n_mem; l++)
         x0[i++] = logit(d->eff_level[l] < 0.8 ? d->eff_level[l] : 0.8);
-    if (fc.shape.fit_pack) /* from the hwdesc's rate, else main memory's bandwidth */
-        x0[i++] = log((d->pack_Bps > 0 ? d->pack_Bps : d->mem[d->n_mem - 1].bandwidth_Bps) * 1e-9);
+    for (int s = 0; s < 2 * fc.shape.fit_pack; s++) /* the hwdesc's rate, else main memory's in fp32 elements */
+        x0[i++] = log((d->pack_elem_per_s[s] > 0 ? d->pack_elem_per_s[s] : d->mem[d->n_mem - 1].bandwidth_Bps / 4) * 1e-9);
+    x0[i++] = logit(EFF_MAX * (d->serial_fraction > 0.05 ? d->serial_fraction : 0.05)); /* logit works on [0, EFF_MAX] */
     x0[i] = log((d->per_op_s > 0 ? d->per_op_s : 5e-6) * 1e6);
     gsl_vector_view xv = gsl_vector_view_array(x0, p);
     gsl_multifit_nlinear_parameters params = gsl_multifit_nlinear_default_parameters();

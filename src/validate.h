@@ -49,8 +49,9 @@ int vk_predict(const struct vk *k, const struct wl_graph *g, const struct hw_sys
                double *ms, struct dse_err *e);
 
 /* Calibration: achieved compute efficiency per operator class, bandwidth efficiency per memory
- * level, the per-call overhead of a device and, on a CPU whose training cases include GEMMs or
- * convolutions, the rate of packing GEMM operands. fit_class marks the classes the training cases
+ * level, the share of compute and memory time that does not overlap, the per-call overhead of a
+ * device and, on a CPU whose training cases include GEMMs or convolutions, the rates of packing GEMM
+ * operands. fit_class marks the classes the training cases
  * cover. */
 struct calib {
     double eff_class[EC_COUNT];
@@ -58,7 +59,8 @@ struct calib {
     int n_levels;
     int fit_class[EC_COUNT];
     int fit_pack;
-    double pack_Bps;
+    double pack_elem_per_s[2];
+    double serial_fraction;
     double per_op_s;
 };
 /* Fits c to the measured cases train[0..n) (minimizing the squared log error of the predictions). */

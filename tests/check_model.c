@@ -44,8 +44,9 @@ static void cost(const struct hw_system *s, int dev, const struct wl_graph *g, e
     ck_assert(c->compute_s >= 0 && c->memory_s >= 0 && c->overhead_s >= 0);
     ck_assert(c->utilization >= 0 && c->utilization <= 1 + 1e-12);
     ck_assert(c->energy_compute_J >= 0 && c->energy_memory_J >= 0 && c->energy_static_J >= 0);
-    double busy = c->compute_s > c->memory_s ? c->compute_s : c->memory_s;
-    ck_assert_near(c->time_s, busy + c->overhead_s, 1e-12);
+    double hi = c->compute_s > c->memory_s ? c->compute_s : c->memory_s;
+    double lo = c->compute_s > c->memory_s ? c->memory_s : c->compute_s;
+    ck_assert_near(c->time_s, hi + d->serial_fraction * lo + c->overhead_s, 1e-12);
 }
 
 START_TEST(gpu_gemm_compute_bound)
@@ -163,15 +164,22 @@ END_TEST
 
 START_TEST(cpu_packing_and_write_allocate)
 {
-    /* The CPU fixture with overhead.pack_GBps = 10 (dse calibrate fits it on real hosts).
-     * fp32 matmul [256, 256] x [256, 256]: as cpu_gemm_on_vector_units, compute 131.072 us, plus
-     * packing gk x (gm x 4 + gn x 4) = 256 x (1024 + 1024) = 524,288 B at 10 GB/s = 52.4288 us:
-     * time 183.5008 us. With 32 rows (one micro-panel; no cpu object, so 32) nothing is packed.
+    /* The CPU fixture with packing rates (dse calibrate fits them on real hosts): left operand
+     * 10 G elements/s, right 20 G elements/s.
+     * fp32 matmul [256, 256] x [256, 256]: as cpu_gemm_on_vector_units, compute 131.072 us; packing
+     * the left input 256 x 256 = 65,536 elements at 10 G/s = 6.5536 us and the right 65,536 at
+     * 20 G/s = 3.2768 us: overhead 9.8304 us, time 140.9024 us.
+     * A convolution packs its weights as the left operand: 3x3, C = 16 -> OC = 32 on 16 x 16, pad 1:
+     * weights 32 x 144 = 4,608 elements (0.4608 us), unfolded input 144 x 256 = 36,864 (1.8432 us):
+     * overhead 2.304 us. With 32 rows (skinny: MODEL_SKINNY_ROWS) nothing is packed.
      * add of two 1,048,576-float vectors (4 MiB each, beyond half the 1 MiB L2, so in DRAM): DRAM
      * bytes = 2 x 4,194,304 read + 2 x 4,194,304 for the output (write-allocate: read, then written)
-     * = 16,777,216 B at 20 GB/s = 838.8608 us; L2 sees 3 x 4,194,304 = 12,582,912 B (62.91456 us). */
+     * = 16,777,216 B at 20 GB/s = 838.8608 us; L2 sees 3 x 4,194,304 = 12,582,912 B (62.91456 us).
+     * With serial_fraction 0.5, half the compute time (1,048,576 FLOPs / 256 GFLOP/s = 4.096 us) is
+     * added: 838.8608 + 2.048 = 840.9088 us. */
     struct hw_system *s = test_fixture(FIX_CPU);
-    s->dev[0].pack_Bps = 10e9;
+    s->dev[0].pack_elem_per_s[0] = 10e9;
+    s->dev[0].pack_elem_per_s[1] = 20e9;
     struct wl_graph g;
     struct op_cost c;
     enum wl_kind k[2] = {WL_INPUT, WL_WEIGHT};
@@ -180,8 +188,16 @@ START_TEST(cpu_packing_and_write_allocate)
     one_op(&g, OP_MATMUL, 2, k, (const int64_t(*)[4])sh, r, o, 2);
     finalize(&g);
     cost(s, 0, &g, P_FP32, &c);
-    ck_assert_near(c.overhead_s, 52.4288e-6, 1e-12);
-    ck_assert_near(c.time_s, 183.5008e-6, 1e-12);
+    ck_assert_near(c.overhead_s, 9.8304e-6, 1e-12);
+    ck_assert_near(c.time_s, 140.9024e-6, 1e-12);
+    wl_graph_free(&g);
+    int64_t shc[2][4] = {{1, 16, 16, 16}, {32, 16, 3, 3}}, oc[4] = {1, 32, 16, 16};
+    int rc4[2] = {4, 4};
+    one_op(&g, OP_CONV2D, 2, k, (const int64_t(*)[4])shc, rc4, oc, 4);
+    g.op[0].ph = g.op[0].pw = 1;
+    finalize(&g);
+    cost(s, 0, &g, P_FP32, &c);
+    ck_assert_near(c.overhead_s, 2.304e-6, 1e-12);
     wl_graph_free(&g);
     int64_t sh32[2][4] = {{32, 256}, {256, 256}}, o32[4] = {32, 256};
     one_op(&g, OP_MATMUL, 2, k, (const int64_t(*)[4])sh32, r, o32, 2);
@@ -201,6 +217,10 @@ START_TEST(cpu_packing_and_write_allocate)
     ck_assert_near(c.bytes[0], 12582912, 1e-6);
     ck_assert_near(c.memory_s, 838.8608e-6, 1e-12);
     ck_assert_near(c.overhead_s, 0, 1e-15); /* element-wise: no packing */
+    ck_assert_near(c.time_s, 838.8608e-6, 1e-12);
+    s->dev[0].serial_fraction = 0.5;
+    cost(s, 0, &g, P_FP32, &c);
+    ck_assert_near(c.time_s, 840.9088e-6, 1e-12);
     wl_graph_free(&g);
     free(s);
 }

@@ -102,7 +102,8 @@ END_TEST
 START_TEST(calibration_recovers_known_efficiencies)
 {
     /* "Measurements" made by the model itself with known efficiencies (matmul 0.55, eltwise 0.3, L2
-     * 0.6, DRAM 0.7, 4 us per call, GEMM operands packed at 5 GB/s) on the CPU fixture: the fit,
+     * 0.6, DRAM 0.7, 4 us per call, GEMM operands packed at 2 and 5 G elements/s, 20 % of the shorter of
+     * compute and memory time not overlapped) on the CPU fixture: the fit,
      * started from the ideal roofline, must recover them and predict the held-out cases exactly. */
     struct hw_system *s = test_fixture(FIX_CPU), *truth = malloc(sizeof *truth);
     struct dse_err e;
@@ -117,39 +118,47 @@ START_TEST(calibration_recovers_known_efficiencies)
     want.eff_level[1] = 0.7; /* DRAM */
     want.per_op_s = 4e-6;
     want.fit_pack = 1;
-    want.pack_Bps = 5e9;
+    want.pack_elem_per_s[0] = 2e9;
+    want.pack_elem_per_s[1] = 5e9;
+    want.serial_fraction = 0.2;
     calib_apply(&truth->dev[0], &want);
-    static const long long sizes[] = {16, 64, 128, 256, 512};
-    struct vk k[16];
-    struct wl_graph g[16];
+    /* GEMMs: compute-bound when large, overhead-bound when tiny, skinny (16 rows: unpacked), and
+     * tall or wide so that the two packing rates show apart. */
+    static const long long gemms[][3] = {{16, 16, 16}, {64, 64, 64},    {128, 128, 128}, {256, 256, 256},
+                                         {512, 512, 512}, {96, 96, 96}, {512, 64, 256},  {64, 512, 256},
+                                         {1024, 48, 128}, {48, 1024, 128}, {384, 384, 384}, {192, 192, 192}};
+    struct vk k[32];
+    struct wl_graph g[32];
     int n = 0;
-    for (int i = 0; i < 5; i++) { /* GEMMs: compute-bound when large, overhead-bound when tiny */
+    for (int i = 0; i < 12; i++) {
         memset(&k[n], 0, sizeof k[n]);
         k[n].type = VK_GEMM;
         k[n].prec = P_FP32;
-        k[n].M = k[n].N = k[n].K = sizes[i];
+        k[n].M = gemms[i][0];
+        k[n].N = gemms[i][1];
+        k[n].K = gemms[i][2];
         n++;
     }
-    static const long long ns[] = {1024, 65536, 1 << 20, 1 << 24, 1 << 26};
-    for (int i = 0; i < 5; i++) { /* copies: from L2 to DRAM */
+    static const long long ns[] = {1024, 65536, 1 << 20, 1 << 24, 1 << 26, 1 << 12, 1 << 18, 1 << 22};
+    for (int i = 0; i < 8; i++) { /* copies: from L2 to DRAM */
         memset(&k[n], 0, sizeof k[n]);
         k[n].type = VK_COPY;
         k[n].prec = P_FP32;
         k[n].n = ns[i];
         n++;
     }
-    for (int i = 0; i < 3; i++) { /* GELU: vector-bound in cache */
+    for (int i = 0; i < 6; i++) { /* GELU: vector-bound in cache, then partly memory-bound */
         memset(&k[n], 0, sizeof k[n]);
         k[n].type = VK_GELU;
         k[n].prec = P_FP32;
-        k[n].n = 4096 << (2 * i);
+        k[n].n = 4096L << (2 * i);
         n++;
     }
     for (int i = 0; i < n; i++) {
         ck_assert_int_eq(vk_graph(&k[i], &g[i], &e), DSE_OK);
         ck_assert_int_eq(vk_predict(&k[i], &g[i], truth, 0, FID_ANALYTICAL, &k[i].measured_ms, &e), DSE_OK);
     }
-    int train[16], held[16], nt = 0, nh = 0;
+    int train[32], held[32], nt = 0, nh = 0;
     for (int i = 0; i < n; i++) {
         if (i % 3 == 2)
             held[nh++] = i;
@@ -162,7 +171,9 @@ START_TEST(calibration_recovers_known_efficiencies)
     ck_assert_near(got.eff_level[1], 0.7, 1e-3);
     ck_assert_near(got.per_op_s, 4e-6, 1e-3);
     ck_assert_int_eq(got.fit_pack, 1);
-    ck_assert_near(got.pack_Bps / 5e9, 1, 1e-3);
+    ck_assert_near(got.pack_elem_per_s[0] / 2e9, 1, 1e-3);
+    ck_assert_near(got.pack_elem_per_s[1] / 5e9, 1, 1e-3);
+    ck_assert_near(got.serial_fraction, 0.2, 1e-3);
     calib_apply(&s->dev[0], &got);
     for (int i = 0; i < nh; i++) {
         double ms;

@@ -385,7 +385,8 @@ hw_case wrong-type-devices 'devices: expected an array, got an object'
 hw_case device-not-object 'devices[0]: expected an object, got a number'
 hw_case negative-bandwidth 'devices[0].memory[0].bandwidth_GBps: expected a positive number, got -3'
 hw_case zero-capacity 'devices[0].memory[0].capacity_KiB: expected a positive number, got 0'
-hw_case zero-pack 'devices[0].overhead.pack_GBps: expected a positive number, got 0'
+hw_case zero-pack 'devices[0].overhead.pack_left_Gelem_per_s: expected a positive number, got 0'
+hw_case serial-fraction 'devices[0].efficiency.serial_fraction: expected at most 1, got 1.5'
 hw_case huge-bandwidth 'devices[0].memory[0].bandwidth_GBps: expected at most 1e+07, got 1e+300'
 hw_case nonfinite 'devices[0].memory[0].bandwidth_GBps: expected a positive number, got a non-finite value'
 hw_case fraction-units 'devices[0].compute[0].units: expected an integer, got 2.5'
@@ -842,7 +843,7 @@ if [ "$have_python" = 1 ]; then
     fi
     expect_fail validate-repeat-range 2 "--repeat: expected an integer in [1, 20], got '0'" validate --hw "$H" --suite tests/data/validate-tiny.json --repeat 0
     "$DSE_BIN" calibrate --hw "$H" --import tests/data/import-fit.json --out "$tmp/cal.json" --json >"$tmp/c.json" 2>"$tmp/c.err"
-    if python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['heldout_mape_after_pct'] <= d['heldout_mape_before_pct'] and d['n_heldout']==4" "$tmp/c.json" 2>/dev/null &&
+    if python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['heldout_mape_after_pct'] <= d['heldout_mape_before_pct'] and d['n_heldout']==6" "$tmp/c.json" 2>/dev/null &&
         "$DSE_BIN" eval --hw "$tmp/cal.json" --workload tiny-mlp --json | python3 -c "import json,sys; d=json.load(sys.stdin); assert d['validation']['calibrated'] and d['validation']['expected_error_pct'] >= 0" 2>/dev/null; then
         ok calibrate-import
     else
