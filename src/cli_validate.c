@@ -594,6 +594,9 @@ static int write_calibrated(const char *in, const char *out, const char *devname
     return rc ? rc : dse_err_set(e, DSE_ERUNTIME, out, NULL, "cannot write the calibrated hwdesc");
 }
 
+/* Every third kernel is held out: a deterministic split that spans every kernel family. */
+static int heldout(int i) { return i % 3 == 2; }
+
 int cmd_calibrate(int argc, char **argv)
 {
     struct cli_opt opts[sizeof calibrate_opts_proto / sizeof calibrate_opts_proto[0]];
@@ -607,6 +610,7 @@ int cmd_calibrate(int argc, char **argv)
     struct vsuite s;
     struct wl_graph *graphs = NULL;
     int *train = NULL, *held = NULL;
+    double *before = NULL;
     char hwpath[1024];
     memset(&s, 0, sizeof s);
     dse_err_clear(&e);
@@ -634,7 +638,6 @@ int cmd_calibrate(int argc, char **argv)
     if ((rc = host(opts, sys, &dev, hwpath, sizeof hwpath, &e)) ||
         (rc = run_suite(opts, &s, &graphs, sys, dev, f, threads, json || !isatty(STDERR_FILENO), 3, &noise, &e)))
         goto out;
-    /* Every third kernel is held out (a deterministic split that spans every kernel family). */
     train = malloc(sizeof *train * (size_t)s.n);
     held = malloc(sizeof *held * (size_t)s.n);
     if (!train || !held) {
@@ -643,7 +646,7 @@ int cmd_calibrate(int argc, char **argv)
     }
     int nt = 0, nh = 0;
     for (int i = 0; i < s.n; i++) {
-        if (i % 3 == 2)
+        if (heldout(i))
             held[nh++] = i;
         else
             train[nt++] = i;
@@ -653,6 +656,12 @@ int cmd_calibrate(int argc, char **argv)
         goto out;
     }
     struct stats before_h = summarize(s.k, held, nh), before_t = summarize(s.k, train, nt);
+    if (!(before = malloc(sizeof *before * (size_t)s.n))) {
+        rc = dse_err_set(&e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+        goto out;
+    }
+    for (int i = 0; i < s.n; i++)
+        before[i] = s.k[i].predicted_ms;
     struct calib c;
     gsl_error_handler_t *old = gsl_set_error_handler_off(); /* GSL's default handler aborts */
     rc = calib_fit(sys, dev, s.k, graphs, train, nt, f, &c, &e);
@@ -702,6 +711,20 @@ int cmd_calibrate(int argc, char **argv)
         }
         cJSON_AddNumberToObject(p, "serial_fraction", c.serial_fraction);
         cJSON_AddNumberToObject(p, "per_op_us", c.per_op_s * 1e6);
+        cJSON *arr = cJSON_AddArrayToObject(o, "kernels"); /* measured times: refit later with --import */
+        for (int i = 0; i < s.n; i++) {
+            const struct vk *k = &s.k[i];
+            cJSON *x = cJSON_CreateObject();
+            cJSON_AddStringToObject(x, "name", vk_names[k->type]);
+            cJSON_AddStringToObject(x, "shape", k->shape);
+            cJSON_AddStringToObject(x, "precision", prec_names[k->prec]);
+            cJSON_AddNumberToObject(x, "measured_ms", k->measured_ms);
+            cJSON_AddNumberToObject(x, "predicted_before_ms", before[i]);
+            cJSON_AddNumberToObject(x, "predicted_ms", k->predicted_ms);
+            cJSON_AddNumberToObject(x, "error_pct", 100 * (k->predicted_ms / k->measured_ms - 1));
+            cJSON_AddBoolToObject(x, "heldout", heldout(i));
+            cJSON_AddItemToArray(arr, x);
+        }
         char *txt = cJSON_Print(o);
         if (txt)
             puts(txt);
@@ -740,6 +763,7 @@ out:
     free(graphs);
     free(train);
     free(held);
+    free(before);
     vsuite_free(&s);
     free(sys);
     free(cal);

@@ -135,11 +135,12 @@ static int load_case(struct ju *j, const cJSON *o, struct vk *k)
         long long v = f->dflt;
         if (f->off == offsetof(struct vk, causal) && cJSON_GetObjectItemCaseSensitive(sh, "causal")) {
             const cJSON *c = cJSON_GetObjectItemCaseSensitive(sh, "causal");
-            if (!cJSON_IsBool(c)) {
+            int num = cJSON_IsNumber(c) && (c->valuedouble == 0 || c->valuedouble == 1); /* as shape strings print it */
+            if (!cJSON_IsBool(c) && !num) {
                 ju_key(j, "causal");
                 return ju_fail(j, "expected true or false");
             }
-            v = cJSON_IsTrue(c);
+            v = num ? c->valuedouble == 1 : cJSON_IsTrue(c);
         } else if ((rc = ju_int(j, sh, f->name, f->dflt < 0 ? 0 : JU_OPT, f->min, f->max, &v))) {
             return rc;
         }
@@ -225,6 +226,45 @@ static int load_csv(char *text, const char *path, struct vsuite *s, struct dse_e
     return s->n ? DSE_OK : dse_err_set(e, DSE_EINPUT, path, NULL, "no rows");
 }
 
+/* The kernels[] of a `dse validate --json` or `dse calibrate --json` result (name, shape as
+ * "M=1,N=2,K=3", precision, measured_ms) become CSV rows, so that one checker serves all formats. */
+static int load_result(const cJSON *root, const char *path, struct vsuite *s, struct dse_err *e)
+{
+    const cJSON *arr = cJSON_GetObjectItemCaseSensitive(root, "kernels");
+    int n = cJSON_IsArray(arr) ? cJSON_GetArraySize(arr) : -1;
+    if (n < 1 || n > 100000)
+        return dse_err_set(e, DSE_EINPUT, path, "kernels", "expected an array of 1 to 100000 measured kernels");
+    size_t cap = 64 + (size_t)n * 320, at = 0;
+    char *csv = malloc(cap);
+    if (!csv)
+        return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+    at += (size_t)snprintf(csv, cap, "kernel,shape,precision,measured_ms\n");
+    for (int i = 0; i < n; i++) {
+        const cJSON *k = cJSON_GetArrayItem(arr, i), *nm = cJSON_GetObjectItemCaseSensitive(k, "name"),
+                    *sh = cJSON_GetObjectItemCaseSensitive(k, "shape"),
+                    *pr = cJSON_GetObjectItemCaseSensitive(k, "precision"),
+                    *ms = cJSON_GetObjectItemCaseSensitive(k, "measured_ms");
+        if (!cJSON_IsString(nm) || !cJSON_IsString(sh) || !cJSON_IsString(pr) || !cJSON_IsNumber(ms) ||
+            strlen(nm->valuestring) > 31 || strlen(sh->valuestring) > 200 || strlen(pr->valuestring) > 15 ||
+            strpbrk(nm->valuestring, ",\n") || strpbrk(sh->valuestring, ";\n") || strpbrk(pr->valuestring, ",\n")) {
+            char where[32];
+            snprintf(where, sizeof where, "kernels[%d]", i);
+            free(csv);
+            return dse_err_set(e, DSE_EINPUT, path, where,
+                               "expected name, shape, precision (short strings) and measured_ms, as dse validate --json writes");
+        }
+        char shape[208];
+        dse_strlcpy(shape, sh->valuestring, sizeof shape);
+        for (char *c = strchr(shape, ','); c; c = strchr(c, ','))
+            *c = ';';
+        at += (size_t)snprintf(csv + at, cap - at, "%s,%s,%s,%.17g\n", nm->valuestring, shape, pr->valuestring,
+                               ms->valuedouble);
+    }
+    int rc = load_csv(csv, path, s, e);
+    free(csv);
+    return rc;
+}
+
 int vsuite_load(const char *path, struct vsuite *s, struct dse_err *e)
 {
     char *buf;
@@ -249,6 +289,15 @@ int vsuite_load(const char *path, struct vsuite *s, struct dse_err *e)
     free(buf);
     if (rc)
         return rc;
+    const cJSON *first = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(root, "kernels"), 0);
+    if (cJSON_GetObjectItemCaseSensitive(first, "name") && !cJSON_GetObjectItemCaseSensitive(first, "kernel")) {
+        /* a result of dse validate --json or dse calibrate --json */
+        rc = load_result(root, path, s, e);
+        cJSON_Delete(root);
+        if (rc)
+            vsuite_free(s);
+        return rc;
+    }
     static const char *const keys[] = {"name", "description", "note", "kernels", NULL};
     struct ju j;
     const cJSON *arr;

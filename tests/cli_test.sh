@@ -849,6 +849,15 @@ if [ "$have_python" = 1 ]; then
     else
         fail calibrate-import "$(head -c 300 "$tmp/c.err") $(head -c 300 "$tmp/c.json")"
     fi
+    # A calibrate --json result carries its measured kernels: importing it again refits to the same figures.
+    "$DSE_BIN" calibrate --hw "$H" --import "$tmp/c.json" --out "$tmp/cal2.json" --json >"$tmp/c2.json" 2>"$tmp/c2.err"
+    if python3 -c "import json,sys; a=json.load(open(sys.argv[1])); b=json.load(open(sys.argv[2])); assert len(a['kernels'])==18 and sum(k['heldout'] for k in a['kernels'])==6 and abs(a['heldout_mape_after_pct']-b['heldout_mape_after_pct'])<1e-6" "$tmp/c.json" "$tmp/c2.json" 2>/dev/null; then
+        ok calibrate-reimport
+    else
+        fail calibrate-reimport "$(head -c 300 "$tmp/c2.err")"
+    fi
+    printf '{"n_kernels":1,"kernels":[{"name":"gemm","precision":"fp32","measured_ms":1}]}' >"$tmp/badres.json"
+    expect_fail validate-import-bad-result 2 "badres.json: kernels[0]: expected name, shape, precision (short strings) and measured_ms" validate --hw "$H" --import "$tmp/badres.json"
     "$DSE_BIN" validate --precision-errors --json >"$tmp/pe.json" 2>"$tmp/pe.err"
     if python3 -c "import json,sys; d=json.load(open(sys.argv[1])); e={(x['weights'],x['activations']):x['rel_error'] for x in d}; assert len(d)==36 and e[('fp32','fp32')]<1e-6 and e[('int4','int4')]>e[('int8','int8')]>e[('bf16','bf16')]" "$tmp/pe.json" 2>/dev/null; then
         ok validate-precision-errors
