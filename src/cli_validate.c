@@ -564,6 +564,7 @@ static int write_calibrated(const char *in, const char *out, const char *devname
     if (c->fit_pack) {
         cJSON_AddNumberToObject(ov, "pack_left_Gelem_per_s", c->pack_elem_per_s[0] * 1e-9);
         cJSON_AddNumberToObject(ov, "pack_right_Gelem_per_s", c->pack_elem_per_s[1] * 1e-9);
+        cJSON_AddNumberToObject(ov, "gemm_setup_us", c->gemm_setup_s * 1e6);
     }
     cJSON_AddStringToObject(ov, "source", src);
     cJSON_DeleteItemFromObjectCaseSensitive(d, "efficiency");
@@ -708,6 +709,7 @@ int cmd_calibrate(int argc, char **argv)
         if (c.fit_pack) {
             cJSON_AddNumberToObject(p, "pack_left_Gelem_per_s", c.pack_elem_per_s[0] * 1e-9);
             cJSON_AddNumberToObject(p, "pack_right_Gelem_per_s", c.pack_elem_per_s[1] * 1e-9);
+            cJSON_AddNumberToObject(p, "gemm_setup_us", c.gemm_setup_s * 1e6);
         }
         cJSON_AddNumberToObject(p, "serial_fraction", c.serial_fraction);
         cJSON_AddNumberToObject(p, "per_op_us", c.per_op_s * 1e6);
@@ -741,8 +743,8 @@ int cmd_calibrate(int argc, char **argv)
         for (int l = 0; l < c.n_levels; l++)
             printf(" %s %.3f", levels[l], c.eff_level[l]);
         if (c.fit_pack)
-            printf("\nGEMM operand packing: left %.3f, right %.3f G elements/s", c.pack_elem_per_s[0] * 1e-9,
-                   c.pack_elem_per_s[1] * 1e-9);
+            printf("\nGEMM operand packing: left %.3f, right %.3f G elements/s, %.2f us per call",
+                   c.pack_elem_per_s[0] * 1e-9, c.pack_elem_per_s[1] * 1e-9, c.gemm_setup_s * 1e6);
         printf("\ncompute/memory overlap: %.0f%% of the shorter phase not hidden", 100 * c.serial_fraction);
         printf("\nper-call overhead: %.2f us\n\n", c.per_op_s * 1e6);
         printf("%-28s %10s %10s\n", "", "before", "after");

@@ -19,7 +19,7 @@
  *   whose half holds it)
  *   pack_s     = on a CPU, GEMM operands (matmul, im2col convolution) copied into packed panels:
  *                elements of the left operand / pack_left rate + of the right / pack_right rate
- *                (overhead.pack_*_Gelem_per_s; model.c), for gm > 32
+ *                + overhead.gemm_setup_us (overhead.pack_*_Gelem_per_s; model.c), for gm > 32
  *   time_s     = max(compute_s, memory_s) + s x min(compute_s, memory_s) + per-op overhead + pack_s
  *                (compute and transfers overlap but for the fraction s = efficiency.serial_fraction,
  *                default 0: the pure roofline)

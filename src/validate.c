@@ -637,8 +637,10 @@ void calib_apply(struct hw_device *d, const struct calib *c)
             d->eff_class[k] = c->eff_class[k];
     for (int l = 0; l < c->n_levels && l < d->n_mem; l++)
         d->eff_level[l] = c->eff_level[l];
-    if (c->fit_pack)
+    if (c->fit_pack) {
         memcpy(d->pack_elem_per_s, c->pack_elem_per_s, sizeof d->pack_elem_per_s);
+        d->gemm_setup_s = c->gemm_setup_s;
+    }
     d->serial_fraction = c->serial_fraction;
     d->per_op_s = c->per_op_s;
 }
@@ -660,9 +662,12 @@ struct fit_ctx {
  * could not isolate a cache level): the fit allows up to EFF_MAX. */
 #define EFF_MAX 4.0
 static double logistic(double u) { return EFF_MAX / (1 + exp(-u)); }
+/* exp(u) for a log-mapped rate or time, held below the hwdesc loader's limits: a fit that finds a
+ * term useless drives it towards infinity. */
+static double exp_capped(double u, double cap) { return u < log(cap) ? exp(u) : cap; }
 
 /* Parameter vector: the fitted classes, then every memory level, then log(pack rates in G elements/s,
- * left and right) when they are fitted, then the serial fraction (a logistic in (0, 1)), then
+ * left and right) and log(GEMM setup in us) when they are fitted, then the serial fraction (a logistic in (0, 1)), then
  * log(overhead in us). */
 static void unmap(const struct fit_ctx *fc, const gsl_vector *x, struct calib *c)
 {
@@ -674,9 +679,11 @@ static void unmap(const struct fit_ctx *fc, const gsl_vector *x, struct calib *c
     for (int l = 0; l < c->n_levels; l++)
         c->eff_level[l] = logistic(gsl_vector_get(x, i++));
     for (int s = 0; s < 2 * c->fit_pack; s++)
-        c->pack_elem_per_s[s] = exp(gsl_vector_get(x, i++)) * 1e9;
+        c->pack_elem_per_s[s] = exp_capped(gsl_vector_get(x, i++), 1e4) * 1e9;
+    if (c->fit_pack)
+        c->gemm_setup_s = exp_capped(gsl_vector_get(x, i++), 1e5) * 1e-6;
     c->serial_fraction = logistic(gsl_vector_get(x, i++)) / EFF_MAX;
-    c->per_op_s = exp(gsl_vector_get(x, i)) * 1e-6;
+    c->per_op_s = exp_capped(gsl_vector_get(x, i), 1e5) * 1e-6;
 }
 
 static int residuals(const gsl_vector *x, void *data, gsl_vector *f)
@@ -726,7 +733,7 @@ int calib_fit(const struct hw_system *sys, int dev, const struct vk *k, const st
     for (int i = 0; i < n; i++)
         fc.shape.fit_class[model_eff_class(&g[train[i]].op[0])] = 1;
     fc.shape.fit_pack = d->cls == HW_CPU && (fc.shape.fit_class[EC_MATMUL] || fc.shape.fit_class[EC_CONV]);
-    size_t p = 2 + (size_t)d->n_mem + 2 * (size_t)fc.shape.fit_pack;
+    size_t p = 2 + (size_t)d->n_mem + 3 * (size_t)fc.shape.fit_pack;
     for (int c = 0; c < EC_COUNT; c++)
         p += (size_t)fc.shape.fit_class[c];
     if ((size_t)n < p)
@@ -737,7 +744,7 @@ int calib_fit(const struct hw_system *sys, int dev, const struct vk *k, const st
     /* Start each class at the median fraction of peak its training kernels achieved, as if each were
      * compute-bound: a class started where the memory term binds for all its kernels would see a
      * zero gradient (the model takes the larger of compute and memory time) and never move. */
-    double x0[EC_COUNT + HW_MAX_MEM + 4], frac[EC_COUNT][64];
+    double x0[EC_COUNT + HW_MAX_MEM + 5], frac[EC_COUNT][64];
     int nfrac[EC_COUNT] = {0};
     for (int t = 0; t < n; t++) {
         const struct vk *kk = &k[train[t]];
@@ -764,6 +771,8 @@ int calib_fit(const struct hw_system *sys, int dev, const struct vk *k, const st
         x0[i++] = logit(d->eff_level[l] < 0.8 ? d->eff_level[l] : 0.8);
     for (int s = 0; s < 2 * fc.shape.fit_pack; s++) /* the hwdesc's rate, else main memory's in fp32 elements */
         x0[i++] = log((d->pack_elem_per_s[s] > 0 ? d->pack_elem_per_s[s] : d->mem[d->n_mem - 1].bandwidth_Bps / 4) * 1e-9);
+    if (fc.shape.fit_pack) /* the hwdesc's setup cost, else 5 us (a parallel region and a few barriers) */
+        x0[i++] = log(d->gemm_setup_s > 0 ? d->gemm_setup_s * 1e6 : 5);
     x0[i++] = logit(EFF_MAX * (d->serial_fraction > 0.05 ? d->serial_fraction : 0.05)); /* logit works on [0, EFF_MAX] */
     x0[i] = log((d->per_op_s > 0 ? d->per_op_s : 5e-6) * 1e6);
     gsl_vector_view xv = gsl_vector_view_array(x0, p);

@@ -60,6 +60,7 @@ struct calib {
     int fit_class[EC_COUNT];
     int fit_pack;
     double pack_elem_per_s[2];
+    double gemm_setup_s;
     double serial_fraction;
     double per_op_s;
 };

@@ -102,7 +102,8 @@ END_TEST
 START_TEST(calibration_recovers_known_efficiencies)
 {
     /* "Measurements" made by the model itself with known efficiencies (matmul 0.55, eltwise 0.3, L2
-     * 0.6, DRAM 0.7, 4 us per call, GEMM operands packed at 2 and 5 G elements/s, 20 % of the shorter of
+     * 0.6, DRAM 0.7, 4 us per call, GEMM operands packed at 2 and 5 G elements/s after a
+     * 3 us setup, 20 % of the shorter of
      * compute and memory time not overlapped) on the CPU fixture: the fit,
      * started from the ideal roofline, must recover them and predict the held-out cases exactly. */
     struct hw_system *s = test_fixture(FIX_CPU), *truth = malloc(sizeof *truth);
@@ -120,6 +121,7 @@ START_TEST(calibration_recovers_known_efficiencies)
     want.fit_pack = 1;
     want.pack_elem_per_s[0] = 2e9;
     want.pack_elem_per_s[1] = 5e9;
+    want.gemm_setup_s = 3e-6;
     want.serial_fraction = 0.2;
     calib_apply(&truth->dev[0], &want);
     /* GEMMs: compute-bound when large, overhead-bound when tiny, skinny (16 rows: unpacked), and
@@ -173,6 +175,7 @@ START_TEST(calibration_recovers_known_efficiencies)
     ck_assert_int_eq(got.fit_pack, 1);
     ck_assert_near(got.pack_elem_per_s[0] / 2e9, 1, 1e-3);
     ck_assert_near(got.pack_elem_per_s[1] / 5e9, 1, 1e-3);
+    ck_assert_near(got.gemm_setup_s / 3e-6, 1, 1e-3);
     ck_assert_near(got.serial_fraction, 0.2, 1e-3);
     calib_apply(&s->dev[0], &got);
     for (int i = 0; i < nh; i++) {
