@@ -566,26 +566,39 @@ KERN_CLONES static void dw_plane(int H, int W, int KH, int KW, int stride, int p
 /* Stride 1 on a zero-padded copy of the plane (row stride Wp = W + 2 pad): every tap is then one
  * loop over the whole plane, y'[i] += w x'[i + kh Wp + kw] with y' on the same row stride, and the
  * pad columns are dropped at the end. Row by row, a 14 x 14 plane costs 126 loops of 14 (measured
- * 0.5 us per channel of loop overhead); here 9 loops of 224. xp: (H + 2 pad + 1) x Wp floats (one
- * spare row for the last taps' overrun into junk columns), yw: OH x Wp. */
+ * 0.5 us per channel of loop overhead); here 9 loops of 224, or for 3 x 3 (MobileNet's) one loop
+ * that sums the nine taps in registers and stores each output once (2 cores: 144 x 56 x 56 0.25 ->
+ * 0.17 ms, 576 x 14 x 14 0.09 -> 0.055 ms, with the per-plane zeroing of xp dropped). xp: (H + 2 pad +
+ * 1) x Wp floats (one spare row for the last taps' overrun into junk columns), yw: OH x Wp. */
 KERN_CLONES static void dw_plane_padded(int H, int W, int KH, int KW, int pad, int OH, int OW, const float *xc,
                                         const float *wc, float *yp, float *xp, float *yw)
 {
-    int Wp = W + 2 * pad, Hp = H + 2 * pad + 1;
+    int Wp = W + 2 * pad;
     long n = (long)OH * Wp;
-    memset(xp, 0, sizeof *xp * (size_t)Hp * (size_t)Wp);
+    /* xp arrives zeroed (calloc) and only its interior is ever written: the border stays 0 */
     for (int h = 0; h < H; h++)
         memcpy(xp + (size_t)(h + pad) * Wp + pad, xc + (size_t)h * W, sizeof *xc * (size_t)W);
-    memset(yw, 0, sizeof *yw * (size_t)n);
-    for (int kh = 0; kh < KH; kh++)
-        for (int kw = 0; kw < KW; kw++) {
-            float wt = wc[kh * KW + kw];
-            const float *restrict xs = xp + (size_t)kh * Wp + kw;
-            float *restrict yr = yw;
-            KERN_SIMD
-            for (long i = 0; i < n; i++)
-                yr[i] += wt * xs[i];
-        }
+    if (KH == 3 && KW == 3) { /* all nine taps in registers: one store per output, not nine */
+        const float *restrict x0 = xp, *restrict x1 = xp + Wp, *restrict x2 = xp + 2 * (size_t)Wp;
+        const float w0 = wc[0], w1 = wc[1], w2 = wc[2], w3 = wc[3], w4 = wc[4], w5 = wc[5], w6 = wc[6], w7 = wc[7],
+                    w8 = wc[8];
+        float *restrict yr = yw;
+        KERN_SIMD
+        for (long i = 0; i < n; i++)
+            yr[i] = w0 * x0[i] + w1 * x0[i + 1] + w2 * x0[i + 2] + w3 * x1[i] + w4 * x1[i + 1] + w5 * x1[i + 2] +
+                    w6 * x2[i] + w7 * x2[i + 1] + w8 * x2[i + 2];
+    } else {
+        memset(yw, 0, sizeof *yw * (size_t)n);
+        for (int kh = 0; kh < KH; kh++)
+            for (int kw = 0; kw < KW; kw++) {
+                float wt = wc[kh * KW + kw];
+                const float *restrict xs = xp + (size_t)kh * Wp + kw;
+                float *restrict yr = yw;
+                KERN_SIMD
+                for (long i = 0; i < n; i++)
+                    yr[i] += wt * xs[i];
+            }
+    }
     for (int oh = 0; oh < OH; oh++)
         memcpy(yp + (size_t)oh * OW, yw + (size_t)oh * Wp, sizeof *yp * (size_t)OW);
 }
@@ -602,7 +615,7 @@ static void conv_depthwise(int N, int C, int H, int W, int KH, int KW, int strid
     (void)nt;
 #endif
     {
-        float *xp = padded ? malloc(sizeof *xp * (xn + yn)) : NULL;
+        float *xp = padded ? calloc(xn + yn, sizeof *xp) : NULL;
 #ifdef _OPENMP
 #pragma omp for schedule(static)
 #endif
