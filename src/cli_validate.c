@@ -561,6 +561,8 @@ static int write_calibrated(const char *in, const char *out, const char *devname
     cJSON_AddStringToObject(ef, "source", src);
     cJSON *ov = cJSON_CreateObject();
     cJSON_AddNumberToObject(ov, "per_op_us", c->per_op_s * 1e6);
+    if (c->fit_fork)
+        cJSON_AddNumberToObject(ov, "fork_join_us", c->fork_join_s * 1e6);
     if (c->fit_pack) {
         cJSON_AddNumberToObject(ov, "pack_left_Gelem_per_s", c->pack_elem_per_s[0] * 1e-9);
         cJSON_AddNumberToObject(ov, "pack_right_Gelem_per_s", c->pack_elem_per_s[1] * 1e-9);
@@ -713,6 +715,8 @@ int cmd_calibrate(int argc, char **argv)
         }
         cJSON_AddNumberToObject(p, "serial_fraction", c.serial_fraction);
         cJSON_AddNumberToObject(p, "per_op_us", c.per_op_s * 1e6);
+        if (c.fit_fork)
+            cJSON_AddNumberToObject(p, "fork_join_us", c.fork_join_s * 1e6);
         cJSON *arr = cJSON_AddArrayToObject(o, "kernels"); /* measured times: refit later with --import */
         for (int i = 0; i < s.n; i++) {
             const struct vk *k = &s.k[i];
@@ -746,7 +750,10 @@ int cmd_calibrate(int argc, char **argv)
             printf("\nGEMM operand packing: left %.3f, right %.3f G elements/s, %.2f us per call",
                    c.pack_elem_per_s[0] * 1e-9, c.pack_elem_per_s[1] * 1e-9, c.gemm_setup_s * 1e6);
         printf("\ncompute/memory overlap: %.0f%% of the shorter phase not hidden", 100 * c.serial_fraction);
-        printf("\nper-call overhead: %.2f us\n\n", c.per_op_s * 1e6);
+        printf("\nper-call overhead: %.2f us", c.per_op_s * 1e6);
+        if (c.fit_fork)
+            printf(", %.2f us more to run on all cores", c.fork_join_s * 1e6);
+        printf("\n\n");
         printf("%-28s %10s %10s\n", "", "before", "after");
         printf("%-28s %9.1f%% %9.1f%%\n", "training MAPE", before_t.mape, after_t.mape);
         printf("%-28s %9.1f%% %9.1f%%\n", "held-out MAPE", before_h.mape, after_h.mape);

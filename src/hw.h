@@ -92,7 +92,8 @@ struct hw_device {
     char disabled[256];             /* non-empty: this variant of the device cannot run (the reason) */
     double per_op_s;                /* fixed cost per operator */
     double pack_elem_per_s[2];      /* CPU: GEMM elements packed per second, left and right operand (0: none) */
-    double gemm_setup_s;            /* CPU: fixed cost of a packed GEMM call (buffers, a parallel region) */
+    double gemm_setup_s;            /* CPU: fixed cost of a packed GEMM call (buffers, barriers) */
+    double fork_join_s;             /* CPU: cost of running an op on all cores (a parallel region) */
     double eff_compute, eff_vector, eff_memory; /* achieved fraction of peak (GEMM, other ops, memory), (0, 1] */
     double serial_fraction;         /* share of min(compute, memory) not overlapped, [0, 1] (default 0) */
     double calib_mape_pct;          /* held-out error of a calibration (efficiency.heldout_mape_pct), or -1 */

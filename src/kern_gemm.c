@@ -580,9 +580,10 @@ static void *alloc64(size_t bytes)
     return aligned_alloc(64, (size_t)round_up((long)(bytes ? bytes : 1), 64));
 }
 
-/* Below this many multiply-adds a parallel region costs more than it saves (2 cores of a KVM guest:
- * 64^3 took 10.6 us on one thread and 23.5 us on two; 96^3 broke even; 128^3 52 us against 72). */
-#define GEMM_PAR_MIN_MACS (1L << 20)
+/* Below this many multiply-adds a parallel region costs about what it saves (2 cores of a KVM guest:
+ * 64^3 took 10.6 us on one thread and 23.5 us on two; 96^3 broke even; 128^3 52 us against 72). The
+ * same grain as convolution and attention here, and as the CPU model's (MODEL_GRAIN_MACS). */
+#define GEMM_PAR_MIN_MACS (1L << 19)
 
 /* fp32 with few rows of A (decode steps, small batches): packing B would stream it from memory in
  * row pieces and write it out again, for at most a few uses per panel. Instead each thread takes

@@ -22,7 +22,8 @@
 #define KERN_INLINE static inline
 #endif
 
-/* Below this many elements, a parallel region costs more than it saves. */
+/* Below this many elements, a parallel region costs more than it saves (PyTorch's grain size too;
+ * the CPU model's MODEL_GRAIN_ELEMS). */
 #define PAR_MIN_ELEMS (1L << 15)
 
 static int kern_nthreads(int threads, long work)

@@ -35,6 +35,22 @@ static const struct device_model models[HW_CLASS_COUNT] = {
     [HW_NPU] = {"npu", "analytical+cycle", check_array, model_roofline_cost, model_npu_cycle},
 };
 
+int model_cpu_parallel(const struct wl_graph *g, const struct wl_op *op)
+{
+    if (op_type_is_gemm(op->type))
+        return op->macs >= MODEL_GRAIN_MACS;
+    return op->n_out > 0 && g->t[op->out[0]].elems >= MODEL_GRAIN_ELEMS;
+}
+
+double model_cpu_cores(const struct hw_device *d)
+{
+    double cores = 1;
+    for (int i = 0; i < d->n_compute; i++)
+        if (d->compute[i].units > cores)
+            cores = d->compute[i].units;
+    return cores;
+}
+
 double model_busy_s(const struct hw_device *d, double compute_s, double memory_s)
 {
     double hi = compute_s > memory_s ? compute_s : memory_s, lo = compute_s > memory_s ? memory_s : compute_s;

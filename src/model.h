@@ -65,6 +65,15 @@ enum hw_eff_class model_eff_class(const struct wl_op *op);
  * device's serial_fraction of the shorter one (efficiency.serial_fraction; a core that waits on a
  * cache miss does not issue arithmetic meanwhile, so real overlap is partial). */
 double model_busy_s(const struct hw_device *d, double compute_s, double memory_s);
+/* CPU runtimes run an op on one core below a grain size (PyTorch's at::parallel_for: 32768 elements)
+ * and on all cores above it, paying a fork/join: an op is parallel from MODEL_GRAIN_ELEMS output
+ * elements, or for GEMM-like ops (matmul, conv2d, attention) from MODEL_GRAIN_MACS multiply-adds,
+ * the thresholds dse's own kernels use. */
+#define MODEL_GRAIN_ELEMS 32768.0
+#define MODEL_GRAIN_MACS 524288.0
+int model_cpu_parallel(const struct wl_graph *g, const struct wl_op *op);
+/* The device's core count: the largest unit count of its compute entries (at least 1). */
+double model_cpu_cores(const struct hw_device *d);
 /* The precision a tensor is stored in (weights, KV cache, or activations). */
 enum prec model_tensor_prec(const struct wl_tensor *t, const struct prec_cfg *p);
 /* Seconds a CPU spends copying a GEMM-like op's operands into packed panels before the multiply

@@ -20,6 +20,8 @@
  *   pack_s     = on a CPU, GEMM operands (matmul, im2col convolution) copied into packed panels:
  *                elements of the left operand / pack_left rate + of the right / pack_right rate
  *                + overhead.gemm_setup_us (overhead.pack_*_Gelem_per_s; model.c), for gm > 32
+ *   CPU grain = an op below MODEL_GRAIN_ELEMS output elements (GEMM-like: MODEL_GRAIN_MACS) runs on one
+ *                core: compute_s and memory_s x cores; above, on all cores, + overhead.fork_join_us
  *   time_s     = max(compute_s, memory_s) + s x min(compute_s, memory_s) + per-op overhead + pack_s
  *                (compute and transfers overlap but for the fraction s = efficiency.serial_fraction,
  *                default 0: the pure roofline)
@@ -162,6 +164,15 @@ enum op_status model_roofline_cost(const struct hw_device *d, const struct wl_gr
     double eff = d->eff_class[model_eff_class(op)];
     c->compute_s = peak > 0 ? op->flops / (peak * eff) : 0;
     c->overhead_s = d->per_op_s + model_pack_s(d, op);
+    if (d->cls == HW_CPU && model_cpu_cores(d) > 1) {
+        if (model_cpu_parallel(g, op)) {
+            c->overhead_s += d->fork_join_s;
+        } else { /* one core: its share of the peak and of every level's bandwidth */
+            double cores = model_cpu_cores(d);
+            c->compute_s *= cores;
+            c->memory_s *= cores;
+        }
+    }
     double busy = model_busy_s(d, c->compute_s, c->memory_s);
     c->time_s = busy + c->overhead_s;
     if (c->overhead_s > busy)

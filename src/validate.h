@@ -61,6 +61,8 @@ struct calib {
     int fit_pack;
     double pack_elem_per_s[2];
     double gemm_setup_s;
+    int fit_fork;
+    double fork_join_s;
     double serial_fraction;
     double per_op_s;
 };

@@ -226,6 +226,24 @@ START_TEST(cpu_packing_and_write_allocate)
     s->dev[0].serial_fraction = 0.5;
     cost(s, 0, &g, P_FP32, &c);
     ck_assert_near(c.time_s, 840.9088e-6, 1e-12);
+    /* Parallel (1,048,576 output elements >= MODEL_GRAIN_ELEMS): a 5 us fork/join is added. */
+    s->dev[0].serial_fraction = 0;
+    s->dev[0].fork_join_s = 5e-6;
+    cost(s, 0, &g, P_FP32, &c);
+    ck_assert_near(c.time_s, 843.8608e-6, 1e-12);
+    wl_graph_free(&g);
+
+    /* add of two 16,384-float vectors: below the grain, one of the 4 cores runs it, no fork/join.
+     * Inputs (64 KiB each) in DRAM: 131,072 B at 20 GB/s = 6.5536 us; the output in L2; on one core
+     * every rate is a quarter: memory 26.2144 us, compute 16,384 FLOPs / 64 GFLOP/s = 0.256 us. */
+    int64_t ss[2][4] = {{16384}, {16384}}, os[4] = {16384};
+    one_op(&g, OP_ELTWISE, 2, ka, (const int64_t(*)[4])ss, ra, os, 1);
+    g.op[0].fn = FN_ADD;
+    finalize(&g);
+    cost(s, 0, &g, P_FP32, &c);
+    ck_assert_near(c.memory_s, 26.2144e-6, 1e-12);
+    ck_assert_near(c.compute_s, 0.256e-6, 1e-12);
+    ck_assert_near(c.time_s, 26.2144e-6, 1e-12);
     wl_graph_free(&g);
     free(s);
 }

@@ -103,7 +103,7 @@ START_TEST(calibration_recovers_known_efficiencies)
 {
     /* "Measurements" made by the model itself with known efficiencies (matmul 0.55, eltwise 0.3, L2
      * 0.6, DRAM 0.7, 4 us per call, GEMM operands packed at 2 and 5 G elements/s after a
-     * 3 us setup, 20 % of the shorter of
+     * 3 us setup, 2 us to run on all 4 cores, 20 % of the shorter of
      * compute and memory time not overlapped) on the CPU fixture: the fit,
      * started from the ideal roofline, must recover them and predict the held-out cases exactly. */
     struct hw_system *s = test_fixture(FIX_CPU), *truth = malloc(sizeof *truth);
@@ -122,6 +122,8 @@ START_TEST(calibration_recovers_known_efficiencies)
     want.pack_elem_per_s[0] = 2e9;
     want.pack_elem_per_s[1] = 5e9;
     want.gemm_setup_s = 3e-6;
+    want.fit_fork = 1;
+    want.fork_join_s = 2e-6;
     want.serial_fraction = 0.2;
     calib_apply(&truth->dev[0], &want);
     /* GEMMs: compute-bound when large, overhead-bound when tiny, skinny (16 rows: unpacked), and
@@ -176,6 +178,8 @@ START_TEST(calibration_recovers_known_efficiencies)
     ck_assert_near(got.pack_elem_per_s[0] / 2e9, 1, 1e-3);
     ck_assert_near(got.pack_elem_per_s[1] / 5e9, 1, 1e-3);
     ck_assert_near(got.gemm_setup_s / 3e-6, 1, 1e-3);
+    ck_assert_int_eq(got.fit_fork, 1);
+    ck_assert_near(got.fork_join_s / 2e-6, 1, 1e-3);
     ck_assert_near(got.serial_fraction, 0.2, 1e-3);
     calib_apply(&s->dev[0], &got);
     for (int i = 0; i < nh; i++) {
