@@ -15,8 +15,9 @@ const char *const hw_class_names[HW_CLASS_COUNT + 1] = {"cpu", "gpu", "systolic"
 const char *const hw_engine_names[ENG_COUNT + 1] = {"matrix", "vector", NULL};
 const char *const hw_mem_kind_names[MEM_KIND_COUNT + 1] = {"register", "sram", "cache", "dram", "host", NULL};
 const char *const hw_dataflow_names[DF_COUNT + 1] = {"os", "ws", "is", NULL};
-const char *const hw_eff_class_names[EC_COUNT + 1] = {"matmul", "matmul_skinny", "conv2d", "conv2d_depthwise", "attention", "softmax",
-                                                      "norm", "eltwise", NULL};
+const char *const hw_eff_class_names[EC_COUNT + 1] = {"matmul",    "matmul_skinny",    "conv2d",  "conv2d_depthwise",
+                                                      "attention", "attention_decode", "softmax", "norm",
+                                                      "eltwise",   NULL};
 static const char *const link_types[] = {"pcie", "nvlink", "noc", "shared_dram", "usb", "ethernet", "ici", NULL};
 
 #define BIG 1e15 /* generous ceiling for any single figure: catches unit slips like GB/s given in B/s */
@@ -462,7 +463,7 @@ static int load_device(struct ju *j, const cJSON *o, struct hw_system *sys, stru
             !(rc = ju_num(j, ef, "heldout_mape_pct", JU_OPT | JU_NONNEG, 1e6, &d->calib_mape_pct)))
             rc = need_source(j, ef);
         for (int c = 0; c < EC_COUNT; c++)
-            d->eff_class[c] = c <= EC_ATTENTION ? d->eff_compute : d->eff_vector;
+            d->eff_class[c] = c <= EC_ATTENTION_DECODE ? d->eff_compute : d->eff_vector;
         for (int m = 0; m < HW_MAX_MEM; m++)
             d->eff_level[m] = d->eff_memory;
         const cJSON *pc = rc ? NULL : cJSON_GetObjectItemCaseSensitive(ef, "per_class");
@@ -472,6 +473,8 @@ static int load_device(struct ju *j, const cJSON *o, struct hw_system *sys, stru
                 rc = ju_num(j, pc, hw_eff_class_names[c], JU_OPT | JU_POS, 4, &d->eff_class[c]);
             if (!cJSON_GetObjectItemCaseSensitive(pc, "matmul_skinny")) /* follows matmul unless given */
                 d->eff_class[EC_MATMUL_SKINNY] = d->eff_class[EC_MATMUL];
+            if (!cJSON_GetObjectItemCaseSensitive(pc, "attention_decode"))
+                d->eff_class[EC_ATTENTION_DECODE] = d->eff_class[EC_ATTENTION];
             ju_pop(j, o2);
         }
         const cJSON *pl = rc ? NULL : cJSON_GetObjectItemCaseSensitive(ef, "per_level");

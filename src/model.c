@@ -94,7 +94,7 @@ enum hw_eff_class model_eff_class(const struct wl_op *op)
     switch (op->type) {
     case OP_MATMUL: return op->gm <= MODEL_SKINNY_ROWS ? EC_MATMUL_SKINNY : EC_MATMUL;
     case OP_CONV2D: return op->groups > 1 ? EC_CONV_DW : EC_CONV;
-    case OP_ATTENTION: return EC_ATTENTION;
+    case OP_ATTENTION: return op->gm <= MODEL_SKINNY_ROWS ? EC_ATTENTION_DECODE : EC_ATTENTION;
     case OP_SOFTMAX: return EC_SOFTMAX;
     case OP_LAYERNORM:
     case OP_RMSNORM: return EC_NORM;

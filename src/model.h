@@ -56,7 +56,8 @@ struct device_model {
 };
 
 /* A matmul of at most this many rows (gm: a decode step, a small batch) is "skinny": matrix-vector
- * style kernels run it, unpacked, at their own efficiency (class matmul_skinny). */
+ * style kernels run it, unpacked, at their own efficiency (class matmul_skinny); attention with at
+ * most this many query rows per head (a decode step) likewise (class attention_decode). */
 #define MODEL_SKINNY_ROWS 32
 /* The efficiency class of an operator (depthwise and grouped convolutions and skinny matmuls apart). */
 enum hw_eff_class model_eff_class(const struct wl_op *op);
