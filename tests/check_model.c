@@ -170,9 +170,10 @@ START_TEST(cpu_packing_and_write_allocate)
      * the left input 256 x 256 = 65,536 elements at 10 G/s = 6.5536 us and the right 65,536 at
      * 20 G/s = 3.2768 us: overhead 9.8304 us, time 140.9024 us.
      * A convolution packs its weights as the left operand: 3x3, C = 16 -> OC = 32 on 16 x 16, pad 1:
-     * weights 32 x 144 = 4,608 elements (0.4608 us), unfolded input 144 x 256 = 36,864 (1.8432 us):
-     * overhead 2.304 us. With 32 rows (skinny: MODEL_SKINNY_ROWS) nothing is packed.
-     * A GEMM setup cost of 3 us (gemm_setup_us) adds to a packed GEMM's overhead only: 5.304 us for
+     * weights 32 x 144 = 4,608 elements (0.4608 us), unfolded input 144 x 256 = 36,864, written by
+     * im2col and then packed, 2 x 36,864 at 20 G/s = 3.6864 us: overhead 4.1472 us. With 32 rows
+     * (skinny: MODEL_SKINNY_ROWS) nothing is packed.
+     * A GEMM setup cost of 3 us (gemm_setup_us) adds to a packed GEMM's overhead only: 7.1472 us for
      * the convolution, still 0 for the skinny matmul.
      * add of two 1,048,576-float vectors (4 MiB each, beyond half the 1 MiB L2, so in DRAM): DRAM
      * bytes = 2 x 4,194,304 read + 2 x 4,194,304 for the output (write-allocate: read, then written)
@@ -199,10 +200,10 @@ START_TEST(cpu_packing_and_write_allocate)
     g.op[0].ph = g.op[0].pw = 1;
     finalize(&g);
     cost(s, 0, &g, P_FP32, &c);
-    ck_assert_near(c.overhead_s, 2.304e-6, 1e-12);
+    ck_assert_near(c.overhead_s, 4.1472e-6, 1e-12);
     s->dev[0].gemm_setup_s = 3e-6;
     cost(s, 0, &g, P_FP32, &c);
-    ck_assert_near(c.overhead_s, 5.304e-6, 1e-12);
+    ck_assert_near(c.overhead_s, 7.1472e-6, 1e-12);
     wl_graph_free(&g);
     int64_t sh32[2][4] = {{32, 256}, {256, 256}}, o32[4] = {32, 256};
     one_op(&g, OP_MATMUL, 2, k, (const int64_t(*)[4])sh32, r, o32, 2);
