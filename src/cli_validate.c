@@ -563,6 +563,8 @@ static int write_calibrated(const char *in, const char *out, const char *devname
     cJSON_AddNumberToObject(ov, "per_op_us", c->per_op_s * 1e6);
     if (c->fit_fork)
         cJSON_AddNumberToObject(ov, "fork_join_us", c->fork_join_s * 1e6);
+    if (c->fit_group)
+        cJSON_AddNumberToObject(ov, "per_group_us", c->per_group_s * 1e6);
     if (c->fit_pack) {
         cJSON_AddNumberToObject(ov, "pack_left_Gelem_per_s", c->pack_elem_per_s[0] * 1e-9);
         cJSON_AddNumberToObject(ov, "pack_right_Gelem_per_s", c->pack_elem_per_s[1] * 1e-9);
@@ -717,6 +719,8 @@ int cmd_calibrate(int argc, char **argv)
         cJSON_AddNumberToObject(p, "per_op_us", c.per_op_s * 1e6);
         if (c.fit_fork)
             cJSON_AddNumberToObject(p, "fork_join_us", c.fork_join_s * 1e6);
+        if (c.fit_group)
+            cJSON_AddNumberToObject(p, "per_group_us", c.per_group_s * 1e6);
         cJSON *arr = cJSON_AddArrayToObject(o, "kernels"); /* measured times: refit later with --import */
         for (int i = 0; i < s.n; i++) {
             const struct vk *k = &s.k[i];
@@ -753,6 +757,8 @@ int cmd_calibrate(int argc, char **argv)
         printf("\nper-call overhead: %.2f us", c.per_op_s * 1e6);
         if (c.fit_fork)
             printf(", %.2f us more to run on all cores", c.fork_join_s * 1e6);
+        if (c.fit_group)
+            printf(", %.3f us per convolution group", c.per_group_s * 1e6);
         printf("\n\n");
         printf("%-28s %10s %10s\n", "", "before", "after");
         printf("%-28s %9.1f%% %9.1f%%\n", "training MAPE", before_t.mape, after_t.mape);

@@ -94,6 +94,7 @@ struct hw_device {
     double pack_elem_per_s[2];      /* CPU: GEMM elements packed per second, left and right operand (0: none) */
     double gemm_setup_s;            /* CPU: fixed cost of a packed GEMM call (buffers, barriers) */
     double fork_join_s;             /* CPU: cost of running an op on all cores (a parallel region) */
+    double per_group_s;             /* CPU: cost of each group of a grouped (or depthwise) convolution */
     double eff_compute, eff_vector, eff_memory; /* achieved fraction of peak (GEMM, other ops, memory), (0, 1] */
     double serial_fraction;         /* share of min(compute, memory) not overlapped, [0, 1] (default 0) */
     double calib_mape_pct;          /* held-out error of a calibration (efficiency.heldout_mape_pct), or -1 */

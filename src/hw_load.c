@@ -422,13 +422,14 @@ static int load_device(struct ju *j, const cJSON *o, struct hw_system *sys, stru
     /* overhead (optional) */
     const cJSON *ov = cJSON_GetObjectItemCaseSensitive(o, "overhead");
     if (ov) {
-        static const char *const ov_keys[] = {"per_op_us", "fork_join_us", "gemm_setup_us", "pack_left_Gelem_per_s",
-                                              "pack_right_Gelem_per_s", "source", "note", NULL};
-        double us = 0, pl = 0, pr = 0, setup = 0, fj = 0;
+        static const char *const ov_keys[] = {"per_op_us",        "fork_join_us", "gemm_setup_us", "per_group_us",
+                                              "pack_left_Gelem_per_s", "pack_right_Gelem_per_s", "source", "note", NULL};
+        double us = 0, pl = 0, pr = 0, setup = 0, fj = 0, pg = 0;
         old = ju_key(j, "overhead");
         if (!(rc = ju_object(j, ov, ov_keys)) && !(rc = ju_num(j, ov, "per_op_us", JU_NONNEG, 1e6, &us)) &&
             !(rc = ju_num(j, ov, "gemm_setup_us", JU_OPT | JU_NONNEG, 1e6, &setup)) &&
             !(rc = ju_num(j, ov, "fork_join_us", JU_OPT | JU_NONNEG, 1e6, &fj)) &&
+            !(rc = ju_num(j, ov, "per_group_us", JU_OPT | JU_NONNEG, 1e6, &pg)) &&
             !(rc = ju_num(j, ov, "pack_left_Gelem_per_s", JU_OPT | JU_POS, 1e5, &pl)) &&
             !(rc = ju_num(j, ov, "pack_right_Gelem_per_s", JU_OPT | JU_POS, 1e5, &pr)))
             rc = need_source(j, ov);
@@ -440,6 +441,7 @@ static int load_device(struct ju *j, const cJSON *o, struct hw_system *sys, stru
         d->pack_elem_per_s[1] = pr * 1e9;
         d->gemm_setup_s = setup * 1e-6;
         d->fork_join_s = fj * 1e-6;
+        d->per_group_s = pg * 1e-6;
     }
 
     /* efficiency (optional, default: ideal roofline) */

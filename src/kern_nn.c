@@ -604,6 +604,65 @@ KERN_CLONES static void dw_plane_padded(int H, int W, int KH, int KW, int pad, i
         memcpy(yp + (size_t)oh * OW, yw + (size_t)oh * Wp, sizeof *yp * (size_t)OW);
 }
 
+/* Any stride, any plane size: the zero-padded plane split by column phase, phase q holding the
+ * padded columns q, q + s, q + 2s, ... (PW = ceil(Wp / s) of them per row). Output column ow of tap kw
+ * reads padded column ow s + kw, element ow + kw / s of phase kw % s: every tap is a contiguous
+ * vector loop along the output row, stride 2 included (the row-by-row gather it replaces ran 96 x
+ * 112 x 112 stride 2 at 1.6 ms on 2 cores). ph: s x (H + 2 pad) x PW floats. */
+KERN_CLONES static void dw_plane_phased(int H, int W, int KH, int KW, int stride, int pad, int OH, int OW,
+                                        const float *xc, const float *wc, float *yp, float *ph)
+{
+    int Wp = W + 2 * pad, Hp = H + 2 * pad, PW = (Wp + stride - 1) / stride;
+    size_t plane = (size_t)Hp * PW;
+    /* ph arrives zeroed (calloc) and only the image's own columns are written: the padding stays 0 */
+    for (int q = 0; q < stride; q++) {
+        int jlo = pad > q ? (pad - q + stride - 1) / stride : 0, jhi = (pad + W - q + stride - 1) / stride;
+        for (int ih = 0; ih < H; ih++) {
+            float *restrict d = ph + (size_t)q * plane + (size_t)(ih + pad) * PW;
+            const float *restrict s = xc + (size_t)ih * W + q - pad;
+            if (stride == 1)
+                memcpy(d + jlo, s + jlo, sizeof *d * (size_t)(jhi - jlo));
+            else if (stride == 2) { /* a constant stride the compiler turns into shuffles */
+                KERN_SIMD
+                for (int j = jlo; j < jhi; j++)
+                    d[j] = s[2 * (size_t)j];
+            } else {
+                for (int j = jlo; j < jhi; j++)
+                    d[j] = s[(size_t)j * stride];
+            }
+        }
+    }
+    for (int oh = 0; oh < OH; oh++) {
+        float *restrict yr = yp + (size_t)oh * OW;
+        if (KH == 3 && KW == 3) { /* nine taps in registers */
+            const float *t[9];
+            for (int kh = 0; kh < 3; kh++)
+                for (int kw = 0; kw < 3; kw++)
+                    t[kh * 3 + kw] = ph + (size_t)(kw % stride) * plane + (size_t)(oh * stride + kh) * PW + kw / stride;
+            const float *restrict t0 = t[0], *restrict t1 = t[1], *restrict t2 = t[2], *restrict t3 = t[3],
+                                  *restrict t4 = t[4], *restrict t5 = t[5], *restrict t6 = t[6], *restrict t7 = t[7],
+                                  *restrict t8 = t[8];
+            const float w0 = wc[0], w1 = wc[1], w2 = wc[2], w3 = wc[3], w4 = wc[4], w5 = wc[5], w6 = wc[6],
+                        w7 = wc[7], w8 = wc[8];
+            KERN_SIMD
+            for (int ow = 0; ow < OW; ow++)
+                yr[ow] = w0 * t0[ow] + w1 * t1[ow] + w2 * t2[ow] + w3 * t3[ow] + w4 * t4[ow] + w5 * t5[ow] +
+                         w6 * t6[ow] + w7 * t7[ow] + w8 * t8[ow];
+            continue;
+        }
+        memset(yr, 0, (size_t)OW * sizeof *yr);
+        for (int kh = 0; kh < KH; kh++)
+            for (int kw = 0; kw < KW; kw++) {
+                const float *restrict xs =
+                    ph + (size_t)(kw % stride) * plane + (size_t)(oh * stride + kh) * PW + kw / stride;
+                float wt = wc[kh * KW + kw];
+                KERN_SIMD
+                for (int ow = 0; ow < OW; ow++)
+                    yr[ow] += wt * xs[ow];
+            }
+    }
+}
+
 static void conv_depthwise(int N, int C, int H, int W, int KH, int KW, int stride, int pad, int OH, int OW,
                            const float *x, const float *w, float *y, int nt)
 {
@@ -617,6 +676,8 @@ static void conv_depthwise(int N, int C, int H, int W, int KH, int KW, int strid
 #endif
     {
         float *xp = padded ? calloc(xn + yn, sizeof *xp) : NULL;
+        size_t phn = (size_t)stride * (size_t)(H + 2 * pad) * (size_t)((W + 2 * pad + stride - 1) / stride);
+        float *ph = padded ? NULL : calloc(phn, sizeof *ph);
 #ifdef _OPENMP
 #pragma omp for schedule(static)
 #endif
@@ -624,10 +685,13 @@ static void conv_depthwise(int N, int C, int H, int W, int KH, int KW, int strid
             const float *xc = x + (size_t)t * H * W, *wc = w + (size_t)(t % C) * KH * KW;
             if (xp)
                 dw_plane_padded(H, W, KH, KW, pad, OH, OW, xc, wc, y + (size_t)t * OH * OW, xp, xp + xn);
+            else if (ph)
+                dw_plane_phased(H, W, KH, KW, stride, pad, OH, OW, xc, wc, y + (size_t)t * OH * OW, ph);
             else
                 dw_plane(H, W, KH, KW, stride, pad, OH, OW, xc, wc, y + (size_t)t * OH * OW);
         }
         free(xp);
+        free(ph);
     }
 }
 

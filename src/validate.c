@@ -643,6 +643,8 @@ void calib_apply(struct hw_device *d, const struct calib *c)
     }
     if (c->fit_fork)
         d->fork_join_s = c->fork_join_s;
+    if (c->fit_group)
+        d->per_group_s = c->per_group_s;
     d->serial_fraction = c->serial_fraction;
     d->per_op_s = c->per_op_s;
 }
@@ -670,7 +672,7 @@ static double exp_capped(double u, double cap) { return u < log(cap) ? exp(u) : 
 
 /* Parameter vector: the fitted classes, then every memory level, then log(pack rates in G elements/s,
  * left and right) and log(GEMM setup in us) when they are fitted, log(fork/join in us) on a CPU of
- * several cores, then the serial fraction (a logistic in (0, 1)), then
+ * several cores, log(per-group cost in us) when grouped convolutions are trained on, then the serial fraction (a logistic in (0, 1)), then
  * log(overhead in us). */
 static void unmap(const struct fit_ctx *fc, const gsl_vector *x, struct calib *c)
 {
@@ -687,6 +689,8 @@ static void unmap(const struct fit_ctx *fc, const gsl_vector *x, struct calib *c
         c->gemm_setup_s = exp_capped(gsl_vector_get(x, i++), 1e5) * 1e-6;
     if (c->fit_fork)
         c->fork_join_s = exp_capped(gsl_vector_get(x, i++), 1e5) * 1e-6;
+    if (c->fit_group)
+        c->per_group_s = exp_capped(gsl_vector_get(x, i++), 1e5) * 1e-6;
     c->serial_fraction = logistic(gsl_vector_get(x, i++)) / EFF_MAX;
     c->per_op_s = exp_capped(gsl_vector_get(x, i), 1e5) * 1e-6;
 }
@@ -739,7 +743,9 @@ int calib_fit(const struct hw_system *sys, int dev, const struct vk *k, const st
         fc.shape.fit_class[model_eff_class(&g[train[i]].op[0])] = 1;
     fc.shape.fit_pack = d->cls == HW_CPU && (fc.shape.fit_class[EC_MATMUL] || fc.shape.fit_class[EC_CONV]);
     fc.shape.fit_fork = d->cls == HW_CPU && model_cpu_cores(d) > 1;
-    size_t p = 2 + (size_t)d->n_mem + 3 * (size_t)fc.shape.fit_pack + (size_t)fc.shape.fit_fork;
+    fc.shape.fit_group = d->cls == HW_CPU && fc.shape.fit_class[EC_CONV_DW];
+    size_t p = 2 + (size_t)d->n_mem + 3 * (size_t)fc.shape.fit_pack + (size_t)fc.shape.fit_fork +
+               (size_t)fc.shape.fit_group;
     for (int c = 0; c < EC_COUNT; c++)
         p += (size_t)fc.shape.fit_class[c];
     if ((size_t)n < p)
@@ -750,7 +756,7 @@ int calib_fit(const struct hw_system *sys, int dev, const struct vk *k, const st
     /* Start each class at the median fraction of peak its training kernels achieved, as if each were
      * compute-bound: a class started where the memory term binds for all its kernels would see a
      * zero gradient (the model takes the larger of compute and memory time) and never move. */
-    double x0[EC_COUNT + HW_MAX_MEM + 6], frac[EC_COUNT][64];
+    double x0[EC_COUNT + HW_MAX_MEM + 7], frac[EC_COUNT][64];
     int nfrac[EC_COUNT] = {0};
     for (int t = 0; t < n; t++) {
         const struct vk *kk = &k[train[t]];
@@ -781,6 +787,8 @@ int calib_fit(const struct hw_system *sys, int dev, const struct vk *k, const st
         x0[i++] = log(d->gemm_setup_s > 0 ? d->gemm_setup_s * 1e6 : 5);
     if (fc.shape.fit_fork) /* the hwdesc's fork/join, else 2 us (an OpenMP parallel region on a few cores) */
         x0[i++] = log(d->fork_join_s > 0 ? d->fork_join_s * 1e6 : 2);
+    if (fc.shape.fit_group) /* the hwdesc's, else 0.01 us (a loop set-up) */
+        x0[i++] = log(d->per_group_s > 0 ? d->per_group_s * 1e6 : 0.01);
     x0[i++] = logit(EFF_MAX * (d->serial_fraction > 0.05 ? d->serial_fraction : 0.05)); /* logit works on [0, EFF_MAX] */
     x0[i] = log((d->per_op_s > 0 ? d->per_op_s : 5e-6) * 1e6);
     gsl_vector_view xv = gsl_vector_view_array(x0, p);

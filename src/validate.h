@@ -63,6 +63,8 @@ struct calib {
     double gemm_setup_s;
     int fit_fork;
     double fork_join_s;
+    int fit_group;
+    double per_group_s;
     double serial_fraction;
     double per_op_s;
 };

@@ -309,7 +309,10 @@ START_TEST(conv2d_matches_reference)
         conv_case(1, 5, 12, 11, 5, 5, 5, 2, 2, 5, th);  /* depthwise, stride 2 */
         conv_case(1, 3, 7, 9, 3, 5, 3, 1, 2, 3, th);    /* depthwise 5x3, pad 2 (wider than 3 needs): padded plane */
         conv_case(1, 4, 6, 6, 4, 3, 3, 1, 0, 4, th);    /* depthwise, no padding: padded plane with pad 0 */
-        conv_case(1, 2, 100, 100, 2, 3, 3, 1, 1, 2, th); /* depthwise, plane too big for L1: row by row */
+        conv_case(1, 2, 100, 100, 2, 3, 3, 1, 1, 2, th); /* depthwise, plane too big for L1: phased plane */
+        conv_case(2, 4, 15, 15, 4, 3, 3, 2, 1, 4, th);   /* depthwise 3x3 stride 2 (MobileNet), odd size, 2 images */
+        conv_case(1, 3, 13, 10, 3, 3, 3, 3, 0, 3, th);   /* depthwise stride 3, no padding */
+        conv_case(1, 2, 9, 9, 2, 5, 5, 2, 2, 2, th);     /* depthwise 5x5 stride 2, pad 2 */
         conv_case(2, 8, 7, 5, 7, 1, 1, 1, 0, 1, th);    /* pointwise: no im2col */
         conv_case(1, 6, 8, 8, 12, 3, 3, 1, 1, 3, th);   /* grouped, OC / groups = 4 */
         conv_case(1, 16, 20, 20, 24, 3, 3, 1, 1, 1, th); /* large enough for the threaded GEMM */
