@@ -26,7 +26,7 @@ START_TEST(suites_load_and_shapes)
     struct vsuite s;
     struct dse_err e;
     ck_assert_msg(vsuite_load(src_path(p, sizeof p, "validate/quick.json"), &s, &e) == DSE_OK, "%s", e.msg);
-    ck_assert_int_eq(s.n, 24);
+    ck_assert_int_eq(s.n, 36);
     vsuite_free(&s);
     ck_assert_msg(vsuite_load(src_path(p, sizeof p, "validate/full.json"), &s, &e) == DSE_OK, "%s", e.msg);
     ck_assert_int_ge(s.n, 60);
