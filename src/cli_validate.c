@@ -49,7 +49,7 @@ static struct cli_opt calibrate_opts_proto[] = {
     {"import", 1, "fit to external measurements instead of measuring", NULL},
     {"quick", 0, "the quick suite and shorter timing", NULL},
     {"threads", 1, "kernel threads (default: OpenMP's)", NULL},
-    {"repeat", 1, "measure the suite N times (1-20, default 3: a noisy host calibrates badly from one pass); each kernel's time is the median of the passes", NULL},
+    {"repeat", 1, "measure the suite N times (1-20, default 5: a noisy host calibrates badly from few passes); each kernel's time is the median of the passes", NULL},
     {"fidelity", 1, "model tier to calibrate: analytical (default) or cycle", NULL},
     {"json", 0, "print one JSON object", NULL},
     {"help", 0, "this help", NULL},
@@ -641,7 +641,7 @@ int cmd_calibrate(int argc, char **argv)
     }
     int json = cli_get(opts, "json") != NULL;
     if ((rc = host(opts, sys, &dev, hwpath, sizeof hwpath, &e)) ||
-        (rc = run_suite(opts, &s, &graphs, sys, dev, f, threads, json || !isatty(STDERR_FILENO), 3, &noise, &e)))
+        (rc = run_suite(opts, &s, &graphs, sys, dev, f, threads, json || !isatty(STDERR_FILENO), 5, &noise, &e)))
         goto out;
     train = malloc(sizeof *train * (size_t)s.n);
     held = malloc(sizeof *held * (size_t)s.n);
@@ -766,7 +766,7 @@ int cmd_calibrate(int argc, char **argv)
         printf("%-28s %9.0f%% %9.0f%%\n", "held-out within +-20%", before_h.within20, after_h.within20);
         if (noise >= 0)
             printf("run-to-run noise of the measurements: %.1f%% (mean |pass / median - 1| over %s passes)\n", noise,
-                   cli_get(opts, "repeat") ? cli_get(opts, "repeat") : "3");
+                   cli_get(opts, "repeat") ? cli_get(opts, "repeat") : "5");
         printf("\nwrote %s (dse eval --hw %s now reports the expected error)\n", cli_get(opts, "out"),
                cli_get(opts, "out"));
     }
