@@ -665,7 +665,9 @@ struct fit_ctx {
 /* Efficiencies may exceed 1 when the hwdesc's figure is below what the hardware reaches (a probe that
  * could not isolate a cache level): the fit allows up to EFF_MAX. */
 #define EFF_MAX 4.0
-static double logistic(double u) { return EFF_MAX / (1 + exp(-u)); }
+/* and at least EFF_MIN: a step of the trust region far into the tail must still give finite times */
+#define EFF_MIN 1e-3
+static double logistic(double u) { return EFF_MIN + (EFF_MAX - EFF_MIN) / (1 + exp(-u)); }
 /* exp(u) for a log-mapped rate or time, held below the hwdesc loader's limits: a fit that finds a
  * term useless drives it towards infinity. */
 static double exp_capped(double u, double cap) { return u < log(cap) ? exp(u) : cap; }
@@ -691,7 +693,7 @@ static void unmap(const struct fit_ctx *fc, const gsl_vector *x, struct calib *c
         c->fork_join_s = exp_capped(gsl_vector_get(x, i++), 1e5) * 1e-6;
     if (c->fit_group)
         c->per_group_s = exp_capped(gsl_vector_get(x, i++), 1e5) * 1e-6;
-    c->serial_fraction = logistic(gsl_vector_get(x, i++)) / EFF_MAX;
+    c->serial_fraction = 1 / (1 + exp(-gsl_vector_get(x, i++)));
     c->per_op_s = exp_capped(gsl_vector_get(x, i), 1e5) * 1e-6;
 }
 
@@ -715,15 +717,18 @@ static int residuals(const gsl_vector *x, void *data, gsl_vector *f)
     return GSL_SUCCESS;
 }
 
-static double logit(double eff)
+/* The inverse of logistic() (eff in its range), or of 1 / (1 + exp(-u)) with lo = 0, hi = 1. */
+static double logit_in(double eff, double lo, double hi)
 {
-    double p = eff / EFF_MAX;
+    double p = (eff - lo) / (hi - lo);
     if (p > 0.999)
         p = 0.999;
     if (p < 1e-4)
         p = 1e-4;
     return log(p / (1 - p));
 }
+
+static double logit(double eff) { return logit_in(eff, EFF_MIN, EFF_MAX); }
 
 int calib_fit(const struct hw_system *sys, int dev, const struct vk *k, const struct wl_graph *g, const int *train,
               int n, enum fidelity f, struct calib *out, struct dse_err *e)
@@ -789,7 +794,7 @@ int calib_fit(const struct hw_system *sys, int dev, const struct vk *k, const st
         x0[i++] = log(d->fork_join_s > 0 ? d->fork_join_s * 1e6 : 2);
     if (fc.shape.fit_group) /* the hwdesc's, else 0.01 us (a loop set-up) */
         x0[i++] = log(d->per_group_s > 0 ? d->per_group_s * 1e6 : 0.01);
-    x0[i++] = logit(EFF_MAX * (d->serial_fraction > 0.05 ? d->serial_fraction : 0.05)); /* logit works on [0, EFF_MAX] */
+    x0[i++] = logit_in(d->serial_fraction > 0.05 ? d->serial_fraction : 0.05, 0, 1);
     x0[i] = log((d->per_op_s > 0 ? d->per_op_s : 5e-6) * 1e6);
     gsl_vector_view xv = gsl_vector_view_array(x0, p);
     gsl_multifit_nlinear_parameters params = gsl_multifit_nlinear_default_parameters();
