@@ -743,11 +743,18 @@ static void im2col(int Cg, int H, int W, int KH, int KW, int stride, int pad, in
                 d[ow - ow0] = 0;
             if (z > a) {
                 const float *xr = xc + (size_t)ih * W; /* column of ow: ow stride - pad + kw >= 0 */
-                if (stride == 1)
+                if (stride == 1) {
                     memcpy(d + (a - ow0), xr + (a - pad + kw), (size_t)(z - a) * sizeof *d);
-                else
+                } else if (stride == 2) { /* a constant stride: vector shuffles (ResNet's stem) */
+                    float *restrict dd = d - ow0;
+                    const float *restrict xs = xr - pad + kw;
+                    KERN_SIMD
+                    for (int ow = a; ow < z; ow++)
+                        dd[ow] = xs[2 * (long)ow];
+                } else {
                     for (int ow = a; ow < z; ow++)
                         d[ow - ow0] = xr[(long)ow * stride - pad + kw];
+                }
             }
             for (int ow = z; ow < ow1; ow++)
                 d[ow - ow0] = 0;
