@@ -1,6 +1,7 @@
 /* model_roofline.c -- the analytical tier: a multi-level roofline per operator.
  *
- *   compute_s  = flops / (peak(engine, precision) x efficiency of the operator's class: matmul,
+ *   compute_s  = flops / (peak(engine, precision) x efficiency of the operator's class (on a CPU, x s
+ *                for a depthwise convolution of stride s: its vectors gather lanes): matmul,
  *                conv2d, depthwise conv2d, attention, softmax, norm, eltwise; defaults efficiency.compute
  *                for the first four and efficiency.vector for the rest; calibrated per class)
  *   home(x)    = the memory level an operand lives in: the last level, except that an activation
@@ -163,6 +164,8 @@ enum op_status model_roofline_cost(const struct hw_device *d, const struct wl_gr
 
     double eff = d->eff_class[model_eff_class(op)];
     c->compute_s = peak > 0 ? op->flops / (peak * eff) : 0;
+    if (d->cls == HW_CPU && model_eff_class(op) == EC_CONV_DW && op->sw > 1)
+        c->compute_s *= op->sw; /* stride-s taps gather their lanes with shuffles (NCHW, vectors along W) */
     c->overhead_s = d->per_op_s + model_pack_s(d, op);
     if (d->cls == HW_CPU && model_cpu_cores(d) > 1) {
         if (model_cpu_parallel(g, op)) {
