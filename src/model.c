@@ -71,9 +71,10 @@ enum prec model_tensor_prec(const struct wl_tensor *t, const struct prec_cfg *p)
  * a widening or a bias) per element, slower than the bandwidth of the level it reads. A matmul packs
  * its inputs in order; a convolution, in the NCHW layout of PyTorch's CPU path and of dse's kernel,
  * is W (OC x C KH KW) times the input unfolded by im2col (C KH KW x OH OW), so its weights pack as the
- * left operand and the unfolded input as the right, counted 1 + s times for stride s (im2col gathers
- * it, shuffling s times the lanes of a contiguous copy, then packing copies it) unless the
- * convolution is 1 x 1 with stride 1, whose input is already the GEMM operand. The call also has a fixed cost,
+ * left operand and the unfolded input as the right, counted twice (im2col writes it, packing copies
+ * it) unless the convolution is 1 x 1 with stride 1, whose input is already the GEMM operand. (A
+ * stride-s im2col costing 1 + s copies fitted the scalar gather dse's kernel once had; with the
+ * vector gather it now has, 2 fits best.) The call also has a fixed cost,
  * overhead.gemm_setup_us (packing buffers, a parallel region and its barriers). Skinny GEMMs (MODEL_SKINNY_ROWS) are left
  * unpacked, as matrix-vector kernels do. Re-packing for every row block of a tall operand is not
  * counted. A grouped or depthwise convolution runs group by group, each paying overhead.per_group_us
@@ -88,7 +89,7 @@ double model_pack_s(const struct hw_device *d, const struct wl_op *op)
     double in = op->gbatch * op->gk * op->gm, w = op->gbatch * op->gk * op->gn; /* elements of the two views */
     double left = ec == EC_CONV ? w : in, right = ec == EC_CONV ? in : w, s = d->gemm_setup_s;
     if (ec == EC_CONV && (op->kh * op->kw > 1 || op->sh > 1 || op->sw > 1))
-        right *= 1 + op->sw; /* im2col gathers the input (a stride-s gather costs s), then packing copies it */
+        right *= 2; /* im2col unfolds the input, then packing copies it */
     if (d->pack_elem_per_s[0] > 0)
         s += left / d->pack_elem_per_s[0];
     if (d->pack_elem_per_s[1] > 0)
