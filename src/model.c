@@ -79,7 +79,7 @@ enum prec model_tensor_prec(const struct wl_tensor *t, const struct prec_cfg *p)
  * unpacked, as matrix-vector kernels do. Re-packing for every row block of a tall operand is not
  * counted. A grouped or depthwise convolution runs group by group, each paying overhead.per_group_us
  * (its loop set-up and edges: 14 x 14 depthwise planes run at 2/3 the rate of 56 x 56 ones). */
-double model_pack_s(const struct hw_device *d, const struct wl_op *op)
+double model_cpu_prep_s(const struct hw_device *d, const struct wl_op *op)
 {
     enum hw_eff_class ec = model_eff_class(op);
     if (d->cls == HW_CPU && ec == EC_CONV_DW) /* group by group: a small plane each (depthwise) */

@@ -77,9 +77,10 @@ int model_cpu_parallel(const struct wl_graph *g, const struct wl_op *op);
 double model_cpu_cores(const struct hw_device *d);
 /* The precision a tensor is stored in (weights, KV cache, or activations). */
 enum prec model_tensor_prec(const struct wl_tensor *t, const struct prec_cfg *p);
-/* Seconds a CPU spends copying a GEMM-like op's operands into packed panels before the multiply
- * (dense matmul and im2col convolution; 0 elsewhere or without overhead.pack_*_Gelem_per_s). */
-double model_pack_s(const struct hw_device *d, const struct wl_op *op);
+/* Seconds a CPU spends preparing an op, not overlapped with it: a packed GEMM's set-up and the copy
+ * of its operands into panels (dense matmul, im2col convolution), a grouped convolution's per-group
+ * cost; 0 on other devices and ops, or when the hwdesc gives none of these overheads. */
+double model_cpu_prep_s(const struct hw_device *d, const struct wl_op *op);
 
 /* Costs op at x->fidelity: the class's cycle tier, or OPS_NO_TIER when it has none. */
 enum op_status model_cost(const struct hw_device *d, const struct wl_graph *g, const struct wl_op *op,

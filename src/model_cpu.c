@@ -88,7 +88,7 @@ enum op_status model_cpu_cycle(const struct hw_device *d, const struct wl_graph 
     c->energy_memory_J = 0;
     for (int l = 0; l < d->n_mem; l++)
         c->energy_memory_J += c->bytes[l] * d->mem[l].energy_J_per_byte;
-    c->overhead_s = d->per_op_s + model_pack_s(d, op);
+    c->overhead_s = d->per_op_s + model_cpu_prep_s(d, op);
     c->cycles_compute = c->compute_s * d->boost_Hz;
     model_finish(d, op, c);
     return OPS_OK;

@@ -166,7 +166,7 @@ enum op_status model_roofline_cost(const struct hw_device *d, const struct wl_gr
     c->compute_s = peak > 0 ? op->flops / (peak * eff) : 0;
     if (d->cls == HW_CPU && model_eff_class(op) == EC_CONV_DW && op->sw > 1)
         c->compute_s *= op->sw; /* stride-s taps gather their lanes with shuffles (NCHW, vectors along W) */
-    c->overhead_s = d->per_op_s + model_pack_s(d, op);
+    c->overhead_s = d->per_op_s + model_cpu_prep_s(d, op);
     if (d->cls == HW_CPU && model_cpu_cores(d) > 1) {
         if (model_cpu_parallel(g, op)) {
             c->overhead_s += d->fork_join_s;
