@@ -467,6 +467,10 @@ int cmd_validate(int argc, char **argv)
             cJSON_AddNumberToObject(x, "predicted_ms", k->predicted_ms);
             cJSON_AddNumberToObject(x, "error_pct", 100 * (k->predicted_ms / k->measured_ms - 1));
             cJSON_AddNumberToObject(x, "spread_pct", k->spread_pct);
+            double gf = vk_gflops(k, &graphs[i]), pk = vk_peak_gflops(k, &graphs[i], &sys->dev[dev]);
+            cJSON_AddNumberToObject(x, "gflops", gf);
+            if (pk > 0)
+                cJSON_AddNumberToObject(x, "peak_pct", 100 * gf / pk);
             cJSON_AddBoolToObject(x, "flagged", k->flagged);
             cJSON_AddItemToArray(arr, x);
         }
@@ -478,13 +482,14 @@ int cmd_validate(int argc, char **argv)
     } else {
         printf("dse validate: suite %s, %d kernels on %s (%s), %s tier, %d threads\n\n", s.name, s.n, sys->name,
                hwpath, fidelity_names[f], used_threads(threads));
-        printf("%-10s %-48s %-5s %12s %12s %9s %8s\n", "kernel", "shape", "prec", "measured_ms", "predicted_ms",
-               "error", "spread");
+        printf("%-10s %-48s %-5s %12s %12s %9s %8s %9s %6s\n", "kernel", "shape", "prec", "measured_ms",
+               "predicted_ms", "error", "spread", "GFLOP/s", "%peak");
         for (int i = 0; i < s.n; i++) {
             const struct vk *k = &s.k[i];
-            printf("%-10s %-48.48s %-5s %12.5g %12.5g %8.1f%% %7.1f%%%s\n", vk_names[k->type], k->shape,
+            double gf = vk_gflops(k, &graphs[i]), pk = vk_peak_gflops(k, &graphs[i], &sys->dev[dev]);
+            printf("%-10s %-48.48s %-5s %12.5g %12.5g %8.1f%% %7.1f%% %9.1f %5.0f%%%s\n", vk_names[k->type], k->shape,
                    prec_names[k->prec], k->measured_ms, k->predicted_ms, 100 * (k->predicted_ms / k->measured_ms - 1),
-                   k->spread_pct, k->flagged ? " (noisy)" : "");
+                   k->spread_pct, gf, pk > 0 ? 100 * gf / pk : 0, k->flagged ? " (noisy)" : "");
         }
         printf("\nMAPE %.1f%%; %.0f%% of kernels within +-10%%, %.0f%% within +-20%%\n", st.mape, st.within10,
                st.within20);

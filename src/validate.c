@@ -588,6 +588,21 @@ static struct prec_cfg vk_prec(const struct vk *k)
     return p;
 }
 
+double vk_gflops(const struct vk *k, const struct wl_graph *g)
+{
+    return k->measured_ms > 0 && g->n_op > 0 ? g->op[0].flops / (k->measured_ms * 1e6) : 0;
+}
+
+double vk_peak_gflops(const struct vk *k, const struct wl_graph *g, const struct hw_device *d)
+{
+    struct prec_cfg pc = vk_prec(k);
+    enum hw_engine eng;
+    double peak = 0;
+    if (g->n_op < 1 || model_op_prec(d, g, &g->op[0], &pc, &eng, &peak) < 0)
+        return 0;
+    return peak * 1e-9;
+}
+
 int vk_predict(const struct vk *k, const struct wl_graph *g, const struct hw_system *sys, int dev, enum fidelity f,
                double *ms, struct dse_err *e)
 {

@@ -44,6 +44,10 @@ double vk_median(double *v, int n);
 
 /* The workload graph equivalent to case k (for predictions). */
 int vk_graph(const struct vk *k, struct wl_graph *g, struct dse_err *e);
+/* The FLOP rate case k reached (measured_ms) and the device's peak for its operator and precision
+ * (the engine the model would use; 0 when the device has none). */
+double vk_gflops(const struct vk *k, const struct wl_graph *g);
+double vk_peak_gflops(const struct vk *k, const struct wl_graph *g, const struct hw_device *d);
 /* Predicts case k (graph g) on device dev of sys, its tensors warm (repeated runs). */
 int vk_predict(const struct vk *k, const struct wl_graph *g, const struct hw_system *sys, int dev, enum fidelity f,
                double *ms, struct dse_err *e);

@@ -830,6 +830,13 @@ if [ "$have_python" = 1 ]; then
     else
         fail validate-native "$(head -c 300 "$tmp/vt.err")"
     fi
+    # The achieved rate: a 64^3 GEMM is 2 x 64^3 = 524,288 FLOPs, so GFLOP/s = 524288 / (ms x 1e6); its
+    # share of the hwdesc's fp32 peak is a percentage.
+    if python3 -c "import json,sys; d=json.load(open(sys.argv[1])); g=d['kernels'][0]; assert g['name']=='gemm' and abs(g['gflops']-524288/(g['measured_ms']*1e6))<1e-9*g['gflops'] and 0<g['peak_pct']" "$tmp/vt.json" 2>/dev/null; then
+        ok validate-gflops
+    else
+        fail validate-gflops "$(head -c 300 "$tmp/vt.json")"
+    fi
     if command -v gnuplot >/dev/null 2>&1; then
         [ -s "$tmp/v.png" ] && ok validate-plot || fail validate-plot "no $tmp/v.png"
     fi
