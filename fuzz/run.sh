@@ -3,7 +3,7 @@
 #
 # Usage: sh fuzz/run.sh [seconds] [target...]
 #   seconds  run time per target (default: $FUZZ_SECONDS, else 60)
-#   target   hwdesc workload topo prec (default: all four)
+#   target   hwdesc workload topo prec suite (default: all five)
 # Needs clang with libFuzzer (Debian/Ubuntu: apt-get install clang libclang-rt-14-dev), libcjson
 # and a configured tree (config.h at the repository root: ./configure). Binaries go to fuzz/build/,
 # corpora to fuzz/corpus-<target>/ (both git-ignored); a crashing input is saved as
@@ -18,7 +18,7 @@ case ${1:-} in
 '' | *[!0-9]*) ;;
 *) secs=$1; shift ;;
 esac
-targets=${*:-hwdesc workload topo prec}
+targets=${*:-hwdesc workload topo prec suite}
 
 CC=${CC:-clang}
 if ! command -v "$CC" >/dev/null 2>&1; then
@@ -34,7 +34,7 @@ cjson=$(pkg-config --cflags --libs libcjson 2>/dev/null) || cjson="-lcjson"
 # The loaders and what they call: everything in libdse.a but the command line (main.c, cli_*.c)
 # and the cost models, which no loader reaches.
 srcs="src/err.c src/jsonu.c src/prec.c src/optype.c src/hw_load.c src/wl_graph.c src/wl_load.c
-      src/wl_build.c src/wl_transformer.c src/wl_cnn.c"
+      src/wl_build.c src/wl_transformer.c src/wl_cnn.c src/validate_suite.c"
 cflags="-g -O1 -std=c11 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
         -fno-omit-frame-pointer -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -I src -I ."
 
@@ -52,9 +52,9 @@ seed() { # seed CORPUS_DIR FILE... : copies the files that exist
 
 for t in $targets; do
     case $t in
-    hwdesc | workload | topo | prec) ;;
+    hwdesc | workload | topo | prec | suite) ;;
     *)
-        echo "run.sh: unknown target '$t' (hwdesc workload topo prec)" >&2
+        echo "run.sh: unknown target '$t' (hwdesc workload topo prec suite)" >&2
         exit 2
         ;;
     esac
@@ -80,6 +80,14 @@ $t: BUILD FAILED"
     hwdesc) seed "$corpus" hwdesc/*.json ;;
     workload) seed "$corpus" models/*.json tests/data/*.json ;;
     topo) seed "$corpus" models/*.csv tests/data/*.csv ;;
+    suite) # the format byte first: 0 for JSON, 1 for CSV
+        for f in validate/*.json tests/data/import*.json tests/data/validate*.json; do
+            [ -f "$f" ] && { printf '\000'; cat "$f"; } >"$corpus/seed-$(basename "$f")"
+        done
+        for f in tests/data/import*.csv; do
+            [ -f "$f" ] && { printf '\001'; cat "$f"; } >"$corpus/seed-$(basename "$f")"
+        done
+        ;;
     prec)
         i=0
         for s in fp16 fp32 bf16 tf32 fp8 int8 int4 fp64 w4a16 w8a8 w4a16kv8 w8a16kv8 \

@@ -29,7 +29,8 @@
 static struct cli_opt validate_opts_proto[] = {
     {"hw", 1, "host hwdesc (default hwdesc/host.json; probed first when absent)", NULL},
     {"suite", 1, "kernel suite (default validate/full.json, or validate/quick.json with --quick)", NULL},
-    {"import", 1, "compare external measurements (suite JSON with measured_ms, or CSV) instead of measuring", NULL},
+    {"import", 1, "compare external measurements (suite JSON with measured_ms, CSV, or a dse --json result) instead of measuring", NULL},
+    {"device", 1, "with --import: the hwdesc device of cases that name none (default: its first device)", NULL},
     {"quick", 0, "the quick suite and shorter timing (under 2 minutes on 2 cores)", NULL},
     {"threads", 1, "kernel threads (default: OpenMP's)", NULL},
     {"repeat", 1, "measure the suite N times (1-20, default 1); each kernel's time is the median of the passes, and the run-to-run noise is reported", NULL},
@@ -47,6 +48,7 @@ static struct cli_opt calibrate_opts_proto[] = {
     {"out", 1, "calibrated hwdesc to write (required)", NULL},
     {"suite", 1, "kernel suite (default validate/full.json, or validate/quick.json with --quick)", NULL},
     {"import", 1, "fit to external measurements instead of measuring", NULL},
+    {"device", 1, "with --import: the hwdesc device to calibrate (default: its first device)", NULL},
     {"quick", 0, "the quick suite and shorter timing", NULL},
     {"threads", 1, "kernel threads (default: OpenMP's)", NULL},
     {"repeat", 1, "measure the suite N times (1-20, default 5: a noisy host calibrates badly from few passes); each kernel's time is the median of the passes", NULL},
@@ -99,26 +101,33 @@ struct stats {
     int n;
 };
 
-static struct stats summarize(const struct vk *k, const int *idx, int n)
+/* The error of time (energy = 0) or of energy (energy = 1: over the cases with a measured energy only;
+ * n = 0 when none has one) over the cases idx[0..n) (idx NULL: the first n). */
+static struct stats summarize_of(const struct vk *k, const int *idx, int n, int energy)
 {
-    struct stats s = {0, 0, 0, n};
+    struct stats s = {0, 0, 0, 0};
     for (int i = 0; i < n; i++) {
         const struct vk *c = &k[idx ? idx[i] : i];
-        double err = fabs(c->predicted_ms / c->measured_ms - 1);
+        if (energy && !(c->measured_mJ > 0))
+            continue;
+        double err = energy ? fabs(c->predicted_mJ / c->measured_mJ - 1) : fabs(c->predicted_ms / c->measured_ms - 1);
         s.mape += err;
         s.within10 += err <= 0.10;
         s.within20 += err <= 0.20;
+        s.n++;
     }
-    if (n) {
-        s.mape = 100 * s.mape / n;
-        s.within10 = 100 * s.within10 / n;
-        s.within20 = 100 * s.within20 / n;
+    if (s.n) {
+        s.mape = 100 * s.mape / s.n;
+        s.within10 = 100 * s.within10 / s.n;
+        s.within20 = 100 * s.within20 / s.n;
     }
     return s;
 }
 
-/* Loads the host hwdesc (probing first when asked for the default and it is absent) and picks its
- * first CPU device. */
+static struct stats summarize(const struct vk *k, const int *idx, int n) { return summarize_of(k, idx, n, 0); }
+
+/* Loads the host hwdesc (probing first when asked for the default and it is absent) and picks the
+ * device: its first CPU for native runs; with --import, --device or else its first device. */
 static int host(const struct cli_opt *opts, struct hw_system *sys, int *dev, char *path, size_t pn, struct dse_err *e)
 {
     const char *hw = cli_get(opts, "hw");
@@ -139,10 +148,19 @@ static int host(const struct cli_opt *opts, struct hw_system *sys, int *dev, cha
         rc = cli_load_hw(path, sys, e);
     if (rc)
         return rc;
+    const char *want = cli_get(opts, "device");
+    if (want && !cli_get(opts, "import"))
+        return dse_err_set(e, DSE_EINPUT, NULL, NULL, "--device applies to --import (native kernels run on this host's CPU)");
+    if (cli_get(opts, "import")) {
+        *dev = want ? hw_find_device(sys, want) : 0;
+        return *dev >= 0 ? DSE_OK : dse_err_set(e, DSE_EINPUT, path, NULL, "--device: no device '%s'", want);
+    }
     for (*dev = 0; *dev < sys->n_dev; (*dev)++)
         if (sys->dev[*dev].cls == HW_CPU)
             return DSE_OK;
-    return dse_err_set(e, DSE_EINPUT, path, NULL, "no cpu device: the native kernels run on this host's CPU");
+    return dse_err_set(e, DSE_EINPUT, path, NULL,
+                       "no cpu device: the native kernels run on this host's CPU (use --import for measurements "
+                       "taken on another device)");
 }
 
 /* Measures (or takes imported times for) every case and predicts it. With --repeat N the whole suite
@@ -202,16 +220,23 @@ static int run_suite(const struct cli_opt *opts, struct vsuite *s, struct wl_gra
         *noise_pct = s->n > 0 ? 100 * dev_sum / ((double)s->n * (double)passes) : 0;
     }
     free(t);
-    for (int i = 0; i < s->n && !rc; i++)
-        if (!(rc = vk_graph(&s->k[i], &(*graphs)[i], e)))
-            rc = vk_predict(&s->k[i], &(*graphs)[i], sys, dev, f, &s->k[i].predicted_ms, e);
+    for (int i = 0; i < s->n && !rc; i++) {
+        struct vk *k = &s->k[i];
+        k->dev = k->device[0] ? hw_find_device(sys, k->device) : dev;
+        k->predicted_mJ = -1;
+        if (k->dev < 0)
+            rc = dse_err_set(e, DSE_EINPUT, path, NULL, "case %d (%s %s): no device '%s' in %s", i, vk_names[k->type],
+                             k->shape, k->device, sys->name);
+        else if (!(rc = vk_graph(k, &(*graphs)[i], e)))
+            rc = vk_predict(k, &(*graphs)[i], sys, k->dev, f, &k->predicted_ms, &k->predicted_mJ, e);
+    }
     if (!quiet && !imported)
         fprintf(stderr, "\r%80s\r", "");
     return rc;
 }
 
-static int store(const char *db, const char *hw, const struct vsuite *s, enum fidelity f, const char *env,
-                 const struct stats *st, struct dse_err *e)
+static int store(const char *db, const char *hw, const struct hw_system *devices, const struct vsuite *s,
+                 enum fidelity f, const char *env, const struct stats *st, struct dse_err *e)
 {
     sqlite3 *h = NULL;
     sqlite3_stmt *q = NULL;
@@ -229,7 +254,10 @@ static int store(const char *db, const char *hw, const struct vsuite *s, enum fi
                      "CREATE TABLE IF NOT EXISTS validation_kernels (run_id INTEGER NOT NULL REFERENCES"
                      " validation_runs(id), kernel TEXT NOT NULL, shape TEXT NOT NULL, precision TEXT NOT NULL,"
                      " measured_ms REAL NOT NULL, predicted_ms REAL NOT NULL, error_pct REAL NOT NULL,"
-                     " spread_pct REAL, runs INTEGER, flagged INTEGER NOT NULL);",
+                     " spread_pct REAL, runs INTEGER, flagged INTEGER NOT NULL);"
+                     "CREATE TABLE IF NOT EXISTS validation_cases (run_id INTEGER NOT NULL REFERENCES"
+                     " validation_runs(id), idx INTEGER NOT NULL, device TEXT NOT NULL, measured_mJ REAL,"
+                     " predicted_mJ REAL);",
                      NULL, NULL, &msg) != SQLITE_OK) {
         rc = dse_err_set(e, DSE_ERUNTIME, db, NULL, "%s", msg ? msg : "SQLite error");
         goto out;
@@ -271,6 +299,28 @@ static int store(const char *db, const char *hw, const struct vsuite *s, enum fi
         sqlite3_bind_double(q, 8, k->spread_pct);
         sqlite3_bind_int(q, 9, k->runs);
         sqlite3_bind_int(q, 10, k->flagged);
+        if (sqlite3_step(q) != SQLITE_DONE)
+            goto db_fail;
+        sqlite3_reset(q);
+    }
+    sqlite3_finalize(q);
+    q = NULL;
+    /* The device each case ran on and its energy (NULL unless measured), in a table of its own so
+     * that databases written before it still take new runs. */
+    if (sqlite3_prepare_v2(h, "INSERT INTO validation_cases VALUES (?,?,?,?,?)", -1, &q, NULL) != SQLITE_OK)
+        goto db_fail;
+    for (int i = 0; i < s->n; i++) {
+        const struct vk *k = &s->k[i];
+        sqlite3_bind_int64(q, 1, run);
+        sqlite3_bind_int(q, 2, i);
+        sqlite3_bind_text(q, 3, devices->dev[k->dev].name, -1, SQLITE_STATIC);
+        if (k->measured_mJ > 0) {
+            sqlite3_bind_double(q, 4, k->measured_mJ);
+            sqlite3_bind_double(q, 5, k->predicted_mJ);
+        } else {
+            sqlite3_bind_null(q, 4);
+            sqlite3_bind_null(q, 5);
+        }
         if (sqlite3_step(q) != SQLITE_DONE)
             goto db_fail;
         sqlite3_reset(q);
@@ -408,13 +458,13 @@ int cmd_validate(int argc, char **argv)
     if ((rc = host(opts, sys, &dev, hwpath, sizeof hwpath, &e)) ||
         (rc = run_suite(opts, &s, &graphs, sys, dev, f, threads, json || !isatty(STDERR_FILENO), 1, &noise, &e)))
         goto out;
-    struct stats st = summarize(s.k, NULL, s.n);
+    struct stats st = summarize(s.k, NULL, s.n), en = summarize_of(s.k, NULL, s.n, 1);
     char env[1024];
     environment(env, sizeof env, used_threads(threads));
     const char *db = cli_get(opts, "db") ? cli_get(opts, "db") : "results/validate.db";
     if (!cli_get(opts, "db"))
         mkdir("results", 0777);
-    if ((rc = store(db, hwpath, &s, f, env, &st, &e)))
+    if ((rc = store(db, hwpath, sys, &s, f, env, &st, &e)))
         goto out;
     char plot_path[600] = "";
     const char *pl = cli_get(opts, "plot");
@@ -455,6 +505,10 @@ int cmd_validate(int argc, char **argv)
         cJSON_AddNumberToObject(o, "within20_pct", st.within20);
         if (noise >= 0)
             cJSON_AddNumberToObject(o, "noise_pct", noise);
+        if (en.n) {
+            cJSON_AddNumberToObject(o, "n_energy", en.n);
+            cJSON_AddNumberToObject(o, "energy_mape_pct", en.mape);
+        }
         cJSON_AddItemToObject(o, "environment", cJSON_Parse(env));
         arr = cJSON_AddArrayToObject(o, "kernels");
         for (int i = 0; i < s.n; i++) {
@@ -463,11 +517,17 @@ int cmd_validate(int argc, char **argv)
             cJSON_AddStringToObject(x, "name", vk_names[k->type]);
             cJSON_AddStringToObject(x, "shape", k->shape);
             cJSON_AddStringToObject(x, "precision", prec_names[k->prec]);
+            cJSON_AddStringToObject(x, "device", sys->dev[k->dev].name);
             cJSON_AddNumberToObject(x, "measured_ms", k->measured_ms);
             cJSON_AddNumberToObject(x, "predicted_ms", k->predicted_ms);
             cJSON_AddNumberToObject(x, "error_pct", 100 * (k->predicted_ms / k->measured_ms - 1));
             cJSON_AddNumberToObject(x, "spread_pct", k->spread_pct);
-            double gf = vk_gflops(k, &graphs[i]), pk = vk_peak_gflops(k, &graphs[i], &sys->dev[dev]);
+            if (k->measured_mJ > 0) {
+                cJSON_AddNumberToObject(x, "measured_mJ", k->measured_mJ);
+                cJSON_AddNumberToObject(x, "predicted_mJ", k->predicted_mJ);
+                cJSON_AddNumberToObject(x, "energy_error_pct", 100 * (k->predicted_mJ / k->measured_mJ - 1));
+            }
+            double gf = vk_gflops(k, &graphs[i]), pk = vk_peak_gflops(k, &graphs[i], &sys->dev[k->dev]);
             cJSON_AddNumberToObject(x, "gflops", gf);
             if (pk > 0)
                 cJSON_AddNumberToObject(x, "peak_pct", 100 * gf / pk);
@@ -486,13 +546,22 @@ int cmd_validate(int argc, char **argv)
                "predicted_ms", "error", "spread", "GFLOP/s", "%peak");
         for (int i = 0; i < s.n; i++) {
             const struct vk *k = &s.k[i];
-            double gf = vk_gflops(k, &graphs[i]), pk = vk_peak_gflops(k, &graphs[i], &sys->dev[dev]);
+            double gf = vk_gflops(k, &graphs[i]), pk = vk_peak_gflops(k, &graphs[i], &sys->dev[k->dev]);
             printf("%-10s %-48.48s %-5s %12.5g %12.5g %8.1f%% %7.1f%% %9.1f %5.0f%%%s\n", vk_names[k->type], k->shape,
                    prec_names[k->prec], k->measured_ms, k->predicted_ms, 100 * (k->predicted_ms / k->measured_ms - 1),
                    k->spread_pct, gf, pk > 0 ? 100 * gf / pk : 0, k->flagged ? " (noisy)" : "");
         }
         printf("\nMAPE %.1f%%; %.0f%% of kernels within +-10%%, %.0f%% within +-20%%\n", st.mape, st.within10,
                st.within20);
+        if (en.n) {
+            printf("\nenergy of one run, where measured:\n%-10s %-48s %12s %12s %9s\n", "kernel", "shape",
+                   "measured_mJ", "predicted_mJ", "error");
+            for (int i = 0; i < s.n; i++)
+                if (s.k[i].measured_mJ > 0)
+                    printf("%-10s %-48.48s %12.5g %12.5g %8.1f%%\n", vk_names[s.k[i].type], s.k[i].shape,
+                           s.k[i].measured_mJ, s.k[i].predicted_mJ, 100 * (s.k[i].predicted_mJ / s.k[i].measured_mJ - 1));
+            printf("energy MAPE %.1f%% over %d kernels\n", en.mape, en.n);
+        }
         if (noise >= 0)
             printf("run-to-run noise %.1f%% (mean |pass / median - 1| over %s passes): a model that predicted the\n"
                    "median exactly would show about this error against any one pass\n",
@@ -648,6 +717,13 @@ int cmd_calibrate(int argc, char **argv)
     if ((rc = host(opts, sys, &dev, hwpath, sizeof hwpath, &e)) ||
         (rc = run_suite(opts, &s, &graphs, sys, dev, f, threads, json || !isatty(STDERR_FILENO), 5, &noise, &e)))
         goto out;
+    for (int i = 0; i < s.n; i++)
+        if (s.k[i].dev != dev) {
+            rc = dse_err_set(&e, DSE_EINPUT, s.path, NULL,
+                             "case %d ran on device '%s': dse calibrate fits one device, '%s' (choose with --device)", i,
+                             sys->dev[s.k[i].dev].name, sys->dev[dev].name);
+            goto out;
+        }
     train = malloc(sizeof *train * (size_t)s.n);
     held = malloc(sizeof *held * (size_t)s.n);
     if (!train || !held) {
@@ -681,7 +757,7 @@ int cmd_calibrate(int argc, char **argv)
     *cal = *sys;
     calib_apply(&cal->dev[dev], &c);
     for (int i = 0; i < s.n && !rc; i++)
-        rc = vk_predict(&s.k[i], &graphs[i], cal, dev, f, &s.k[i].predicted_ms, &e);
+        rc = vk_predict(&s.k[i], &graphs[i], cal, dev, f, &s.k[i].predicted_ms, &s.k[i].predicted_mJ, &e);
     if (rc)
         goto out;
     struct stats after_h = summarize(s.k, held, nh), after_t = summarize(s.k, train, nt);

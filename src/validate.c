@@ -1,16 +1,18 @@
-/* validate.c -- suites of native kernel cases, their timing and prediction, and calibration.
+/* validate.c -- the timing harness of the native kernel cases, their prediction, and calibration
+ * (the suites themselves: validate_suite.c).
  *
  * Timing: 2 warm-up runs, then runs timed with CLOCK_MONOTONIC until min_runs and min_ms are both
  * reached; the median is the measurement and (p75 - p25) / median its spread. A spread over 10 % is
  * measured again with twice the runs; still over 10 %, the case is flagged.
  * Calibration: gsl_multifit_nlinear (trust region, Levenberg-Marquardt, finite-difference Jacobian)
- * minimizes sum (log predicted - log measured)^2 over the training cases, a relative error that
- * weighs microsecond and second kernels alike. Free parameters: the compute efficiency of every
- * operator class the training cases cover, the bandwidth efficiency of every memory level, and the
- * per-call overhead, mapped so that efficiencies stay in (0, 4) (a scaled logistic: above 1 when the
- * hwdesc's figure understates the hardware) and the overhead positive (exponential). Each class
- * starts at the median fraction of peak its training kernels reached; a level no training case is
- * bound by keeps its starting 0.8. */
+ * minimizes sum (predicted / measured - 1)^2 over the training cases, a relative error that weighs
+ * microsecond and second kernels alike. Free parameters: the compute efficiency of every operator
+ * class the training cases cover, the bandwidth efficiency of every memory level, the serial
+ * fraction, the per-call overhead and, on a CPU, the packing rates and GEMM set-up, the fork/join and
+ * the per-group cost (each when the training cases can show it); efficiencies are a scaled logistic
+ * in (0.001, 4) (above 1 when the hwdesc's figure understates the hardware), fractions a logistic in
+ * (0, 1), times and rates exponentials held below the loader's limits. Each class starts at the
+ * median fraction of peak its training kernels reached. */
 #include "validate.h"
 
 #include <math.h>
@@ -25,314 +27,6 @@
 
 #include "jsonu.h"
 #include "kern.h"
-
-const char *const vk_names[VK_COUNT + 1] = {"gemm", "conv2d", "attention", "softmax", "layernorm", "rmsnorm",
-                                            "gelu", "silu", "add", "copy", "triad", NULL};
-
-/* ---- suites ---- */
-
-struct field {
-    const char *name;
-    size_t off;
-    long long min, max, dflt; /* dflt < 0: required */
-};
-#define FLD(n, f, lo, hi, d) {n, offsetof(struct vk, f), lo, hi, d}
-
-static const struct field fields[VK_COUNT][11] = {
-    [VK_GEMM] = {FLD("M", M, 1, 1 << 16, -1), FLD("N", N, 1, 1 << 16, -1), FLD("K", K, 1, 1 << 16, -1)},
-    [VK_CONV] = {FLD("N", n, 1, 4096, 1), FLD("C", c, 1, 1 << 14, -1), FLD("H", h, 1, 4096, -1), FLD("W", w, 1, 4096, -1),
-                 FLD("OC", oc, 1, 1 << 14, -1), FLD("KH", kh, 1, 64, -1), FLD("KW", kw, 1, 64, -1),
-                 FLD("stride", stride, 1, 64, 1), FLD("pad", pad, 0, 64, 0), FLD("groups", groups, 1, 1 << 14, 1)},
-    [VK_ATTENTION] = {FLD("B", b, 1, 4096, 1), FLD("H", heads, 1, 1024, -1), FLD("Hkv", hkv, 1, 1024, 0),
-                      FLD("S", s, 1, 1 << 17, -1), FLD("T", t, 1, 1 << 17, 0), FLD("D", d, 1, 1024, -1),
-                      FLD("causal", causal, 0, 1, 1)},
-    [VK_SOFTMAX] = {FLD("rows", rows, 1, 1 << 24, -1), FLD("cols", cols, 1, 1 << 24, -1)},
-    [VK_LAYERNORM] = {FLD("rows", rows, 1, 1 << 24, -1), FLD("cols", cols, 1, 1 << 24, -1)},
-    [VK_RMSNORM] = {FLD("rows", rows, 1, 1 << 24, -1), FLD("cols", cols, 1, 1 << 24, -1)},
-    [VK_GELU] = {FLD("n", n, 1, 1LL << 32, -1)},
-    [VK_SILU] = {FLD("n", n, 1, 1LL << 32, -1)},
-    [VK_ADD] = {FLD("n", n, 1, 1LL << 32, -1)},
-    [VK_COPY] = {FLD("n", n, 1, 1LL << 32, -1)},
-    [VK_TRIAD] = {FLD("n", n, 1, 1LL << 32, -1)},
-};
-
-static long long *fld(struct vk *k, const struct field *f)
-{
-    return f->off == offsetof(struct vk, causal) ? NULL : (long long *)((char *)k + f->off);
-}
-
-static void set_field(struct vk *k, const struct field *f, long long v)
-{
-    if (f->off == offsetof(struct vk, causal))
-        k->causal = (int)v;
-    else
-        *fld(k, f) = v;
-}
-
-static int finish_case(struct vk *k, struct ju *j)
-{
-    if (k->type == VK_ATTENTION) {
-        if (!k->hkv)
-            k->hkv = k->heads;
-        if (!k->t)
-            k->t = k->s;
-        if (k->heads % k->hkv || k->t < k->s)
-            return ju_fail(j, "attention needs Hkv dividing H and T >= S");
-    }
-    if (k->type == VK_CONV && (k->c % k->groups || k->oc % k->groups || k->h + 2 * k->pad < k->kh ||
-                               k->w + 2 * k->pad < k->kw))
-        return ju_fail(j, "conv2d: groups must divide C and OC, and the kernel fit the padded input");
-    size_t at = 0;
-    k->shape[0] = '\0';
-    for (int i = 0; i < 11 && fields[k->type][i].name; i++) {
-        const struct field *f = &fields[k->type][i];
-        long long v = f->off == offsetof(struct vk, causal) ? k->causal : *fld(k, f);
-        at += (size_t)snprintf(k->shape + at, sizeof k->shape - at, "%s%s=%lld", i ? "," : "", f->name, v);
-        if (at >= sizeof k->shape)
-            break;
-    }
-    return DSE_OK;
-}
-
-static int load_case(struct ju *j, const cJSON *o, struct vk *k)
-{
-    static const char *const keys[] = {"kernel", "precision", "shape", "measured_ms", "note", NULL};
-    char name[32], p[16];
-    int rc;
-    memset(k, 0, sizeof *k);
-    k->measured_ms = -1;
-    k->prec = P_FP32;
-    if ((rc = ju_object(j, o, keys)) || (rc = ju_str(j, o, "kernel", 0, name, sizeof name)))
-        return rc;
-    int t = ju_lookup(vk_names, name);
-    if (t < 0) {
-        char list[200];
-        ju_list_names(vk_names, list, sizeof list);
-        return ju_fail(j, "unknown kernel '%s' (known: %s)", name, list);
-    }
-    k->type = (enum vk_type)t;
-    if (cJSON_GetObjectItemCaseSensitive(o, "precision")) {
-        if ((rc = ju_str(j, o, "precision", 0, p, sizeof p)))
-            return rc;
-        int pi = prec_from_name(p);
-        int ok = pi == P_FP32 || (k->type == VK_GEMM && (pi == P_BF16 || pi == P_FP16 || pi == P_INT8));
-        if (!ok)
-            return ju_fail(j, "precision '%s': the native %s kernel runs %s", p, name,
-                           k->type == VK_GEMM ? "fp32, bf16, fp16 or int8" : "fp32");
-        k->prec = (enum prec)pi;
-    }
-    const cJSON *sh = cJSON_GetObjectItemCaseSensitive(o, "shape");
-    size_t old = ju_key(j, "shape");
-    const char *allowed[12];
-    int na = 0;
-    for (int i = 0; i < 11 && fields[t][i].name; i++)
-        allowed[na++] = fields[t][i].name;
-    allowed[na] = NULL;
-    if ((rc = ju_object(j, sh, allowed)))
-        return rc;
-    for (int i = 0; i < na; i++) {
-        const struct field *f = &fields[t][i];
-        long long v = f->dflt;
-        if (f->off == offsetof(struct vk, causal) && cJSON_GetObjectItemCaseSensitive(sh, "causal")) {
-            const cJSON *c = cJSON_GetObjectItemCaseSensitive(sh, "causal");
-            int num = cJSON_IsNumber(c) && (c->valuedouble == 0 || c->valuedouble == 1); /* as shape strings print it */
-            if (!cJSON_IsBool(c) && !num) {
-                ju_key(j, "causal");
-                return ju_fail(j, "expected true or false");
-            }
-            v = num ? c->valuedouble == 1 : cJSON_IsTrue(c);
-        } else if ((rc = ju_int(j, sh, f->name, f->dflt < 0 ? 0 : JU_OPT, f->min, f->max, &v))) {
-            return rc;
-        }
-        set_field(k, f, v);
-    }
-    rc = finish_case(k, j);
-    ju_pop(j, old);
-    if (rc)
-        return rc;
-    return ju_num(j, o, "measured_ms", JU_OPT | JU_POS, 1e9, &k->measured_ms);
-}
-
-/* CSV import: kernel,shape,precision,measured_ms with shape "M=1;N=2;K=3". */
-static int load_csv(char *text, const char *path, struct vsuite *s, struct dse_err *e)
-{
-    char *save = NULL;
-    int line = 0, cap = 0;
-    for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
-        line++;
-        if (line == 1 || !*l || *l == '#')
-            continue; /* header */
-        char *f[4], *p = l;
-        int n = 0;
-        while (n < 4) {
-            f[n++] = p;
-            char *c = strchr(p, ',');
-            if (!c)
-                break;
-            *c = '\0';
-            p = c + 1;
-        }
-        char where[32];
-        snprintf(where, sizeof where, "line %d", line);
-        if (n < 4)
-            return dse_err_set(e, DSE_EINPUT, path, where, "expected kernel,shape,precision,measured_ms");
-        /* Re-express the row as a suite case so that one checker serves both formats. */
-        char json[1024];
-        size_t at = (size_t)snprintf(json, sizeof json, "{\"kernel\":\"%.31s\",\"precision\":\"%.15s\",\"shape\":{", f[0], f[2]);
-        char *sv = NULL;
-        int first = 1;
-        for (char *kv = strtok_r(f[1], ";", &sv); kv && at < sizeof json; kv = strtok_r(NULL, ";", &sv)) {
-            char *eq = strchr(kv, '=');
-            if (!eq)
-                return dse_err_set(e, DSE_EINPUT, path, where, "shape: expected NAME=VALUE;..., got '%.40s'", kv);
-            *eq = '\0';
-            const char *val = eq + 1;
-            int is_bool = !strcmp(val, "true") || !strcmp(val, "false");
-            char *end;
-            strtoll(val, &end, 10);
-            if (!is_bool && (end == val || *end))
-                return dse_err_set(e, DSE_EINPUT, path, where, "shape: %.20s: expected an integer", kv);
-            at += (size_t)snprintf(json + at, sizeof json - at, "%s\"%.20s\":%.20s", first ? "" : ",", kv, val);
-            first = 0;
-        }
-        char *end;
-        double ms = strtod(f[3], &end);
-        if (end == f[3] || !(ms > 0))
-            return dse_err_set(e, DSE_EINPUT, path, where, "measured_ms: expected a positive number");
-        if (at < sizeof json)
-            snprintf(json + at, sizeof json - at, "},\"measured_ms\":%.17g}", ms);
-        cJSON *o;
-        int rc = ju_parse(json, strlen(json), path, &o, e);
-        if (rc)
-            return dse_err_set(e, DSE_EINPUT, path, where, "cannot read the row");
-        if (s->n == cap) {
-            cap = cap ? cap * 2 : 16;
-            struct vk *nk = realloc(s->k, sizeof *nk * (size_t)cap);
-            if (!nk) {
-                cJSON_Delete(o);
-                return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
-            }
-            s->k = nk;
-        }
-        struct ju j;
-        ju_init(&j, path, e);
-        ju_key(&j, where);
-        rc = load_case(&j, o, &s->k[s->n]);
-        cJSON_Delete(o);
-        if (rc)
-            return rc;
-        s->n++;
-    }
-    return s->n ? DSE_OK : dse_err_set(e, DSE_EINPUT, path, NULL, "no rows");
-}
-
-/* The kernels[] of a `dse validate --json` or `dse calibrate --json` result (name, shape as
- * "M=1,N=2,K=3", precision, measured_ms) become CSV rows, so that one checker serves all formats. */
-static int load_result(const cJSON *root, const char *path, struct vsuite *s, struct dse_err *e)
-{
-    const cJSON *arr = cJSON_GetObjectItemCaseSensitive(root, "kernels");
-    int n = cJSON_IsArray(arr) ? cJSON_GetArraySize(arr) : -1;
-    if (n < 1 || n > 100000)
-        return dse_err_set(e, DSE_EINPUT, path, "kernels", "expected an array of 1 to 100000 measured kernels");
-    size_t cap = 64 + (size_t)n * 320, at = 0;
-    char *csv = malloc(cap);
-    if (!csv)
-        return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
-    at += (size_t)snprintf(csv, cap, "kernel,shape,precision,measured_ms\n");
-    for (int i = 0; i < n; i++) {
-        const cJSON *k = cJSON_GetArrayItem(arr, i), *nm = cJSON_GetObjectItemCaseSensitive(k, "name"),
-                    *sh = cJSON_GetObjectItemCaseSensitive(k, "shape"),
-                    *pr = cJSON_GetObjectItemCaseSensitive(k, "precision"),
-                    *ms = cJSON_GetObjectItemCaseSensitive(k, "measured_ms");
-        if (!cJSON_IsString(nm) || !cJSON_IsString(sh) || !cJSON_IsString(pr) || !cJSON_IsNumber(ms) ||
-            strlen(nm->valuestring) > 31 || strlen(sh->valuestring) > 200 || strlen(pr->valuestring) > 15 ||
-            strpbrk(nm->valuestring, ",\n") || strpbrk(sh->valuestring, ";\n") || strpbrk(pr->valuestring, ",\n")) {
-            char where[32];
-            snprintf(where, sizeof where, "kernels[%d]", i);
-            free(csv);
-            return dse_err_set(e, DSE_EINPUT, path, where,
-                               "expected name, shape, precision (short strings) and measured_ms, as dse validate --json writes");
-        }
-        char shape[208];
-        dse_strlcpy(shape, sh->valuestring, sizeof shape);
-        for (char *c = strchr(shape, ','); c; c = strchr(c, ','))
-            *c = ';';
-        at += (size_t)snprintf(csv + at, cap - at, "%s,%s,%s,%.17g\n", nm->valuestring, shape, pr->valuestring,
-                               ms->valuedouble);
-    }
-    int rc = load_csv(csv, path, s, e);
-    free(csv);
-    return rc;
-}
-
-int vsuite_load(const char *path, struct vsuite *s, struct dse_err *e)
-{
-    char *buf;
-    size_t len;
-    int rc;
-    memset(s, 0, sizeof *s);
-    dse_strlcpy(s->path, path, sizeof s->path);
-    if ((rc = ju_read_file(path, JU_MAX_FILE_BYTES, &buf, &len, e)))
-        return rc;
-    size_t pl = strlen(path);
-    const char *base = strrchr(path, '/');
-    dse_strlcpy(s->name, base ? base + 1 : path, sizeof s->name);
-    if (pl > 4 && !strcmp(path + pl - 4, ".csv")) {
-        rc = load_csv(buf, path, s, e);
-        free(buf);
-        if (rc)
-            vsuite_free(s);
-        return rc;
-    }
-    cJSON *root;
-    rc = ju_parse(buf, len, path, &root, e);
-    free(buf);
-    if (rc)
-        return rc;
-    const cJSON *first = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(root, "kernels"), 0);
-    if (cJSON_GetObjectItemCaseSensitive(first, "name") && !cJSON_GetObjectItemCaseSensitive(first, "kernel")) {
-        /* a result of dse validate --json or dse calibrate --json */
-        rc = load_result(root, path, s, e);
-        cJSON_Delete(root);
-        if (rc)
-            vsuite_free(s);
-        return rc;
-    }
-    static const char *const keys[] = {"name", "description", "note", "kernels", NULL};
-    struct ju j;
-    const cJSON *arr;
-    int n;
-    ju_init(&j, path, e);
-    if ((rc = ju_object(&j, root, keys)) || (rc = ju_str(&j, root, "name", JU_OPT, s->name, sizeof s->name)) ||
-        (rc = ju_array(&j, root, "kernels", 0, 100000, &arr, &n)))
-        goto out;
-    s->k = calloc((size_t)(n ? n : 1), sizeof *s->k);
-    if (!s->k) {
-        rc = dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
-        goto out;
-    }
-    ju_key(&j, "kernels");
-    if (n == 0)
-        rc = ju_fail(&j, "expected at least one kernel case");
-    for (int i = 0; i < n && !rc; i++) {
-        size_t o2 = ju_idx(&j, i);
-        rc = load_case(&j, cJSON_GetArrayItem(arr, i), &s->k[i]);
-        ju_pop(&j, o2);
-        if (!rc)
-            s->n = i + 1;
-    }
-out:
-    cJSON_Delete(root);
-    if (rc)
-        vsuite_free(s);
-    return rc;
-}
-
-void vsuite_free(struct vsuite *s)
-{
-    free(s->k);
-    memset(s, 0, sizeof *s);
-}
 
 /* ---- timing ---- */
 
@@ -579,11 +273,12 @@ int vk_graph(const struct vk *k, struct wl_graph *g, struct dse_err *e)
     return rc;
 }
 
-/* The precisions case k runs in: bf16 and fp16 GEMM inputs are widened to fp32 while packing. */
-static struct prec_cfg vk_prec(const struct vk *k)
+/* The precisions case k runs in on device d: a CPU's bf16 and fp16 GEMMs widen their inputs to fp32
+ * while packing (dse's kernels, and CPUs without half-precision FMA); elsewhere they run as given. */
+static struct prec_cfg vk_prec(const struct vk *k, const struct hw_device *d)
 {
     struct prec_cfg p = {k->prec, k->prec, k->prec};
-    if (k->prec == P_BF16 || k->prec == P_FP16)
+    if (d->cls == HW_CPU && k->type == VK_GEMM && (k->prec == P_BF16 || k->prec == P_FP16))
         p.a = P_FP32;
     return p;
 }
@@ -595,7 +290,7 @@ double vk_gflops(const struct vk *k, const struct wl_graph *g)
 
 double vk_peak_gflops(const struct vk *k, const struct wl_graph *g, const struct hw_device *d)
 {
-    struct prec_cfg pc = vk_prec(k);
+    struct prec_cfg pc = vk_prec(k, d);
     enum hw_engine eng;
     double peak = 0;
     if (g->n_op < 1 || model_op_prec(d, g, &g->op[0], &pc, &eng, &peak) < 0)
@@ -604,7 +299,7 @@ double vk_peak_gflops(const struct vk *k, const struct wl_graph *g, const struct
 }
 
 int vk_predict(const struct vk *k, const struct wl_graph *g, const struct hw_system *sys, int dev, enum fidelity f,
-               double *ms, struct dse_err *e)
+               double *ms, double *mJ, struct dse_err *e)
 {
     struct eval_graphs eg;
     struct eval_scratch s;
@@ -626,7 +321,7 @@ int vk_predict(const struct vk *k, const struct wl_graph *g, const struct hw_sys
     for (int t = 0; t < OP_COUNT; t++)
         r.type_dev[t] = -1;
     r.model = &m;
-    r.x.prec = vk_prec(k);
+    r.x.prec = vk_prec(k, &sys->dev[dev]);
     r.x.fidelity = f;
     r.x.warm = 1;
     r.batch = r.prompt = 1;
@@ -638,6 +333,8 @@ int vk_predict(const struct vk *k, const struct wl_graph *g, const struct hw_sys
         rc = dse_err_set(e, DSE_EINPUT, NULL, NULL, "%s %s: %s", vk_names[k->type], k->shape, res.reason);
     if (!rc)
         *ms = res.t.latency_s * 1e3;
+    if (!rc && mJ)
+        *mJ = res.t.energy_J * 1e3;
     eval_scratch_free(&s);
     eval_result_free(&res);
     return rc;
@@ -723,7 +420,7 @@ static int residuals(const gsl_vector *x, void *data, gsl_vector *f)
         const struct vk *k = &fc->k[fc->train[i]];
         double ms;
         struct dse_err e;
-        if (vk_predict(k, &fc->g[fc->train[i]], fc->work, fc->dev, fc->f, &ms, &e) || !(ms > 0)) {
+        if (vk_predict(k, &fc->g[fc->train[i]], fc->work, fc->dev, fc->f, &ms, NULL, &e) || !(ms > 0)) {
             fc->failed = 1;
             return GSL_EDOM;
         }
@@ -781,7 +478,7 @@ int calib_fit(const struct hw_system *sys, int dev, const struct vk *k, const st
     for (int t = 0; t < n; t++) {
         const struct vk *kk = &k[train[t]];
         const struct wl_op *op = &g[train[t]].op[0];
-        struct prec_cfg pc = vk_prec(kk);
+        struct prec_cfg pc = vk_prec(kk, d);
         enum hw_engine eng;
         double peak = 0;
         int c = model_eff_class(op);

@@ -22,6 +22,10 @@ struct vk {
     double spread_pct;   /* (p75 - p25) / median */
     int runs, flagged;   /* flagged: spread still wide after a second try */
     double predicted_ms;
+    char device[HW_NAME_LEN]; /* imported: the hwdesc device it ran on ("": the default device) */
+    int dev;                  /* that device's index, resolved before predicting */
+    double measured_mJ;       /* imported energy of one run; < 0 when not given */
+    double predicted_mJ;
 };
 
 struct vsuite {
@@ -30,9 +34,14 @@ struct vsuite {
     struct vk *k;
 };
 
-/* Loads a suite (JSON: {"name", "kernels": [{"kernel", "precision", "shape": {...}, "measured_ms"?}]})
- * or an import CSV (header kernel,shape,precision,measured_ms; shape as "M=1;N=2;K=3"). */
+/* Loads a suite (JSON: {"name", "kernels": [{"kernel", "precision", "shape": {...}, "measured_ms"?,
+ * "measured_mJ"?, "device"?}]}), an import CSV (a header naming the columns kernel, shape,
+ * measured_ms and optionally precision, measured_mJ, device, note; shape as "M=1;N=2;K=3"), or the
+ * --json result of dse validate or calibrate. A case with measured_ms may use any precision (it ran
+ * elsewhere); one to run here, the precisions of the native kernels. */
 int vsuite_load(const char *path, struct vsuite *s, struct dse_err *e);
+/* The same from text[0..len); path names it in messages, and a name ending in .csv reads as CSV. */
+int vsuite_load_buf(const char *text, size_t len, const char *path, struct vsuite *s, struct dse_err *e);
 void vsuite_free(struct vsuite *s);
 
 /* Runs case k natively with `threads` OpenMP threads (<= 0: all): warm-up runs, then timed runs with a
@@ -50,7 +59,7 @@ double vk_gflops(const struct vk *k, const struct wl_graph *g);
 double vk_peak_gflops(const struct vk *k, const struct wl_graph *g, const struct hw_device *d);
 /* Predicts case k (graph g) on device dev of sys, its tensors warm (repeated runs). */
 int vk_predict(const struct vk *k, const struct wl_graph *g, const struct hw_system *sys, int dev, enum fidelity f,
-               double *ms, struct dse_err *e);
+               double *ms, double *mJ, struct dse_err *e);
 
 /* Calibration: achieved compute efficiency per operator class, bandwidth efficiency per memory
  * level, the share of compute and memory time that does not overlap, the per-call overhead of a

@@ -160,7 +160,7 @@ START_TEST(calibration_recovers_known_efficiencies)
     }
     for (int i = 0; i < n; i++) {
         ck_assert_int_eq(vk_graph(&k[i], &g[i], &e), DSE_OK);
-        ck_assert_int_eq(vk_predict(&k[i], &g[i], truth, 0, FID_ANALYTICAL, &k[i].measured_ms, &e), DSE_OK);
+        ck_assert_int_eq(vk_predict(&k[i], &g[i], truth, 0, FID_ANALYTICAL, &k[i].measured_ms, NULL, &e), DSE_OK);
     }
     int train[32], held[32], nt = 0, nh = 0;
     for (int i = 0; i < n; i++) {
@@ -184,7 +184,7 @@ START_TEST(calibration_recovers_known_efficiencies)
     calib_apply(&s->dev[0], &got);
     for (int i = 0; i < nh; i++) {
         double ms;
-        ck_assert_int_eq(vk_predict(&k[held[i]], &g[held[i]], s, 0, FID_ANALYTICAL, &ms, &e), DSE_OK);
+        ck_assert_int_eq(vk_predict(&k[held[i]], &g[held[i]], s, 0, FID_ANALYTICAL, &ms, NULL, &e), DSE_OK);
         ck_assert_near(ms, k[held[i]].measured_ms, 1e-3);
     }
     for (int i = 0; i < n; i++)

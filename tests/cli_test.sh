@@ -824,6 +824,25 @@ if [ "$have_python" = 1 ]; then
     else
         fail validate-import "$(head -c 300 "$tmp/v.err")"
     fi
+    # Measurements from another machine: the H200 spot check (validate/gpu/README.md) imported against the
+    # GPU's hwdesc reproduces its published errors (-19.6, -38.9, -24.1 %); the energy error is
+    # predicted / measured - 1 of the one case that has a measured energy.
+    "$DSE_BIN" validate --hw nvidia-h200-sxm-141gb --import tests/data/import-gpu.csv --json --db "$tmp/v.db" --plot none >"$tmp/vg.json" 2>"$tmp/vg.err"
+    if python3 -c "
+import json,sys
+d=json.load(open(sys.argv[1])); k=d['kernels']
+assert [round(x['error_pct'],1) for x in k]==[-19.6,-38.9,-24.1] and all(x['device']=='gpu' for x in k)
+assert d['n_energy']==1 and abs(k[0]['energy_error_pct']-100*(k[0]['predicted_mJ']/970.8608-1))<1e-9 and 'measured_mJ' not in k[1]
+" "$tmp/vg.json" 2>/dev/null; then
+        ok validate-import-gpu
+    else
+        fail validate-import-gpu "$(head -c 300 "$tmp/vg.err") $(head -c 300 "$tmp/vg.json")"
+    fi
+    printf 'kernel,shape,measured_ms,board\ngemm,M=8;N=8;K=8,0.1,x\n' >"$tmp/badcol.csv"
+    expect_fail validate-import-bad-column 2 "badcol.csv: line 1: column 'board': unknown (known: kernel, shape, precision, measured_ms, measured_mJ, device, note)" validate --hw nvidia-h200-sxm-141gb --import "$tmp/badcol.csv"
+    printf 'kernel,shape,measured_ms,device\ngemm,M=8;N=8;K=8,0.1,tpu\n' >"$tmp/baddev.csv"
+    expect_fail validate-import-no-device 2 "no device 'tpu' in nvidia-h200-sxm-141gb" validate --hw nvidia-h200-sxm-141gb --import "$tmp/baddev.csv"
+    expect_fail validate-device-native 2 "--device applies to --import" validate --hw nvidia-h200-sxm-141gb --device gpu --quick
     "$DSE_BIN" validate --hw "$H" --suite tests/data/validate-tiny.json --quick --json --db "$tmp/v.db" --plot "$tmp/v.png" >"$tmp/vt.json" 2>"$tmp/vt.err"
     if python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['n_kernels']==3 and all(k['measured_ms']>0 for k in d['kernels']) and d['environment']['threads']>=1" "$tmp/vt.json" 2>/dev/null; then
         ok validate-native
@@ -864,7 +883,7 @@ if [ "$have_python" = 1 ]; then
         fail calibrate-reimport "$(head -c 300 "$tmp/c2.err")"
     fi
     printf '{"n_kernels":1,"kernels":[{"name":"gemm","precision":"fp32","measured_ms":1}]}' >"$tmp/badres.json"
-    expect_fail validate-import-bad-result 2 "badres.json: kernels[0]: expected name, shape, precision (short strings) and measured_ms" validate --hw "$H" --import "$tmp/badres.json"
+    expect_fail validate-import-bad-result 2 "badres.json: kernels[0]: expected name, shape, precision (short strings), measured_ms" validate --hw "$H" --import "$tmp/badres.json"
     "$DSE_BIN" validate --precision-errors --json >"$tmp/pe.json" 2>"$tmp/pe.err"
     if python3 -c "import json,sys; d=json.load(open(sys.argv[1])); e={(x['weights'],x['activations']):x['rel_error'] for x in d}; assert len(d)==36 and e[('fp32','fp32')]<1e-6 and e[('int4','int4')]>e[('int8','int8')]>e[('bf16','bf16')]" "$tmp/pe.json" 2>/dev/null; then
         ok validate-precision-errors
