@@ -74,11 +74,12 @@ enum prec model_tensor_prec(const struct wl_tensor *t, const struct prec_cfg *p)
  * left operand and the unfolded input as the right, counted twice (im2col writes it, packing copies
  * it) unless the convolution is 1 x 1 with stride 1, whose input is already the GEMM operand. (A
  * stride-s im2col costing 1 + s copies fitted the scalar gather dse's kernel once had; with the
- * vector gather it now has, 2 fits best.) The call also has a fixed cost,
- * overhead.gemm_setup_us (packing buffers, a parallel region and its barriers). Skinny GEMMs (MODEL_SKINNY_ROWS) are left
+ * vector gather it now has, 2 fits best.) The call also has a fixed cost, overhead.gemm_setup_us
+ * (packing buffers, a parallel region and its barriers). Skinny GEMMs (MODEL_SKINNY_ROWS) are left
  * unpacked, as matrix-vector kernels do. Re-packing for every row block of a tall operand is not
- * counted. A grouped or depthwise convolution runs group by group, each paying overhead.per_group_us
- * (its loop set-up and edges: 14 x 14 depthwise planes run at 2/3 the rate of 56 x 56 ones). */
+ * counted. A grouped or depthwise convolution runs group by group, each paying
+ * overhead.per_group_us (its loop set-up and edges: 14 x 14 depthwise planes ran at 2/3 the rate
+ * of 56 x 56 ones). */
 double model_cpu_prep_s(const struct hw_device *d, const struct wl_op *op)
 {
     enum hw_eff_class ec = model_eff_class(op);

@@ -1,9 +1,10 @@
 /* model_roofline.c -- the analytical tier: a multi-level roofline per operator.
  *
- *   compute_s  = flops / (peak(engine, precision) x efficiency of the operator's class (on a CPU, x s
- *                for a depthwise convolution of stride s: its vectors gather lanes): matmul,
- *                conv2d, depthwise conv2d, attention, softmax, norm, eltwise; defaults efficiency.compute
- *                for the first four and efficiency.vector for the rest; calibrated per class)
+ *   compute_s  = flops / (peak(engine, precision) x efficiency of the operator's class: matmul,
+ *                matmul_skinny, conv2d, conv2d_depthwise, attention, attention_decode, softmax,
+ *                norm, eltwise; efficiency.compute for the GEMM-like ones and efficiency.vector for
+ *                the rest unless per_class says; calibrated per class); on a CPU x s for a depthwise
+ *                convolution of stride s (its vectors gather lanes)
  *   home(x)    = the memory level an operand lives in: the last level, except that an activation
  *                stays in the nearest on-chip level (sram or cache; not level 0 of a device with 3
  *                or more levels, which is private per core) that it fits in half of, and an npu or
@@ -18,12 +19,12 @@
  *   memory_s   = max over levels of bytes_l / (bandwidth_l x efficiency of level l)
  *   (with x->warm, as in a kernel timed over repeated runs, every tensor lives in the nearest level
  *   whose half holds it)
- *   pack_s     = on a CPU, GEMM operands (matmul, im2col convolution) copied into packed panels:
- *                elements of the left operand / pack_left rate + of the right / pack_right rate
- *                + overhead.gemm_setup_us (overhead.pack_*_Gelem_per_s; model.c), for gm > 32
- *   CPU grain = an op below MODEL_GRAIN_ELEMS output elements (GEMM-like: MODEL_GRAIN_MACS) runs on one
- *                core: compute_s and memory_s x cores; above, on all cores, + overhead.fork_join_us
- *   time_s     = max(compute_s, memory_s) + s x min(compute_s, memory_s) + per-op overhead + pack_s
+ *   prep_s     = on a CPU, a phase before the op (model_cpu_prep_s): a GEMM's set-up and the copy of
+ *                its operands into packed panels (left and right elements / their rates), or a
+ *                grouped convolution's per-group cost
+ *   CPU grain  = an op below MODEL_GRAIN_ELEMS output elements (GEMM-like: MODEL_GRAIN_MACS) runs on
+ *                one core: compute_s and memory_s x cores; above, on all cores, + fork_join_us
+ *   time_s     = max(compute_s, memory_s) + s x min(compute_s, memory_s) + per-op overhead + prep_s
  *                (compute and transfers overlap but for the fraction s = efficiency.serial_fraction,
  *                default 0: the pure roofline)
  *   energy     = MACs x E_mac(precision) + other FLOPs x E_mac(vector precision) / 2
