@@ -192,10 +192,22 @@ static int run_suite(const struct cli_opt *opts, struct vsuite *s, struct wl_gra
         free(t);
         return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
     }
-    for (int i = 0; i < s->n && imported; i++)
-        if (s->k[i].measured_ms <= 0)
+    for (int i = 0; i < s->n && !rc; i++) { /* each case's device, before anything is measured */
+        struct vk *k = &s->k[i];
+        k->dev = k->device[0] ? hw_find_device(sys, k->device) : dev;
+        k->predicted_mJ = -1;
+        if (imported && k->measured_ms <= 0)
             rc = dse_err_set(e, DSE_EINPUT, path, NULL, "case %d (%s %s) has no measured_ms to import", i,
-                             vk_names[s->k[i].type], s->k[i].shape);
+                             vk_names[k->type], k->shape);
+        else if (k->dev < 0)
+            rc = dse_err_set(e, DSE_EINPUT, path, NULL, "case %d (%s %s): no device '%s' in %s", i, vk_names[k->type],
+                             k->shape, k->device, sys->name);
+        else if (!imported && k->dev != dev)
+            rc = dse_err_set(e, DSE_EINPUT, path, NULL,
+                             "case %d (%s %s): runs on this host's CPU, not on '%s' (use --import for measurements "
+                             "taken there)",
+                             i, vk_names[k->type], k->shape, k->device);
+    }
     for (int p = 0; p < passes && !imported && !rc; p++)
         for (int i = 0; i < s->n && !rc; i++) {
             struct vk *k = &s->k[i];
@@ -222,12 +234,7 @@ static int run_suite(const struct cli_opt *opts, struct vsuite *s, struct wl_gra
     free(t);
     for (int i = 0; i < s->n && !rc; i++) {
         struct vk *k = &s->k[i];
-        k->dev = k->device[0] ? hw_find_device(sys, k->device) : dev;
-        k->predicted_mJ = -1;
-        if (k->dev < 0)
-            rc = dse_err_set(e, DSE_EINPUT, path, NULL, "case %d (%s %s): no device '%s' in %s", i, vk_names[k->type],
-                             k->shape, k->device, sys->name);
-        else if (!(rc = vk_graph(k, &(*graphs)[i], e)))
+        if (!(rc = vk_graph(k, &(*graphs)[i], e)))
             rc = vk_predict(k, &(*graphs)[i], sys, k->dev, f, &k->predicted_ms, &k->predicted_mJ, e);
     }
     if (!quiet && !imported)
