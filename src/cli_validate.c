@@ -709,10 +709,12 @@ int cmd_calibrate(int argc, char **argv)
         (rc = common_opts(opts, &threads, &f, &e)))
         goto out;
     if (cli_get(opts, "help")) {
-        printf("usage: dse calibrate --out CAL.json [options]\n\nMeasures a kernel suite, fits the host device's "
-               "efficiencies (GEMM compute, vector compute, memory) and\nper-call overhead to two thirds of the "
-               "kernels (GSL nonlinear least squares), reports the error on the\nheld-out third before and after, and "
-               "writes the calibrated hwdesc.\n\noptions:\n");
+        printf("usage: dse calibrate --out CAL.json [options]\n\nMeasures a kernel suite (or imports measurements "
+               "with --import), fits the device's efficiencies (per\noperator class and memory level), the overlap "
+               "of compute and memory, the per-call overhead and, on a\nCPU, the GEMM packing rates and set-up, "
+               "fork/join and per-group costs to two thirds of the kernels\n(GSL nonlinear least squares), reports "
+               "the error on the held-out third before and after, and\nwrites the calibrated hwdesc "
+               "(docs/models.md).\n\noptions:\n");
         cli_print_options(calibrate_opts_proto);
         goto out;
     }
