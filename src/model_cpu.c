@@ -3,7 +3,8 @@
  * Compute: cores x SIMD lanes x FMA units x clock per precision is the device's peak (the hwdesc's
  * vector or matrix entries: AVX2, AVX-512, AMX, NEON). A GEMM runs as a BLIS-style register
  * micro-kernel of mr x nr outputs: the work is padded to whole micro-tiles, and the micro-tiles are
- * dealt to `threads` cores (x->threads, default one per core), so
+ * dealt to `threads` cores (x->threads, default one per core; one below the grain, MODEL_GRAIN_*,
+ * and above it the fork/join, overhead.fork_join_us, is paid), so
  *   compute_s = ceil(ceil(M/mr) ceil(N/nr) groups / threads) x 2 mr nr K / (peak per core)
  * Memory, GEMM: cache blocking per level: a level of per-core capacity S keeps square blocks of side
  * t = floor(sqrt(S / (3 e))), so the level above it serves 2 M N K e / t + M N e bytes (at least the
@@ -24,11 +25,11 @@ enum op_status model_cpu_cycle(const struct hw_device *d, const struct wl_graph 
     if (st != OPS_OK || op->type == OP_RESHAPE || op->type == OP_SLICE)
         return st;
     const struct hw_cpu *cp = &d->cpu;
-    double cores = 0;
-    for (int i = 0; i < d->n_compute; i++)
-        if (d->compute[i].units > cores)
-            cores = d->compute[i].units;
+    double cores = model_cpu_cores(d);
     double threads = x->threads > 0 && x->threads < cores ? x->threads : cores;
+    int parallel = model_cpu_parallel(g, op); /* below the grain an op runs on one core (model.h) */
+    if (!parallel)
+        threads = 1;
     double peak = d->peak[c->engine][c->cprec] * d->eff_class[model_eff_class(op)], per_core = peak / cores;
     int last = d->n_mem - 1;
     double e = prec_bytes(c->cprec), compulsory = 0;
@@ -88,7 +89,7 @@ enum op_status model_cpu_cycle(const struct hw_device *d, const struct wl_graph 
     c->energy_memory_J = 0;
     for (int l = 0; l < d->n_mem; l++)
         c->energy_memory_J += c->bytes[l] * d->mem[l].energy_J_per_byte;
-    c->overhead_s = d->per_op_s + model_cpu_prep_s(d, op);
+    c->overhead_s = d->per_op_s + model_cpu_prep_s(d, op) + (parallel && threads > 1 ? d->fork_join_s : 0);
     c->cycles_compute = c->compute_s * d->boost_Hz;
     model_finish(d, op, c);
     return OPS_OK;

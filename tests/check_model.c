@@ -533,19 +533,23 @@ END_TEST
 
 START_TEST(cpu_cycle_microtiles)
 {
-    /* CPU fixture + cpu {mr 8, nr 8}: 4 cores, 256 GFLOP/s -> 64 GFLOP/s per core. fp32 GEMM
-     * 64 x 64 x 64: 8 x 8 = 64 micro-tiles, 16 per core: 16 x 2 x 8 x 8 x 64 / 64e9 = 2.048 us, the
-     * roofline's 2 x 64^3 / 256e9. With 3 threads: ceil(64 / 3) = 22 rounds -> 2.816 us. M = 65: 9 x 8 =
-     * 72 micro-tiles, 18 rounds -> 2.304 us (padding). */
+    /* CPU fixture + cpu {mr 8, nr 8}: 4 cores, 256 GFLOP/s -> 64 GFLOP/s per core; a micro-tile of
+     * K = 64 is 2 x 8 x 8 x 64 = 8,192 FLOPs, 0.128 us on one core. fp32 GEMM 128 x 64 x 64 (2^19
+     * MACs: at the grain, so parallel): 16 x 8 = 128 micro-tiles, 32 per core: 4.096 us, the
+     * roofline's 2 x 128 x 64 x 64 / 256e9. With 3 threads: ceil(128 / 3) = 43 rounds -> 5.504 us.
+     * M = 129: 17 x 8 = 136 micro-tiles, 34 rounds -> 4.352 us (padding). M = 64 (2^18 MACs, below
+     * the grain): one core, 64 rounds -> 8.192 us. A fork/join of 1 us is paid by the parallel ones
+     * only. */
     char txt[sizeof FIX_CPU + 128];
     const char *at = strstr(FIX_CPU, "\"power\":");
     snprintf(txt, sizeof txt, "%.*s\"cpu\":{\"mr\":8,\"nr\":8,\"stream_fraction\":0.5,\"source\":\"test fixture\"},%s",
              (int)(at - FIX_CPU), FIX_CPU, at);
     struct hw_system *s = test_fixture(txt);
-    static const int64_t Ms[3] = {64, 64, 65};
-    static const int threads[3] = {0, 3, 0};
-    static const double want[3] = {2.048e-6, 2.816e-6, 2.304e-6};
-    for (int i = 0; i < 3; i++) {
+    s->dev[0].fork_join_s = 1e-6;
+    static const int64_t Ms[4] = {128, 128, 129, 64};
+    static const int threads[4] = {0, 3, 0, 0};
+    static const double want[4] = {4.096e-6, 5.504e-6, 4.352e-6, 8.192e-6};
+    for (int i = 0; i < 4; i++) {
         struct wl_graph g;
         enum wl_kind k[2] = {WL_INPUT, WL_WEIGHT};
         int64_t sh[2][4] = {{Ms[i], 64}, {64, 64}}, o[4] = {Ms[i], 64};
@@ -556,6 +560,7 @@ START_TEST(cpu_cycle_microtiles)
         struct op_cost cc;
         ck_assert_int_eq(model_cost(&s->dev[0], &g, &g.op[0], &xc, &cc), OPS_OK);
         ck_assert_near(cc.compute_s, want[i], 1e-9);
+        ck_assert_near(cc.overhead_s, Ms[i] == 64 ? 0 : 1e-6, 1e-15);
         wl_graph_free(&g);
     }
     free(s);
