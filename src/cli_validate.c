@@ -126,6 +126,24 @@ static struct stats summarize_of(const struct vk *k, const int *idx, int n, int 
 
 static struct stats summarize(const struct vk *k, const int *idx, int n) { return summarize_of(k, idx, n, 0); }
 
+/* The fields of a case that validate and calibrate both report (and --import reads back): what ran
+ * where, measured and predicted time and, where measured, energy. */
+static void kernel_json(cJSON *x, const struct vk *k, const struct hw_system *sys)
+{
+    cJSON_AddStringToObject(x, "name", vk_names[k->type]);
+    cJSON_AddStringToObject(x, "shape", k->shape);
+    cJSON_AddStringToObject(x, "precision", prec_names[k->prec]);
+    cJSON_AddStringToObject(x, "device", sys->dev[k->dev].name);
+    cJSON_AddNumberToObject(x, "measured_ms", k->measured_ms);
+    cJSON_AddNumberToObject(x, "predicted_ms", k->predicted_ms);
+    cJSON_AddNumberToObject(x, "error_pct", 100 * (k->predicted_ms / k->measured_ms - 1));
+    if (k->measured_mJ > 0) {
+        cJSON_AddNumberToObject(x, "measured_mJ", k->measured_mJ);
+        cJSON_AddNumberToObject(x, "predicted_mJ", k->predicted_mJ);
+        cJSON_AddNumberToObject(x, "energy_error_pct", 100 * (k->predicted_mJ / k->measured_mJ - 1));
+    }
+}
+
 /* Loads the host hwdesc (probing first when asked for the default and it is absent) and picks the
  * device: its first CPU for native runs; with --import, --device or else its first device. */
 static int host(const struct cli_opt *opts, struct hw_system *sys, int *dev, char *path, size_t pn, struct dse_err *e)
@@ -521,19 +539,8 @@ int cmd_validate(int argc, char **argv)
         for (int i = 0; i < s.n; i++) {
             const struct vk *k = &s.k[i];
             cJSON *x = cJSON_CreateObject();
-            cJSON_AddStringToObject(x, "name", vk_names[k->type]);
-            cJSON_AddStringToObject(x, "shape", k->shape);
-            cJSON_AddStringToObject(x, "precision", prec_names[k->prec]);
-            cJSON_AddStringToObject(x, "device", sys->dev[k->dev].name);
-            cJSON_AddNumberToObject(x, "measured_ms", k->measured_ms);
-            cJSON_AddNumberToObject(x, "predicted_ms", k->predicted_ms);
-            cJSON_AddNumberToObject(x, "error_pct", 100 * (k->predicted_ms / k->measured_ms - 1));
+            kernel_json(x, k, sys);
             cJSON_AddNumberToObject(x, "spread_pct", k->spread_pct);
-            if (k->measured_mJ > 0) {
-                cJSON_AddNumberToObject(x, "measured_mJ", k->measured_mJ);
-                cJSON_AddNumberToObject(x, "predicted_mJ", k->predicted_mJ);
-                cJSON_AddNumberToObject(x, "energy_error_pct", 100 * (k->predicted_mJ / k->measured_mJ - 1));
-            }
             double gf = vk_gflops(k, &graphs[i]), pk = vk_peak_gflops(k, &graphs[i], &sys->dev[k->dev]);
             cJSON_AddNumberToObject(x, "gflops", gf);
             if (pk > 0)
@@ -815,13 +822,8 @@ int cmd_calibrate(int argc, char **argv)
         for (int i = 0; i < s.n; i++) {
             const struct vk *k = &s.k[i];
             cJSON *x = cJSON_CreateObject();
-            cJSON_AddStringToObject(x, "name", vk_names[k->type]);
-            cJSON_AddStringToObject(x, "shape", k->shape);
-            cJSON_AddStringToObject(x, "precision", prec_names[k->prec]);
-            cJSON_AddNumberToObject(x, "measured_ms", k->measured_ms);
+            kernel_json(x, k, sys);
             cJSON_AddNumberToObject(x, "predicted_before_ms", before[i]);
-            cJSON_AddNumberToObject(x, "predicted_ms", k->predicted_ms);
-            cJSON_AddNumberToObject(x, "error_pct", 100 * (k->predicted_ms / k->measured_ms - 1));
             cJSON_AddBoolToObject(x, "heldout", heldout(i));
             cJSON_AddItemToArray(arr, x);
         }

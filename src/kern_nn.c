@@ -564,6 +564,18 @@ KERN_CLONES static void dw_plane(int H, int W, int KH, int KW, int stride, int p
     }
 }
 
+/* y[i] = the nine taps of a 3 x 3 filter over rows r0, r1, r2 at columns i, i + 1, i + 2, summed in
+ * registers: one store per output, not nine (stride 1). */
+KERN_INLINE void dw3x3(long n, const float *restrict r0, const float *restrict r1, const float *restrict r2,
+                       const float *w, float *restrict y)
+{
+    const float w0 = w[0], w1 = w[1], w2 = w[2], w3 = w[3], w4 = w[4], w5 = w[5], w6 = w[6], w7 = w[7], w8 = w[8];
+    KERN_SIMD
+    for (long i = 0; i < n; i++)
+        y[i] = w0 * r0[i] + w1 * r0[i + 1] + w2 * r0[i + 2] + w3 * r1[i] + w4 * r1[i + 1] + w5 * r1[i + 2] +
+               w6 * r2[i] + w7 * r2[i + 1] + w8 * r2[i + 2];
+}
+
 /* Stride 1 on a zero-padded copy of the plane (row stride Wp = W + 2 pad): every tap is then one
  * loop over the whole plane, y'[i] += w x'[i + kh Wp + kw] with y' on the same row stride, and the
  * pad columns are dropped at the end. Row by row, a 14 x 14 plane costs 126 loops of 14 (measured
@@ -579,15 +591,8 @@ KERN_CLONES static void dw_plane_padded(int H, int W, int KH, int KW, int pad, i
     /* xp arrives zeroed (calloc) and only its interior is ever written: the border stays 0 */
     for (int h = 0; h < H; h++)
         memcpy(xp + (size_t)(h + pad) * Wp + pad, xc + (size_t)h * W, sizeof *xc * (size_t)W);
-    if (KH == 3 && KW == 3) { /* all nine taps in registers: one store per output, not nine */
-        const float *restrict x0 = xp, *restrict x1 = xp + Wp, *restrict x2 = xp + 2 * (size_t)Wp;
-        const float w0 = wc[0], w1 = wc[1], w2 = wc[2], w3 = wc[3], w4 = wc[4], w5 = wc[5], w6 = wc[6], w7 = wc[7],
-                    w8 = wc[8];
-        float *restrict yr = yw;
-        KERN_SIMD
-        for (long i = 0; i < n; i++)
-            yr[i] = w0 * x0[i] + w1 * x0[i + 1] + w2 * x0[i + 2] + w3 * x1[i] + w4 * x1[i + 1] + w5 * x1[i + 2] +
-                    w6 * x2[i] + w7 * x2[i + 1] + w8 * x2[i + 2];
+    if (KH == 3 && KW == 3) {
+        dw3x3(n, xp, xp + Wp, xp + 2 * (size_t)Wp, wc, yw);
     } else {
         memset(yw, 0, sizeof *yw * (size_t)n);
         for (int kh = 0; kh < KH; kh++)
@@ -653,20 +658,9 @@ KERN_CLONES static void dw_plane_phased(int H, int W, int KH, int KW, int stride
     }
     for (int oh = 0; oh < OH; oh++) {
         float *restrict yr = yp + (size_t)oh * OW;
-        if (KH == 3 && KW == 3) { /* nine taps in registers */
-            const float *t[9];
-            for (int kh = 0; kh < 3; kh++)
-                for (int kw = 0; kw < 3; kw++)
-                    t[kh * 3 + kw] = ph + (size_t)(kw % stride) * plane + (size_t)(oh * stride + kh) * PW + kw / stride;
-            const float *restrict t0 = t[0], *restrict t1 = t[1], *restrict t2 = t[2], *restrict t3 = t[3],
-                                  *restrict t4 = t[4], *restrict t5 = t[5], *restrict t6 = t[6], *restrict t7 = t[7],
-                                  *restrict t8 = t[8];
-            const float w0 = wc[0], w1 = wc[1], w2 = wc[2], w3 = wc[3], w4 = wc[4], w5 = wc[5], w6 = wc[6],
-                        w7 = wc[7], w8 = wc[8];
-            KERN_SIMD
-            for (int ow = 0; ow < OW; ow++)
-                yr[ow] = w0 * t0[ow] + w1 * t1[ow] + w2 * t2[ow] + w3 * t3[ow] + w4 * t4[ow] + w5 * t5[ow] +
-                         w6 * t6[ow] + w7 * t7[ow] + w8 * t8[ow];
+        if (KH == 3 && KW == 3 && stride == 1) { /* one phase: the padded plane's rows */
+            const float *r0 = ph + (size_t)oh * PW;
+            dw3x3(OW, r0, r0 + PW, r0 + 2 * (size_t)PW, wc, yr);
             continue;
         }
         memset(yr, 0, (size_t)OW * sizeof *yr);

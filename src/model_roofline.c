@@ -163,16 +163,16 @@ enum op_status model_roofline_cost(const struct hw_device *d, const struct wl_gr
         inner_cap += d->mem[l].capacity_bytes;
     }
 
-    double eff = d->eff_class[model_eff_class(op)];
-    c->compute_s = peak > 0 ? op->flops / (peak * eff) : 0;
-    if (d->cls == HW_CPU && model_eff_class(op) == EC_CONV_DW && op->sw > 1)
-        c->compute_s *= op->sw; /* stride-s taps gather their lanes with shuffles (NCHW, vectors along W) */
+    enum hw_eff_class ec = model_eff_class(op);
+    c->compute_s = peak > 0 ? op->flops / (peak * d->eff_class[ec]) : 0;
     c->overhead_s = d->per_op_s + model_cpu_prep_s(d, op);
-    if (d->cls == HW_CPU && model_cpu_cores(d) > 1) {
-        if (model_cpu_parallel(g, op)) {
+    if (d->cls == HW_CPU) {
+        if (ec == EC_CONV_DW && op->sw > 1)
+            c->compute_s *= op->sw; /* stride-s taps gather their lanes with shuffles (NCHW, vectors along W) */
+        double cores = model_cpu_cores(d);
+        if (cores > 1 && model_cpu_parallel(g, op)) {
             c->overhead_s += d->fork_join_s;
-        } else { /* one core: its share of the peak and of every level's bandwidth */
-            double cores = model_cpu_cores(d);
+        } else if (cores > 1) { /* one core: its share of the peak and of every level's bandwidth */
             c->compute_s *= cores;
             c->memory_s *= cores;
         }
@@ -183,7 +183,8 @@ enum op_status model_roofline_cost(const struct hw_device *d, const struct wl_gr
         c->bound = BOUND_OVERHEAD;
     else
         c->bound = c->compute_s >= c->memory_s ? BOUND_COMPUTE : BOUND_MEMORY;
-    c->utilization = c->time_s > 0 ? c->compute_s * eff / c->time_s : 0;
+    /* of the device's peak: not compute_s x eff, which the one-core and stride factors above inflate */
+    c->utilization = c->time_s > 0 && peak > 0 ? op->flops / peak / c->time_s : 0;
 
     double mac_J = d->mac_J[eng][c->cprec];
     double vec_peak;
