@@ -26,7 +26,7 @@ static struct cli_opt eval_opts_proto[] = {
     {"fidelity", 1, "analytical (default) or cycle (the cycle-approximate tier)", NULL},
     {"graph-capture", 0, "cycle tier, GPU: kernels replayed from a captured graph (no launch cost)", NULL},
     {"attention", 1, "cycle tier, GPU: flash (default: no score matrix in memory) or materialized", NULL},
-    {"cpu-threads", 1, "cycle tier, CPU: threads used (default: one per core)", NULL},
+    {"cpu-threads", 1, "CPU: cores used (default: all; both tiers)", NULL},
     {"json", 0, "print one JSON object", NULL},
     {"csv", 0, "print per-operator CSV rows", NULL},
     {"scalesim-csv", 0, "print per-layer rows with SCALE-Sim's columns (needs --fidelity cycle)", NULL},
@@ -330,11 +330,20 @@ int cmd_eval(int argc, char **argv)
         long long t;
         if ((rc = cli_int("cpu-threads", cli_get(opts, "cpu-threads"), 1, 100000, &t, &e)))
             goto out;
+        int cpus = 0;
+        for (int d = 0; d < sys->n_dev && !rc; d++)
+            if (sys->dev[d].cls == HW_CPU && ++cpus && (double)t > model_cpu_cores(&sys->dev[d]))
+                rc = dse_err_set(&e, DSE_EINPUT, NULL, "--cpu-threads", "%lld: device '%s' of %s has %.0f cores", t,
+                                 sys->dev[d].name, sys->name, model_cpu_cores(&sys->dev[d]));
+        if (!rc && !cpus)
+            rc = dse_err_set(&e, DSE_EINPUT, NULL, "--cpu-threads", "%s has no cpu device", sys->name);
+        if (rc)
+            goto out;
         r.x.threads = (int)t;
     }
-    if ((r.x.graph_capture || r.x.attn_materialized || r.x.threads) && r.x.fidelity != FID_CYCLE) {
+    if ((r.x.graph_capture || r.x.attn_materialized) && r.x.fidelity != FID_CYCLE) {
         rc = dse_err_set(&e, DSE_EINPUT, NULL, NULL,
-                         "eval: --graph-capture, --attention and --cpu-threads shape the cycle tier: add --fidelity cycle");
+                         "eval: --graph-capture and --attention shape the cycle tier: add --fidelity cycle");
         goto out;
     }
     if (cli_get(opts, "scalesim-csv") && r.x.fidelity != FID_CYCLE) {

@@ -173,9 +173,17 @@ static int host(const struct cli_opt *opts, struct hw_system *sys, int *dev, cha
         *dev = want ? hw_find_device(sys, want) : 0;
         return *dev >= 0 ? DSE_OK : dse_err_set(e, DSE_EINPUT, path, NULL, "--device: no device '%s'", want);
     }
+    long long threads = 0;
+    if (cli_get(opts, "threads") && (rc = cli_int("threads", cli_get(opts, "threads"), 1, 4096, &threads, e)))
+        return rc;
     for (*dev = 0; *dev < sys->n_dev; (*dev)++)
-        if (sys->dev[*dev].cls == HW_CPU)
+        if (sys->dev[*dev].cls == HW_CPU) {
+            /* predictions run on as many cores as the kernels: more threads than cores is not modelled */
+            double cores = model_cpu_cores(&sys->dev[*dev]);
+            if ((double)threads > cores)
+                return dse_err_set(e, DSE_EINPUT, NULL, "--threads", "%lld: %s's cpu has %.0f cores", threads, path, cores);
             return DSE_OK;
+        }
     return dse_err_set(e, DSE_EINPUT, path, NULL,
                        "no cpu device: the native kernels run on this host's CPU (use --import for measurements "
                        "taken on another device)");
@@ -253,7 +261,7 @@ static int run_suite(const struct cli_opt *opts, struct vsuite *s, struct wl_gra
     for (int i = 0; i < s->n && !rc; i++) {
         struct vk *k = &s->k[i];
         if (!(rc = vk_graph(k, &(*graphs)[i], e)))
-            rc = vk_predict(k, &(*graphs)[i], sys, k->dev, f, &k->predicted_ms, &k->predicted_mJ, e);
+            rc = vk_predict(k, &(*graphs)[i], sys, k->dev, f, imported ? 0 : threads, &k->predicted_ms, &k->predicted_mJ, e);
     }
     if (!quiet && !imported)
         fprintf(stderr, "\r%80s\r", "");
@@ -733,6 +741,8 @@ int cmd_calibrate(int argc, char **argv)
     if ((rc = host(opts, sys, &dev, hwpath, sizeof hwpath, &e)) ||
         (rc = run_suite(opts, &s, &graphs, sys, dev, f, threads, json || !isatty(STDERR_FILENO), 5, &noise, &e)))
         goto out;
+    if (cli_get(opts, "import"))
+        threads = 0; /* measured elsewhere: on all the cores of its device */
     for (int i = 0; i < s.n; i++)
         if (s.k[i].dev != dev) {
             rc = dse_err_set(&e, DSE_EINPUT, s.path, NULL,
@@ -766,14 +776,14 @@ int cmd_calibrate(int argc, char **argv)
         before[i] = s.k[i].predicted_ms;
     struct calib c;
     gsl_error_handler_t *old = gsl_set_error_handler_off(); /* GSL's default handler aborts */
-    rc = calib_fit(sys, dev, s.k, graphs, train, nt, f, &c, &e);
+    rc = calib_fit(sys, dev, s.k, graphs, train, nt, f, threads, &c, &e);
     gsl_set_error_handler(old);
     if (rc)
         goto out;
     *cal = *sys;
     calib_apply(&cal->dev[dev], &c);
     for (int i = 0; i < s.n && !rc; i++)
-        rc = vk_predict(&s.k[i], &graphs[i], cal, dev, f, &s.k[i].predicted_ms, &s.k[i].predicted_mJ, &e);
+        rc = vk_predict(&s.k[i], &graphs[i], cal, dev, f, threads, &s.k[i].predicted_ms, &s.k[i].predicted_mJ, &e);
     if (rc)
         goto out;
     struct stats after_h = summarize(s.k, held, nh), after_t = summarize(s.k, train, nt);

@@ -66,6 +66,183 @@ out:
     return DSE_OK;
 }
 
+/* Nesting depth of arrays and objects at position end (strings skipped). */
+static int depth_at(const char *buf, const char *end)
+{
+    int depth = 0, in_str = 0;
+    for (const char *p = buf; p < end; p++) {
+        if (in_str) {
+            if (*p == '\\' && p + 1 < end)
+                p++;
+            else if (*p == '"')
+                in_str = 0;
+        } else if (*p == '"') {
+            in_str = 1;
+        } else if (*p == '{' || *p == '[') {
+            depth++;
+        } else if ((*p == '}' || *p == ']') && depth > 0) {
+            depth--;
+        }
+    }
+    return depth;
+}
+
+/* Length of the valid UTF-8 sequence at p (RFC 3629: no overlongs, surrogates or code points above
+ * U+10FFFF), or 0. */
+static size_t utf8_len(const unsigned char *p, const unsigned char *end)
+{
+    unsigned c = p[0];
+    size_t n;
+    unsigned min;
+    if (c < 0x80)
+        return 1;
+    if (c >= 0xC2 && c <= 0xDF)
+        n = 2, min = 0x80;
+    else if (c >= 0xE0 && c <= 0xEF)
+        n = 3, min = 0x800;
+    else if (c >= 0xF0 && c <= 0xF4)
+        n = 4, min = 0x10000;
+    else
+        return 0;
+    if ((size_t)(end - p) < n)
+        return 0;
+    unsigned cp = c & (0x7Fu >> n);
+    for (size_t i = 1; i < n; i++) {
+        if ((p[i] & 0xC0) != 0x80)
+            return 0;
+        cp = cp << 6 | (p[i] & 0x3Fu);
+    }
+    if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+        return 0;
+    return n;
+}
+
+size_t ju_utf8_check(const char *s, size_t len)
+{
+    const unsigned char *p = (const unsigned char *)s, *end = p + len;
+    while (p < end) {
+        size_t n = *p ? utf8_len(p, end) : 0;
+        if (!n)
+            return (size_t)(p - (const unsigned char *)s);
+        p += n;
+    }
+    return len;
+}
+
+int ju_text_check(const char *buf, size_t len, const char *file, struct dse_err *e)
+{
+    size_t bad = ju_utf8_check(buf, len);
+    if (bad == len)
+        return DSE_OK;
+    int line = 1, col = 1;
+    for (size_t i = 0; i < bad; i++) {
+        if (buf[i] == '\n') {
+            line++;
+            col = 1;
+        } else {
+            col++;
+        }
+    }
+    char where[48];
+    snprintf(where, sizeof where, "line %d, column %d", line, col);
+    return dse_err_set(e, DSE_EINPUT, file, where, "%s", buf[bad] ? "bytes that are not valid UTF-8" : "a NUL byte (not a text file)");
+}
+
+/* After a successful parse: every string and key is valid UTF-8 and holds no NUL (cJSON decodes
+ * \u0000 into a terminator, silently cutting the string short). Walks the text as a JSON tokenizer
+ * to name the path of the offending string. Returns 1 when clean, else 0 with e set. */
+#define SCAN_DEPTH 64 /* path levels kept for messages; deeper levels are still checked */
+static int scan_strings(const char *buf, const char *end, const char *file, struct dse_err *e)
+{
+    struct {
+        int arr, idx;
+        const char *key;
+        size_t key_len;
+    } st[SCAN_DEPTH];
+    int depth = 0, want_key = 0;
+    const unsigned char *p = (const unsigned char *)buf, *q = (const unsigned char *)end;
+    while (p < q) {
+        unsigned c = *p;
+        if (c == '{' || c == '[') {
+            if (depth < SCAN_DEPTH) {
+                st[depth].arr = c == '[';
+                st[depth].idx = 0;
+                st[depth].key = NULL;
+                st[depth].key_len = 0;
+            }
+            depth++;
+            want_key = c == '{';
+            p++;
+        } else if (c == '}' || c == ']') {
+            depth--;
+            want_key = 0;
+            p++;
+        } else if (c == ',') {
+            if (depth > 0 && depth <= SCAN_DEPTH) {
+                if (st[depth - 1].arr)
+                    st[depth - 1].idx++;
+                else
+                    want_key = 1;
+            } else if (depth > SCAN_DEPTH) {
+                want_key = 0; /* not tracked this deep; keys are still scanned as strings */
+            }
+            p++;
+        } else if (c == '"') {
+            const unsigned char *s = ++p;
+            const char *bad = NULL;
+            while (p < q && *p != '"') {
+                if (*p == '\\') {
+                    if (p + 5 < q && p[1] == 'u' && p[2] == '0' && p[3] == '0' && p[4] == '0' && p[5] == '0')
+                        bad = bad ? bad : "\\u0000 (a NUL character, which would cut the string short)";
+                    p += 2;
+                    continue;
+                }
+                size_t n = utf8_len(p, q);
+                if (!n) {
+                    bad = bad ? bad : "bytes that are not valid UTF-8";
+                    n = 1;
+                }
+                p += n;
+            }
+            int is_key = want_key && depth > 0;
+            if (is_key && depth <= SCAN_DEPTH) {
+                st[depth - 1].key = (const char *)s;
+                st[depth - 1].key_len = (size_t)(p - s);
+            }
+            want_key = 0;
+            if (bad) {
+                char path[512];
+                size_t at = 0;
+                int lim = depth < SCAN_DEPTH ? depth : SCAN_DEPTH;
+                path[0] = '\0';
+                for (int d = 0; d < lim && at < sizeof path - 1; d++) {
+                    int w;
+                    if (st[d].arr)
+                        w = snprintf(path + at, sizeof path - at, "[%d]", st[d].idx);
+                    else if (st[d].key && !(is_key && d == depth - 1))
+                        w = snprintf(path + at, sizeof path - at, "%s%.*s", at ? "." : "",
+                                     (int)(st[d].key_len > 64 ? 64 : st[d].key_len), st[d].key);
+                    else
+                        w = 0;
+                    if (w < 0)
+                        break;
+                    at += (size_t)w < sizeof path - at ? (size_t)w : sizeof path - at - 1;
+                }
+                /* The path may quote the offending bytes: keep only printable ASCII in it. */
+                for (char *z = path; *z; z++)
+                    if ((unsigned char)*z < 0x20 || (unsigned char)*z >= 0x7F)
+                        *z = '?';
+                dse_err_set(e, DSE_EINPUT, file, path[0] ? path : NULL, "%s %s", is_key ? "a field name holds" : "a string holds", bad);
+                return 0;
+            }
+            p++; /* closing quote */
+        } else {
+            p++;
+        }
+    }
+    return 1;
+}
+
 int ju_parse(const char *buf, size_t len, const char *file, cJSON **root, struct dse_err *e)
 {
     const char *end = NULL;
@@ -104,6 +281,10 @@ int ju_parse(const char *buf, size_t len, const char *file, cJSON **root, struct
                 col++;
             }
         }
+        if (depth_at(buf, end) >= CJSON_NESTING_LIMIT)
+            return dse_err_set(e, DSE_EINPUT, file, NULL,
+                               "line %d, column %d: arrays and objects nested more than %d deep (the limit)", line,
+                               col, CJSON_NESTING_LIMIT);
         if (at_end)
             return dse_err_set(e, DSE_EINPUT, file, NULL,
                                "line %d, column %d: JSON syntax error: unexpected end of input", line, col);
@@ -112,6 +293,10 @@ int ju_parse(const char *buf, size_t len, const char *file, cJSON **root, struct
             near++;
         return dse_err_set(e, DSE_EINPUT, file, NULL, "line %d, column %d: JSON syntax error near '%.*s'", line,
                            col, near, end);
+    }
+    if (!scan_strings(buf, end, file, e)) {
+        cJSON_Delete(r);
+        return DSE_EINPUT;
     }
     /* Trailing garbage after the value is an error too. */
     const char *p = end;

@@ -54,6 +54,11 @@ int ju_str(struct ju *j, const cJSON *obj, const char *key, int flags, char *out
 /* Array member: returns its element count in *count (0..max); absent with JU_OPT gives NULL. */
 int ju_array(struct ju *j, const cJSON *obj, const char *key, int flags, int max, const cJSON **arr,
              int *count);
+/* Offset of the first byte of s[0..len) that is NUL or not part of valid UTF-8, or len when clean.
+ * (ju_parse applies the same rule to every JSON string and key.) */
+size_t ju_utf8_check(const char *s, size_t len);
+/* The same for a whole text file (CSV): an error naming the line and column of the first bad byte. */
+int ju_text_check(const char *buf, size_t len, const char *file, struct dse_err *e);
 /* Finds s in a NULL-terminated table of names; returns the index or -1. */
 int ju_lookup(const char *const *names, const char *s);
 /* Writes "a, b, c" of a NULL-terminated table into buf (for "expected one of ..." messages). */

@@ -22,8 +22,9 @@
  *   prep_s     = on a CPU, a phase before the op (model_cpu_prep_s): a GEMM's set-up and the copy of
  *                its operands into packed panels (left and right elements / their rates), or a
  *                grouped convolution's per-group cost
- *   CPU grain  = an op below MODEL_GRAIN_ELEMS output elements (GEMM-like: MODEL_GRAIN_MACS) runs on
- *                one core: compute_s and memory_s x cores; above, on all cores, + fork_join_us
+ *   CPU cores  = an op below MODEL_GRAIN_ELEMS output elements (GEMM-like: MODEL_GRAIN_MACS) runs on
+ *                one core, above it on n = x->threads cores (all by default): compute_s and memory_s
+ *                x cores / n, + fork_join_us when n > 1
  *   time_s     = max(compute_s, memory_s) + s x min(compute_s, memory_s) + per-op overhead + prep_s
  *                (compute and transfers overlap but for the fraction s = efficiency.serial_fraction,
  *                default 0: the pure roofline)
@@ -169,12 +170,18 @@ enum op_status model_roofline_cost(const struct hw_device *d, const struct wl_gr
     if (d->cls == HW_CPU) {
         if (ec == EC_CONV_DW && op->sw > 1)
             c->compute_s *= op->sw; /* stride-s taps gather their lanes with shuffles (NCHW, vectors along W) */
+        /* n cores of the device's `cores` in use (x->threads, else all; one below the grain) get
+         * n / cores of the peak and of every level's bandwidth; running on more than one costs a
+         * fork/join. */
         double cores = model_cpu_cores(d);
-        if (cores > 1 && model_cpu_parallel(g, op)) {
+        double used = x->threads > 0 && x->threads < cores ? x->threads : cores;
+        if (!model_cpu_parallel(g, op))
+            used = 1;
+        if (used > 1)
             c->overhead_s += d->fork_join_s;
-        } else if (cores > 1) { /* one core: its share of the peak and of every level's bandwidth */
-            c->compute_s *= cores;
-            c->memory_s *= cores;
+        if (used < cores) {
+            c->compute_s *= cores / used;
+            c->memory_s *= cores / used;
         }
     }
     double busy = model_busy_s(d, c->compute_s, c->memory_s);

@@ -78,23 +78,23 @@ int prec_parse(const char *s, struct prec_cfg *out, struct dse_err *e)
     {
         int w = -1, a = -1, kv = -1;
         strcpy(buf, s);
-        char *save = NULL;
-        for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        for (char *tok = buf, *next; tok; tok = next) {
+            next = strchr(tok, ',');
+            if (next)
+                *next++ = '\0';
             char *eq = strchr(tok, '=');
             if (!eq)
-                goto bad;
+                goto bad; /* an empty item too: "w=int4,,a=fp16" */
             *eq = '\0';
             int v = prec_from_name(eq + 1);
             if (v < 0)
                 goto bad;
-            if (strcmp(tok, "w") == 0)
-                w = v;
-            else if (strcmp(tok, "a") == 0)
-                a = v;
-            else if (strcmp(tok, "kv") == 0)
-                kv = v;
-            else
+            int *slot = strcmp(tok, "w") == 0 ? &w : strcmp(tok, "a") == 0 ? &a : strcmp(tok, "kv") == 0 ? &kv : NULL;
+            if (!slot)
                 goto bad;
+            if (*slot >= 0) /* "w=int4,...,w=int8" is a slip, not "the last one wins" */
+                return dse_err_set(e, DSE_EINPUT, NULL, "--precision", "'%s': %s= given twice", s, tok);
+            *slot = v;
         }
         if (a < 0)
             goto bad;

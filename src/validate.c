@@ -299,7 +299,7 @@ double vk_peak_gflops(const struct vk *k, const struct wl_graph *g, const struct
 }
 
 int vk_predict(const struct vk *k, const struct wl_graph *g, const struct hw_system *sys, int dev, enum fidelity f,
-               double *ms, double *mJ, struct dse_err *e)
+               int threads, double *ms, double *mJ, struct dse_err *e)
 {
     struct eval_graphs eg;
     struct eval_scratch s;
@@ -323,6 +323,7 @@ int vk_predict(const struct vk *k, const struct wl_graph *g, const struct hw_sys
     r.model = &m;
     r.x.prec = vk_prec(k, &sys->dev[dev]);
     r.x.fidelity = f;
+    r.x.threads = threads > 0 ? threads : 0;
     r.x.warm = 1;
     r.batch = r.prompt = 1;
     r.skip_capacity = 1;
@@ -370,6 +371,7 @@ struct fit_ctx {
     const int *train;
     int n;
     enum fidelity f;
+    int threads; /* cores the kernels ran on (0: all) */
     int failed;
     struct calib shape; /* which parameters are free */
 };
@@ -420,7 +422,7 @@ static int residuals(const gsl_vector *x, void *data, gsl_vector *f)
         const struct vk *k = &fc->k[fc->train[i]];
         double ms;
         struct dse_err e;
-        if (vk_predict(k, &fc->g[fc->train[i]], fc->work, fc->dev, fc->f, &ms, NULL, &e) || !(ms > 0)) {
+        if (vk_predict(k, &fc->g[fc->train[i]], fc->work, fc->dev, fc->f, fc->threads, &ms, NULL, &e) || !(ms > 0)) {
             fc->failed = 1;
             return GSL_EDOM;
         }
@@ -443,7 +445,7 @@ static double logit_in(double eff, double lo, double hi)
 static double logit(double eff) { return logit_in(eff, EFF_MIN, EFF_MAX); }
 
 int calib_fit(const struct hw_system *sys, int dev, const struct vk *k, const struct wl_graph *g, const int *train,
-              int n, enum fidelity f, struct calib *out, struct dse_err *e)
+              int n, enum fidelity f, int threads, struct calib *out, struct dse_err *e)
 {
     struct fit_ctx fc;
     memset(&fc, 0, sizeof fc);
@@ -454,6 +456,7 @@ int calib_fit(const struct hw_system *sys, int dev, const struct vk *k, const st
     fc.train = train;
     fc.n = n;
     fc.f = f;
+    fc.threads = threads;
     const struct hw_device *d = &sys->dev[dev];
     fc.shape.n_levels = d->n_mem;
     for (int i = 0; i < n; i++)

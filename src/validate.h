@@ -57,9 +57,10 @@ int vk_graph(const struct vk *k, struct wl_graph *g, struct dse_err *e);
  * (the engine the model would use; 0 when the device has none). */
 double vk_gflops(const struct vk *k, const struct wl_graph *g);
 double vk_peak_gflops(const struct vk *k, const struct wl_graph *g, const struct hw_device *d);
-/* Predicts case k (graph g) on device dev of sys, its tensors warm (repeated runs). */
+/* Predicts case k (graph g) on device dev of sys, its tensors warm (repeated runs), run on `threads`
+ * cores of a CPU (<= 0: all; what --threads measured with). */
 int vk_predict(const struct vk *k, const struct wl_graph *g, const struct hw_system *sys, int dev, enum fidelity f,
-               double *ms, double *mJ, struct dse_err *e);
+               int threads, double *ms, double *mJ, struct dse_err *e);
 
 /* Calibration: achieved compute efficiency per operator class, bandwidth efficiency per memory
  * level, the share of compute and memory time that does not overlap, the per-call overhead of a
@@ -83,7 +84,7 @@ struct calib {
 };
 /* Fits c to the measured cases train[0..n) (minimizing the squared log error of the predictions). */
 int calib_fit(const struct hw_system *sys, int dev, const struct vk *k, const struct wl_graph *g, const int *train,
-              int n, enum fidelity f, struct calib *c, struct dse_err *e);
+              int n, enum fidelity f, int threads, struct calib *c, struct dse_err *e);
 /* Applies c to a device. */
 void calib_apply(struct hw_device *d, const struct calib *c);
 

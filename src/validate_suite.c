@@ -291,8 +291,9 @@ static int load_result(const cJSON *root, const char *path, struct vsuite *s, st
     if (!csv)
         return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
     at += (size_t)snprintf(csv, cap, "kernel,shape,precision,measured_ms,measured_mJ,device\n");
-    for (int i = 0; i < n; i++) {
-        const cJSON *k = cJSON_GetArrayItem(arr, i), *nm = cJSON_GetObjectItemCaseSensitive(k, "name"),
+    const cJSON *k = arr->child; /* walked, not indexed: cJSON_GetArrayItem is O(i) */
+    for (int i = 0; i < n; i++, k = k->next) {
+        const cJSON *nm = cJSON_GetObjectItemCaseSensitive(k, "name"),
                     *sh = cJSON_GetObjectItemCaseSensitive(k, "shape"),
                     *pr = cJSON_GetObjectItemCaseSensitive(k, "precision"),
                     *ms = cJSON_GetObjectItemCaseSensitive(k, "measured_ms"),
@@ -351,8 +352,8 @@ int vsuite_load_buf(const char *text, size_t len, const char *path, struct vsuit
             return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
         memcpy(buf, text, len);
         buf[len] = '\0';
-        rc = memchr(buf, '\0', len) ? dse_err_set(e, DSE_EINPUT, path, NULL, "not a text file (a NUL byte)")
-                                      : load_csv(buf, path, s, e);
+        if (!(rc = ju_text_check(buf, len, path, e)))
+            rc = load_csv(buf, path, s, e);
         free(buf);
         if (rc)
             vsuite_free(s);
@@ -387,9 +388,10 @@ int vsuite_load_buf(const char *text, size_t len, const char *path, struct vsuit
     ju_key(&j, "kernels");
     if (n == 0)
         rc = ju_fail(&j, "expected at least one kernel case");
-    for (int i = 0; i < n && !rc; i++) {
+    const cJSON *kc = arr ? arr->child : NULL;
+    for (int i = 0; i < n && !rc; i++, kc = kc->next) {
         size_t o2 = ju_idx(&j, i);
-        rc = load_case(&j, cJSON_GetArrayItem(arr, i), &s->k[i]);
+        rc = load_case(&j, kc, &s->k[i]);
         ju_pop(&j, o2);
         if (!rc)
             s->n = i + 1;

@@ -78,6 +78,11 @@ struct wl_graph {
     int n_t, cap_t;
     struct wl_op *op;
     int n_op, cap_op;
+    /* Name index kept by wl_add_tensor (open addressing, power-of-two size): used by wl_find_tensor
+     * while it covers every tensor (ix_n == n_t); a graph whose tensors were copied in by hand has none
+     * and is searched linearly. Keeps loading linear in the number of tensors. */
+    int *ix;
+    int ix_cap, ix_n;
 };
 
 /* --- building and checking graphs --- */

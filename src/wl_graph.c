@@ -40,6 +40,7 @@ void wl_graph_free(struct wl_graph *g)
 {
     free(g->t);
     free(g->op);
+    free(g->ix);
     memset(g, 0, sizeof *g);
 }
 
@@ -63,12 +64,67 @@ int wl_graph_copy(struct wl_graph *dst, const struct wl_graph *src, struct dse_e
     return DSE_OK;
 }
 
+static unsigned name_hash(const char *s)
+{
+    unsigned h = 2166136261u; /* FNV-1a */
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 16777619u;
+    return h;
+}
+
 int wl_find_tensor(const struct wl_graph *g, const char *name)
 {
+    if (g->ix && g->ix_n == g->n_t) {
+        unsigned mask = (unsigned)g->ix_cap - 1;
+        for (unsigned h = name_hash(name) & mask;; h = (h + 1) & mask) {
+            int k = g->ix[h];
+            if (k < 0)
+                return -1;
+            if (strcmp(g->t[k].name, name) == 0)
+                return k;
+        }
+    }
     for (int i = g->n_t - 1; i >= 0; i--)
         if (strcmp(g->t[i].name, name) == 0)
             return i;
     return -1;
+}
+
+/* Adds tensor k (already in g->t) to the name index, growing it to keep the load under 1/2.
+ * Returns 0, or -1 when out of memory (the index is then dropped: lookups fall back to a scan). */
+static int index_tensor(struct wl_graph *g, int k)
+{
+    if (g->ix && g->ix_n != k) { /* tensors were added by hand: the index is stale */
+        free(g->ix);
+        g->ix = NULL;
+    }
+    if (!g->ix || 2 * (k + 1) > g->ix_cap) {
+        int cap = 256;
+        while (cap < 4 * (k + 1))
+            cap *= 2;
+        int *ix = malloc(sizeof *ix * (size_t)cap);
+        free(g->ix);
+        g->ix = ix;
+        g->ix_n = 0;
+        if (!ix)
+            return -1;
+        g->ix_cap = cap;
+        for (int i = 0; i < cap; i++)
+            ix[i] = -1;
+        for (int i = 0; i < k; i++) { /* rehash the earlier tensors */
+            unsigned h = name_hash(g->t[i].name) & (unsigned)(cap - 1);
+            while (ix[h] >= 0)
+                h = (h + 1) & (unsigned)(cap - 1);
+            ix[h] = i;
+        }
+        g->ix_n = k;
+    }
+    unsigned mask = (unsigned)g->ix_cap - 1, h = name_hash(g->t[k].name) & mask;
+    while (g->ix[h] >= 0)
+        h = (h + 1) & mask;
+    g->ix[h] = k;
+    g->ix_n = k + 1;
+    return 0;
 }
 
 static double shape_elems(int rank, const int64_t *dim)
@@ -108,6 +164,8 @@ int wl_add_tensor(struct wl_graph *g, const char *name, enum wl_kind kind, int r
     t->count = 1;
     t->producer = -1;
     t->last_use = -1;
+    if (index_tensor(g, g->n_t))
+        return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory"), -1;
     return g->n_t++;
 }
 
@@ -459,6 +517,38 @@ static int check_op(struct chk *c)
     }
 }
 
+static int cmp_op_name(const void *a, const void *b)
+{
+    const struct wl_op *x = *(const struct wl_op *const *)a, *y = *(const struct wl_op *const *)b;
+    int c = strcmp(x->name, y->name);
+    return c ? c : (x > y) - (x < y);
+}
+
+/* Operator names identify rows in every report, so two ops may not share one. Sorts pointers by name
+ * (O(n log n)); returns the later index of the first duplicate pair (the earlier in *first), -1 when
+ * names are unique, -2 when out of memory. */
+static int dup_op_name(const struct wl_graph *g, int *first)
+{
+    int sorted = 1, dup = -1;
+    for (int i = 1; i < g->n_op && sorted; i++) /* names in order (common) need no sort */
+        sorted = strcmp(g->op[i - 1].name, g->op[i].name) < 0;
+    if (sorted)
+        return -1;
+    const struct wl_op **p = malloc(sizeof *p * (size_t)g->n_op);
+    if (!p)
+        return -2;
+    for (int i = 0; i < g->n_op; i++)
+        p[i] = &g->op[i];
+    qsort(p, (size_t)g->n_op, sizeof *p, cmp_op_name);
+    for (int i = 1; i < g->n_op; i++)
+        if (strcmp(p[i - 1]->name, p[i]->name) == 0 && (dup < 0 || p[i] - g->op < dup)) {
+            dup = (int)(p[i] - g->op);
+            *first = (int)(p[i - 1] - g->op);
+        }
+    free(p);
+    return dup;
+}
+
 int wl_finalize(struct wl_graph *g, const char *file, struct dse_err *e)
 {
     int rc = DSE_OK;
@@ -467,6 +557,14 @@ int wl_finalize(struct wl_graph *g, const char *file, struct dse_err *e)
     struct chk c = {g, file, e, 0};
     if (g->n_op == 0)
         return dse_err_set(e, DSE_EINPUT, file, "ops", "expected at least one operator");
+    int first = -1, dup = dup_op_name(g, &first);
+    if (dup == -2)
+        return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+    if (dup >= 0) {
+        c.opi = dup;
+        return op_fail(&c, "operator name '%s' is already used by ops[%d]; names must be unique", g->op[dup].name,
+                       first);
+    }
 
     for (int i = 0; i < g->n_t; i++) {
         g->t[i].producer = -1;

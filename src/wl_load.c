@@ -114,8 +114,8 @@ static int load_graph_json(const cJSON *root, const char *file, struct wl_graph 
     if ((rc = ju_array(&j, root, "tensors", 0, WL_MAX_TENSORS, &arr, &n)))
         return rc;
     ju_key(&j, "tensors");
-    for (int i = 0; i < n; i++) {
-        const cJSON *t = cJSON_GetArrayItem(arr, i);
+    const cJSON *t = arr ? arr->child : NULL; /* walked, not indexed: cJSON_GetArrayItem is O(i) */
+    for (int i = 0; i < n; i++, t = t->next) {
         size_t o2 = ju_idx(&j, i);
         char tn[WL_NAME_LEN];
         int rank = 0, kind = WL_ACT;
@@ -142,8 +142,8 @@ static int load_graph_json(const cJSON *root, const char *file, struct wl_graph 
     if ((rc = ju_array(&j, root, "ops", 0, WL_MAX_OPS, &arr, &n)))
         return rc;
     ju_key(&j, "ops");
-    for (int i = 0; i < n; i++) {
-        const cJSON *o = cJSON_GetArrayItem(arr, i);
+    const cJSON *o = arr ? arr->child : NULL;
+    for (int i = 0; i < n; i++, o = o->next) {
         size_t o2 = ju_idx(&j, i);
         char on[WL_NAME_LEN];
         int in[WL_MAX_IN], out[WL_MAX_OUT], nin = 0, nout = 0, type;
@@ -276,8 +276,11 @@ static int csv_int(const char *s, int64_t *out)
 
 static int load_topo_csv(const char *buf, size_t len, const char *file, struct wl_graph *g, struct dse_err *e)
 {
+    int rc = ju_text_check(buf, len, file, e);
+    if (rc)
+        return rc;
     char *text = malloc(len + 1), *save = NULL;
-    int rc = DSE_OK, line_no = 0, gemm = -1, layers = 0;
+    int line_no = 0, gemm = -1, layers = 0;
     if (!text)
         return dse_err_set(e, DSE_ERUNTIME, file, NULL, "out of memory");
     memcpy(text, buf, len);

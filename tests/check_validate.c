@@ -160,7 +160,7 @@ START_TEST(calibration_recovers_known_efficiencies)
     }
     for (int i = 0; i < n; i++) {
         ck_assert_int_eq(vk_graph(&k[i], &g[i], &e), DSE_OK);
-        ck_assert_int_eq(vk_predict(&k[i], &g[i], truth, 0, FID_ANALYTICAL, &k[i].measured_ms, NULL, &e), DSE_OK);
+        ck_assert_int_eq(vk_predict(&k[i], &g[i], truth, 0, FID_ANALYTICAL, 0, &k[i].measured_ms, NULL, &e), DSE_OK);
     }
     int train[32], held[32], nt = 0, nh = 0;
     for (int i = 0; i < n; i++) {
@@ -169,7 +169,7 @@ START_TEST(calibration_recovers_known_efficiencies)
         else
             train[nt++] = i;
     }
-    ck_assert_msg(calib_fit(s, 0, k, g, train, nt, FID_ANALYTICAL, &got, &e) == DSE_OK, "%s", e.msg);
+    ck_assert_msg(calib_fit(s, 0, k, g, train, nt, FID_ANALYTICAL, 0, &got, &e) == DSE_OK, "%s", e.msg);
     ck_assert_near(got.eff_class[EC_MATMUL], 0.55, 1e-3);
     ck_assert_near(got.eff_class[EC_ELTWISE], 0.3, 1e-3);
     ck_assert_near(got.eff_level[1], 0.7, 1e-3);
@@ -184,12 +184,42 @@ START_TEST(calibration_recovers_known_efficiencies)
     calib_apply(&s->dev[0], &got);
     for (int i = 0; i < nh; i++) {
         double ms;
-        ck_assert_int_eq(vk_predict(&k[held[i]], &g[held[i]], s, 0, FID_ANALYTICAL, &ms, NULL, &e), DSE_OK);
+        ck_assert_int_eq(vk_predict(&k[held[i]], &g[held[i]], s, 0, FID_ANALYTICAL, 0, &ms, NULL, &e), DSE_OK);
         ck_assert_near(ms, k[held[i]].measured_ms, 1e-3);
     }
     for (int i = 0; i < n; i++)
         wl_graph_free(&g[i]);
     free(truth);
+    free(s);
+}
+END_TEST
+
+START_TEST(prediction_follows_threads)
+{
+    /* dse validate --threads N measures N cores, so the prediction must use N of the device's cores
+     * (it used all of them). A copy of 2^24 fp32 on the CPU fixture (4 cores, DRAM 20 GB/s) streams
+     * 2^24 x 4 = 67,108,864 B in and writes as many twice (write-allocate): 201,326,592 B / 20e9 B/s
+     * = 10.066 ms on all cores; each core gets 1/4 of the bandwidth, so 1 core takes 4x (40.265 ms)
+     * and 2 cores 2x (20.133 ms). No fork/join or per-op overhead in the fixture. */
+    struct hw_system *s = test_fixture(FIX_CPU);
+    struct dse_err e;
+    struct vk k;
+    struct wl_graph g;
+    memset(&k, 0, sizeof k);
+    k.type = VK_COPY;
+    k.prec = P_FP32;
+    k.n = 1 << 24;
+    ck_assert_int_eq(vk_graph(&k, &g, &e), DSE_OK);
+    double all, one, two, four;
+    ck_assert_int_eq(vk_predict(&k, &g, s, 0, FID_ANALYTICAL, 0, &all, NULL, &e), DSE_OK);
+    ck_assert_int_eq(vk_predict(&k, &g, s, 0, FID_ANALYTICAL, 1, &one, NULL, &e), DSE_OK);
+    ck_assert_int_eq(vk_predict(&k, &g, s, 0, FID_ANALYTICAL, 2, &two, NULL, &e), DSE_OK);
+    ck_assert_int_eq(vk_predict(&k, &g, s, 0, FID_ANALYTICAL, 4, &four, NULL, &e), DSE_OK);
+    ck_assert_near(all, 201326592.0 / 20e9 * 1e3, 1e-9);
+    ck_assert_near(one / all, 4, 1e-9);
+    ck_assert_near(two / all, 2, 1e-9);
+    ck_assert_near(four / all, 1, 1e-9);
+    wl_graph_free(&g);
     free(s);
 }
 END_TEST
@@ -202,6 +232,7 @@ Suite *make_validate_suite(void)
     tcase_add_test(t, suites_load_and_shapes);
     tcase_add_test(t, graphs_match_kernels);
     tcase_add_test(t, calibration_recovers_known_efficiencies);
+    tcase_add_test(t, prediction_follows_threads);
     suite_add_tcase(s, t);
     return s;
 }

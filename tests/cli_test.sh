@@ -550,7 +550,7 @@ wl_case bad-topo-few-fields.csv 'line 2: expected at least 8 fields, got 4'
 wl_case bad-topo-filter.csv 'line 2: filter 7x7 larger than the ifmap 5x5'
 wl_case bad-topo-empty.csv 'no layers (expected a SCALE-Sim topology CSV)'
 wl_case bad-topo-header-only.csv 'no layers (expected a SCALE-Sim topology CSV)'
-wl_case bad-topo-binary.csv 'no layers'
+wl_case bad-topo-binary.csv 'line 1, column 1: a NUL byte (not a text file)'
 wl_case bad-topo-dup-layer.csv "line 3: tensor 'Conv1.in' declared twice"
 wl_case bad-topo-gemm-nonnumeric.csv "line 2: field 3: expected a positive integer, got 'x'"
 wl_case bad-topo-gemm-few-fields.csv 'line 2: expected at least 4 fields, got 2'
@@ -914,6 +914,39 @@ else
 fi
 expect_fail sweep-grid-limit 2 "use \"search\"" sweep "$spec" --limit 1000 --db "$tmp/limit.db"
 expect_fail sweep-bad-spec 2 "tests/data/bad-hw-syntax.json" sweep tests/data/bad-hw-syntax.json
+
+# ---- issue 9 (inputs accepted silently, quadratic loading, threads): each failed on a4a485a ----
+wl_case bad-graph-dup-op.json "ops[1] (a): operator name 'a' is already used by ops[0]; names must be unique"
+wl_case bad-graph-utf8-name.json 'ops[2].name: a string holds bytes that are not valid UTF-8'
+wl_case bad-graph-nul-name.json 'tensors[0].name: a string holds \u0000 (a NUL character'
+wl_case bad-graph-deep.json 'line 1, column 1034: arrays and objects nested more than 1000 deep (the limit)'
+wl_case bad-topo-utf8.csv 'line 4, column 5: bytes that are not valid UTF-8'
+expect_fail prec-key-twice 2 "'w=int4,a=fp16,kv=fp8,w=int8': w= given twice" \
+    eval --hw "$H" --workload llama-3.2-1b --precision w=int4,a=fp16,kv=fp8,w=int8
+expect_fail prec-empty-item 2 "'w=int4,,a=fp16': expected a precision" \
+    eval --hw "$H" --workload llama-3.2-1b --precision w=int4,,a=fp16
+expect_fail cpu-threads-over-cores 2 "--cpu-threads: 8: device 'cpu' of raspberry-pi-5 has 4 cores" \
+    eval --hw raspberry-pi-5 --workload resnet50 --cpu-threads 8
+expect_fail cpu-threads-no-cpu 2 "--cpu-threads: nvidia-a100-sxm4-80gb has no cpu device" \
+    eval --hw nvidia-a100-sxm4-80gb --workload resnet50 --cpu-threads 2
+# A 50,000-operator chain (the loader's limit) loads in well under the 20 s allowed per run: a
+# quadratic loader took 67 s. 50,000 relu ops of [1, 64] fp32: 50,000 x 64 = 3.2e6 FLOPs.
+if [ "$have_python" = 1 ]; then
+    python3 - "$tmp/chain50k.json" <<'PYEOF'
+import json, sys
+n = 50000
+t = [{"name": "x0", "shape": ["B", 64], "kind": "input"}]
+ops = []
+for i in range(n):
+    t.append({"name": "x%d" % (i + 1), "shape": ["B", 64]})
+    ops.append({"name": "op%d" % i, "type": "eltwise", "fn": "relu", "inputs": ["x%d" % i], "outputs": ["x%d" % (i + 1)]})
+json.dump({"format": "dse-graph-1", "name": "chain50k", "tensors": t, "ops": ops}, open(sys.argv[1], "w"))
+PYEOF
+    expect_json graph-50k-ops-linear 'need(d["totals"]["flops"] == 3.2e6, "flops %r" % d["totals"]["flops"])' \
+        eval --hw "$H" --workload "$tmp/chain50k.json" --json
+else
+    skip graph-50k-ops-linear "python3 not found"
+fi
 
 echo "cli_test: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
