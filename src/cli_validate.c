@@ -3,6 +3,7 @@
  * on a training subset, report held-out error before and after, write a calibrated hwdesc). */
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,7 @@
 #include "jsonu.h"
 #include "kern.h"
 #include "plot.h"
+#include "hostload.h"
 #include "probe.h"
 #include "validate.h"
 
@@ -53,6 +55,7 @@ static struct cli_opt calibrate_opts_proto[] = {
     {"threads", 1, "kernel threads (default: OpenMP's)", NULL},
     {"repeat", 1, "measure the suite N times (1-20, default 5: a noisy host calibrates badly from few passes); each kernel's time is the median of the passes", NULL},
     {"fidelity", 1, "model tier to calibrate: analytical (default) or cycle", NULL},
+    {"force", 0, "write the calibrated hwdesc even when its held-out error is worse than before (else exit 1)", NULL},
     {"json", 0, "print one JSON object", NULL},
     {"help", 0, "this help", NULL},
     {NULL, 0, NULL, NULL},
@@ -189,17 +192,96 @@ static int host(const struct cli_opt *opts, struct hw_system *sys, int *dev, cha
                        "taken on another device)");
 }
 
+/* What a measurement saw of its host: the load before and during it, the run-to-run noise of its
+ * passes, the kernels whose timing spread stayed over the limit. */
+struct measure_info {
+    int measured; /* 0: imported */
+    struct hostload before, during;
+    double noise_pct; /* -1 with one pass */
+    int flagged, n;
+};
+
+/* A host whose measurements cannot be trusted as they are: busy before or during, or noisier than
+ * the 10 % spread limit a kernel's own timing is held to. */
+static int measure_noisy(const struct measure_info *mi)
+{
+    return mi->measured && (hostload_busy(&mi->before) || hostload_busy(&mi->during) || mi->noise_pct > 10 ||
+                            (mi->n > 0 && 10 * mi->flagged >= mi->n));
+}
+
+/* One line per phase on stderr, whether or not it is a terminal (a log shows what ran, and when). */
+static void phase(const char *cmd, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+static void phase(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "dse %s: ", cmd);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* The result lines (text) and fields (JSON) that say what the host was doing. */
+static void measure_print(const struct measure_info *mi)
+{
+    if (!mi->measured)
+        return;
+    char a[160], b[160];
+    hostload_format(&mi->before, a, sizeof a);
+    hostload_format(&mi->during, b, sizeof b);
+    printf("host load before measuring: %s\nhost load while measuring: %s\n", a, b);
+    if (measure_noisy(mi))
+        printf("WARNING: the host was busy or noisy (steal >= %.0f %% or other load >= %.0f %%, run-to-run noise over 10 %%,\n"
+               "or a tenth of the kernels flagged): these figures carry that noise; measure on an idle host\n",
+               HOSTLOAD_STEAL_PCT, HOSTLOAD_OTHER_PCT);
+}
+
+static void load_json(cJSON *o, const char *key, const struct hostload *l)
+{
+    if (!l->ok)
+        return;
+    cJSON *x = cJSON_AddObjectToObject(o, key);
+    cJSON_AddNumberToObject(x, "steal_pct", l->steal_pct);
+    cJSON_AddNumberToObject(x, "other_pct", l->other_pct);
+    cJSON_AddNumberToObject(x, "cpus", l->cpus);
+    cJSON_AddNumberToObject(x, "seconds", l->seconds);
+}
+
+static void measure_json(cJSON *o, const struct measure_info *mi)
+{
+    if (!mi->measured)
+        return;
+    load_json(o, "host_load_before", &mi->before);
+    load_json(o, "host_load_during", &mi->during);
+    cJSON_AddNumberToObject(o, "flagged_kernels", mi->flagged);
+    cJSON_AddBoolToObject(o, "host_noisy", measure_noisy(mi));
+}
+
 /* Measures (or takes imported times for) every case and predicts it. With --repeat N the whole suite
  * is measured N times (passes apart in time sample a host whose speed drifts), each case's time is
- * the median of its passes, and *noise_pct is the mean over cases and passes of |pass / median - 1|:
- * the error a perfect model would still show against one pass (-1 with one pass). */
+ * the median of its passes, and the noise is the mean over cases and passes of |pass / median - 1|:
+ * the error a perfect model would still show against one pass (-1 with one pass). The host's load is
+ * sampled for half a second before measuring (a warning when busy) and over the measurement. */
 static int run_suite(const struct cli_opt *opts, struct vsuite *s, struct wl_graph **graphs, const struct hw_system *sys,
-                     int dev, enum fidelity f, int threads, int quiet, int default_passes, double *noise_pct,
-                     struct dse_err *e)
+                     int dev, enum fidelity f, int threads, const char *cmd, int default_passes,
+                     struct measure_info *mi, struct dse_err *e)
 {
     int quick = cli_get(opts, "quick") != NULL, rc = DSE_OK, imported = cli_get(opts, "import") != NULL;
+    int tty = isatty(STDERR_FILENO);
     long long passes = default_passes;
-    *noise_pct = -1;
+    memset(mi, 0, sizeof *mi);
+    mi->noise_pct = -1;
     if (cli_get(opts, "repeat") && (rc = cli_int("repeat", cli_get(opts, "repeat"), 1, 20, &passes, e)))
         return rc;
     if (imported)
@@ -234,17 +316,54 @@ static int run_suite(const struct cli_opt *opts, struct vsuite *s, struct wl_gra
                              "taken there)",
                              i, vk_names[k->type], k->shape, k->device);
     }
-    for (int p = 0; p < passes && !imported && !rc; p++)
+    struct hostload_mark m0, m1;
+    if (!imported && !rc) {
+        char buf[160];
+        mi->measured = 1;
+        hostload_sample(0.5, &mi->before);
+        hostload_format(&mi->before, buf, sizeof buf);
+        phase(cmd, "host load before measuring: %s%s", buf,
+              hostload_busy(&mi->before) ? " (busy: the measurements will carry its noise; an idle host is better)" : "");
+        phase(cmd, "measuring %d kernels of %s, %lld pass%s, %d threads", s->n, s->name, passes, passes > 1 ? "es" : "",
+              threads > 0 ? threads :
+#ifdef _OPENMP
+                          omp_get_max_threads()
+#else
+                          1
+#endif
+        );
+        hostload_mark(&m0);
+    }
+    for (int p = 0; p < passes && !imported && !rc; p++) {
+        double t0 = now_s();
+        int flagged = 0;
         for (int i = 0; i < s->n && !rc; i++) {
             struct vk *k = &s->k[i];
-            if (!quiet)
+            if (tty)
                 fprintf(stderr, "\r[%d/%d]%s %-10s %-40.40s", i + 1, s->n, passes > 1 ? " " : "", vk_names[k->type],
                         k->shape);
-            if (!quiet && passes > 1)
+            if (tty && passes > 1)
                 fprintf(stderr, " pass %d/%lld", p + 1, passes);
             rc = vk_measure(k, quick ? 3 : 5, quick ? 20 : 100, threads, e);
+            flagged += k->flagged;
             t[(size_t)i * (size_t)passes + (size_t)p] = k->measured_ms;
         }
+        if (tty)
+            fprintf(stderr, "\r%100s\r", "");
+        if (!rc)
+            phase(cmd, "pass %d/%lld measured in %.1f s (%d kernel%s with a timing spread over 10 %%)", p + 1, passes,
+                  now_s() - t0, flagged, flagged == 1 ? "" : "s");
+    }
+    if (mi->measured && !rc) {
+        char buf[160];
+        hostload_mark(&m1);
+        hostload_between(&m0, &m1, &mi->during);
+        hostload_format(&mi->during, buf, sizeof buf);
+        phase(cmd, "host load while measuring: %s", buf);
+        for (int i = 0; i < s->n; i++)
+            mi->flagged += s->k[i].flagged;
+        mi->n = s->n;
+    }
     if (!rc && passes > 1) {
         double dev_sum = 0;
         for (int i = 0; i < s->n; i++) {
@@ -255,7 +374,7 @@ static int run_suite(const struct cli_opt *opts, struct vsuite *s, struct wl_gra
                 dev_sum += fabs(ti[p] / med - 1);
             s->k[i].measured_ms = med;
         }
-        *noise_pct = s->n > 0 ? 100 * dev_sum / ((double)s->n * (double)passes) : 0;
+        mi->noise_pct = s->n > 0 ? 100 * dev_sum / ((double)s->n * (double)passes) : 0;
     }
     free(t);
     for (int i = 0; i < s->n && !rc; i++) {
@@ -263,8 +382,6 @@ static int run_suite(const struct cli_opt *opts, struct vsuite *s, struct wl_gra
         if (!(rc = vk_graph(k, &(*graphs)[i], e)))
             rc = vk_predict(k, &(*graphs)[i], sys, k->dev, f, imported ? 0 : threads, &k->predicted_ms, &k->predicted_mJ, e);
     }
-    if (!quiet && !imported)
-        fprintf(stderr, "\r%80s\r", "");
     return rc;
 }
 
@@ -462,7 +579,7 @@ int cmd_validate(int argc, char **argv)
     struct dse_err e;
     const char *pos[1];
     int npos, rc, dev = 0, threads;
-    double noise = -1;
+    struct measure_info mi;
     enum fidelity f;
     struct hw_system *sys = malloc(sizeof *sys);
     struct vsuite s;
@@ -489,7 +606,7 @@ int cmd_validate(int argc, char **argv)
     }
     int json = cli_get(opts, "json") != NULL;
     if ((rc = host(opts, sys, &dev, hwpath, sizeof hwpath, &e)) ||
-        (rc = run_suite(opts, &s, &graphs, sys, dev, f, threads, json || !isatty(STDERR_FILENO), 1, &noise, &e)))
+        (rc = run_suite(opts, &s, &graphs, sys, dev, f, threads, "validate", 1, &mi, &e)))
         goto out;
     struct stats st = summarize(s.k, NULL, s.n), en = summarize_of(s.k, NULL, s.n, 1);
     char env[1024];
@@ -536,8 +653,9 @@ int cmd_validate(int argc, char **argv)
         cJSON_AddNumberToObject(o, "mape_pct", st.mape);
         cJSON_AddNumberToObject(o, "within10_pct", st.within10);
         cJSON_AddNumberToObject(o, "within20_pct", st.within20);
-        if (noise >= 0)
-            cJSON_AddNumberToObject(o, "noise_pct", noise);
+        if (mi.noise_pct >= 0)
+            cJSON_AddNumberToObject(o, "noise_pct", mi.noise_pct);
+        measure_json(o, &mi);
         if (en.n) {
             cJSON_AddNumberToObject(o, "n_energy", en.n);
             cJSON_AddNumberToObject(o, "energy_mape_pct", en.mape);
@@ -584,10 +702,11 @@ int cmd_validate(int argc, char **argv)
                            s.k[i].measured_mJ, s.k[i].predicted_mJ, 100 * (s.k[i].predicted_mJ / s.k[i].measured_mJ - 1));
             printf("energy MAPE %.1f%% over %d kernels\n", en.mape, en.n);
         }
-        if (noise >= 0)
+        if (mi.noise_pct >= 0)
             printf("run-to-run noise %.1f%% (mean |pass / median - 1| over %s passes): a model that predicted the\n"
                    "median exactly would show about this error against any one pass\n",
-                   noise, cli_get(opts, "repeat") ? cli_get(opts, "repeat") : "1");
+                   mi.noise_pct, cli_get(opts, "repeat") ? cli_get(opts, "repeat") : "1");
+        measure_print(&mi);
         printf("worst:");
         for (int i = 0; idx && i < 3 && i < s.n; i++)
             printf(" %s %s (%+.0f%%)%s", vk_names[s.k[idx[i]].type], s.k[idx[i]].shape,
@@ -609,7 +728,7 @@ out:
 /* Writes the calibrated hwdesc: the original JSON with the device's efficiency and overhead set. */
 static int write_calibrated(const char *in, const char *out, const char *devname, const char *const *levels,
                             const struct calib *c, const char *suite, int n_train, int n_held, double before,
-                            double after, struct dse_err *e)
+                            double after, int forced, struct dse_err *e)
 {
     char *buf;
     size_t len;
@@ -639,8 +758,9 @@ static int write_calibrated(const char *in, const char *out, const char *devname
     strftime(today, sizeof today, "%Y-%m-%d", &tm);
     snprintf(src, sizeof src,
              "fitted by dse calibrate %s on %d kernels of suite %s (GSL nonlinear least squares on log time); "
-             "held-out MAPE on %d kernels: %.1f%% before, %.1f%% after",
-             today, n_train, suite, n_held, before, after);
+             "held-out MAPE on %d kernels: %.1f%% before, %.1f%% after%s",
+             today, n_train, suite, n_held, before, after,
+             forced ? " (written with --force: worse than the uncalibrated model)" : "");
     cJSON *ef = cJSON_CreateObject(), *pc, *pl;
     cJSON_AddNumberToObject(ef, "compute", c->fit_class[EC_MATMUL] ? c->eff_class[EC_MATMUL] : 1);
     cJSON_AddNumberToObject(ef, "vector", c->fit_class[EC_ELTWISE] ? c->eff_class[EC_ELTWISE] : 1);
@@ -705,7 +825,7 @@ int cmd_calibrate(int argc, char **argv)
     struct dse_err e;
     const char *pos[1];
     int npos, rc, dev = 0, threads;
-    double noise = -1;
+    struct measure_info mi;
     enum fidelity f;
     struct hw_system *sys = malloc(sizeof *sys), *cal = malloc(sizeof *cal);
     struct vsuite s;
@@ -739,7 +859,7 @@ int cmd_calibrate(int argc, char **argv)
     }
     int json = cli_get(opts, "json") != NULL;
     if ((rc = host(opts, sys, &dev, hwpath, sizeof hwpath, &e)) ||
-        (rc = run_suite(opts, &s, &graphs, sys, dev, f, threads, json || !isatty(STDERR_FILENO), 5, &noise, &e)))
+        (rc = run_suite(opts, &s, &graphs, sys, dev, f, threads, "calibrate", 5, &mi, &e)))
         goto out;
     if (cli_get(opts, "import"))
         threads = 0; /* measured elsewhere: on all the cores of its device */
@@ -775,6 +895,7 @@ int cmd_calibrate(int argc, char **argv)
     for (int i = 0; i < s.n; i++)
         before[i] = s.k[i].predicted_ms;
     struct calib c;
+    phase("calibrate", "fitting the model to %d training kernels (%d held out)", nt, nh);
     gsl_error_handler_t *old = gsl_set_error_handler_off(); /* GSL's default handler aborts */
     rc = calib_fit(sys, dev, s.k, graphs, train, nt, f, threads, &c, &e);
     gsl_set_error_handler(old);
@@ -790,9 +911,16 @@ int cmd_calibrate(int argc, char **argv)
     const char *levels[HW_MAX_MEM];
     for (int l = 0; l < sys->dev[dev].n_mem; l++)
         levels[l] = sys->dev[dev].mem[l].name;
-    if ((rc = write_calibrated(hwpath, cli_get(opts, "out"), sys->dev[dev].name, levels, &c, s.name, nt, nh,
-                               before_h.mape, after_h.mape, &e)))
+    phase("calibrate", "held-out MAPE %.1f %% before, %.1f %% after (%d kernels)", before_h.mape, after_h.mape, nh);
+    /* A fit that predicts the held-out kernels worse than the uncalibrated model has learned the
+     * training kernels' noise (or a host that changed while measuring), not the device: not written
+     * unless asked. */
+    int worse = after_h.mape > before_h.mape, written = !worse || cli_get(opts, "force");
+    if (written && (rc = write_calibrated(hwpath, cli_get(opts, "out"), sys->dev[dev].name, levels, &c, s.name, nt, nh,
+                                          before_h.mape, after_h.mape, worse, &e)))
         goto out;
+    if (written)
+        phase("calibrate", "wrote %s%s", cli_get(opts, "out"), worse ? " (--force: the fit is worse than the uncalibrated model)" : "");
     if (json) {
         cJSON *o = cJSON_CreateObject(), *p;
         cJSON_AddStringToObject(o, "hw", hwpath);
@@ -806,8 +934,10 @@ int cmd_calibrate(int argc, char **argv)
         cJSON_AddNumberToObject(o, "heldout_mape_after_pct", after_h.mape);
         cJSON_AddNumberToObject(o, "heldout_within20_before_pct", before_h.within20);
         cJSON_AddNumberToObject(o, "heldout_within20_after_pct", after_h.within20);
-        if (noise >= 0)
-            cJSON_AddNumberToObject(o, "noise_pct", noise);
+        if (mi.noise_pct >= 0)
+            cJSON_AddNumberToObject(o, "noise_pct", mi.noise_pct);
+        measure_json(o, &mi);
+        cJSON_AddBoolToObject(o, "written", written);
         p = cJSON_AddObjectToObject(o, "fitted");
         for (int k = 0; k < EC_COUNT; k++)
             if (c.fit_class[k])
@@ -866,12 +996,21 @@ int cmd_calibrate(int argc, char **argv)
         printf("%-28s %9.1f%% %9.1f%%\n", "training MAPE", before_t.mape, after_t.mape);
         printf("%-28s %9.1f%% %9.1f%%\n", "held-out MAPE", before_h.mape, after_h.mape);
         printf("%-28s %9.0f%% %9.0f%%\n", "held-out within +-20%", before_h.within20, after_h.within20);
-        if (noise >= 0)
-            printf("run-to-run noise of the measurements: %.1f%% (mean |pass / median - 1| over %s passes)\n", noise,
+        if (mi.noise_pct >= 0)
+            printf("run-to-run noise of the measurements: %.1f%% (mean |pass / median - 1| over %s passes)\n", mi.noise_pct,
                    cli_get(opts, "repeat") ? cli_get(opts, "repeat") : "5");
-        printf("\nwrote %s (dse eval --hw %s now reports the expected error)\n", cli_get(opts, "out"),
-               cli_get(opts, "out"));
+        measure_print(&mi);
+        if (written)
+            printf("\nwrote %s (dse eval --hw %s now reports the expected error)%s\n", cli_get(opts, "out"),
+                   cli_get(opts, "out"), worse ? "\nWARNING: written with --force: its held-out error is worse than the uncalibrated model's" : "");
+        else
+            printf("\nnot written: %s\n", cli_get(opts, "out"));
     }
+    if (!written)
+        rc = dse_err_set(&e, DSE_ERUNTIME, NULL, NULL,
+                         "calibrate: %s not written: held-out MAPE %.1f %% after fitting, %.1f %% before (worse than the "
+                         "uncalibrated model: measure again on an idle host, or write it anyway with --force)",
+                         cli_get(opts, "out"), after_h.mape, before_h.mape);
 out:
     if (rc)
         fprintf(stderr, "dse: %s\n", e.msg);

@@ -8,6 +8,7 @@
 
 #include "check_fixtures.h"
 #include "check_suites.h"
+#include "hostload.h"
 #include "validate.h"
 
 static const char *write_tmp(char *buf, size_t n, const char *ext, const char *text)
@@ -224,6 +225,31 @@ START_TEST(prediction_follows_threads)
 }
 END_TEST
 
+START_TEST(host_load_arithmetic)
+{
+    /* Between two marks 1 s apart on 2 CPUs at 100 ticks/s: 150 busy, 40 idle, 10 stolen jiffies
+     * (200 in all); this process used 0.5 s = 50 jiffies of the busy ones. Other processes: (150 - 50)
+     * / 200 = 50 %; steal 10 / 200 = 5 %: busy on both counts. */
+    struct hostload_mark a = {1, 1000, 500, 20, 1520, 2.0, 10.0, 100, 2}, b = {1, 1150, 540, 30, 1720, 2.5, 11.0, 100, 2};
+    struct hostload l;
+    hostload_between(&a, &b, &l);
+    ck_assert(l.ok && l.cpus == 2);
+    ck_assert_near(l.other_pct, 50, 1e-12);
+    ck_assert_near(l.steal_pct, 5, 1e-12);
+    ck_assert_near(l.seconds, 1, 1e-12);
+    ck_assert(hostload_busy(&l));
+    /* Quiet: 2 busy jiffies of 200 (1 %), no steal. */
+    struct hostload_mark c = {1, 1002, 698, 20, 1720, 2.0, 11.0, 100, 2};
+    hostload_between(&a, &c, &l);
+    ck_assert_near(l.other_pct, 1, 1e-12);
+    ck_assert(!hostload_busy(&l));
+    /* Unreadable /proc/stat: nothing known, never "busy". */
+    a.ok = 0;
+    hostload_between(&a, &b, &l);
+    ck_assert(!l.ok && !hostload_busy(&l));
+}
+END_TEST
+
 Suite *make_validate_suite(void)
 {
     Suite *s = suite_create("validate");
@@ -233,6 +259,7 @@ Suite *make_validate_suite(void)
     tcase_add_test(t, graphs_match_kernels);
     tcase_add_test(t, calibration_recovers_known_efficiencies);
     tcase_add_test(t, prediction_follows_threads);
+    tcase_add_test(t, host_load_arithmetic);
     suite_add_tcase(s, t);
     return s;
 }
