@@ -81,6 +81,8 @@ static void print_human(const struct eval_req *r, const struct eval_result *res,
         printf("INFEASIBLE: %s\n", res->reason);
         return;
     }
+    if (res->throttle_note[0])
+        printf("THROTTLED: %s; %.2fx slower than unthrottled\n\n", res->throttle_note, res->t.throttle_slowdown);
     const struct eval_op **v = malloc(sizeof *v * (size_t)(res->n_ops ? res->n_ops : 1));
     if (!v)
         return;
@@ -183,6 +185,8 @@ static int print_json(const struct eval_req *r, const struct eval_result *res, c
     cJSON_AddBoolToObject(o, "feasible", res->feasible);
     if (!res->feasible)
         cJSON_AddStringToObject(o, "reason", res->reason);
+    if (res->feasible && res->throttle_note[0])
+        cJSON_AddStringToObject(o, "throttled", res->throttle_note);
     val = cJSON_AddObjectToObject(o, "validation");
     if (val) {
         const struct hw_device *d = &r->sys->dev[r->dev];

@@ -152,6 +152,8 @@ void eval_graphs_free(struct eval_graphs *eg)
 
 int eval_scratch_fit(struct eval_scratch *s, const struct eval_graphs *eg, struct dse_err *e)
 {
+    if (!s->thr && !(s->thr = malloc(sizeof *s->thr)))
+        return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
     int nt = eg->first.n_t > eg->decode.n_t ? eg->first.n_t : eg->decode.n_t;
     int no = eg->first.n_op > eg->decode.n_op ? eg->first.n_op : eg->decode.n_op;
     if (!s->mini.t) {
@@ -199,6 +201,7 @@ void eval_scratch_free(struct eval_scratch *s)
     free(s->diff);
     free(s->contrib);
     wl_graph_free(&s->mini);
+    free(s->thr);
     memset(s, 0, sizeof *s);
 }
 
@@ -236,6 +239,8 @@ static int account(const struct eval_req *r, struct eval_result *res, const stru
     T->macs += op->macs * n;
     T->flops += op->flops * n;
     T->main_bytes += c->main_bytes * n;
+    res->dev_dyn_J[c->dev] += (c->e_compute + c->e_memory + c->e_link) * n;
+    res->dev_busy_s[res->part][c->dev] += (c->time_s + c->xfer_s) * n;
     if (!r->want_ops)
         return DSE_OK;
     if (row == res->n_ops) {
@@ -467,8 +472,11 @@ void eval_capacity(const struct hw_system *sys, int primary, double capacity_byt
     }
 }
 
-int eval_point(const struct eval_req *r, const struct eval_graphs *eg, struct eval_scratch *s,
-               struct eval_result *res, struct dse_err *e)
+/* Costs every operator of the point (the prefill or whole graph, then each decode step) and the
+ * memory each device needs: raw sums, before power limits, capacity and derived metrics. On return
+ * res->feasible is 0 when an operator cannot run (graph-level infeasibility). */
+static int eval_ops(const struct eval_req *r, const struct eval_graphs *eg, struct eval_scratch *s,
+                    struct eval_result *res, struct dse_err *e)
 {
     struct usage u, ud;
     unsigned used = 0;
@@ -488,12 +496,14 @@ int eval_point(const struct eval_req *r, const struct eval_graphs *eg, struct ev
     rc = eval_graph(r, &eg->first, eg->first_params, ph == PH_GENERATE ? PH_PREFILL : ph, s, &u, &used, NULL, res, e);
     if (rc || !res->feasible)
         return rc;
-    double act = u.act, first_s = res->t.latency_s;
+    double act = u.act;
     double kv_scale = 1;
+    res->first_s = res->t.latency_s;
 
     if (ph == PH_GENERATE) {
         const struct wl_graph *g = &eg->decode;
         int row0 = res->n_ops;
+        res->part = 1;
         rc = eval_graph(r, g, eg->decode_params, PH_DECODE, s, &ud, &used, s->contrib, res, e);
         if (rc || !res->feasible)
             return rc;
@@ -513,6 +523,7 @@ int eval_point(const struct eval_req *r, const struct eval_graphs *eg, struct ev
         /* The cache holds prompt + 1 tokens at the first step, prompt + gen after the last. */
         kv_scale = (double)(eg->prompt + r->gen) / (double)(eg->prompt + 1);
     }
+    res->used = used;
 
     struct eval_totals *T = &res->t;
     for (int d = 0; d < sys->n_dev; d++) {
@@ -522,13 +533,167 @@ int eval_point(const struct eval_req *r, const struct eval_graphs *eg, struct ev
         T->kv_bytes += kv;
     }
     T->act_bytes = act;
-    if (!r->skip_capacity)
-        eval_capacity(sys, r->dev, r->capacity_bytes, res);
+    return DSE_OK;
+}
 
+/* Each used device's average power over the latency T (its dynamic energy plus its idle power for
+ * the whole of T: it idles while others work) and its limit; returns the mask of devices over it. */
+static unsigned power_check(const struct hw_system *sys, struct eval_result *res)
+{
+    unsigned over = 0;
+    double T = res->t.latency_s;
+    for (int d = 0; d < sys->n_dev; d++) {
+        const struct hw_device *dv = &sys->dev[d];
+        res->dev_power_W[d] = res->dev_limit_W[d] = 0;
+        if (!(res->used & (1u << d)) || !(T > 0))
+            continue;
+        double lim = dv->tdp_W > 0 ? dv->tdp_W : INFINITY; /* no TDP known (a SCALE-Sim .cfg): no limit */
+        if (dv->power_cap_W > 0 && dv->power_cap_W < lim)
+            lim = dv->power_cap_W;
+        res->dev_power_W[d] = res->dev_dyn_J[d] / T + dv->idle_W;
+        res->dev_limit_W[d] = lim;
+        if (res->dev_power_W[d] > lim * (1 + 1e-9))
+            over |= 1u << d;
+    }
+    return over;
+}
+
+/* Device d of the throttled copy at DVFS point k: a copy of the original scaled to that point's
+ * clock (peaks x f / f_top) and voltage (MAC energies x V^2 / V_top^2). */
+static void set_point(const struct hw_system *sys, struct hw_system *ts, int d, int k)
+{
+    const struct hw_device *o = &sys->dev[d];
+    const struct hw_dvfs_point *top = &o->dvfs[o->n_dvfs - 1], *p = &o->dvfs[k];
+    ts->dev[d] = *o;
+    hw_scale_clock(&ts->dev[d], p->freq_Hz / top->freq_Hz,
+                   (p->voltage_V * p->voltage_V) / (top->voltage_V * top->voltage_V));
+}
+
+static int throttle(const struct eval_req *r, const struct eval_graphs *eg, struct eval_scratch *s,
+                    struct eval_result *res, struct dse_err *e)
+{
+    const struct hw_system *sys = r->sys;
+    unsigned over = power_check(sys, res);
+    res->t.throttle_slowdown = 1;
+    if (!over)
+        return DSE_OK;
+    double T0 = res->t.latency_s, P0[HW_MAX_DEVICES];
+    memcpy(P0, res->dev_power_W, sizeof P0);
+    int point[HW_MAX_DEVICES], rc;
+    struct hw_system *ts = s->thr;
+    struct eval_req rr = *r;
+    rr.sys = ts;
+    int copied = 0;
+    /* 1. DVFS: each device over its limit takes the fastest point of its table at which it fits
+     * (power falls monotonically with the point: MAC energy with V^2, and the same energy spread
+     * over a longer time), found by bisection, the other devices as they stand. */
+    for (int d = 0; d < sys->n_dev; d++) {
+        point[d] = sys->dev[d].n_dvfs - 1;
+        if (!(over & (1u << d)) || sys->dev[d].n_dvfs < 2)
+            continue;
+        if (!copied) {
+            *ts = *sys;
+            copied = 1;
+        }
+        int lo = 0, hi = point[d] - 1, best = -1;
+        while (lo <= hi) {
+            int mid = (lo + hi) / 2;
+            set_point(sys, ts, d, mid);
+            if ((rc = eval_ops(&rr, eg, s, res, e)))
+                return rc;
+            if (!res->feasible)
+                return DSE_OK; /* an operator stopped being supported: cannot happen for a clock change */
+            if (!(power_check(ts, res) & (1u << d))) {
+                best = mid;
+                lo = mid + 1;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        point[d] = best >= 0 ? best : 0;
+        set_point(sys, ts, d, point[d]);
+    }
+    if (copied && ((rc = eval_ops(&rr, eg, s, res, e)) || !res->feasible))
+        return rc;
+    const struct hw_system *cur = copied ? ts : sys;
+    over = power_check(cur, res);
+
+    /* 2. Duty cycle: a device still over its limit idles part of the time. Its dynamic energy E is
+     * unchanged, so the latency T' it needs solves (E + idle x T') / T' = limit: T' = E / (limit -
+     * idle); its operators stretch by 1 + (T' - T) / (its busy time). Stretching the device that needs
+     * the longest T' lowers every other device's average power too. */
+    int dstar = -1;
+    double Tneed = res->t.latency_s;
+    for (int d = 0; d < sys->n_dev; d++) {
+        if (!(over & (1u << d)))
+            continue;
+        double idle = cur->dev[d].idle_W, lim = res->dev_limit_W[d];
+        if (lim <= idle) {
+            infeasible(res, "device '%s' cannot run within %.3g W: it idles at %.3g W", cur->dev[d].name, lim, idle);
+            return DSE_OK;
+        }
+        double t = res->dev_dyn_J[d] / (lim - idle);
+        if (t > Tneed) {
+            Tneed = t;
+            dstar = d;
+        }
+    }
+    double duty = 1;
+    if (dstar >= 0) {
+        double busy = res->dev_busy_s[0][dstar] + res->dev_busy_s[1][dstar];
+        double k = 1 + (Tneed - res->t.latency_s) / busy;
+        duty = 1 / k;
+        res->first_s += (k - 1) * res->dev_busy_s[0][dstar];
+        res->t.latency_s = Tneed;
+        res->dev_busy_s[0][dstar] *= k;
+        res->dev_busy_s[1][dstar] *= k;
+        for (int i = 0; i < res->n_ops; i++)
+            if (res->ops[i].dev == dstar)
+                res->ops[i].time_s *= k;
+        power_check(cur, res);
+    }
+    res->t.throttle_slowdown = res->t.latency_s / T0;
+
+    /* The note names the device that throttled most (the lowest clock, else the duty cycle). */
+    size_t at = 0;
+    for (int d = 0; d < sys->n_dev && at < sizeof res->throttle_note; d++) {
+        const struct hw_device *o = &sys->dev[d];
+        int stepped = point[d] < o->n_dvfs - 1;
+        if (!stepped && d != dstar)
+            continue;
+        int w = snprintf(res->throttle_note + at, sizeof res->throttle_note - at,
+                         "%sdevice '%s' throttled to fit its %.3g W %s (%.3g W unthrottled)", at ? "; " : "", o->name,
+                         res->dev_limit_W[d], o->power_cap_W > 0 && o->power_cap_W < o->tdp_W ? "power cap" : "TDP",
+                         P0[d]);
+        if (w > 0 && (size_t)w < sizeof res->throttle_note - at)
+            at += (size_t)w;
+        if (stepped)
+            w = snprintf(res->throttle_note + at, sizeof res->throttle_note - at, ": clock %.0f of %.0f MHz",
+                         o->dvfs[point[d]].freq_Hz / 1e6, o->dvfs[o->n_dvfs - 1].freq_Hz / 1e6);
+        else
+            w = 0;
+        if (w > 0 && (size_t)w < sizeof res->throttle_note - at)
+            at += (size_t)w;
+        if (d == dstar) {
+            w = snprintf(res->throttle_note + at, sizeof res->throttle_note - at, "%s busy %.0f %% of the time",
+                         stepped ? "," : ":", 100 * duty);
+            if (w > 0 && (size_t)w < sizeof res->throttle_note - at)
+                at += (size_t)w;
+        }
+    }
+    return DSE_OK;
+}
+
+/* Totals derived from the raw sums: static energy, power, rates, costs. */
+static int finish(const struct eval_req *r, const struct eval_graphs *eg, struct eval_result *res, struct dse_err *e)
+{
+    const struct hw_system *sys = r->sys;
+    struct eval_totals *T = &res->t;
+    enum wl_phase ph = eg->phase;
     double idle = 0, price = 0, rent = 0;
     int priced = 1;
     for (int d = 0; d < sys->n_dev; d++)
-        if (used & (1u << d)) {
+        if (res->used & (1u << d)) {
             idle += sys->dev[d].idle_W;
             price += sys->dev[d].price_USD;
             rent += sys->dev[d].rent_USD_per_hour;
@@ -538,21 +703,20 @@ int eval_point(const struct eval_req *r, const struct eval_graphs *eg, struct ev
     T->price_USD = price;
     T->die_area_mm2 = 0;
     for (int d = 0; d < sys->n_dev; d++)
-        if (used & (1u << d))
+        if (res->used & (1u << d))
             T->die_area_mm2 += hw_die_area_mm2(&sys->dev[d]);
     T->energy_static_J = idle * T->latency_s;
     for (int i = 0; i < res->n_ops; i++)
         res->ops[i].energy_J += idle * res->ops[i].time_s;
     T->energy_J = T->energy_compute_J + T->energy_memory_J + T->energy_static_J + T->energy_link_J;
     T->avg_power_W = T->latency_s > 0 ? T->energy_J / T->latency_s : 0;
-    T->act_bytes = act;
-    T->peak_memory_bytes = T->weight_bytes + T->kv_bytes + act;
+    T->peak_memory_bytes = T->weight_bytes + T->kv_bytes + T->act_bytes;
     T->throughput_per_s = T->latency_s > 0 ? (double)r->batch / T->latency_s : 0;
     if (!isfinite(T->latency_s) || !isfinite(T->energy_J) || !isfinite(T->peak_memory_bytes))
         return dse_err_set(e, DSE_ERUNTIME, NULL, NULL,
                            "numeric overflow: the figures of this point exceed what a double holds (check the hwdesc "
                            "for rates near zero or sizes near the limits)");
-    double B = (double)r->batch, tokens = 0;
+    double B = (double)r->batch, tokens = 0, first_s = res->first_s;
     switch (ph) {
     case PH_GENERATE:
         T->ttft_s = first_s;
@@ -584,6 +748,19 @@ int eval_point(const struct eval_req *r, const struct eval_graphs *eg, struct ev
     T->cost_per_Minference_USD = cost / B * 1e6;
     T->accuracy_proxy = r->accuracy_proxy > 0 ? r->accuracy_proxy : prec_accuracy_proxy(&r->x.prec, wl_model_is_lm(r->model));
     return DSE_OK;
+}
+
+int eval_point(const struct eval_req *r, const struct eval_graphs *eg, struct eval_scratch *s,
+               struct eval_result *res, struct dse_err *e)
+{
+    int rc = eval_ops(r, eg, s, res, e);
+    if (rc || !res->feasible)
+        return rc;
+    if ((rc = throttle(r, eg, s, res, e)) || !res->feasible)
+        return rc;
+    if (!r->skip_capacity)
+        eval_capacity(r->sys, r->dev, r->capacity_bytes, res);
+    return finish(r, eg, res, e);
 }
 
 int eval_run(const struct eval_req *r, struct eval_result *res, struct dse_err *e)

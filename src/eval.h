@@ -54,6 +54,7 @@ struct eval_scratch {
     struct eval_op_cost *contrib;
     int cap_t, cap_op;
     struct wl_graph mini; /* one attention op and its tensors, re-sized per decode step */
+    struct hw_system *thr; /* a copy of the system with throttled clocks (power limits) */
 };
 
 struct eval_op {
@@ -86,13 +87,23 @@ struct eval_totals {
     double cost_per_Mtoken_USD;     /* NAN when no price or rent is known */
     double cost_per_Minference_USD; /* NAN when no price or rent is known */
     double accuracy_proxy;          /* relative numerical error of the precision configuration */
+    double throttle_slowdown;       /* latency / latency unthrottled: 1 when no device hit its power limit */
 };
 
 struct eval_result {
     int feasible;
     char reason[320];
+    char throttle_note[320]; /* non-empty: which device throttled, to what clock, for which limit */
     struct eval_totals t;
     double need_bytes[HW_MAX_DEVICES]; /* memory each device needs (weights + KV + activations) */
+    /* Power per device: its dynamic energy (compute, memory, links into it) and busy time (first
+     * graph, decode steps), its average power over the latency (idle included) and its limit (the
+     * lower of TDP and power cap). */
+    unsigned used;      /* bit d: device d ran an operator */
+    int part;           /* 0 while the first graph is accounted, 1 for decode steps */
+    double first_s;     /* latency of the first graph (the prefill of a generate) */
+    double dev_dyn_J[HW_MAX_DEVICES], dev_busy_s[2][HW_MAX_DEVICES];
+    double dev_power_W[HW_MAX_DEVICES], dev_limit_W[HW_MAX_DEVICES];
     struct eval_op *ops;
     int n_ops, cap_ops;
 };
@@ -117,7 +128,12 @@ void eval_graphs_free(struct eval_graphs *eg);
 int eval_scratch_fit(struct eval_scratch *s, const struct eval_graphs *eg, struct dse_err *e);
 void eval_scratch_free(struct eval_scratch *s);
 
-/* Evaluates r with graphs built for its workload, phase, batch and prompt. */
+/* Evaluates r with graphs built for its workload, phase, batch and prompt. A device whose average
+ * power would exceed its limit (TDP, or a lower power cap) throttles: it steps down its DVFS table to
+ * the fastest point that fits (a re-evaluation per step tried: clocks and peaks scale with f, MAC
+ * energies with V^2), and where none fits (or it has no table) idles part of the time (duty cycle),
+ * stretching its operators until (dynamic energy + idle x latency) / latency equals the limit. The
+ * result says so (throttle_note, t.throttle_slowdown); a limit at or below idle power is infeasible. */
 int eval_point(const struct eval_req *r, const struct eval_graphs *eg, struct eval_scratch *s,
                struct eval_result *res, struct dse_err *e);
 /* Checks res->need_bytes against memory capacities (shared pools summed); capacity_bytes > 0

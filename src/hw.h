@@ -146,11 +146,13 @@ double hw_max_peak(const struct hw_device *d, enum prec *p);
 double hw_main_capacity(const struct hw_device *d);
 /* Index of the link joining devices a and b, or -1. */
 int hw_link_between(const struct hw_system *sys, int a, int b);
-/* Applies a power cap to a device: the highest DVFS point whose power fits sets the clock, with
- * P(point) = idle + (tdp - idle) x (V^2 f) / (V_max^2 f_max); without a DVFS table, f scales as
- * ((cap - idle) / (tdp - idle))^(1/3) (P_dyn ~ f^3 with V ~ f). Peaks scale with f, MAC energies
- * with V^2 (or f^2). A cap below what the lowest point needs disables the device, with the reason. */
+/* Sets a device's power cap (0: none). The device obeys the lower of its cap and TDP as evaluation
+ * finds its power (eval_point throttles it); a cap at or below its idle power disables it, with the
+ * reason. */
 void hw_apply_power_cap(struct hw_device *d, double cap_W);
+/* Runs a device at f times its clock and v2 times its squared voltage: peaks scale with f, MAC
+ * energies with v2 (dynamic energy per operation ~ C V^2). */
+void hw_scale_clock(struct hw_device *d, double f, double v2);
 /* Multiplies every matrix-engine peak of d by ratio (a resized MAC array). */
 void hw_scale_matrix(struct hw_device *d, double ratio);
 /* Die area: with an area model, fixed + MACs of the largest matrix engine x per_mac + on-chip

@@ -664,37 +664,14 @@ int hw_load_file(const char *path, struct hw_system *sys, struct dse_err *e)
 
 void hw_apply_power_cap(struct hw_device *d, double cap_W)
 {
-    double f = 1, v2 = 1; /* frequency and V^2 relative to the top operating point */
     d->power_cap_W = cap_W;
-    if (cap_W >= d->tdp_W)
-        return;
-    if (d->n_dvfs > 0) {
-        const struct hw_dvfs_point *top = &d->dvfs[d->n_dvfs - 1];
-        int k;
-        double need = 0;
-        for (k = d->n_dvfs - 1; k >= 0; k--) {
-            double rel = d->dvfs[k].voltage_V * d->dvfs[k].voltage_V * d->dvfs[k].freq_Hz /
-                         (top->voltage_V * top->voltage_V * top->freq_Hz);
-            need = d->idle_W + (d->tdp_W - d->idle_W) * rel;
-            if (need <= cap_W)
-                break;
-        }
-        if (k < 0) {
-            snprintf(d->disabled, sizeof d->disabled, "power cap %g W is below the %.3g W that device '%s' needs at "
-                     "its lowest operating point", cap_W, need, d->name);
-            return;
-        }
-        f = d->dvfs[k].freq_Hz / top->freq_Hz;
-        v2 = (d->dvfs[k].voltage_V * d->dvfs[k].voltage_V) / (top->voltage_V * top->voltage_V);
-    } else {
-        if (cap_W <= d->idle_W) {
-            snprintf(d->disabled, sizeof d->disabled, "power cap %g W is at or below the idle power %g W of device '%s'",
-                     cap_W, d->idle_W, d->name);
-            return;
-        }
-        f = cbrt((cap_W - d->idle_W) / (d->tdp_W - d->idle_W));
-        v2 = f * f;
-    }
+    if (cap_W > 0 && cap_W <= d->idle_W)
+        snprintf(d->disabled, sizeof d->disabled, "power cap %g W is at or below the idle power %g W of device '%s'",
+                 cap_W, d->idle_W, d->name);
+}
+
+void hw_scale_clock(struct hw_device *d, double f, double v2)
+{
     d->base_Hz *= f;
     d->boost_Hz *= f;
     for (int i = 0; i < d->n_compute; i++) {

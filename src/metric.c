@@ -12,6 +12,7 @@ const struct metric metric_table[] = {
     {"throughput_per_s", "1/s", DIR_MAX, "inferences (sequences) per second: batch / latency", F(throughput_per_s), 1, 0},
     {"energy_mJ", "mJ", DIR_MIN, "energy of the evaluated phase, static included", F(energy_J), 1e3, 0},
     {"avg_power_W", "W", DIR_MIN, "energy / latency", F(avg_power_W), 1, 0},
+    {"throttle_slowdown", "1", DIR_MIN, "latency / unthrottled latency: above 1 when a device throttled to fit its TDP or power cap", F(throttle_slowdown), 1, 0},
     {"peak_memory_MB", "MB", DIR_MIN, "weights + KV cache + peak live activations", F(peak_memory_bytes), 1e-6, 0},
     {"kv_cache_MB", "MB", DIR_MIN, "KV cache at its largest", F(kv_bytes), 1e-6, LM},
     {"macs", "MAC", DIR_NONE, "multiply-accumulates", F(macs), 1, 0},

@@ -193,39 +193,6 @@ START_TEST(spec_errors)
 }
 END_TEST
 
-START_TEST(power_cap)
-{
-    /* GPU fixture: idle 10 W, TDP 100 W, no DVFS table: f = ((cap - idle) / (TDP - idle))^(1/3).
-     * Cap 21.25 W: (11.25 / 90)^(1/3) = 0.125^(1/3) = 0.5: peaks halve, MAC energy x 0.25. */
-    struct hw_system *s = test_fixture(FIX_GPU);
-    hw_apply_power_cap(&s->dev[0], 21.25);
-    ck_assert_near(s->dev[0].peak[ENG_MATRIX][P_FP16], 0.5e13, 1e-12);
-    ck_assert_near(s->dev[0].mac_J[ENG_MATRIX][P_FP16], 0.25 * 0.5e-12, 1e-12);
-    ck_assert(!s->dev[0].disabled[0]);
-    free(s);
-    s = test_fixture(FIX_GPU);
-    hw_apply_power_cap(&s->dev[0], 10); /* at idle: nothing left to run on */
-    ck_assert_msg(strstr(s->dev[0].disabled, "idle power") != NULL, "%s", s->dev[0].disabled);
-    hw_apply_power_cap(&s->dev[0], 0);
-    free(s);
-    /* With a DVFS table (500 MHz 0.6 V, 1000 MHz 1.0 V), P(500) = 10 + 90 x 0.36 x 0.5 = 26.2 W:
-     * a 30 W cap picks 500 MHz (peak x 0.5, energy x 0.36); a 20 W cap disables the device. */
-    char txt[sizeof FIX_GPU + 200];
-    const char *at = strstr(FIX_GPU, "\"power\":");
-    snprintf(txt, sizeof txt, "%.*s\"dvfs\":{\"points\":[{\"freq_MHz\":500,\"voltage_V\":0.6},{\"freq_MHz\":1000,"
-             "\"voltage_V\":1.0}],\"source\":\"test fixture\"},%s", (int)(at - FIX_GPU), FIX_GPU, at);
-    s = test_fixture(txt);
-    hw_apply_power_cap(&s->dev[0], 30);
-    ck_assert_near(s->dev[0].peak[ENG_MATRIX][P_FP16], 0.5e13, 1e-12);
-    ck_assert_near(s->dev[0].mac_J[ENG_MATRIX][P_FP16], 0.36 * 0.5e-12, 1e-12);
-    free(s);
-    s = test_fixture(txt);
-    hw_apply_power_cap(&s->dev[0], 20);
-    ck_assert_msg(strstr(s->dev[0].disabled, "lowest operating point") != NULL, "%s", s->dev[0].disabled);
-    free(s);
-}
-END_TEST
-
 START_TEST(placement_and_proxy)
 {
     struct hw_system *s = test_fixture(FIX_NPU_SYSTEM);
@@ -254,7 +221,6 @@ Suite *make_sweep_suite(void)
     tcase_add_test(t, nsga2_reaches_the_exhaustive_front);
     tcase_add_test(t, random_is_seeded_and_distinct);
     tcase_add_test(t, spec_errors);
-    tcase_add_test(t, power_cap);
     tcase_add_test(t, placement_and_proxy);
     suite_add_tcase(s, t);
     return s;

@@ -1,0 +1,194 @@
+/* check_power.c -- power limits: a device obeys the lower of its TDP and power cap, stepping down its
+ * DVFS table and then idling part of the time; and no shipped hardware x model reports more. */
+#include <dirent.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check_suites.h"
+#include "eval.h"
+#include "jsonu.h"
+
+/* One GPU-class device with round numbers: fp16 matrix 1e13 FLOP/s at 1 pJ per MAC, fp32 vector
+ * 1e12; one memory level (DRAM 1 GiB, 100 GB/s, 10 pJ/B: no tiling); no per-op overhead; idle 10 W,
+ * TDP 100 W; DVFS points 500 MHz 0.6 V, 750 MHz 0.8 V, 1000 MHz 1.0 V. */
+#define FIX_POW_HEAD                                                                                          \
+    "{\"schema\":\"dse-hwdesc-1\",\"name\":\"fix-pow\",\"devices\":[{\"name\":\"gpu\",\"class\":\"gpu\","        \
+    "\"clock\":{\"base_MHz\":1000,\"boost_MHz\":1000,\"source\":\"test fixture\"},\"compute\":["                \
+    "{\"engine\":\"matrix\",\"precision\":\"fp16\",\"units\":1,\"flops_per_cycle_per_unit\":10000,"             \
+    "\"energy_pJ_per_mac\":1,\"source\":\"test fixture\"},"                                                    \
+    "{\"engine\":\"vector\",\"precision\":\"fp32\",\"units\":1,\"flops_per_cycle_per_unit\":1000,"              \
+    "\"energy_pJ_per_mac\":10,\"source\":\"test fixture\"}],"                                                  \
+    "\"memory\":[{\"name\":\"dram\",\"kind\":\"dram\",\"capacity_GiB\":1,\"bandwidth_GBps\":100,"              \
+    "\"energy_pJ_per_byte\":10,\"source\":\"test fixture\"}],"
+#define FIX_POW_DVFS                                                                                          \
+    "\"dvfs\":{\"points\":[{\"freq_MHz\":500,\"voltage_V\":0.6},{\"freq_MHz\":750,\"voltage_V\":0.8},"          \
+    "{\"freq_MHz\":1000,\"voltage_V\":1.0}],\"source\":\"test fixture\"},"
+
+/* One fp16 matmul [1000 x 1000] x [1000 x 1000]: 1e9 MACs, 2e9 FLOPs: 0.2 ms at 1e13 FLOP/s; A, B
+ * and C 2e6 B each: 6e6 B / 100 GB/s = 0.06 ms, so compute-bound. Energy 1e9 x 1 pJ + 6e6 x 10 pJ
+ * = 1.06 mJ: 1.06 mJ / 0.2 ms = 5.3 W dynamic + 10 W idle = 15.3 W. */
+static const char GRAPH[] =
+    "{\"format\":\"dse-graph-1\",\"name\":\"mm\",\"tensors\":["
+    "{\"name\":\"a\",\"shape\":[1,1000,1000],\"kind\":\"input\"},{\"name\":\"w\",\"shape\":[1000,1000],\"kind\":\"weight\"},"
+    "{\"name\":\"c\",\"shape\":[1,1000,1000]}],"
+    "\"ops\":[{\"name\":\"mm\",\"type\":\"matmul\",\"inputs\":[\"a\",\"w\"],\"outputs\":[\"c\"]}]}";
+
+static void run_mm(struct hw_system *s, struct eval_result *res)
+{
+    struct wl_model m;
+    struct dse_err e;
+    ck_assert_msg(wl_load_buf(GRAPH, sizeof GRAPH - 1, "mm.json", 0, &m, &e) == DSE_OK, "%s", e.msg);
+    struct eval_req r;
+    memset(&r, 0, sizeof r);
+    r.sys = s;
+    for (int t = 0; t < OP_COUNT; t++)
+        r.type_dev[t] = -1;
+    r.model = &m;
+    r.x.prec.w = r.x.prec.a = r.x.prec.kv = P_FP16;
+    r.batch = r.prompt = 1;
+    r.want_ops = 1;
+    ck_assert_msg(eval_run(&r, res, &e) == DSE_OK, "%s", e.msg);
+    wl_model_free(&m);
+}
+
+static struct hw_system *fixture(int dvfs, double tdp)
+{
+    char txt[2048];
+    snprintf(txt, sizeof txt, "%s%s\"power\":{\"idle_W\":10,\"tdp_W\":%g,\"source\":\"test fixture\"}}]}",
+             FIX_POW_HEAD, dvfs ? FIX_POW_DVFS : "", tdp);
+    return test_fixture(txt);
+}
+
+START_TEST(throttle_dvfs_then_duty_cycle)
+{
+    struct eval_result res = {0};
+    /* Under TDP (15.3 W of 100 W): as computed, not throttled. */
+    struct hw_system *s = fixture(1, 100);
+    run_mm(s, &res);
+    ck_assert(res.feasible && !res.throttle_note[0]);
+    ck_assert_near(res.t.latency_s, 0.2e-3, 1e-12);
+    ck_assert_near(res.t.avg_power_W, 15.3, 1e-12);
+    ck_assert_double_eq(res.t.throttle_slowdown, 1);
+    /* Cap 12 W. At 750 MHz (f 0.75, V^2 0.64): 0.2 / 0.75 = 0.26667 ms, 0.64 + 0.06 = 0.70 mJ:
+     * 2.625 + 10 = 12.625 W, over. At 500 MHz (f 0.5, V^2 0.36): 0.4 ms, 0.42 mJ: 1.05 + 10 = 11.05 W,
+     * fits: the fastest point that does. */
+    hw_apply_power_cap(&s->dev[0], 12);
+    run_mm(s, &res);
+    ck_assert(res.feasible);
+    ck_assert_near(res.t.latency_s, 0.4e-3, 1e-12);
+    ck_assert_near(res.t.avg_power_W, 11.05, 1e-12);
+    ck_assert_near(res.t.throttle_slowdown, 2, 1e-12);
+    ck_assert_msg(strstr(res.throttle_note, "clock 500 of 1000 MHz") && strstr(res.throttle_note, "12 W power cap"),
+                  "%s", res.throttle_note);
+    /* Cap 10.5 W: even 500 MHz is over (11.05 W), so the device idles part of the time: T' = 0.42 mJ /
+     * (10.5 - 10) W = 0.84 ms, busy 0.4 / 0.84 = 48 %; 4.2x slower; exactly 10.5 W. */
+    hw_apply_power_cap(&s->dev[0], 10.5);
+    run_mm(s, &res);
+    ck_assert_near(res.t.latency_s, 0.84e-3, 1e-12);
+    ck_assert_near(res.t.avg_power_W, 10.5, 1e-12);
+    ck_assert_near(res.t.throttle_slowdown, 4.2, 1e-12);
+    ck_assert_near(res.ops[0].time_s, 0.84e-3, 1e-12);
+    ck_assert_near(res.ops[0].energy_J, 0.42e-3 + 10 * 0.84e-3, 1e-12);
+    ck_assert_msg(strstr(res.throttle_note, "busy 48 % of the time"), "%s", res.throttle_note);
+    /* Cap at idle power: nothing left to run on. */
+    hw_apply_power_cap(&s->dev[0], 10);
+    run_mm(s, &res);
+    ck_assert(!res.feasible);
+    ck_assert_msg(strstr(res.reason, "at or below the idle power 10 W"), "%s", res.reason);
+    free(s);
+    /* No DVFS table and a 12 W TDP: only the duty cycle: T' = 1.06 mJ / 2 W = 0.53 ms (2.65x). */
+    s = fixture(0, 12);
+    run_mm(s, &res);
+    ck_assert_near(res.t.latency_s, 0.53e-3, 1e-12);
+    ck_assert_near(res.t.avg_power_W, 12, 1e-12);
+    ck_assert_near(res.t.throttle_slowdown, 2.65, 1e-12);
+    ck_assert_msg(strstr(res.throttle_note, "12 W TDP"), "%s", res.throttle_note);
+    eval_result_free(&res);
+    free(s);
+}
+END_TEST
+
+/* Every shipped hwdesc x a CNN, an encoder and a decoder (generate), at batch 1 and 64, unlimited and
+ * with each device capped at half its TDP: no device reports more than its limit, and the system no
+ * more than the sum of its devices' limits. */
+START_TEST(shipped_never_exceed_limits)
+{
+    static const char *const models[] = {"models/resnet50.json", "models/bert-base.json", "models/llama-3.2-1b.json"};
+    char dir[512], path[1024];
+    DIR *dp = opendir(src_path(dir, sizeof dir, "hwdesc"));
+    ck_assert(dp != NULL);
+    struct wl_model m[3];
+    for (int i = 0; i < 3; i++)
+        test_model(models[i], &m[i]);
+    struct hw_system *s = malloc(sizeof *s);
+    struct eval_result res = {0};
+    struct dse_err e;
+    int checked = 0, throttled = 0;
+    for (struct dirent *de; (de = readdir(dp));) {
+        size_t l = strlen(de->d_name);
+        if (l < 6 || strcmp(de->d_name + l - 5, ".json") || !strncmp(de->d_name, "host", 4))
+            continue;
+        snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+        ck_assert_msg(hw_load_file(path, s, &e) == DSE_OK, "%s", e.msg);
+        for (int cap = 0; cap < 2; cap++) {
+            if (cap)
+                for (int d = 0; d < s->n_dev; d++)
+                    hw_apply_power_cap(&s->dev[d], s->dev[d].tdp_W / 2);
+            int dev = eval_default_device(s), p = eval_default_prec(&s->dev[dev]);
+            for (int mi = 0; mi < 3; mi++)
+                for (int64_t b = 1; b <= 64; b *= 64) {
+                    struct eval_req r;
+                    memset(&r, 0, sizeof r);
+                    r.sys = s;
+                    r.dev = dev;
+                    for (int t = 0; t < OP_COUNT; t++)
+                        r.type_dev[t] = -1;
+                    r.model = &m[mi];
+                    r.x.prec.w = r.x.prec.a = r.x.prec.kv = p >= 0 ? (enum prec)p : P_INT8;
+                    r.batch = b;
+                    r.phase = wl_model_is_lm(&m[mi]) ? PH_GENERATE : PH_NONE;
+                    r.prompt = wl_model_is_lm(&m[mi]) ? 128 : 128;
+                    r.gen = 16;
+                    r.skip_capacity = 1;
+                    ck_assert_msg(eval_run(&r, &res, &e) == DSE_OK, "%s %s: %s", de->d_name, models[mi], e.msg);
+                    if (!res.feasible)
+                        continue;
+                    double sum = 0;
+                    for (int d = 0; d < s->n_dev; d++) {
+                        if (!(res.used & (1u << d)))
+                            continue;
+                        ck_assert_msg(res.dev_power_W[d] <= res.dev_limit_W[d] * (1 + 1e-9),
+                                      "%s %s batch %lld cap %d: device %s at %.4g W, limit %.4g W", de->d_name,
+                                      models[mi], (long long)b, cap, s->dev[d].name, res.dev_power_W[d],
+                                      res.dev_limit_W[d]);
+                        sum += res.dev_limit_W[d];
+                    }
+                    ck_assert_msg(res.t.avg_power_W <= sum * (1 + 1e-9), "%s %s: %.4g W over %.4g W", de->d_name,
+                                  models[mi], res.t.avg_power_W, sum);
+                    checked++;
+                    throttled += res.throttle_note[0] != 0;
+                }
+        }
+    }
+    closedir(dp);
+    ck_assert_int_ge(checked, 40);
+    ck_assert_int_ge(throttled, 1); /* the half-TDP caps bind somewhere: the check is not vacuous */
+    eval_result_free(&res);
+    for (int i = 0; i < 3; i++)
+        wl_model_free(&m[i]);
+    free(s);
+}
+END_TEST
+
+Suite *make_power_suite(void)
+{
+    Suite *s = suite_create("power");
+    TCase *t = tcase_create("power");
+    tcase_set_timeout(t, 120);
+    tcase_add_test(t, throttle_dvfs_then_duty_cycle);
+    tcase_add_test(t, shipped_never_exceed_limits);
+    suite_add_tcase(s, t);
+    return s;
+}
