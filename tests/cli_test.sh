@@ -977,6 +977,21 @@ PYEOF
     else
         fail calibrate-worse-force "exit $rc; $(tail -n 1 "$ERR")"
     fi
+    # 3-fold cross-validation: fold 3 is the fit written; the hwdesc's expected error is the folds' mean.
+    dse calibrate --hw "$H" --import tests/data/import-fit.json --out "$tmp/cal-cv.json" --json
+    if [ "$rc" -eq 0 ] && python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1])); c = d['crossval']; f = c['fold_mape_pct']
+h = json.load(open(sys.argv[2]))
+dev = [x for x in h['devices'] if 'efficiency' in x][0]
+assert len(f) == 3 and abs(c['mape_pct'] - sum(f) / 3) < 1e-9 * max(1, c['mape_pct'])
+assert f[2] == d['heldout_mape_after_pct']
+assert abs(dev['efficiency']['heldout_mape_pct'] - c['mape_pct']) < 1e-9 * max(1, c['mape_pct'])
+" "$OUT" "$tmp/cal-cv.json" 2>/dev/null; then
+        ok calibrate-crossval
+    else
+        fail calibrate-crossval "exit $rc; $(head -c 300 "$OUT")"
+    fi
     # Phases are reported on stderr, one line each, when it is not a terminal.
     dse calibrate --hw "$H" --import tests/data/import-fit.json --out "$tmp/cal-ph.json"
     if [ "$rc" -eq 0 ] && grep -q "^dse calibrate: fitting the model to" "$ERR" &&
