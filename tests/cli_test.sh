@@ -915,5 +915,14 @@ fi
 expect_fail sweep-grid-limit 2 "use \"search\"" sweep "$spec" --limit 1000 --db "$tmp/limit.db"
 expect_fail sweep-bad-spec 2 "tests/data/bad-hw-syntax.json" sweep tests/data/bad-hw-syntax.json
 
+# ============================================================ DRAM technologies and host systems
+# (issue 9, items 5 and 19). A dram or host level names its DRAM technology (src/hw_memtech.c) or
+# gives its own energy_pJ_per_byte; one with neither is refused, never given a default.
+hw_case no-technology 'memories[0].technology: missing: a dram level needs its DRAM technology (one of: ddr3, ddr4'
+hw_case host-no-technology 'devices[1].memory[1].technology: missing: a host level needs its DRAM technology'
+hw_case unknown-technology "memories[0].technology: unknown DRAM technology 'ddr9' (expected one of: ddr3, ddr4, ddr5, lpddr4, lpddr4x, lpddr5, lpddr5x, gddr5, gddr6, gddr6x, hbm2, hbm2e, hbm3, hbm3e)"
+hw_case technology-number 'memories[0].technology: expected a string, got a number'
+hw_case technology-on-sram 'devices[1].memory[0].technology: only dram and host levels name a DRAM technology; this level is sram'
+
 echo "cli_test: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
