@@ -332,6 +332,36 @@ START_TEST(shipped_dram_technologies)
 }
 END_TEST
 
+/* Accelerator cards ship with their hosts (issue 9, item 19): a CPU device linked to the card. */
+START_TEST(cards_ship_with_hosts)
+{
+    static const char *const cards[] = {"google-tpu-v1", "google-coral-edge-tpu", "aws-inferentia2",
+                                        "raspberry-pi-5-hailo-8l"};
+    for (unsigned i = 0; i < sizeof cards / sizeof cards[0]; i++) {
+        struct hw_system *s = load(cards[i]);
+        int cpu = -1, card = -1;
+        for (int d = 0; d < s->n_dev; d++)
+            if (s->dev[d].cls == HW_CPU)
+                cpu = d;
+            else
+                card = d;
+        ck_assert_msg(cpu >= 0 && card >= 0 && hw_link_between(s, cpu, card) >= 0, "%s", cards[i]);
+        ck_assert(s->dev[cpu].ops_mask == (1u << OP_COUNT) - 1); /* the host runs every operator */
+        free(s);
+    }
+    /* TPU v1's host, Jouppi et al. ISCA 2017 Table 2 (Haswell E5-2699 v3): 18 cores x 32 fp32 FLOP/cycle x
+     * 2.3 GHz = 1.3248 TFLOPS ("1.3"), x 64 int8 ops/cycle = 2.6496 TOPS ("2.6"); PCIe Gen3 x16:
+     * 8 GT/s x 128/130 x 16 / 8 = 15.75 GB/s. The TPU stays device 0. */
+    struct hw_system *s = load("google-tpu-v1");
+    ck_assert_int_eq(s->n_dev, 2);
+    ck_assert_str_eq(s->dev[0].name, "tpu");
+    ck_assert_near(hw_vector_peak(&s->dev[1], P_FP32, NULL), 1.3248e12, 1e-9);
+    ck_assert_near(hw_vector_peak(&s->dev[1], P_INT8, NULL), 2.6496e12, 1e-9);
+    ck_assert_near(s->link[0].bandwidth_Bps, 15.75e9, 1e-9);
+    free(s);
+}
+END_TEST
+
 Suite *make_hw_suite(void)
 {
     Suite *s = suite_create("hw");
@@ -345,6 +375,7 @@ Suite *make_hw_suite(void)
     tcase_add_test(t, memtech_table);
     tcase_add_test(t, technology_sets_energy);
     tcase_add_loop_test(t, shipped_dram_technologies, 0, (int)(sizeof shipped / sizeof shipped[0]));
+    tcase_add_test(t, cards_ship_with_hosts);
     suite_add_tcase(s, t);
     return s;
 }
