@@ -33,7 +33,7 @@ cjson=$(pkg-config --cflags --libs libcjson 2>/dev/null) || cjson="-lcjson"
 
 # The loaders and what they call: everything in libdse.a but the command line (main.c, cli_*.c)
 # and the cost models, which no loader reaches.
-srcs="src/err.c src/jsonu.c src/prec.c src/optype.c src/hw_load.c src/wl_graph.c src/wl_load.c
+srcs="src/err.c src/jsonu.c src/prec.c src/optype.c src/hw_load.c src/hw_memtech.c src/wl_graph.c src/wl_load.c
       src/wl_build.c src/wl_transformer.c src/wl_cnn.c src/validate_suite.c"
 cflags="-g -O1 -std=c11 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
         -fno-omit-frame-pointer -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -I src -I ."

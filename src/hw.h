@@ -159,7 +159,8 @@ void hw_scale_matrix(struct hw_device *d, double ratio);
  * (register, sram, cache, private) MiB x per_MiB, so it follows hw: changes; else cost.die_area_mm2;
  * else NAN. */
 double hw_die_area_mm2(const struct hw_device *d);
-/* Default energy per byte of a memory level of the given kind and size at a node (docs/models.md). */
+/* Default energy per byte of an on-chip memory level of the given kind and size at a node
+ * (docs/models.md); 0 for dram and host levels, whose energy comes from their technology. */
 double hw_default_mem_J_per_byte(enum hw_mem_kind k, double capacity_bytes, double process_nm);
 
 #endif

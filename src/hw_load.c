@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hw_memtech.h"
 #include "jsonu.h"
 
 const char *const hw_class_names[HW_CLASS_COUNT + 1] = {"cpu", "gpu", "systolic", "npu", NULL};
@@ -57,8 +58,13 @@ double hw_default_mem_J_per_byte(enum hw_mem_kind k, double capacity_bytes, doub
     case MEM_SRAM:
     case MEM_CACHE: {
         /* Horowitz ISSCC 2014, 64-bit SRAM read: 8 KB 10 pJ, 32 KB 20 pJ, 1 MB 100 pJ -> 1.25, 2.5,
-         * 12.5 pJ/byte; piecewise linear in log2(size), extended at the last slope. */
+         * 12.5 pJ/byte; piecewise linear in log2(size). A level's capacity is its aggregate over the
+         * chip; arrays beyond 1 MiB are banked (an access reads one bank), so the 1 MiB figure is the
+         * most a byte costs (extrapolating the slope charged a TPU v5e's 128 MiB VMEM 26.5 pJ/B, which
+         * alone put its modelled power past its TDP). */
         double lg = log2(capacity_bytes > 1 ? capacity_bytes : 1);
+        if (lg > 20)
+            lg = 20;
         double pj;
         if (lg <= 15)
             pj = 1.25 + (lg - 13) * (2.5 - 1.25) / 2;
@@ -71,15 +77,15 @@ double hw_default_mem_J_per_byte(enum hw_mem_kind k, double capacity_bytes, doub
     case MEM_DRAM:
     case MEM_HOST:
     default:
-        return 162.5e-12; /* Horowitz: DRAM 1.3 nJ per 64 bits (low end), not node-scaled */
+        return 0; /* none: DRAM energy depends on its technology, which the level names (hw_memtech.c) */
     }
 }
 
 static int load_mem(struct ju *j, const cJSON *o, double node, struct hw_mem *m)
 {
     static const char *const keys[] = {"name", "kind", "capacity_KiB", "capacity_MiB", "capacity_GiB",
-                                       "bandwidth_GBps", "latency_ns", "energy_pJ_per_byte", "source",
-                                       "note", "description", NULL};
+                                       "bandwidth_GBps", "latency_ns", "energy_pJ_per_byte", "technology",
+                                       "source", "note", "description", NULL};
     int rc, kind = 0;
     if ((rc = ju_object(j, o, keys)) || (rc = ju_str(j, o, "name", 0, m->name, sizeof m->name)) ||
         (rc = enum_field(j, o, "kind", hw_mem_kind_names, &kind)))
@@ -106,7 +112,41 @@ static int load_mem(struct ju *j, const cJSON *o, double node, struct hw_mem *m)
         return rc;
     m->bandwidth_Bps = bw * 1e9;
     m->latency_s = lat * 1e-9;
-    m->energy_J_per_byte = en > 0 ? en * 1e-12 : hw_default_mem_J_per_byte(m->kind, m->capacity_bytes, node);
+    /* Energy per byte: the file's figure, else the named DRAM technology's, else (on-chip levels only)
+     * the size default. Off-chip energy differs 6x between HBM3 and DDR3, so a dram or host level
+     * without either is refused rather than given one technology's figure. */
+    const struct hw_memtech *tech = NULL;
+    int off_chip = m->kind == MEM_DRAM || m->kind == MEM_HOST;
+    if (cJSON_GetObjectItemCaseSensitive(o, "technology")) {
+        char t[32], list[256];
+        if ((rc = ju_str(j, o, "technology", 0, t, sizeof t)))
+            return rc;
+        tech = hw_memtech_find(t);
+        size_t old = ju_key(j, "technology");
+        hw_memtech_list(list, sizeof list);
+        if (!off_chip)
+            rc = ju_fail(j, "only dram and host levels name a DRAM technology; this level is %s",
+                         hw_mem_kind_names[m->kind]);
+        else if (!tech)
+            rc = ju_fail(j, "unknown DRAM technology '%s' (expected one of: %s)", t, list);
+        ju_pop(j, old);
+        if (rc)
+            return rc;
+    } else if (off_chip && en <= 0) {
+        char list[256];
+        hw_memtech_list(list, sizeof list);
+        size_t old = ju_key(j, "technology");
+        rc = ju_fail(j, "missing: a %s level needs its DRAM technology (one of: %s) or energy_pJ_per_byte",
+                     hw_mem_kind_names[m->kind], list);
+        ju_pop(j, old);
+        return rc;
+    }
+    if (en > 0)
+        m->energy_J_per_byte = en * 1e-12;
+    else if (tech)
+        m->energy_J_per_byte = tech->pJ_per_byte * 1e-12;
+    else
+        m->energy_J_per_byte = hw_default_mem_J_per_byte(m->kind, m->capacity_bytes, node);
     m->shared = -1;
     return DSE_OK;
 }

@@ -12,6 +12,7 @@
 #include <strings.h>
 
 #include "hw.h"
+#include "hw_memtech.h"
 #include "jsonu.h"
 
 static char *trim(char *s)
@@ -136,8 +137,9 @@ int hw_load_scalesim_buf(const char *buf, unsigned long len, const char *fname, 
     double sram = (val[2] + val[3] + val[4]) * 1024;
     d->n_mem = 2;
     d->mem[0] = (struct hw_mem){"sram", MEM_SRAM, sram, 1e18, 0, hw_default_mem_J_per_byte(MEM_SRAM, sram, 45), -1};
+    /* SCALE-Sim names no DRAM: taken as DDR3, the 45 nm-era technology of the other figures here. */
     d->mem[1] = (struct hw_mem){"dram", MEM_DRAM, 1099511627776.0, bw * 1e9, 0,
-                                hw_default_mem_J_per_byte(MEM_DRAM, 0, 45), -1};
+                                hw_memtech_find("ddr3")->pJ_per_byte * 1e-12, -1};
     d->eff_compute = d->eff_vector = d->eff_memory = 1;
     d->calib_mape_pct = -1;
     for (int k = 0; k < EC_COUNT; k++)

@@ -1664,6 +1664,8 @@ cJSON *probe_hwdesc(const struct probe_host *h, const struct probe_meas *m, cons
         char one[32], buf[32];
         add_str(l, "name", probe_level_names[lv]);
         add_str(l, "kind", lv == PROBE_DRAM ? "dram" : "cache");
+        if (lv == PROBE_DRAM) /* sets its energy per byte (hw_memtech.c); the probe cannot see the DRAM type */
+            add_str(l, "technology", "ddr4");
         size_str(m->buf_bytes[lv], buf, sizeof buf);
         if (lv == PROBE_DRAM) {
             double gib = h->mem_bytes / (1024.0 * 1024 * 1024);
@@ -1677,6 +1679,8 @@ cJSON *probe_hwdesc(const struct probe_host *h, const struct probe_meas *m, cons
                      "(each %s in all, against %s of caches) on %d threads, median of %d (spread %.1f%%); capacity: %s",
                      date, m->isa_label, buf, tot, cache, T, s->runs, spread_pct(s),
                      h->mem_bytes > 0 ? "/proc/meminfo MemTotal" : "unknown (1 GiB placeholder)");
+            dse_strlcpy(src + strlen(src), "; technology: assumed ddr4 (not measured: edit it to this host's DRAM)",
+                        sizeof src - strlen(src));
             if (dropped[0]) {
                 size_t k = strlen(src);
                 snprintf(src + k, sizeof src - k,

@@ -51,20 +51,20 @@ static const char FIX_SYSTOLIC[] =
 
 /* A system: a CPU as above and an int8 NPU (4 TOPS: 2000 ops/cycle x 2000 MHz, 4 MiB SRAM at
  * 400 GB/s, 8 GiB host memory over the link at 1 GB/s) that runs only matmul, conv2d and eltwise;
- * PCIe link 1 GB/s, 2 us, 40 pJ/B. */
+ * PCIe link 1 GB/s, 2 us, 40 pJ/B. DRAM and host memory are DDR3: 162.5 pJ/B (hw_memtech.c). */
 static const char FIX_NPU_SYSTEM[] =
     "{\"schema\":\"dse-hwdesc-1\",\"name\":\"fix-npu\",\"devices\":["
     "{\"name\":\"cpu\",\"class\":\"cpu\",\"clock\":{\"base_MHz\":1000,\"boost_MHz\":2000,\"source\":\"test fixture\"},"
     "\"compute\":[{\"engine\":\"vector\",\"precision\":\"fp32\",\"units\":4,\"flops_per_cycle_per_unit\":32,"
     "\"source\":\"test fixture\"},{\"engine\":\"vector\",\"precision\":\"int8\",\"units\":4,"
     "\"flops_per_cycle_per_unit\":128,\"source\":\"test fixture\"}],"
-    "\"memory\":[{\"name\":\"dram\",\"kind\":\"dram\",\"capacity_GiB\":8,\"bandwidth_GBps\":20,"
+    "\"memory\":[{\"name\":\"dram\",\"kind\":\"dram\",\"technology\":\"ddr3\",\"capacity_GiB\":8,\"bandwidth_GBps\":20,"
     "\"source\":\"test fixture\"}],\"power\":{\"idle_W\":2,\"tdp_W\":10,\"source\":\"test fixture\"}},"
     "{\"name\":\"npu\",\"class\":\"npu\",\"clock\":{\"base_MHz\":2000,\"boost_MHz\":2000,\"source\":\"test fixture\"},"
     "\"compute\":[{\"engine\":\"matrix\",\"precision\":\"int8\",\"units\":1,\"flops_per_cycle_per_unit\":2000,"
     "\"headline_TOPS\":4,\"source\":\"test fixture\"}],"
     "\"memory\":[{\"name\":\"sram\",\"kind\":\"sram\",\"capacity_MiB\":4,\"bandwidth_GBps\":400,"
-    "\"source\":\"test fixture\"},{\"name\":\"host\",\"kind\":\"host\",\"capacity_GiB\":8,\"bandwidth_GBps\":1,"
+    "\"source\":\"test fixture\"},{\"name\":\"host\",\"kind\":\"host\",\"technology\":\"ddr3\",\"capacity_GiB\":8,\"bandwidth_GBps\":1,"
     "\"source\":\"test fixture\"}],\"power\":{\"idle_W\":0.5,\"tdp_W\":2,\"source\":\"test fixture\"},"
     "\"ops\":[\"matmul\",\"conv2d\",\"eltwise\"]}],"
     "\"links\":[{\"name\":\"pcie\",\"type\":\"pcie\",\"endpoints\":[\"cpu\",\"npu\"],\"bandwidth_GBps\":1,"

@@ -7,6 +7,8 @@
 #include "check_fixtures.h"
 #include "check_suites.h"
 #include "hw.h"
+#include "hw_memtech.h"
+#include "jsonu.h"
 
 static const char *const shipped[] = {
     "nvidia-a100-sxm4-80gb", "nvidia-h100-sxm5-80gb", "nvidia-h200-sxm-141gb", "nvidia-jetson-orin-nano-8gb",
@@ -94,8 +96,9 @@ START_TEST(default_energies)
     ck_assert_near(hw_default_mem_J_per_byte(MEM_SRAM, 1048576, 45), 12.5e-12, 1e-9);
     /* Node scaling is linear: 1 MB at 9 nm = 12.5 x 9/45 = 2.5 pJ/B. */
     ck_assert_near(hw_default_mem_J_per_byte(MEM_SRAM, 1048576, 9), 2.5e-12, 1e-9);
-    /* DRAM: 1.3 nJ per 64 bits = 162.5 pJ/B, not node-scaled. */
-    ck_assert_near(hw_default_mem_J_per_byte(MEM_DRAM, 1e9, 7), 162.5e-12, 1e-9);
+    /* Off-chip levels have no default: their energy comes from the DRAM technology they name. */
+    ck_assert(hw_default_mem_J_per_byte(MEM_DRAM, 1e9, 7) == 0);
+    ck_assert(hw_default_mem_J_per_byte(MEM_HOST, 1e9, 45) == 0);
 
     /* A compute entry without energy_pJ_per_mac gets Horowitz's 45 nm figure scaled by node; the
      * NPU system fixture gives no process_nm, so 45 nm applies and the figure is unscaled. */
@@ -132,6 +135,13 @@ static const struct {
     {",\"source\":\"test fixture\"}],\"power\"", "}],\"power\"", "source: missing"},
     {"\"schema\":\"dse-hwdesc-1\"", "\"schema\":\"dse-hwdesc-2\"", "expected \"dse-hwdesc-1\""},
     {"\"memory\":[", "\"memory\":[\"shared0\",", "names no level"},
+    /* A dram level with neither a technology nor its own energy; an unknown or mistyped technology;
+     * a technology on an on-chip level ("energy_pJ_per_byte":1, is the L2's, :10, the DRAM's). */
+    {"\"energy_pJ_per_byte\":10,", "", "devices[0].memory[1].technology: missing: a dram level needs its DRAM technology"},
+    {"\"energy_pJ_per_byte\":10,", "\"technology\":\"ddr9\",", "devices[0].memory[1].technology: unknown DRAM technology 'ddr9' (expected one of: ddr3, "},
+    {"\"energy_pJ_per_byte\":10,", "\"technology\":\"HBM2\",", "unknown DRAM technology 'HBM2'"},
+    {"\"energy_pJ_per_byte\":10,", "\"technology\":[],", "devices[0].memory[1].technology: expected a string, got an array"},
+    {"\"energy_pJ_per_byte\":1,", "\"technology\":\"hbm2\",", "devices[0].memory[0].technology: only dram and host levels"},
 };
 
 START_TEST(bad_inputs)
@@ -172,6 +182,186 @@ START_TEST(bad_system_structure)
 }
 END_TEST
 
+/* The DRAM technology table: lookup, listing, and each published or derived figure recomputed from the
+ * equation its source states (src/hw_memtech.c), within the table's 0.1 pJ/B rounding. */
+START_TEST(memtech_table)
+{
+    int n = 0;
+    const struct hw_memtech *t = hw_memtech_table(&n);
+    ck_assert_int_ge(n, 12);
+    char list[512];
+    hw_memtech_list(list, sizeof list);
+    static const char *const need[] = {"ddr3", "ddr4", "ddr5", "lpddr4", "lpddr4x", "lpddr5", "lpddr5x",
+                                       "gddr6", "hbm2", "hbm2e", "hbm3", "hbm3e"};
+    for (unsigned i = 0; i < sizeof need / sizeof need[0]; i++) {
+        const struct hw_memtech *m = hw_memtech_find(need[i]);
+        ck_assert_msg(m != NULL, "no row %s", need[i]);
+        ck_assert_str_eq(m->name, need[i]);
+        ck_assert_msg(strstr(list, need[i]) != NULL, "%s not listed in '%s'", need[i], list);
+    }
+    for (int i = 0; i < n; i++) {
+        ck_assert_msg(t[i].pJ_per_byte > 0 && t[i].pJ_per_byte < 1000, "%s: %g", t[i].name, t[i].pJ_per_byte);
+        ck_assert_msg(t[i].source && t[i].source[0], "%s has no source", t[i].name);
+        /* an estimate says so in its source */
+        ck_assert_msg(!t[i].estimate || strncmp(t[i].source, "estimate", 8) == 0, "%s: %s", t[i].name, t[i].source);
+        ck_assert_ptr_eq(hw_memtech_find(t[i].name), &t[i]); /* names are unique */
+    }
+    ck_assert_ptr_null(hw_memtech_find("DDR4")); /* exact, lower case, as in hwdesc */
+    ck_assert_ptr_null(hw_memtech_find("ddr9"));
+    ck_assert_ptr_null(hw_memtech_find(""));
+    ck_assert_ptr_null(hw_memtech_find(NULL));
+
+    /* Published: Horowitz ISSCC 2014, DRAM 1.3 nJ per 64-bit access: 1300 / 8 = 162.5 pJ/B. */
+    ck_assert_near(hw_memtech_find("ddr3")->pJ_per_byte, 1300.0 / 8, 1e-9);
+    /* O'Connor et al. MICRO 2017: HBM2 3.9 pJ/bit x 8 = 31.2 pJ/B; GDDR5 14 pJ/bit x 8 = 112. */
+    ck_assert_near(hw_memtech_find("hbm2")->pJ_per_byte, 3.9 * 8, 1e-9);
+    ck_assert_near(hw_memtech_find("gddr5")->pJ_per_byte, 14.0 * 8, 1e-9);
+    /* LPDDR4 from Micron 6Gb LPDDR4-3200 x16 currents: burst (1.1 V x (275 - 30) mA + 1.1 V x
+     * (150 - 0.75) mA) / (16 x 3.2 Gb/s) = 5.264 + 3.207 pJ/bit; activation 1.1006 nJ / 16384 bits =
+     * 0.067; total 8.537 pJ/bit x 8 = 68.3 pJ/B. */
+    double lp4_core = 1.1 * (275 - 30) / 51.2 + 1100.6 / 16384, lp4_io = 1.1 * (150 - 0.75) / 51.2;
+    ck_assert(fabs(hw_memtech_find("lpddr4")->pJ_per_byte - 8 * (lp4_core + lp4_io)) < 0.05);
+    /* LPDDR4X: VDDQ 1.1 -> 0.6 V: I/O x (0.6 / 1.1)^2; LPDDR5: core x (1.05 / 1.1)^2, I/O x (0.5 / 1.1)^2;
+     * LPDDR5X: LPDDR5 x 0.8. */
+    double lp4x = lp4_core + lp4_io * (0.6 / 1.1) * (0.6 / 1.1);
+    double lp5 = lp4_core * (1.05 / 1.1) * (1.05 / 1.1) + lp4_io * (0.5 / 1.1) * (0.5 / 1.1);
+    ck_assert(fabs(hw_memtech_find("lpddr4x")->pJ_per_byte - 8 * lp4x) < 0.05);
+    ck_assert(fabs(hw_memtech_find("lpddr5")->pJ_per_byte - 8 * lp5) < 0.05);
+    ck_assert(fabs(hw_memtech_find("lpddr5x")->pJ_per_byte - 8 * lp5 * 0.8) < 0.05);
+    /* DDR4 from Micron 4Gb DDR4-2400 x8 (tCK 0.8333 ns): burst 1.2 V x (184.5 - 44.0) mA / 19.2 Gb/s;
+     * activation 1.2 V x (60.75 x 55 - 44.0 x 39 - 38.25 x 16) mA x tCK + 2.5 V x 4.05 mA x 55 tCK over
+     * 8192 bits; I/O: DDR3's (20.31 - 15.82 - 0.442) pJ/bit x (1.2 / 1.5)^2. DDR5: DDR4 x (1.1 / 1.2)^2. */
+    double tck = 1 / 1.2, ddr3_io = 1300.0 / 64 - 1.5 * 135 / 12.8 - 1.5 * (95 * 47.5 - 45 * 35 - 42 * 12.5) / 8192;
+    double ddr4 = 1.2 * (184.5 - 44.0) / 19.2 +
+                  (1.2 * (60.75 * 55 - 44.0 * 39 - 38.25 * 16) * tck + 2.5 * 4.05 * 55 * tck) / 8192 +
+                  ddr3_io * (1.2 / 1.5) * (1.2 / 1.5);
+    ck_assert(fabs(hw_memtech_find("ddr4")->pJ_per_byte - 8 * ddr4) < 0.05);
+    ck_assert(fabs(hw_memtech_find("ddr5")->pJ_per_byte - 8 * ddr4 * (1.1 / 1.2) * (1.1 / 1.2)) < 0.05);
+    /* HBM2E as HBM2; HBM3 and HBM3E: HBM2 x (1.1 / 1.2)^2 = 26.2 pJ/B. GDDR6: GDDR5 x (1.35 / 1.5)^2. */
+    ck_assert_near(hw_memtech_find("hbm2e")->pJ_per_byte, 31.2, 1e-9);
+    ck_assert(fabs(hw_memtech_find("hbm3")->pJ_per_byte - 31.2 * (1.1 / 1.2) * (1.1 / 1.2)) < 0.05);
+    ck_assert(fabs(hw_memtech_find("hbm3e")->pJ_per_byte - 31.2 * (1.1 / 1.2) * (1.1 / 1.2)) < 0.05);
+    ck_assert(fabs(hw_memtech_find("gddr6")->pJ_per_byte - 112 * (1.35 / 1.5) * (1.35 / 1.5)) < 0.05);
+    /* The ordering the sources claim: HBM < LPDDR < DDR per byte, and each generation below the last. */
+    ck_assert(hw_memtech_find("hbm3")->pJ_per_byte < hw_memtech_find("lpddr5x")->pJ_per_byte);
+    ck_assert(hw_memtech_find("lpddr5")->pJ_per_byte < hw_memtech_find("ddr5")->pJ_per_byte);
+    ck_assert(hw_memtech_find("ddr5")->pJ_per_byte < hw_memtech_find("ddr4")->pJ_per_byte);
+    ck_assert(hw_memtech_find("ddr4")->pJ_per_byte < hw_memtech_find("ddr3")->pJ_per_byte);
+}
+END_TEST
+
+/* A level's energy: its own energy_pJ_per_byte, else its technology's, on the GPU fixture's DRAM. */
+START_TEST(technology_sets_energy)
+{
+    char buf[sizeof FIX_GPU + 64];
+    const char *at = strstr(FIX_GPU, "\"energy_pJ_per_byte\":10,");
+    ck_assert_ptr_nonnull(at);
+    struct hw_system *s = malloc(sizeof *s);
+    struct dse_err e;
+    /* technology lpddr5 alone: 44.2 pJ/B (hw_memtech.c) */
+    snprintf(buf, sizeof buf, "%.*s\"technology\":\"lpddr5\",%s", (int)(at - FIX_GPU), FIX_GPU,
+             at + strlen("\"energy_pJ_per_byte\":10,"));
+    ck_assert_msg(hw_load_buf(buf, strlen(buf), "t.json", s, &e) == DSE_OK, "%s", e.msg);
+    ck_assert_near(s->dev[0].mem[1].energy_J_per_byte, 44.2e-12, 1e-9);
+    /* both: the file's 10 pJ/B wins (a host level adds its link's energy this way) */
+    snprintf(buf, sizeof buf, "%.*s\"technology\":\"lpddr5\",%s", (int)(at - FIX_GPU), FIX_GPU, at);
+    ck_assert_msg(hw_load_buf(buf, strlen(buf), "t.json", s, &e) == DSE_OK, "%s", e.msg);
+    ck_assert_near(s->dev[0].mem[1].energy_J_per_byte, 10e-12, 1e-9);
+    /* the on-chip L2 keeps its own figure either way */
+    ck_assert_near(s->dev[0].mem[0].energy_J_per_byte, 1e-12, 1e-9);
+    free(s);
+}
+END_TEST
+
+/* Checks one memory level object o of a shipped file against the level l the loader made of it. */
+static void check_level(const char *file, const cJSON *o, const struct hw_mem *l)
+{
+    const cJSON *kind = cJSON_GetObjectItemCaseSensitive(o, "kind");
+    const cJSON *tech = cJSON_GetObjectItemCaseSensitive(o, "technology");
+    const cJSON *en = cJSON_GetObjectItemCaseSensitive(o, "energy_pJ_per_byte");
+    ck_assert(cJSON_IsString(kind));
+    if (strcmp(kind->valuestring, "dram") && strcmp(kind->valuestring, "host"))
+        return;
+    /* every shipped off-chip level names its technology, even where it also gives its own energy */
+    ck_assert_msg(cJSON_IsString(tech), "%s: level %s names no technology", file, l->name);
+    const struct hw_memtech *m = hw_memtech_find(tech->valuestring);
+    ck_assert_ptr_nonnull(m);
+    if (cJSON_IsNumber(en)) { /* its own figure, at least the DRAM's (host levels add their link) */
+        ck_assert_near(l->energy_J_per_byte, en->valuedouble * 1e-12, 1e-12);
+        ck_assert_msg(en->valuedouble >= m->pJ_per_byte, "%s: %s below its %s", file, l->name, m->name);
+    } else {
+        ck_assert_msg(fabs(l->energy_J_per_byte - m->pJ_per_byte * 1e-12) < 1e-18, "%s: %s has %g J/B, %s is %g pJ/B",
+                      file, l->name, l->energy_J_per_byte, m->name, m->pJ_per_byte);
+    }
+    /* the source says where the energy came from */
+    const cJSON *src = cJSON_GetObjectItemCaseSensitive(o, "source");
+    ck_assert_msg(cJSON_IsString(src) && strstr(src->valuestring, "energy"), "%s: %s source says nothing of energy",
+                  file, l->name);
+}
+
+START_TEST(shipped_dram_technologies)
+{
+    char rel[256], p[512];
+    struct dse_err e;
+    snprintf(rel, sizeof rel, "hwdesc/%s.json", shipped[_i]);
+    char *buf;
+    size_t len;
+    ck_assert_int_eq(ju_read_file(src_path(p, sizeof p, rel), JU_MAX_FILE_BYTES, &buf, &len, &e), DSE_OK);
+    cJSON *root = cJSON_ParseWithLength(buf, len);
+    ck_assert_ptr_nonnull(root);
+    struct hw_system *s = load(shipped[_i]);
+    const cJSON *mems = cJSON_GetObjectItemCaseSensitive(root, "memories"), *o;
+    int k = 0;
+    cJSON_ArrayForEach(o, mems) check_level(shipped[_i], o, &s->memories[k++]);
+    const cJSON *devs = cJSON_GetObjectItemCaseSensitive(root, "devices"), *dv;
+    int d = 0;
+    cJSON_ArrayForEach(dv, devs)
+    {
+        k = 0;
+        cJSON_ArrayForEach(o, cJSON_GetObjectItemCaseSensitive(dv, "memory"))
+        {
+            if (cJSON_IsObject(o)) /* a string names a shared level, checked above */
+                check_level(shipped[_i], o, &s->dev[d].mem[k]);
+            k++;
+        }
+        d++;
+    }
+    cJSON_Delete(root);
+    free(buf);
+    free(s);
+}
+END_TEST
+
+/* Accelerator cards ship with their hosts (issue 9, item 19): a CPU device linked to the card. */
+START_TEST(cards_ship_with_hosts)
+{
+    static const char *const cards[] = {"google-tpu-v1", "google-coral-edge-tpu", "aws-inferentia2",
+                                        "raspberry-pi-5-hailo-8l"};
+    for (unsigned i = 0; i < sizeof cards / sizeof cards[0]; i++) {
+        struct hw_system *s = load(cards[i]);
+        int cpu = -1, card = -1;
+        for (int d = 0; d < s->n_dev; d++)
+            if (s->dev[d].cls == HW_CPU)
+                cpu = d;
+            else
+                card = d;
+        ck_assert_msg(cpu >= 0 && card >= 0 && hw_link_between(s, cpu, card) >= 0, "%s", cards[i]);
+        ck_assert(s->dev[cpu].ops_mask == (1u << OP_COUNT) - 1); /* the host runs every operator */
+        free(s);
+    }
+    /* TPU v1's host, Jouppi et al. ISCA 2017 Table 2 (Haswell E5-2699 v3): 18 cores x 32 fp32 FLOP/cycle x
+     * 2.3 GHz = 1.3248 TFLOPS ("1.3"), x 64 int8 ops/cycle = 2.6496 TOPS ("2.6"); PCIe Gen3 x16:
+     * 8 GT/s x 128/130 x 16 / 8 = 15.75 GB/s. The TPU stays device 0. */
+    struct hw_system *s = load("google-tpu-v1");
+    ck_assert_int_eq(s->n_dev, 2);
+    ck_assert_str_eq(s->dev[0].name, "tpu");
+    ck_assert_near(hw_vector_peak(&s->dev[1], P_FP32, NULL), 1.3248e12, 1e-9);
+    ck_assert_near(hw_vector_peak(&s->dev[1], P_INT8, NULL), 2.6496e12, 1e-9);
+    ck_assert_near(s->link[0].bandwidth_Bps, 15.75e9, 1e-9);
+    free(s);
+}
+END_TEST
+
 Suite *make_hw_suite(void)
 {
     Suite *s = suite_create("hw");
@@ -182,6 +372,10 @@ Suite *make_hw_suite(void)
     tcase_add_test(t, default_energies);
     tcase_add_loop_test(t, bad_inputs, 0, (int)(sizeof bad / sizeof bad[0]));
     tcase_add_test(t, bad_system_structure);
+    tcase_add_test(t, memtech_table);
+    tcase_add_test(t, technology_sets_energy);
+    tcase_add_loop_test(t, shipped_dram_technologies, 0, (int)(sizeof shipped / sizeof shipped[0]));
+    tcase_add_test(t, cards_ship_with_hosts);
     suite_add_tcase(s, t);
     return s;
 }

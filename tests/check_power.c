@@ -182,6 +182,18 @@ START_TEST(shipped_never_exceed_limits)
 }
 END_TEST
 
+START_TEST(large_sram_banked)
+{
+    /* Horowitz 45 nm: 1 MiB (2^20 B) 100 pJ per 64-bit read = 12.5 pJ/B; 256 KiB (2^18) on the line
+     * between 32 KiB (2.5) and 1 MiB: 2.5 + (18 - 15) x (12.5 - 2.5) / 5 = 8.5 pJ/B; 128 MiB is
+     * banked, so no more than 1 MiB's 12.5 (the old extrapolation gave 2.5 + 12 x 2 = 26.5). */
+    ck_assert_near(hw_default_mem_J_per_byte(MEM_SRAM, 1 << 20, 45), 12.5e-12, 1e-12);
+    ck_assert_near(hw_default_mem_J_per_byte(MEM_CACHE, 1 << 18, 45), 8.5e-12, 1e-12);
+    ck_assert_near(hw_default_mem_J_per_byte(MEM_SRAM, 128.0 * (1 << 20), 45), 12.5e-12, 1e-12);
+    ck_assert_near(hw_default_mem_J_per_byte(MEM_SRAM, 128.0 * (1 << 20), 7), 12.5e-12 * 7 / 45, 1e-12);
+}
+END_TEST
+
 Suite *make_power_suite(void)
 {
     Suite *s = suite_create("power");
@@ -189,6 +201,7 @@ Suite *make_power_suite(void)
     tcase_set_timeout(t, 120);
     tcase_add_test(t, throttle_dvfs_then_duty_cycle);
     tcase_add_test(t, shipped_never_exceed_limits);
+    tcase_add_test(t, large_sram_banked);
     suite_add_tcase(s, t);
     return s;
 }

@@ -1016,6 +1016,47 @@ if [ "$rc" -eq 0 ] && grep -q "^dse validate: host load before measuring: .*(bus
 else
     fail validate-busy-host-reported "exit $rc; $(head -c 300 "$ERR")"
 fi
+# ============================================================ DRAM technologies and host systems
+# (issue 9, items 5 and 19). A dram or host level names its DRAM technology (src/hw_memtech.c) or
+# gives its own energy_pJ_per_byte; one with neither is refused, never given a default.
+hw_case no-technology 'memories[0].technology: missing: a dram level needs its DRAM technology (one of: ddr3, ddr4'
+hw_case host-no-technology 'devices[1].memory[1].technology: missing: a host level needs its DRAM technology'
+hw_case unknown-technology "memories[0].technology: unknown DRAM technology 'ddr9' (expected one of: ddr3, ddr4, ddr5, lpddr4, lpddr4x, lpddr5, lpddr5x, gddr5, gddr6, gddr6x, hbm2, hbm2e, hbm3, hbm3e)"
+hw_case technology-number 'memories[0].technology: expected a string, got a number'
+hw_case technology-on-sram 'devices[1].memory[0].technology: only dram and host levels name a DRAM technology; this level is sram'
+# The accelerator cards ship as the systems users run: what the card cannot run falls back to its host
+# CPU, paying the link (before, TPU v1 had no host and these points were infeasible).
+PY_HOST_FALLBACK="$PY_TOTALS
+on = {}
+for o in d['ops']:
+    on.setdefault(o['type'], set()).add(o['device'])
+def need_on(types, dev):
+    for t in types:
+        need(on.get(t) == {dev}, '%s ran on %r, expected %s' % (t, sorted(on.get(t, [])), dev))
+def crossed(types):
+    need(any(o['transfer_ms'] > 0 for o in d['ops'] if o['type'] in types), 'no link transfer for %s' % (types,))
+    need(d['totals']['transfer_ms'] > 0 and d['totals']['energy_link_mJ'] > 0, 'no link time or energy in totals')
+"
+expect_json host-tpu-v1-bert "$PY_HOST_FALLBACK
+need(d['device'] == 'tpu', 'default device %r' % d['device'])
+need_on(['matmul'], 'tpu')
+need_on(['embedding', 'layernorm', 'attention'], 'cpu')
+crossed(['embedding', 'layernorm', 'attention'])
+" eval --hw google-tpu-v1 --workload bert-base --precision int8 --json
+expect_json host-tpu-v1-mlp-softmax "$PY_HOST_FALLBACK
+need_on(['matmul', 'eltwise'], 'tpu')
+need_on(['softmax'], 'cpu')
+crossed(['softmax'])
+" eval --hw google-tpu-v1 --workload tiny-mlp --precision int8 --json
+expect_json host-coral-bert "$PY_HOST_FALLBACK
+need(d['device'] == 'npu', 'default device %r' % d['device'])
+need_on(['embedding', 'layernorm'], 'cpu')
+crossed(['layernorm'])
+" eval --hw google-coral-edge-tpu --workload bert-base --precision int8 --json
+expect_json host-inferentia2-runs-all "$PY_TOTALS
+need({o['device'] for o in d['ops']} == {'npu'}, 'ops left the chip: %r' % sorted({o['device'] for o in d['ops']}))
+need(num(d['totals']['cost_per_Minference_USD']), 'inf2.xlarge rent gives no cost')
+" eval --hw aws-inferentia2 --workload bert-base --precision bf16 --json
 
 echo "cli_test: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
