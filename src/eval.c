@@ -690,16 +690,16 @@ static int finish(const struct eval_req *r, const struct eval_graphs *eg, struct
     const struct hw_system *sys = r->sys;
     struct eval_totals *T = &res->t;
     enum wl_phase ph = eg->phase;
+    /* A system is bought, rented and powered whole: a card's host idles while the card works and is
+     * part of its price (the hwdesc puts a module's or an instance's price on one device); idle power,
+     * price and rent sum over every device. */
     double idle = 0, price = 0, rent = 0;
-    int priced = 1;
-    for (int d = 0; d < sys->n_dev; d++)
-        if (res->used & (1u << d)) {
-            idle += sys->dev[d].idle_W;
-            price += sys->dev[d].price_USD;
-            rent += sys->dev[d].rent_USD_per_hour;
-            if (sys->dev[d].price_USD == 0 && sys->dev[d].rent_USD_per_hour == 0)
-                priced = 0;
-        }
+    for (int d = 0; d < sys->n_dev; d++) {
+        idle += sys->dev[d].idle_W;
+        price += sys->dev[d].price_USD;
+        rent += sys->dev[d].rent_USD_per_hour;
+    }
+    int priced = price > 0 || rent > 0;
     T->price_USD = price;
     T->die_area_mm2 = 0;
     for (int d = 0; d < sys->n_dev; d++)

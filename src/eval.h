@@ -82,7 +82,7 @@ struct eval_totals {
     double compute_s, memory_s, overhead_s, xfer_s;
     double energy_compute_J, energy_memory_J, energy_static_J, energy_link_J;
     double main_bytes;
-    double price_USD;               /* of the devices used (0: none known) */
+    double price_USD;               /* of the system, every device (0: none known) */
     double die_area_mm2;            /* of the devices used; NAN when one has no area figure */
     double cost_per_Mtoken_USD;     /* NAN when no price or rent is known */
     double cost_per_Minference_USD; /* NAN when no price or rent is known */

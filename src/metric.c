@@ -34,10 +34,10 @@ const struct metric metric_table[] = {
     {"transfer_ms", "ms", DIR_NONE, "link transfers for operators placed on another device", F(xfer_s), 1e3, 0},
     {"energy_compute_mJ", "mJ", DIR_NONE, "arithmetic energy", F(energy_compute_J), 1e3, 0},
     {"energy_memory_mJ", "mJ", DIR_NONE, "memory access energy, all levels", F(energy_memory_J), 1e3, 0},
-    {"energy_static_mJ", "mJ", DIR_NONE, "idle power x latency of the devices used", F(energy_static_J), 1e3, 0},
+    {"energy_static_mJ", "mJ", DIR_NONE, "idle power of every device of the system x latency", F(energy_static_J), 1e3, 0},
     {"energy_link_mJ", "mJ", DIR_NONE, "link transfer energy", F(energy_link_J), 1e3, 0},
     {"main_memory_MB", "MB", DIR_NONE, "bytes moved to or from main memory", F(main_bytes), 1e-6, 0},
-    {"price_USD", "USD", DIR_MIN, "purchase price of the devices used", F(price_USD), 1, 0},
+    {"price_USD", "USD", DIR_MIN, "purchase price of the system (every device)", F(price_USD), 1, 0},
     {"die_area_mm2", "mm2", DIR_MIN, "die area of the devices used (area model or datasheet)", F(die_area_mm2), 1, 0},
 };
 const int metric_count = (int)(sizeof metric_table / sizeof metric_table[0]);

@@ -1058,5 +1058,10 @@ need({o['device'] for o in d['ops']} == {'npu'}, 'ops left the chip: %r' % sorte
 need(num(d['totals']['cost_per_Minference_USD']), 'inf2.xlarge rent gives no cost')
 " eval --hw aws-inferentia2 --workload bert-base --precision bf16 --json
 
+# A system is priced whole: inf2's rent (on the chip) covers its host too, so a point that runs the
+# softmax on the host still has a cost (it was NaN: the host itself carries no rent).
+expect_json inf2-host-op-has-cost 'need(num(d["totals"]["cost_per_Minference_USD"]) and d["totals"]["cost_per_Minference_USD"] > 0, "cost %r" % d["totals"].get("cost_per_Minference_USD"))' \
+    eval --hw aws-inferentia2 --placement npu,softmax=cpu --workload bert-base --json
+
 echo "cli_test: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
