@@ -164,7 +164,7 @@ int cmd_compare(int argc, char **argv)
     }
 out:
     if (rc)
-        fprintf(stderr, "dse: %s\n", e.msg);
+        dse_err_print(stderr, &e);
     for (int i = 0; i < MAX_HW; i++)
         eval_result_free(&res[i]);
     if (have_model)

@@ -378,7 +378,7 @@ int cmd_eval(int argc, char **argv)
         dse_err_set(&e, rc, NULL, NULL, "out of memory while printing");
 out:
     if (rc)
-        fprintf(stderr, "dse: %s\n", e.msg);
+        dse_err_print(stderr, &e);
     eval_result_free(&res);
     if (have_model)
         wl_model_free(&model);

@@ -59,7 +59,7 @@ static int list_hw(const char *dir, char **names, int n)
         struct dse_err e;
         snprintf(path, sizeof path, "%s/%s", dir, names[i]);
         if (hw_load_file(path, sys, &e)) {
-            fprintf(stderr, "dse: %s\n", e.msg);
+            dse_err_print(stderr, &e);
             bad = 1;
             continue;
         }
@@ -103,7 +103,7 @@ static int list_models(const char *dir, char **names, int n)
         struct wl_model m;
         snprintf(path, sizeof path, "%s/%s", dir, names[i]);
         if (wl_load_file(path, &m, &e)) {
-            fprintf(stderr, "dse: %s\n", e.msg);
+            dse_err_print(stderr, &e);
             bad = 1;
             continue;
         }
@@ -111,7 +111,7 @@ static int list_models(const char *dir, char **names, int n)
         struct wl_shape s = {1, lm ? 1 : enc ? 128 : 1, 0};
         struct wl_graph g;
         if (wl_build(&m, &s, &g, &e)) {
-            fprintf(stderr, "dse: %s\n", e.msg);
+            dse_err_print(stderr, &e);
             bad = 1;
         } else {
             printf("%-22s %-14s %12.2f %14.4g  %s\n", m.name, model_kind(&m), wl_params(&g) / 1e6, wl_macs(&g) / 1e9,
@@ -140,7 +140,7 @@ static int list_sweeps(const char *dir, char **names, int n)
             free(buf);
         }
         if (rc) {
-            fprintf(stderr, "dse: %s\n", e.msg);
+            dse_err_print(stderr, &e);
             bad = 1;
             continue;
         }

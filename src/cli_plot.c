@@ -104,7 +104,7 @@ int cmd_plot(int argc, char **argv)
     printf("wrote %s\n", written);
 out:
     if (rc)
-        fprintf(stderr, "dse: %s\n", e.msg);
+        dse_err_print(stderr, &e);
     for (int i = 0; owned && i < argc; i++)
         free(owned[i]);
     free(owned);

@@ -515,7 +515,7 @@ int cmd_probe(int argc, char **argv)
         print_table(h, m, path, secs, clock, clk_src);
 out:
     if (rc)
-        fprintf(stderr, "dse: %s\n", e.msg);
+        dse_err_print(stderr, &e);
     cJSON_Delete(doc);
     free(txt);
     free(sys);

@@ -664,7 +664,7 @@ int cmd_sweep(int argc, char **argv)
     }
 out:
     if (rc && strcmp(e.msg, "interrupted"))
-        fprintf(stderr, "dse: %s\n", e.msg);
+        dse_err_print(stderr, &e);
     store_close(st);
     sweep_prep_free(prep);
     if (have_spec)

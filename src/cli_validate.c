@@ -716,7 +716,7 @@ int cmd_validate(int argc, char **argv)
     free(idx);
 out:
     if (rc)
-        fprintf(stderr, "dse: %s\n", e.msg);
+        dse_err_print(stderr, &e);
     for (int i = 0; graphs && i < s.n; i++)
         wl_graph_free(&graphs[i]);
     free(graphs);
@@ -1081,7 +1081,7 @@ int cmd_calibrate(int argc, char **argv)
                          cli_get(opts, "out"), after_h.mape, before_h.mape);
 out:
     if (rc)
-        fprintf(stderr, "dse: %s\n", e.msg);
+        dse_err_print(stderr, &e);
     for (int i = 0; graphs && i < s.n; i++)
         wl_graph_free(&graphs[i]);
     free(graphs);

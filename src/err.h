@@ -7,6 +7,7 @@
 #define DSE_ERR_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 enum {
     DSE_OK = 0,
@@ -17,6 +18,10 @@ enum {
 struct dse_err {
     int code;
     char msg[768];
+    /* Further problems found in the same input (a loader that keeps going after an error): one per
+     * line, each "file: path: message"; n_more counts them, shown or not. */
+    char more[2048];
+    int n_more;
 };
 
 void dse_err_clear(struct dse_err *e);
@@ -26,6 +31,15 @@ int dse_err_set(struct dse_err *e, int code, const char *file, const char *path,
     __attribute__((format(printf, 5, 6)))
 #endif
     ;
+
+/* Records another problem: the first becomes msg (as dse_err_set), later ones go to more. */
+int dse_err_add(struct dse_err *e, int code, const char *file, const char *path, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 5, 6)))
+#endif
+    ;
+/* Prints "dse: msg" and a "dse: ..." line per further problem to f. */
+void dse_err_print(FILE *f, const struct dse_err *e);
 
 /* Bounded snprintf into a fixed buffer; never fails, truncates. */
 void dse_strlcpy(char *dst, const char *src, size_t n);

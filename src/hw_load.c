@@ -201,21 +201,37 @@ static int load_compute(struct ju *j, const cJSON *o, const struct hw_device *d,
     return DSE_OK;
 }
 
+/* A section of a device failed: with the cursor collecting (hw_load_buf), the problem is recorded and
+ * loading goes on to the next section, so one run reports every independent problem of a file. */
+#define KEEP(rc)                                                                                               \
+    do {                                                                                                       \
+        if (rc) {                                                                                              \
+            if ((rc) != DSE_EINPUT || !j->collect)                                                             \
+                return rc;                                                                                     \
+            bad = 1;                                                                                           \
+            rc = DSE_OK;                                                                                       \
+        }                                                                                                      \
+    } while (0)
+
 static int load_device(struct ju *j, const cJSON *o, struct hw_system *sys, struct hw_device *d)
 {
     static const char *const keys[] = {"name", "class", "model", "process_nm", "clock", "compute", "memory",
                                        "dvfs", "power", "cost", "area", "array", "gpu", "cpu", "overhead", "efficiency", "ops",
                                        "note",
                                        "description", "source", NULL};
-    int rc, cls = 0;
-    if ((rc = ju_object(j, o, keys)) || (rc = ju_str(j, o, "name", 0, d->name, sizeof d->name)) ||
+    int rc, cls = 0, bad = 0, clock_ok;
+    if (!cJSON_IsObject(o))
+        return ju_object(j, o, keys);
+    rc = ju_object(j, o, keys); /* an unknown field: report it, and the rest */
+    KEEP(rc);
+    if ((rc = ju_str(j, o, "name", 0, d->name, sizeof d->name)) ||
         (rc = enum_field(j, o, "class", hw_class_names, &cls)) ||
         (rc = ju_str(j, o, "model", JU_OPT, d->model, sizeof d->model)))
         return rc;
     d->cls = (enum hw_class)cls;
     d->process_nm = 45;
-    if ((rc = ju_num(j, o, "process_nm", JU_OPT | JU_POS, 1000, &d->process_nm)))
-        return rc;
+    rc = ju_num(j, o, "process_nm", JU_OPT | JU_POS, 1000, &d->process_nm);
+    KEEP(rc);
 
     /* clock */
     const cJSON *ck = cJSON_GetObjectItemCaseSensitive(o, "clock");
@@ -232,8 +248,8 @@ static int load_device(struct ju *j, const cJSON *o, struct hw_system *sys, stru
         ju_pop(j, o2);
     }
     ju_pop(j, old);
-    if (rc)
-        return rc;
+    clock_ok = !rc;
+    KEEP(rc);
     d->base_Hz = base * 1e6;
     d->boost_Hz = boost * 1e6;
 
@@ -249,7 +265,7 @@ static int load_device(struct ju *j, const cJSON *o, struct hw_system *sys, stru
         return rc;
     }
     old = ju_key(j, "memory");
-    for (int i = 0; i < n && !rc; i++) {
+    for (int i = 0; i < n; i++) {
         const cJSON *m = cJSON_GetArrayItem(arr, i);
         size_t o2 = ju_idx(j, i);
         if (cJSON_IsString(m)) {
@@ -267,26 +283,25 @@ static int load_device(struct ju *j, const cJSON *o, struct hw_system *sys, stru
             rc = load_mem(j, m, d->process_nm, &d->mem[i]);
         }
         ju_pop(j, o2);
+        KEEP(rc);
     }
     ju_pop(j, old);
-    if (rc)
-        return rc;
     d->n_mem = n;
 
-    /* compute */
+    /* compute (peaks need the clock: without it, they would only add errors that follow from it) */
     if ((rc = ju_array(j, o, "compute", 0, HW_MAX_COMPUTE, &arr, &n)))
         return rc;
     old = ju_key(j, "compute");
     if (n == 0)
         rc = ju_fail(j, "expected at least one compute entry");
-    for (int i = 0; i < n && !rc; i++) {
+    KEEP(rc);
+    for (int i = 0; i < n && clock_ok; i++) {
         size_t o2 = ju_idx(j, i);
         rc = load_compute(j, cJSON_GetArrayItem(arr, i), d, &d->compute[i]);
         ju_pop(j, o2);
+        KEEP(rc);
     }
     ju_pop(j, old);
-    if (rc)
-        return rc;
     d->n_compute = n;
     for (int i = 0; i < n; i++) {
         const struct hw_compute *c = &d->compute[i];
@@ -325,8 +340,7 @@ static int load_device(struct ju *j, const cJSON *o, struct hw_system *sys, stru
             d->n_dvfs = n;
         }
         ju_pop(j, old);
-        if (rc)
-            return rc;
+        KEEP(rc);
     }
 
     /* power */
@@ -343,8 +357,7 @@ static int load_device(struct ju *j, const cJSON *o, struct hw_system *sys, stru
         ju_pop(j, o2);
     }
     ju_pop(j, old);
-    if (rc)
-        return rc;
+    KEEP(rc);
 
     /* cost (optional) */
     const cJSON *co = cJSON_GetObjectItemCaseSensitive(o, "cost");
@@ -358,8 +371,7 @@ static int load_device(struct ju *j, const cJSON *o, struct hw_system *sys, stru
             !(rc = need_source(j, co)) && d->price_USD == 0 && d->die_area_mm2 == 0 && d->rent_USD_per_hour == 0)
             rc = ju_fail(j, "expected price_USD, die_area_mm2 and/or rent_USD_per_hour");
         ju_pop(j, old);
-        if (rc)
-            return rc;
+        KEEP(rc);
     }
 
     /* systolic array (optional) */
@@ -379,8 +391,8 @@ static int load_device(struct ju *j, const cJSON *o, struct hw_system *sys, stru
             !(rc = ju_num(j, ay, "ofmap_sram_KiB", JU_OPT | JU_POS, 1e9, &ok)))
             rc = need_source(j, ay);
         ju_pop(j, old);
-        if (rc)
-            return rc;
+        int ay_ok = !rc;
+        KEEP(rc);
         /* Operand SRAMs not given follow the memory levels, so hw: sweeps of a level reach the cycle
          * tier: inputs in the largest sram level, outputs in the smallest other one (or the same),
          * weights in a FIFO of 4 array-sized tiles (TPU v1's Weight FIFO). */
@@ -394,20 +406,23 @@ static int load_device(struct ju *j, const cJSON *o, struct hw_system *sys, stru
                 small = l;
         if (small < 0)
             small = big;
-        if ((ik <= 0 || ok <= 0) && big < 0) {
+        if (ay_ok && (ik <= 0 || ok <= 0) && big < 0) {
             old = ju_key(j, "array");
             rc = ju_fail(j, "ifmap_sram_KiB and ofmap_sram_KiB are needed when the device has no sram level");
             ju_pop(j, old);
-            return rc;
+            ay_ok = 0;
+            KEEP(rc);
         }
-        if (ik <= 0)
-            ik = d->mem[big].capacity_bytes / 1024;
-        if (ok <= 0)
-            ok = d->mem[small].capacity_bytes / 1024;
-        if (fk <= 0)
-            fk = 4.0 * rows * cols * count / 1024;
-        d->array = (struct hw_array){1, (int)rows, (int)cols, (int)count, (enum hw_dataflow)df, ik * 1024, fk * 1024,
-                                     ok * 1024};
+        if (ay_ok) {
+            if (ik <= 0)
+                ik = d->mem[big].capacity_bytes / 1024;
+            if (ok <= 0)
+                ok = d->mem[small].capacity_bytes / 1024;
+            if (fk <= 0)
+                fk = 4.0 * rows * cols * count / 1024;
+            d->array = (struct hw_array){1, (int)rows, (int)cols, (int)count, (enum hw_dataflow)df, ik * 1024,
+                                         fk * 1024, ok * 1024};
+        }
     }
 
     /* GPU and CPU cycle-tier parameters (optional) */
@@ -425,8 +440,7 @@ static int load_device(struct ju *j, const cJSON *o, struct hw_system *sys, stru
             !(rc = ju_num(j, gp, "bw_fraction", JU_OPT | JU_POS, 1, &frac)))
             rc = need_source(j, gp);
         ju_pop(j, old);
-        if (rc)
-            return rc;
+        KEEP(rc);
         d->gpu = (struct hw_gpu){1, (int)sms, (int)ctas, (int)tm, (int)tn, (int)tk, frac};
     }
     const cJSON *cp = cJSON_GetObjectItemCaseSensitive(o, "cpu");
@@ -440,8 +454,7 @@ static int load_device(struct ju *j, const cJSON *o, struct hw_system *sys, stru
             !(rc = ju_num(j, cp, "stream_fraction", JU_OPT | JU_POS, 1, &frac)))
             rc = need_source(j, cp);
         ju_pop(j, old);
-        if (rc)
-            return rc;
+        KEEP(rc);
         d->cpu = (struct hw_cpu){1, (int)mr, (int)nr, frac};
     }
 
@@ -455,8 +468,7 @@ static int load_device(struct ju *j, const cJSON *o, struct hw_system *sys, stru
             !(rc = ju_num(j, ar, "per_MiB_sram_mm2", JU_POS, 1e4, &d->area_per_MiB_mm2)))
             rc = need_source(j, ar);
         ju_pop(j, old);
-        if (rc)
-            return rc;
+        KEEP(rc);
     }
 
     /* overhead (optional) */
@@ -474,8 +486,7 @@ static int load_device(struct ju *j, const cJSON *o, struct hw_system *sys, stru
             !(rc = ju_num(j, ov, "pack_right_Gelem_per_s", JU_OPT | JU_POS, 1e5, &pr)))
             rc = need_source(j, ov);
         ju_pop(j, old);
-        if (rc)
-            return rc;
+        KEEP(rc);
         d->per_op_s = us * 1e-6;
         d->pack_elem_per_s[0] = pl * 1e9;
         d->pack_elem_per_s[1] = pr * 1e9;
@@ -540,13 +551,13 @@ static int load_device(struct ju *j, const cJSON *o, struct hw_system *sys, stru
             ju_pop(j, o2);
         }
         ju_pop(j, old);
-        if (rc)
-            return rc;
+        KEEP(rc);
     }
 
     /* ops (optional, default all) */
     if ((rc = ju_array(j, o, "ops", JU_OPT, OP_COUNT * 2, &arr, &n)))
         return rc;
+    rc = DSE_OK;
     if (!arr) {
         d->ops_mask = (1u << OP_COUNT) - 1;
     } else {
@@ -565,14 +576,15 @@ static int load_device(struct ju *j, const cJSON *o, struct hw_system *sys, stru
             ju_pop(j, o2);
         }
         ju_pop(j, old);
-        if (rc)
-            return rc;
+        KEEP(rc);
         d->ops_mask |= 1u << OP_RESHAPE | 1u << OP_SLICE; /* views cost nothing anywhere */
     }
-    return DSE_OK;
+    return bad ? DSE_EINPUT : DSE_OK;
 }
 
-static int load_link(struct ju *j, const cJSON *o, const struct hw_system *sys, struct hw_link *l)
+/* quiet_ends: devices had problems, so an endpoint naming none may name one that failed to load: not
+ * reported again. */
+static int load_link(struct ju *j, const cJSON *o, const struct hw_system *sys, int quiet_ends, struct hw_link *l)
 {
     static const char *const keys[] = {"name", "type", "endpoints", "bandwidth_GBps", "latency_us",
                                        "energy_pJ_per_byte", "source", "note", NULL};
@@ -594,7 +606,9 @@ static int load_link(struct ju *j, const cJSON *o, const struct hw_system *sys, 
         const cJSON *s = cJSON_GetArrayItem(arr, i);
         size_t o2 = ju_idx(j, i);
         ends[i] = cJSON_IsString(s) ? hw_find_device(sys, s->valuestring) : -1;
-        if (ends[i] < 0)
+        if (ends[i] < 0 && quiet_ends && cJSON_IsString(s))
+            rc = DSE_EINPUT; /* the problem is the device's, reported already */
+        else if (ends[i] < 0)
             rc = ju_fail(j, "expected the name of a device of this system");
         ju_pop(j, o2);
     }
@@ -625,6 +639,8 @@ int hw_load_buf(const char *buf, unsigned long len, const char *fname, struct hw
     if ((rc = ju_parse(buf, len, fname, &root, e)))
         return rc;
     ju_init(&j, fname, e);
+    dse_err_clear(e);
+    j.collect = 1; /* report every independent problem of the file in one run */
     if ((rc = ju_object(&j, root, keys)) || (rc = ju_str(&j, root, "schema", 0, schema, sizeof schema)))
         goto out;
     if (strcmp(schema, "dse-hwdesc-1") != 0) {
@@ -639,18 +655,20 @@ int hw_load_buf(const char *buf, unsigned long len, const char *fname, struct hw
     if ((rc = ju_array(&j, root, "memories", JU_OPT, HW_MAX_MEM, &arr, &n)))
         goto out;
     ju_key(&j, "memories");
-    for (int i = 0; i < n && !rc; i++) {
+    for (int i = 0; i < n; i++) {
         size_t o2 = ju_idx(&j, i);
         /* Shared memories are off-chip: no node scaling applies to their default energy. */
-        rc = load_mem(&j, cJSON_GetArrayItem(arr, i), 45, &sys->memories[i]);
-        for (int k = 0; k < i && !rc; k++)
+        int r2 = load_mem(&j, cJSON_GetArrayItem(arr, i), 45, &sys->memories[i]);
+        for (int k = 0; k < i && !r2; k++)
             if (strcmp(sys->memories[k].name, sys->memories[i].name) == 0)
-                rc = ju_fail(&j, "memory name '%s' used twice", sys->memories[i].name);
+                r2 = ju_fail(&j, "memory name '%s' used twice", sys->memories[i].name);
         ju_pop(&j, o2);
+        if (r2 && r2 != DSE_EINPUT) {
+            rc = r2;
+            goto out;
+        }
     }
     ju_pop(&j, 0);
-    if (rc)
-        goto out;
     sys->n_memories = n;
 
     if ((rc = ju_array(&j, root, "devices", 0, HW_MAX_DEVICES, &arr, &n)))
@@ -658,31 +676,38 @@ int hw_load_buf(const char *buf, unsigned long len, const char *fname, struct hw
     ju_key(&j, "devices");
     if (n == 0)
         rc = ju_fail(&j, "expected at least one device");
+    int dev_errors = j.n_err;
     for (int i = 0; i < n && !rc; i++) {
         size_t o2 = ju_idx(&j, i);
-        rc = load_device(&j, cJSON_GetArrayItem(arr, i), sys, &sys->dev[i]);
-        if (!rc && hw_find_device(sys, sys->dev[i].name) >= 0)
-            rc = ju_fail(&j, "device name '%s' used twice", sys->dev[i].name);
-        if (!rc)
-            sys->n_dev = i + 1;
+        int r2 = load_device(&j, cJSON_GetArrayItem(arr, i), sys, &sys->dev[i]);
+        if (!r2 && hw_find_device(sys, sys->dev[i].name) >= 0)
+            r2 = ju_fail(&j, "device name '%s' used twice", sys->dev[i].name);
+        if (r2 && r2 != DSE_EINPUT)
+            rc = r2;
+        sys->n_dev = i + 1; /* a device with problems is still one its links may name */
         ju_pop(&j, o2);
     }
     ju_pop(&j, 0);
     if (rc)
         goto out;
+    dev_errors = j.n_err > dev_errors;
 
     if ((rc = ju_array(&j, root, "links", JU_OPT, HW_MAX_LINKS, &arr, &n)))
         goto out;
     ju_key(&j, "links");
     for (int i = 0; i < n && !rc; i++) {
         size_t o2 = ju_idx(&j, i);
-        rc = load_link(&j, cJSON_GetArrayItem(arr, i), sys, &sys->link[i]);
+        int r2 = load_link(&j, cJSON_GetArrayItem(arr, i), sys, dev_errors, &sys->link[i]);
+        if (r2 && r2 != DSE_EINPUT)
+            rc = r2;
         ju_pop(&j, o2);
     }
     ju_pop(&j, 0);
     if (rc)
         goto out;
     sys->n_link = n;
+    if (j.n_err)
+        rc = DSE_EINPUT;
 out:
     cJSON_Delete(root);
     if (rc)

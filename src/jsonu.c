@@ -326,6 +326,8 @@ void ju_init(struct ju *j, const char *file, struct dse_err *e)
     j->e = e;
     j->path[0] = '\0';
     j->len = 0;
+    j->collect = 0;
+    j->n_err = 0;
 }
 
 size_t ju_key(struct ju *j, const char *key)
@@ -359,6 +361,9 @@ int ju_fail(struct ju *j, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    j->n_err++;
+    if (j->collect)
+        return dse_err_add(j->e, DSE_EINPUT, j->file, j->path[0] ? j->path : NULL, "%s", msg);
     return dse_err_set(j->e, DSE_EINPUT, j->file, j->path[0] ? j->path : NULL, "%s", msg);
 }
 

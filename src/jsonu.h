@@ -19,6 +19,8 @@ struct ju {
     struct dse_err *e;
     char path[512];
     size_t len;
+    int collect; /* ju_fail records every problem (dse_err_add), for loaders that keep going */
+    int n_err;   /* problems recorded so far */
 };
 
 /* Number constraints for ju_num(). */

@@ -431,7 +431,7 @@ dse eval --hw "$D/bad-hw-tiny-bandwidth.json" --workload llama-2-70b --device cp
 if ! why=$(sane); then
     fail hw-tiny-bandwidth "$why"
 elif [ "$rc" -eq 2 ]; then
-    if why=$(check_fail 2 "bad-hw-tiny-bandwidth.json: memories[0].bandwidth_GBps: expected a positive number of at least" 1); then
+    if why=$(check_fail 2 "bad-hw-tiny-bandwidth.json: memories[0].bandwidth_GBps: expected a positive number of at least" 0) && grep -q "devices\[0\].memory\[0\].bandwidth_GBps: expected a positive number" "$ERR"; then
         ok hw-tiny-bandwidth
     else
         fail hw-tiny-bandwidth "$why"
@@ -1062,6 +1062,38 @@ need(num(d['totals']['cost_per_Minference_USD']), 'inf2.xlarge rent gives no cos
 # softmax on the host still has a cost (it was NaN: the host itself carries no rent).
 expect_json inf2-host-op-has-cost 'need(num(d["totals"]["cost_per_Minference_USD"]) and d["totals"]["cost_per_Minference_USD"] > 0, "cost %r" % d["totals"].get("cost_per_Minference_USD"))' \
     eval --hw aws-inferentia2 --placement npu,softmax=cpu --workload bert-base --json
+
+# A hwdesc with several independent problems reports them all in one run, one line each: an unknown
+# field, a bad clock, a negative bandwidth in one memory level, a missing technology in another, a
+# compute entry whose headline disagrees with its derivation, a bad power figure and a bad link.
+if [ "$have_python" = 1 ]; then
+    python3 - "$tmp/multi.json" <<'PYEOF'
+import json, sys
+d = json.load(open("tests/data/good-hw.json"))
+cpu = d["devices"][0]
+cpu["colour"] = "red"
+cpu["clock"]["boost_MHz"] = -5
+cpu["memory"][0]["bandwidth_GBps"] = -3
+d["memories"][0].pop("technology", None)
+d["memories"][0].pop("energy_pJ_per_byte", None)
+npu = d["devices"][1]
+npu["compute"][0]["headline_TOPS"] = 99
+npu["power"]["idle_W"] = -1
+d["links"][0]["bandwidth_GBps"] = 0
+json.dump(d, open(sys.argv[1], "w"), indent=1)
+PYEOF
+    dse eval --hw "$tmp/multi.json" --workload tiny-mlp
+    n=$(grep -c "^dse: $tmp/multi.json: " "$ERR")
+    if [ "$rc" -eq 2 ] && [ ! -s "$OUT" ] && [ "$n" -eq 7 ] &&
+        grep -q "devices\[0\].colour: unknown field" "$ERR" && grep -q "devices\[0\].clock.boost_MHz" "$ERR" &&
+        grep -q "devices\[0\].memory\[0\].bandwidth_GBps: expected a positive number" "$ERR" &&
+        grep -q "memories\[0\].technology: missing" "$ERR" && grep -q "devices\[1\].compute\[0\]" "$ERR" &&
+        grep -q "devices\[1\].power.idle_W" "$ERR" && grep -q "links\[0\].bandwidth_GBps" "$ERR"; then
+        ok hw-several-problems-one-run
+    else
+        fail hw-several-problems-one-run "exit $rc, $n lines: $(tr '\n' '|' <"$ERR" | cut -c 1-600)"
+    fi
+fi
 
 echo "cli_test: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
