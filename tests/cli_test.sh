@@ -517,7 +517,7 @@ wl_case bad-graph-control-chars.json 'ops[5].inputs[1]: unknown tensor'
 expect_fail graph-syntax-column 2 "$D/bad-graph-syntax.json: line 15, column 5: JSON syntax error" eval --hw "$H" --workload "$D/bad-graph-syntax.json"
 
 # HuggingFace-style transformer configs
-wl_case bad-hf-model-type.json "model_type: unsupported model_type 'mamba' (supported: llama, mistral, qwen2, gpt2, bert, vit)"
+wl_case bad-hf-model-type.json "model_type: unsupported model_type 'mamba' (supported: llama, mistral, qwen2, gpt2, bert, vit, gemma, gemma2, phi3, mixtral, qwen2_moe)"
 wl_case bad-hf-model-type-number.json 'model_type: expected a string, got a number'
 wl_case bad-hf-no-hidden.json 'hidden_size: missing (expected an integer)'
 wl_case bad-hf-gpt2-no-embd.json 'n_embd: missing (expected an integer)'
@@ -529,7 +529,7 @@ wl_case bad-hf-zero-heads.json 'num_attention_heads: expected an integer in [1, 
 wl_case bad-hf-string-int.json 'hidden_size: expected an integer, got a string'
 wl_case bad-hf-fraction-int.json 'intermediate_size: expected an integer, got 512.5'
 wl_case bad-hf-bool.json 'tie_word_embeddings: expected true or false'
-wl_case bad-hf-huge.json 'model dimensions out of range'
+wl_case bad-hf-huge.json 'num_hidden_layers: 1000000 is out of range (at most 100000)'
 wl_case bad-hf-vit-patch.json 'patch_size: 15 does not divide image_size 224'
 
 # CNN builder specs
