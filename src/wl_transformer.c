@@ -553,11 +553,12 @@ static int expert_linear(struct gb *b, const struct wl_transformer *c, const cha
 {
     if (b->rc)
         return -1;
-    const struct wl_tensor *t = &b->g->t[x];
+    const struct wl_tensor *t = &b->g->t[x]; /* copied out: adding the weight may move the table */
+    const int64_t d0 = t->dim[0], d1 = t->dim[1], k = t->dim[t->rank - 1];
     char wn[WL_NAME_LEN];
     snprintf(wn, sizeof wn, "%s.weight", name);
-    int in[2] = {x, gb_tensor(b, wn, WL_WEIGHT, 3, c->experts, t->dim[t->rank - 1], n, 0)};
-    int y = gb_op(b, name, OP_MATMUL, in, 2, name, WL_ACT, 3, t->dim[0], t->dim[1], n, 0);
+    int in[2] = {x, gb_tensor(b, wn, WL_WEIGHT, 3, c->experts, k, n, 0)};
+    int y = gb_op(b, name, OP_MATMUL, in, 2, name, WL_ACT, 3, d0, d1, n, 0);
     if (y >= 0) {
         b->g->op[b->g->n_op - 1].experts = (int)c->experts;
         b->g->op[b->g->n_op - 1].topk = (int)c->topk;

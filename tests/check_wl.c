@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "check_suites.h"
+#include "jsonu.h"
 #include "wl.h"
 
 static void build(const struct wl_model *m, int64_t batch, int64_t tokens, int64_t past, struct wl_graph *g)
@@ -334,6 +335,36 @@ START_TEST(moe_experts)
     ck_assert_double_eq(find_op(&g, "layers.shared_expert_gate")->macs, 2048);
     wl_graph_free(&g);
     wl_model_free(&m);
+
+    /* Dense layers among the MoE ones (HF: layer i is MoE when (i + 1) % decoder_sparse_step == 0 and
+     * i is not in mlp_only_layers). A dense layer: attention 16,783,360 + MLP 3 x 2048 x 5632 = 34,603,008
+     * + norms 4096 = 51,390,464; a MoE layer 16,783,360 + 60 x 8,650,752 + 34,603,008 + 2048 + 122,880
+     * + 4096 = 570,560,512; embeddings, head and final norm 622,331,904. Step 2: 12 of each,
+     * 8,085,743,616; mlp_only_layers [0]: 1 dense + 23 MoE, 13,796,614,144. */
+    static const struct {
+        const char *from, *to;
+        double params;
+        int64_t dense;
+    } v[] = {{"\"decoder_sparse_step\": 1", "\"decoder_sparse_step\": 2", 8085743616.0, 12},
+             {"\"decoder_sparse_step\": 1", "\"mlp_only_layers\": [0]", 13796614144.0, 1}};
+    char path[512], *text;
+    size_t len;
+    struct dse_err e;
+    ck_assert(ju_read_file(src_path(path, sizeof path, "models/qwen1.5-moe-a2.7b.json"), 1 << 20, &text, &len, &e) == 0);
+    for (unsigned i = 0; i < sizeof v / sizeof v[0]; i++) {
+        char buf[4096], *at = strstr(text, v[i].from);
+        ck_assert(at && len + 16 < sizeof buf);
+        snprintf(buf, sizeof buf, "%.*s%s%s", (int)(at - text), text, v[i].to, at + strlen(v[i].from));
+        ck_assert_msg(wl_load_buf(buf, strlen(buf), "q.json", 0, &m, &e) == DSE_OK, "%s", e.msg);
+        ck_assert_int_eq(m.tf.block_layers[0][0], v[i].dense);
+        build(&m, 2, 3, 0, &g);
+        ck_assert_double_eq(wl_params(&g), v[i].params);
+        ck_assert_double_eq(find_op(&g, "layers.dense.down_proj")->count, (double)v[i].dense);
+        ck_assert_double_eq(find_op(&g, "layers.moe.experts.down_proj")->count, 24.0 - (double)v[i].dense);
+        wl_graph_free(&g);
+        wl_model_free(&m);
+    }
+    free(text);
 }
 END_TEST
 
