@@ -482,6 +482,14 @@ START_TEST(config_keys_refused)
                            "\"attention_dropout\": 0.0, \"is_decoder\": false, \"torch_dtype\": \"bfloat16\", " LLAMA "}",
                            &e) == DSE_OK,
                   "%s", e.msg);
+    /* ViT's classifier has len(id2label) outputs (HF derives num_labels from it): 3 labels x (64 + 1) */
+    struct wl_model m;
+    static const char vit[] = "{\"model_type\": \"vit\", \"hidden_size\": 64, \"num_hidden_layers\": 1, "
+                              "\"num_attention_heads\": 4, \"intermediate_size\": 128, \"encoder_stride\": 16, "
+                              "\"id2label\": {\"0\": \"a\", \"1\": \"b\", \"2\": \"c\"}, \"label2id\": {\"a\": 0}}";
+    ck_assert_msg(wl_load_buf(vit, strlen(vit), "v.json", 0, &m, &e) == DSE_OK, "%s", e.msg);
+    ck_assert_int_eq(m.tf.num_labels, 3);
+    wl_model_free(&m);
 #undef LLAMA
 }
 END_TEST
