@@ -320,8 +320,8 @@ static enum op_status place(const struct eval_req *r, const struct wl_graph *g, 
     return OPS_UNSUPPORTED_OP;
 }
 
-/* Evaluates every op of g once; records per-op costs into rec when given (first decode step). */
-/* kv_grow: tokens the cache tensors read as inputs (the past) gain after this graph (generate: the
+/* Evaluates every op of g once; records per-op costs into rec when given (first decode step).
+ * kv_grow: tokens the cache tensors read as inputs (the past) gain after this graph (generate: the
  * decode steps after the first), so that u->kv is the cache at its largest. */
 static int eval_graph(const struct eval_req *r, const struct wl_graph *g, double params, enum wl_phase ph,
                       int64_t kv_grow, struct eval_scratch *s, struct usage *u, unsigned *used,
