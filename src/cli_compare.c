@@ -69,7 +69,8 @@ int cmd_compare(int argc, char **argv)
         goto out;
     have_model = 1;
     base.model = &model;
-    if ((rc = cli_workload_opts(opts, &model, &base, &e)))
+    if ((rc = cli_workload_opts(opts, &model, &base, &e)) ||
+        (rc = wl_check_context(&model, base.phase, base.prompt, base.gen, NULL, "--prompt", &e)))
         goto out;
     if (cli_get(opts, "fidelity") && (rc = cli_fidelity(cli_get(opts, "fidelity"), &base.x.fidelity, &e)))
         goto out;

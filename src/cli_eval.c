@@ -316,7 +316,8 @@ int cmd_eval(int argc, char **argv)
     }
     prec_format(&r.x.prec, prec, sizeof prec);
 
-    if ((rc = cli_workload_opts(opts, &model, &r, &e)))
+    if ((rc = cli_workload_opts(opts, &model, &r, &e)) ||
+        (rc = wl_check_context(&model, r.phase, r.prompt, r.gen, NULL, "--prompt", &e)))
         goto out;
     r.x.fidelity = FID_ANALYTICAL;
     if (cli_get(opts, "fidelity") && (rc = cli_fidelity(cli_get(opts, "fidelity"), &r.x.fidelity, &e)))

@@ -96,7 +96,7 @@ static const char *model_kind(const struct wl_model *m)
 static int list_models(const char *dir, char **names, int n)
 {
     int bad = 0;
-    printf("%-22s %-14s %12s %14s  %s\n", "name", "kind", "params_M", "GMAC", "per");
+    printf("%-22s %-14s %12s %12s %14s  %s\n", "name", "kind", "params_M", "active_M", "GMAC", "per");
     for (int i = 0; i < n; i++) {
         char path[1024];
         struct dse_err e;
@@ -114,7 +114,8 @@ static int list_models(const char *dir, char **names, int n)
             dse_err_print(stderr, &e);
             bad = 1;
         } else {
-            printf("%-22s %-14s %12.2f %14.4g  %s\n", m.name, model_kind(&m), wl_params(&g) / 1e6, wl_macs(&g) / 1e9,
+            printf("%-22s %-14s %12.2f %12.2f %14.4g  %s\n", m.name, model_kind(&m), wl_params(&g) / 1e6,
+                   wl_active_params(&g) / 1e6, wl_macs(&g) / 1e9,
                    lm ? "token (decode, empty cache)" : enc && strcmp(m.tf.model_type, "vit") ? "128-token sequence"
                                                                                               : "inference, batch 1");
             wl_graph_free(&g);

@@ -3,7 +3,9 @@
  * generate: the prefill graph is evaluated once; the first decode step is evaluated in full and
  * each operator's cost is recorded; later steps re-cost only the operators whose cost depends on the
  * cache length (attention with k_past/v_past), on a one-op copy sized to that step, and reuse the
- * recorded cost of every other operator. The KV cache grows linearly with the tokens cached. */
+ * recorded cost of every other operator. The KV cache grows by one token per step, except that a
+ * sliding-window layer's rolling cache stops at its window (wl_kv_bytes): its attention reads at most
+ * window - 1 cached tokens per step and its cache holds at most window tokens. */
 #include "eval.h"
 
 #include "kern.h"
@@ -133,6 +135,7 @@ int eval_graphs_build(const struct wl_model *m, enum wl_phase ph, int64_t batch,
     if (rc)
         return rc;
     eg->first_params = wl_params(&eg->first);
+    eg->first_active_params = wl_active_params(&eg->first);
     if (ph == PH_GENERATE) {
         struct wl_shape ds = {batch, 1, prompt};
         if ((rc = wl_build(m, &ds, &eg->decode, e))) {
@@ -322,10 +325,12 @@ static enum op_status place(const struct eval_req *r, const struct wl_graph *g, 
     return OPS_UNSUPPORTED_OP;
 }
 
-/* Evaluates every op of g once; records per-op costs into rec when given (first decode step). */
+/* Evaluates every op of g once; records per-op costs into rec when given (first decode step).
+ * kv_grow: tokens the cache tensors read as inputs (the past) gain after this graph (generate: the
+ * decode steps after the first), so that u->kv is the cache at its largest. */
 static int eval_graph(const struct eval_req *r, const struct wl_graph *g, double params, enum wl_phase ph,
-                      struct eval_scratch *s, struct usage *u, unsigned *used, struct eval_op_cost *rec,
-                      struct eval_result *res, struct dse_err *e)
+                      int64_t kv_grow, struct eval_scratch *s, struct usage *u, unsigned *used,
+                      struct eval_op_cost *rec, struct eval_result *res, struct dse_err *e)
 {
     const struct hw_system *sys = r->sys;
     int rc, row0 = res->n_ops;
@@ -373,11 +378,10 @@ static int eval_graph(const struct eval_req *r, const struct wl_graph *g, double
             const struct wl_tensor *tt = &g->t[t];
             if (tt->kind == WL_WEIGHT || tt->kind == WL_KV) {
                 if (!s->seen[t]) {
-                    double b = wl_tensor_bytes(tt, &r->x.prec) * tt->count;
                     if (tt->kind == WL_WEIGHT)
-                        u->weights[dev] += b;
+                        u->weights[dev] += wl_tensor_bytes(tt, &r->x.prec) * tt->count;
                     else
-                        u->kv[dev] += b;
+                        u->kv[dev] += wl_kv_bytes(tt, &r->x.prec, tt->producer < 0 ? kv_grow : 0) * tt->count;
                     s->seen[t] = 1;
                 }
                 continue;
@@ -398,7 +402,7 @@ static int eval_graph(const struct eval_req *r, const struct wl_graph *g, double
             int t = op->out[m];
             s->loc[t] = dev;
             if (g->t[t].kind == WL_KV && !s->seen[t]) {
-                u->kv[dev] += wl_tensor_bytes(&g->t[t], &r->x.prec) * g->t[t].count;
+                u->kv[dev] += wl_kv_bytes(&g->t[t], &r->x.prec, 0) * g->t[t].count;
                 s->seen[t] = 1;
             }
         }
@@ -419,6 +423,8 @@ static int step_cost(const struct eval_req *r, const struct wl_graph *g, const s
     for (int k = 0; k < 5; k++)
         m->t[k] = g->t[op->in[k]];
     m->t[5] = g->t[op->out[0]];
+    if (op->window > 0 && past > op->window - 1) /* a rolling cache: the last window - 1 tokens */
+        past = op->window - 1;
     for (int k = 3; k < 5; k++) {
         m->t[k].dim[1] = past;
         m->t[k].elems = (double)m->t[k].dim[0] * (double)past * (double)m->t[k].dim[2];
@@ -493,18 +499,20 @@ static int eval_ops(const struct eval_req *r, const struct eval_graphs *eg, stru
         return rc;
     enum wl_phase ph = eg->phase;
     res->t.params = eg->first_params;
-    rc = eval_graph(r, &eg->first, eg->first_params, ph == PH_GENERATE ? PH_PREFILL : ph, s, &u, &used, NULL, res, e);
+    res->t.active_params = eg->first_active_params;
+    rc = eval_graph(r, &eg->first, eg->first_params, ph == PH_GENERATE ? PH_PREFILL : ph, 0, s, &u, &used, NULL,
+                    res, e);
     if (rc || !res->feasible)
         return rc;
     double act = u.act;
-    double kv_scale = 1;
     res->first_s = res->t.latency_s;
 
     if (ph == PH_GENERATE) {
         const struct wl_graph *g = &eg->decode;
         int row0 = res->n_ops;
         res->part = 1;
-        rc = eval_graph(r, g, eg->decode_params, PH_DECODE, s, &ud, &used, s->contrib, res, e);
+        /* the cache at the last step: prompt + gen - 1 past tokens (a window's fewer) and the new one */
+        rc = eval_graph(r, g, eg->decode_params, PH_DECODE, r->gen - 1, s, &ud, &used, s->contrib, res, e);
         if (rc || !res->feasible)
             return rc;
         for (int64_t i = 1; i < r->gen; i++) {
@@ -520,14 +528,12 @@ static int eval_ops(const struct eval_req *r, const struct eval_graphs *eg, stru
         if (ud.act > act)
             act = ud.act;
         u = ud;
-        /* The cache holds prompt + 1 tokens at the first step, prompt + gen after the last. */
-        kv_scale = (double)(eg->prompt + r->gen) / (double)(eg->prompt + 1);
     }
     res->used = used;
 
     struct eval_totals *T = &res->t;
     for (int d = 0; d < sys->n_dev; d++) {
-        double kv = u.kv[d] * kv_scale;
+        double kv = u.kv[d];
         res->need_bytes[d] = u.weights[d] + kv + (d == r->dev ? act : 0);
         T->weight_bytes += u.weights[d];
         T->kv_bytes += kv;

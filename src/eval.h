@@ -43,6 +43,7 @@ struct eval_graphs {
     struct wl_graph first;  /* the whole inference, the prefill, or the single decode step */
     struct wl_graph decode; /* generate: the first decode step (prompt tokens cached); else empty */
     double first_params, decode_params;
+    double first_active_params; /* parameters a token uses (MoE: the routed experts it picks) */
 };
 
 /* Per-thread working memory, reused across points. */
@@ -77,7 +78,7 @@ struct eval_op {
 struct eval_totals {
     double latency_s, throughput_per_s, energy_J, avg_power_W;
     double peak_memory_bytes, weight_bytes, kv_bytes, act_bytes;
-    double macs, flops, params;
+    double macs, flops, params, active_params;
     double ttft_s, tpot_s, tokens_per_s, decode_tokens_per_s, energy_per_token_J, energy_per_inference_J;
     double compute_s, memory_s, overhead_s, xfer_s;
     double energy_compute_J, energy_memory_J, energy_static_J, energy_link_J;

@@ -18,6 +18,7 @@ const struct metric metric_table[] = {
     {"macs", "MAC", DIR_NONE, "multiply-accumulates", F(macs), 1, 0},
     {"flops", "FLOP", DIR_NONE, "arithmetic operations (a MAC is 2)", F(flops), 1, 0},
     {"params", "1", DIR_NONE, "parameters", F(params), 1, 0},
+    {"active_params", "1", DIR_NONE, "parameters one token uses (MoE: its top-k routed experts, not all)", F(active_params), 1, 0},
     {"weight_bytes", "B", DIR_MIN, "weights at the weight precision", F(weight_bytes), 1, 0},
     {"ttft_ms", "ms", DIR_MIN, "time to first token (prefill)", F(ttft_s), 1e3, (1u << PH_PREFILL) | (1u << PH_GENERATE)},
     {"tpot_ms", "ms", DIR_MIN, "time per output token (mean decode step)", F(tpot_s), 1e3, (1u << PH_DECODE) | (1u << PH_GENERATE)},

@@ -33,8 +33,8 @@ enum op_status model_cpu_cycle(const struct hw_device *d, const struct wl_graph 
     double peak = d->peak[c->engine][c->cprec] * d->eff_class[model_eff_class(op)], per_core = peak / cores;
     int last = d->n_mem - 1;
     double e = prec_bytes(c->cprec), compulsory = 0;
-    for (int k = 0; k < op->n_in; k++)
-        compulsory += wl_tensor_bytes(&g->t[op->in[k]], &x->prec);
+    for (int k = 0; k < op->n_in; k++) /* an embedding's gathered rows, an expert bank's touched experts */
+        compulsory += wl_op_read_bytes(g, op, k, &x->prec);
     compulsory += wl_tensor_bytes(&g->t[op->out[0]], &x->prec);
     memset(c->bytes, 0, sizeof c->bytes);
     c->memory_s = 0;

@@ -72,8 +72,8 @@ enum op_status model_gpu_cycle(const struct hw_device *d, const struct wl_graph 
     double peak_tile = d->peak[c->engine][c->cprec] * d->eff_compute / conc;
     double tm = gp->tile_m, tn = gp->tile_n, M = op->gm, N = op->gn, K = op->gk;
     double a_bytes = 0, b_bytes = 0, o_bytes = 0, tiles, work, l2_bytes, dram;
-    for (int k = 0; k < op->n_in; k++) {
-        double b = wl_tensor_bytes(&g->t[op->in[k]], &x->prec);
+    for (int k = 0; k < op->n_in; k++) { /* an expert bank: the experts the tokens reach */
+        double b = wl_op_read_bytes(g, op, k, &x->prec);
         if (k == 0)
             a_bytes += b;
         else

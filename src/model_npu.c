@@ -34,9 +34,9 @@ enum op_status model_npu_cycle(const struct hw_device *d, const struct wl_graph 
     /* Intermediate activations that fit in a quarter of the scratchpad stay on chip between layers;
      * graph inputs, KV caches and larger activations come and go by DMA. */
     double w = 0, act = 0, act_dma = 0;
-    for (int k = 0; k <= op->n_in; k++) {
+    for (int k = 0; k <= op->n_in; k++) { /* inputs as read: an embedding's rows, an expert bank's experts */
         const struct wl_tensor *t = &g->t[k < op->n_in ? op->in[k] : op->out[0]];
-        double b = wl_tensor_bytes(t, &x->prec);
+        double b = k < op->n_in ? wl_op_read_bytes(g, op, k, &x->prec) : wl_tensor_bytes(t, &x->prec);
         if (t->kind == WL_WEIGHT) {
             w += b;
             continue;

@@ -31,7 +31,8 @@
  *   energy     = MACs x E_mac(precision) + other FLOPs x E_mac(vector precision) / 2
  *                + sum_l bytes_l x E_byte(l) + idle power x time_s
  * Views (reshape, slice) cost nothing. An embedding reads only the gathered rows. Attention is fused
- * (no score matrix is written), as FlashAttention-style kernels do. Williams, Waterman, Patterson,
+ * (no score matrix is written), as FlashAttention-style kernels do. An expert bank (MoE) reads the
+ * D of its E experts the step's tokens reach (wl.h). Williams, Waterman, Patterson,
  * "Roofline", CACM 2009; tiling bound after Hong and Kung, STOC 1981. */
 #include "model.h"
 
@@ -92,13 +93,11 @@ static int home_level(const struct hw_device *d, const struct wl_tensor *t, doub
     return last;
 }
 
-/* Bytes of one tensor as an op touches it. */
+/* Bytes of one tensor as an op touches it: an embedding's gathered rows, an expert bank's experts
+ * that the step's tokens reach (wl_op_read_bytes), else all of it. */
 static double touched(const struct wl_graph *g, const struct wl_op *op, int slot, const struct prec_cfg *p)
 {
-    const struct wl_tensor *t = &g->t[op->in[slot]];
-    if (op->type == OP_EMBEDDING && slot == 1) /* only the gathered rows of the table */
-        return g->t[op->out[0]].elems * (t->kind == WL_WEIGHT ? prec_bytes(p->w) : prec_bytes(p->a));
-    return wl_tensor_bytes(t, p);
+    return wl_op_read_bytes(g, op, slot, p);
 }
 
 enum op_status model_roofline_cost(const struct hw_device *d, const struct wl_graph *g, const struct wl_op *op,

@@ -279,6 +279,12 @@ int sweep_prepare(const struct sweep_spec *sp, struct sweep_prep **out, struct d
             goto fail;
         }
     }
+    for (int w = 0; w < sp->n_workloads; w++) { /* prompt + generated tokens within the positions */
+        char jp[32];
+        snprintf(jp, sizeof jp, sp->n_workloads > 1 ? "workload[%d].prompt" : "workload.prompt", w);
+        if ((rc = wl_check_context(&sp->wl[w].model, sp->wl[w].phase, sp->wl[w].prompt, sp->wl[w].gen, sp->path, jp, e)))
+            goto fail;
+    }
     for (int w = 0; w < sp->n_workloads; w++)
         for (int b = 0; b < p->n_batch; b++) {
             int64_t batch = p->ax_batch >= 0 ? (int64_t)sp->axes[p->ax_batch].v[b].num : 1;

@@ -47,6 +47,8 @@ struct wl_tensor {
     int64_t dim[WL_MAX_RANK];
     double elems;
     double count;  /* copies (a repeated layer's weights and KV cache); 1 otherwise */
+    int64_t max_rows; /* kv: a sliding-window layer's rolling cache keeps at most this many rows
+                         (tokens, dim 1) of it; 0: every row is kept */
     int producer;  /* op index, -1 for graph inputs and weights */
     int last_use;  /* last op index reading it, -1 if none */
 };
@@ -66,10 +68,17 @@ struct wl_op {
     int axis;                           /* concat, slice */
     int transb;                         /* matmul: second operand stored [N, K] */
     int ceil_mode;                      /* conv2d, pool: partial windows at the edge count (SCALE-Sim) */
+    int64_t window;                     /* attention: sliding window, keys per query (itself included);
+                                           0 = every earlier key (wl_attention_pairs) */
+    double softcap;                     /* attention: logits soft-capped as c tanh(s / c); 0 = none */
+    int experts, topk;                  /* matmul: B is a bank [experts, K, N] of expert weights of
+                                           which each token (topk rows of A) uses topk (MoE) */
     /* derived by wl_finalize */
     double macs;  /* multiply-accumulates */
     double flops; /* 2 x macs + other arithmetic */
-    double gm, gn, gk, gbatch; /* GEMM view: gbatch independent (gm x gk) @ (gk x gn) */
+    double gm, gn, gk, gbatch; /* GEMM view: gbatch independent (gm x gk) @ (gk x gn); for an expert
+                                  bank gbatch = the expected number of distinct experts the step's
+                                  tokens reach (wl_experts_touched) and gm their mean rows */
 };
 
 struct wl_graph {
@@ -110,15 +119,26 @@ extern const char *const wl_phase_names[]; /* "none", "prefill", "decode", "gene
 
 struct wl_transformer {
     char model_type[32];
-    int decoder;          /* causal LM with a KV cache (llama, qwen2, mistral, gpt2) vs encoder (bert, vit) */
+    int family;           /* row of the model_type table in wl_transformer.c */
+    int decoder;          /* causal LM with a KV cache vs encoder (bert, vit) */
     int64_t hidden, layers, heads, kv_heads, head_dim, intermediate, vocab, max_pos, type_vocab;
-    int gated_mlp;        /* SwiGLU (gate, up, down) vs two-matrix MLP */
+    const char *max_pos_key; /* the config field max_pos came from (a static string) */
+    int gated_mlp;        /* gated MLP (gate, up, down: SwiGLU, GeGLU) vs two-matrix MLP */
     int act;              /* enum wl_fn of the MLP activation */
     int rms;              /* RMSNorm vs LayerNorm */
     int qkv_bias, mlp_bias, out_bias;
     int learned_pos;      /* learned position embeddings (gpt2, bert, vit) vs rotary */
     int tied;             /* lm_head shares the embedding table */
     int pooler;           /* bert pooler */
+    int embed_scale;      /* gemma: embeddings scaled by sqrt(hidden) */
+    int sandwich_norm;    /* gemma2: RMSNorm on the attention output and on the MLP output too */
+    double attn_softcap, final_softcap; /* gemma2: logits soft-capped as c tanh(x / c); 0 = none */
+    /* mixture of experts (experts 0: a dense model) */
+    int64_t experts, topk, moe_intermediate, shared_intermediate; /* shared: qwen2_moe's gated expert */
+    /* layer kinds: block_layers[windowed][moe] layers have sliding-window attention (window keys per
+     * query) or not, and a mixture-of-experts MLP or a dense one; they sum to layers */
+    int64_t window;
+    int64_t block_layers[2][2];
     /* vision */
     int64_t image_size, patch_size, channels, num_labels;
 };
@@ -153,8 +173,30 @@ int wl_model_is_lm(const struct wl_model *m); /* has prefill/decode phases */
 /* Builds the concrete graph for one step shape into g (initialised here, caller frees). */
 int wl_build(const struct wl_model *m, const struct wl_shape *s, struct wl_graph *g, struct dse_err *e);
 
+/* prompt + generated tokens (a decode step: prompt + 1) must fit in a decoder's positions
+ * (max_position_embeddings; gpt2: n_positions); otherwise DSE_EINPUT naming both numbers and the field,
+ * reported at file / path. Other workloads always pass. */
+int wl_check_context(const struct wl_model *m, enum wl_phase ph, int64_t prompt, int64_t gen, const char *file,
+                     const char *path, struct dse_err *e);
+
 /* Graph-level counts. */
 double wl_params(const struct wl_graph *g);  /* weight elements x count */
+/* Parameters one token uses: wl_params less, for each expert bank, the (experts - topk) / experts of it
+ * a token's router does not pick. */
+double wl_active_params(const struct wl_graph *g);
+/* The expected number of distinct experts that `tokens` tokens reach when each picks topk distinct
+ * experts of `experts` uniformly and independently of the others (a uniform-routing assumption: real
+ * routers are skewed, which touches fewer): E (1 - (1 - k/E)^T). */
+double wl_experts_touched(double experts, double topk, double tokens);
+/* Keys that S new queries attend after P cached ones with causal masking and a sliding window of W
+ * keys per query (itself included; 0 = no window): sum over positions p = P..P+S-1 of min(p + 1, W). */
+double wl_attention_pairs(double S, double P, double W);
+/* Bytes op reads of its input `slot`: an embedding reads only the gathered rows of its table, an
+ * expert bank only the experts the step's tokens reach (gbatch of experts); else the whole tensor. */
+double wl_op_read_bytes(const struct wl_graph *g, const struct wl_op *op, int slot, const struct prec_cfg *p);
+/* Bytes of a kv tensor held in the cache (one copy) once `grow` more tokens have joined its rows
+ * (dim 1), at most max_rows of them when a sliding window bounds it. */
+double wl_kv_bytes(const struct wl_tensor *t, const struct prec_cfg *p, int64_t grow);
 double wl_macs(const struct wl_graph *g);    /* MACs x count */
 double wl_kind_bytes(const struct wl_graph *g, enum wl_kind k, const struct prec_cfg *p);
 double wl_tensor_bytes(const struct wl_tensor *t, const struct prec_cfg *p); /* one copy */

@@ -3,9 +3,13 @@
  * FLOP conventions (docs/models.md): a multiply-accumulate is 2 FLOPs; element-wise functions cost
  * wl_fn_flops() per output element; softmax 5, layernorm 8 and RMSNorm 4 per element; attention is
  * fused (QK^T, softmax, PV) with causal masking counted exactly: queries at the last S of T positions
- * see S(T-S+1) + S(S-1)/2 keys in all. */
+ * see S(T-S+1) + S(S-1)/2 keys in all, fewer under a sliding window (wl_attention_pairs); soft-capped
+ * logits add tanh and two scalings per score. An expert bank (MoE) is a matmul whose B holds E expert
+ * matrices: its R rows (tokens x topk) cost R K N MACs and reach D = wl_experts_touched experts, so its
+ * GEMM view is D GEMMs of R / D rows each and it reads D / E of the bank. */
 #include "wl.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -125,6 +129,23 @@ static int index_tensor(struct wl_graph *g, int k)
     g->ix[h] = k;
     g->ix_n = k + 1;
     return 0;
+}
+
+double wl_experts_touched(double experts, double topk, double tokens)
+{
+    /* An expert is missed by one token with probability 1 - k/E, by T independent tokens with
+     * (1 - k/E)^T; the expected number reached is E minus E times that. */
+    return experts * (1 - pow(1 - topk / experts, tokens));
+}
+
+double wl_attention_pairs(double S, double P, double W)
+{
+    double T = S + P;
+    if (W <= 0 || W >= T) /* no window, or one wider than every query's causal span */
+        return S * (T - S + 1) + S * (S - 1) / 2;
+    /* The a new queries at positions p <= W - 1 see p + 1 keys (P + 1 .. P + a), the rest W each. */
+    double a = W - P > 0 ? W - P : 0;
+    return a * P + a * (a + 1) / 2 + (S - a) * W;
 }
 
 static double shape_elems(int rank, const int64_t *dim)
@@ -279,6 +300,37 @@ static int64_t out_dim(int64_t n, int k, int s, int p, int ceil_mode)
     return (ceil_mode ? (span + s - 1) / s : span / s) + 1;
 }
 
+/* A matmul on an expert bank: x [..., K] rows are tokens x topk (each token's row once per expert it
+ * picked), w [E, K, N] holds every expert (all resident), the output is [..., N]. */
+static int check_experts(struct chk *c, const struct wl_tensor *x, const struct wl_tensor *w)
+{
+    struct wl_op *o = (struct wl_op *)&c->g->op[c->opi];
+    if (o->n_in != 2 || o->transb)
+        return op_fail(c, "an expert bank takes no bias and no transposed weights");
+    if (w->rank != 3 || w->dim[0] != o->experts)
+        return op_fail(c, "expert weights '%s' must have shape [%d, K, N]", w->name, o->experts);
+    if (o->topk < 1 || o->topk > o->experts)
+        return op_fail(c, "topk %d must be in [1, %d experts]", o->topk, o->experts);
+    int64_t K = w->dim[1], N = w->dim[2], d[WL_MAX_RANK];
+    if (x->rank < 1 || x->dim[x->rank - 1] != K)
+        return op_fail(c, "inner dimensions differ: '%s' has K = %lld, '%s' has K = %lld", x->name,
+                       (long long)(x->rank ? x->dim[x->rank - 1] : 0), w->name, (long long)K);
+    double rows = x->elems / (double)K, tokens = rows / o->topk;
+    if (tokens != floor(tokens))
+        return op_fail(c, "the %.0f rows of '%s' are not whole tokens of topk %d rows", rows, x->name, o->topk);
+    double D = wl_experts_touched(o->experts, o->topk, tokens);
+    o->gbatch = D;
+    o->gm = rows / D;
+    o->gn = (double)N;
+    o->gk = (double)K;
+    o->macs = rows * (double)K * (double)N;
+    o->flops = 2 * o->macs;
+    for (int i = 0; i < x->rank; i++)
+        d[i] = x->dim[i];
+    d[x->rank - 1] = N;
+    return want_out(c, 0, x->rank, d);
+}
+
 static int check_op(struct chk *c)
 {
     struct wl_op *o = (struct wl_op *)&c->g->op[c->opi];
@@ -292,6 +344,8 @@ static int check_op(struct chk *c)
         if ((rc = want_io(c, 2, 3, 1)))
             return rc;
         const struct wl_tensor *w = &c->g->t[o->in[1]];
+        if (o->experts > 0)
+            return check_experts(c, x, w);
         if (x->rank < 2 || w->rank < 2)
             return op_fail(c, "matmul needs rank >= 2 operands, got %d and %d", x->rank, w->rank);
         int64_t M = x->dim[x->rank - 2], K = x->dim[x->rank - 1];
@@ -391,14 +445,18 @@ static int check_op(struct chk *c)
                                (long long)k->dim[2]);
             P = kp->dim[1];
         }
-        double T = (double)(S + P), Sd = (double)S;
-        double pairs = o->causal ? Sd * (T - Sd + 1) + Sd * (Sd - 1) / 2 : Sd * T;
+        if (o->window < 0 || (o->window > 0 && !o->causal) || !(o->softcap >= 0))
+            return op_fail(c, "a sliding window (%lld) must be positive and causal; soft-capping non-negative",
+                           (long long)o->window);
+        double T = (double)(S + P), Sd = (double)S, W = (double)o->window;
+        double pairs = o->causal ? wl_attention_pairs(Sd, (double)P, W) : Sd * T;
         double bh = (double)B * o->heads;
         o->macs = bh * pairs * 2 * (double)hd;
-        o->flops = 2 * o->macs + 5 * bh * pairs;
+        /* softmax 5 per score; soft-capping c tanh(s / c) adds tanh and two scalings */
+        o->flops = 2 * o->macs + 5 * bh * pairs + (o->softcap > 0 ? (wl_fn_flops(FN_TANH) + 2) * bh * pairs : 0);
         o->gbatch = bh;
         o->gm = Sd;
-        o->gn = T;
+        o->gn = W > 0 && W < T ? W : T; /* keys one query sees at most */
         o->gk = (double)hd;
         int64_t od[3] = {B, S, HD};
         return want_out(c, 0, 3, od);
@@ -707,6 +765,18 @@ double wl_params(const struct wl_graph *g)
     return s;
 }
 
+double wl_active_params(const struct wl_graph *g)
+{
+    double s = wl_params(g);
+    for (int i = 0; i < g->n_op; i++) {
+        const struct wl_op *o = &g->op[i];
+        const struct wl_tensor *t = o->n_in >= 2 ? &g->t[o->in[1]] : NULL;
+        if (o->type == OP_MATMUL && o->experts > 0 && t && t->kind == WL_WEIGHT)
+            s -= t->elems * t->count * (1 - (double)o->topk / o->experts);
+    }
+    return s;
+}
+
 double wl_macs(const struct wl_graph *g)
 {
     double s = 0;
@@ -723,6 +793,28 @@ double wl_tensor_bytes(const struct wl_tensor *t, const struct prec_cfg *p)
     case WL_INDEX: return t->elems * 4;
     default: return t->elems * prec_bytes(p->a);
     }
+}
+
+double wl_op_read_bytes(const struct wl_graph *g, const struct wl_op *op, int slot, const struct prec_cfg *p)
+{
+    const struct wl_tensor *t = &g->t[op->in[slot]];
+    double b = wl_tensor_bytes(t, p);
+    if (op->type == OP_EMBEDDING && slot == 1 && t->elems > 0) /* the gathered rows: output elements */
+        return b / t->elems * g->t[op->out[0]].elems;
+    if (op->type == OP_MATMUL && op->experts > 0 && slot == 1) /* the D of E experts the tokens reach */
+        return b * op->gbatch / op->experts;
+    return b;
+}
+
+double wl_kv_bytes(const struct wl_tensor *t, const struct prec_cfg *p, int64_t grow)
+{
+    double b = wl_tensor_bytes(t, p);
+    if (t->rank < 2 || t->dim[1] < 1 || (grow == 0 && (t->max_rows <= 0 || t->dim[1] <= t->max_rows)))
+        return b;
+    double rows = (double)t->dim[1], keep = rows + (double)grow;
+    if (t->max_rows > 0 && keep > (double)t->max_rows)
+        keep = (double)t->max_rows;
+    return b / rows * keep;
 }
 
 double wl_kind_bytes(const struct wl_graph *g, enum wl_kind k, const struct prec_cfg *p)

@@ -223,6 +223,102 @@ START_TEST(shipped_pairs_run)
 }
 END_TEST
 
+static const struct eval_op *row(const struct eval_result *res, const char *name, enum wl_phase ph)
+{
+    for (int i = 0; i < res->n_ops; i++)
+        if (!strcmp(res->ops[i].name, name) && res->ops[i].phase == ph)
+            return &res->ops[i];
+    ck_abort_msg("no row '%s'", name);
+    return NULL;
+}
+
+START_TEST(sliding_window_caps_cache)
+{
+    /* Mistral-7B (window 4096) on the GPU fixture, fp16, batch 1. After a prompt of 5000 every decode
+     * step attends the window, so each step costs what a decode step after 4095 cached tokens costs,
+     * and the cache at the end holds 4096 tokens per layer: 2 (K, V) x 32 layers x 4096 x 1024 x 2 B
+     * = 536,870,912 B (a full cache of 5008 tokens would be 656,408,576). */
+    struct hw_system *s = test_fixture(FIX_GPU);
+    struct wl_model m;
+    struct eval_result gen = {0}, one = {0};
+    test_model("models/mistral-7b.json", &m);
+    struct eval_req r = req(s, 0, &m, P_FP16, 1, PH_GENERATE, 5000, 8);
+    run(&r, &gen);
+    ck_assert(gen.feasible);
+    check_sums(&gen);
+    ck_assert_double_eq(gen.t.kv_bytes, 536870912.0);
+    r.phase = PH_DECODE;
+    r.prompt = 4095;
+    run(&r, &one);
+    ck_assert_near(gen.t.tpot_s, one.t.latency_s, 1e-12);
+    ck_assert_double_eq(one.t.kv_bytes, 536870912.0);
+    /* Below the window the cache grows a token a step: prompt 100 + 10 new = 110 tokens,
+     * 2 x 32 x 110 x 1024 x 2 = 14,417,920 B; crossing it (4000 + 200) it stops at 4096 tokens. */
+    r.phase = PH_GENERATE;
+    r.prompt = 100;
+    r.gen = 10;
+    run(&r, &one);
+    ck_assert_double_eq(one.t.kv_bytes, 14417920.0);
+    r.prompt = 4000;
+    r.gen = 200;
+    run(&r, &one);
+    ck_assert_double_eq(one.t.kv_bytes, 536870912.0);
+    eval_result_free(&gen);
+    eval_result_free(&one);
+    wl_model_free(&m);
+    free(s);
+}
+END_TEST
+
+START_TEST(moe_reads_touched_experts)
+{
+    /* Mixtral-8x7B decode, batch 1, on the GPU fixture (analytical, capacity left aside: 93 GB of
+     * weights). A token reaches 2 of 8 experts: each expert-bank GEMM reads 2 x 4096 x 14336 x 2 B
+     * = 234,881,024 B from DRAM per layer (its activations stay in L2), 32 layers. Totals report
+     * every parameter and the 12,879,925,248 a token uses (tests/check_wl.c). */
+    struct hw_system *s = test_fixture(FIX_GPU);
+    struct wl_model m;
+    struct eval_result res = {0};
+    test_model("models/mixtral-8x7b.json", &m);
+    struct eval_req r = req(s, 0, &m, P_FP16, 1, PH_DECODE, 64, 1);
+    r.skip_capacity = 1;
+    run(&r, &res);
+    ck_assert(res.feasible);
+    check_sums(&res);
+    ck_assert_double_eq(row(&res, "layers.experts.gate_proj", PH_DECODE)->bytes, 32 * 234881024.0);
+    ck_assert_double_eq(res.t.params, 46702792704.0);
+    ck_assert_double_eq(res.t.active_params, 12879925248.0);
+    ck_assert_double_eq(res.t.weight_bytes, 46702792704.0 * 2);
+    eval_result_free(&res);
+    wl_model_free(&m);
+    free(s);
+}
+END_TEST
+
+START_TEST(cpu_cycle_embedding_reads_rows)
+{
+    /* The CPU cycle tier charges an embedding the rows it gathers: Llama-3.2-1B decode, batch 1, fp32 on
+     * the Raspberry Pi 5: one row of 2048 x 4 B (+ the id and the output row), not the 128256 x 2048 x 4 B
+     * = 1,050,673,152 B table. */
+    char p[512];
+    struct dse_err e;
+    struct hw_system *s = malloc(sizeof *s);
+    ck_assert_msg(hw_load_file(src_path(p, sizeof p, "hwdesc/raspberry-pi-5.json"), s, &e) == DSE_OK, "%s", e.msg);
+    struct wl_model m;
+    struct eval_result res = {0};
+    test_model("models/llama-3.2-1b.json", &m);
+    struct eval_req r = req(s, eval_default_device(s), &m, P_FP32, 1, PH_DECODE, 16, 1);
+    r.x.fidelity = FID_CYCLE;
+    run(&r, &res);
+    ck_assert(res.feasible);
+    ck_assert_msg(row(&res, "embed_tokens", PH_DECODE)->bytes <= 3 * 2048 * 4 + 4, "%g B",
+                  row(&res, "embed_tokens", PH_DECODE)->bytes);
+    eval_result_free(&res);
+    wl_model_free(&m);
+    free(s);
+}
+END_TEST
+
 /* The default precision is the float with the highest GEMM peak, ties to the narrower, else int8. The
  * peaks are set by hand on a loaded fixture device (TFLOP/s figures only compared, not used). */
 START_TEST(default_prec_fastest_float)
@@ -255,6 +351,9 @@ Suite *make_eval_suite(void)
     tcase_add_test(t, infeasible_points);
     tcase_add_test(t, shipped_pairs_run);
     tcase_add_test(t, default_prec_fastest_float);
+    tcase_add_test(t, sliding_window_caps_cache);
+    tcase_add_test(t, moe_reads_touched_experts);
+    tcase_add_test(t, cpu_cycle_embedding_reads_rows);
     suite_add_tcase(s, t);
     return s;
 }
