@@ -89,15 +89,16 @@ static void now_iso(char *buf, size_t n)
     strftime(buf, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
+/* Tables of the database's own (SQLite keeps its own as sqlite_*). */
+#define USER_TABLE " AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'"
+
 /* One integer from a query (a PRAGMA or a count). Returns the SQLite result code. */
-static int query_int(struct store *s, const char *sql, const char *arg, long long *out)
+static int query_int(struct store *s, const char *sql, long long *out)
 {
     sqlite3_stmt *st;
     int rc = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL);
     if (rc != SQLITE_OK)
         return rc;
-    if (arg)
-        sqlite3_bind_text(st, 1, arg, -1, SQLITE_STATIC);
     rc = sqlite3_step(st);
     *out = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
     rc = rc == SQLITE_ROW || rc == SQLITE_DONE ? SQLITE_OK : rc;
@@ -129,12 +130,11 @@ static int has_columns(struct store *s, const char *table, const char *const *co
 static int identify(struct store *s, int *kind, struct dse_err *e)
 {
     long long app, ver, tables;
-    int rc = query_int(s, "PRAGMA application_id", NULL, &app);
+    int rc = query_int(s, "PRAGMA application_id", &app);
     if (rc == SQLITE_OK)
-        rc = query_int(s, "PRAGMA user_version", NULL, &ver);
+        rc = query_int(s, "PRAGMA user_version", &ver);
     if (rc == SQLITE_OK)
-        rc = query_int(s, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite%'", NULL,
-                       &tables);
+        rc = query_int(s, "SELECT count(*) FROM sqlite_master WHERE type = 'table'" USER_TABLE, &tables);
     if (rc == SQLITE_NOTADB)
         return dse_err_set(e, DSE_EINPUT, s->path, NULL,
                            "not an SQLite database: refusing to write to it (give --db a new file or a dse database)");
@@ -164,8 +164,7 @@ static int identify(struct store *s, int *kind, struct dse_err *e)
     char names[160] = "";
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(s->db,
-                           "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite%'"
-                           " ORDER BY name LIMIT 4",
+                           "SELECT name FROM sqlite_master WHERE type = 'table'" USER_TABLE " ORDER BY name LIMIT 4",
                            -1, &st, NULL) == SQLITE_OK) {
         while (sqlite3_step(st) == SQLITE_ROW)
             snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", names[0] ? ", " : "",

@@ -375,6 +375,14 @@ static int check_workloads(struct ju *j, const struct sweep_spec *sp, char (*lab
         if (gen)
             snprintf(l + strlen(l), n - strlen(l), " generate=%lld", (long long)sp->wl[i].gen);
     }
+    for (int i = 0; i < nw; i++) /* a label cut at its size could still meet another */
+        for (int k = 0; k < i; k++)
+            if (!strcmp(labels[i], labels[k])) {
+                size_t old = ju_idx(j, i);
+                int rc = ju_fail(j, "would share the label '%s' with workload[%d] in the workload column", labels[i], k);
+                ju_pop(j, old);
+                return rc;
+            }
     return DSE_OK;
 }
 
