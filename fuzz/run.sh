@@ -3,7 +3,7 @@
 #
 # Usage: sh fuzz/run.sh [seconds] [target...]
 #   seconds  run time per target (default: $FUZZ_SECONDS, else 60)
-#   target   hwdesc workload topo prec suite (default: all five)
+#   target   hwdesc workload topo prec suite sweep (default: all six)
 # Needs clang with libFuzzer (Debian/Ubuntu: apt-get install clang libclang-rt-14-dev), libcjson
 # and a configured tree (config.h at the repository root: ./configure). Binaries go to fuzz/build/,
 # corpora to fuzz/corpus-<target>/ (both git-ignored); a crashing input is saved as
@@ -18,7 +18,7 @@ case ${1:-} in
 '' | *[!0-9]*) ;;
 *) secs=$1; shift ;;
 esac
-targets=${*:-hwdesc workload topo prec suite}
+targets=${*:-hwdesc workload topo prec suite sweep}
 
 CC=${CC:-clang}
 if ! command -v "$CC" >/dev/null 2>&1; then
@@ -35,6 +35,11 @@ cjson=$(pkg-config --cflags --libs libcjson 2>/dev/null) || cjson="-lcjson"
 # and the cost models, which no loader reaches.
 srcs="src/err.c src/jsonu.c src/prec.c src/optype.c src/hw_load.c src/hw_memtech.c src/wl_graph.c src/wl_load.c
       src/wl_build.c src/wl_transformer.c src/wl_cnn.c src/validate_suite.c"
+# The sweep target also prepares small specs and evaluates a point: the cost models, eval, metrics.
+sweep_srcs="src/err.c src/jsonu.c src/prec.c src/optype.c src/hw_load.c src/hw_scalesim.c src/wl_graph.c
+      src/wl_load.c src/wl_build.c src/wl_transformer.c src/wl_cnn.c src/model.c src/model_roofline.c
+      src/model_systolic.c src/model_gpu.c src/model_cpu.c src/model_npu.c src/eval.c src/metric.c
+      src/sweep.c src/sweep_spec.c src/kern_prec.c"
 cflags="-g -O1 -std=c11 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
         -fno-omit-frame-pointer -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -I src -I ."
 
@@ -52,9 +57,9 @@ seed() { # seed CORPUS_DIR FILE... : copies the files that exist
 
 for t in $targets; do
     case $t in
-    hwdesc | workload | topo | prec | suite) ;;
+    hwdesc | workload | topo | prec | suite | sweep) ;;
     *)
-        echo "run.sh: unknown target '$t' (hwdesc workload topo prec suite)" >&2
+        echo "run.sh: unknown target '$t' (hwdesc workload topo prec suite sweep)" >&2
         exit 2
         ;;
     esac
@@ -65,8 +70,10 @@ summary=""
 for t in $targets; do
     bin=$build/fuzz_$t
     echo "== $t: building $bin"
+    t_srcs=$srcs
+    [ "$t" = sweep ] && t_srcs=$sweep_srcs
     # shellcheck disable=SC2086
-    if ! $CC $cflags -o "$bin" "fuzz/fuzz_$t.c" $srcs $cjson -lm; then
+    if ! $CC $cflags -o "$bin" "fuzz/fuzz_$t.c" $t_srcs $cjson -lm; then
         echo "run.sh: build of $t failed" >&2
         status=1
         summary="$summary
@@ -80,6 +87,7 @@ $t: BUILD FAILED"
     hwdesc) seed "$corpus" hwdesc/*.json ;;
     workload) seed "$corpus" models/*.json tests/data/*.json ;;
     topo) seed "$corpus" models/*.csv tests/data/*.csv ;;
+    sweep) seed "$corpus" sweeps/*.json tests/data/sweep-*.json ;;
     suite) # the format byte first: 0 for JSON, 1 for CSV
         for f in validate/*.json tests/data/import*.json tests/data/validate*.json; do
             [ -f "$f" ] && { printf '\000'; cat "$f"; } >"$corpus/seed-$(basename "$f")"

@@ -1,6 +1,8 @@
 /* cli_sweep.c -- `dse sweep SPEC`: evaluates the spec's space in parallel, streams every point to
  * SQLite, ranks the feasible points, prints the Pareto front and writes its plot. Ctrl-C stops after
- * the current block with everything evaluated saved; --resume finishes such a run. */
+ * the current block with everything evaluated saved; --resume finishes such a run, and refuses when
+ * an input (the spec, a hwdesc, a model, dse itself) changed since it started: the run would hold
+ * points of two different models. */
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -36,7 +38,9 @@ static struct cli_opt sweep_opts_proto[] = {
     {"db", 1, "SQLite database to write (default results/<name>.db)", NULL},
     {"threads", 1, "evaluation threads (default: OpenMP's, i.e. the cores)", NULL},
     {"resume", 0, "finish the newest interrupted run of this spec in the database", NULL},
-    {"limit", 1, "largest grid evaluated (default 5,000,000 points)", NULL},
+    {"limit", 1, "most evaluations planned: grid points, random samples, NSGA-II population x (generations + 1) "
+                 "(default 5,000,000)",
+     NULL},
     {"no-plot", 0, "do not write the front plot", NULL},
     {"no-db", 0, "keep results in memory only: front on screen, nothing written (benchmarks)", NULL},
     {"top", 1, "front rows shown (default 40)", NULL},
@@ -60,8 +64,63 @@ struct run {
     double *obj;
     long long n_feasible;
     int progress, quiet;
+    int store_failed; /* the database refused a write (disk full, I/O): what was committed can be resumed */
     double t0, last;
+    /* While nothing is feasible, the reasons by kind (the text up to its first digit: "needs 2.47 GB
+     * ..." and "needs 3.1 GB ..." are one kind), so that an all-infeasible run can say why. */
+    struct why {
+        char kind[64], example[200];
+        long long n;
+        int varied; /* the kind's reasons are not all the example */
+    } why[8];
+    long long why_other;
 };
+
+static void tally_reason(struct run *r, const char *reason)
+{
+    if (r->n_feasible || !reason)
+        return;
+    char kind[sizeof r->why[0].kind];
+    size_t k = strcspn(reason, "0123456789");
+    snprintf(kind, sizeof kind, "%.*s", (int)(k < sizeof kind - 1 ? k : sizeof kind - 1), reason);
+    size_t n = sizeof r->why / sizeof r->why[0];
+    for (size_t i = 0; i < n; i++) {
+        struct why *w = &r->why[i];
+        if (w->n && !strcmp(w->kind, kind)) {
+            w->n++;
+            w->varied |= strcmp(w->example, reason) != 0;
+            return;
+        }
+        if (!w->n) {
+            dse_strlcpy(w->kind, kind, sizeof w->kind);
+            dse_strlcpy(w->example, reason, sizeof w->example);
+            w->n = 1;
+            return;
+        }
+    }
+    r->why_other++;
+}
+
+static int cmp_why(const void *a, const void *b)
+{
+    const struct why *x = a, *y = b;
+    return (x->n < y->n) - (x->n > y->n);
+}
+
+/* Why nothing is feasible: the commonest kinds of reason with their counts. */
+static void print_reasons(struct run *r, const char *db, int no_db)
+{
+    size_t n = sizeof r->why / sizeof r->why[0];
+    qsort(r->why, n, sizeof r->why[0], cmp_why);
+    fprintf(stderr, "dse: no feasible point among %lld; the reasons:\n", r->n);
+    for (size_t i = 0; i < n && r->why[i].n; i++)
+        fprintf(stderr, "  %lld point%s: %s%s\n", r->why[i].n, r->why[i].n == 1 ? "" : "s",
+                r->why[i].varied ? "e.g. " : "", r->why[i].example);
+    if (r->why_other)
+        fprintf(stderr, "  %lld point%s: other reasons\n", r->why_other, r->why_other == 1 ? "" : "s");
+    if (!no_db)
+        fprintf(stderr, "  (each point's reason is in the reason column of %s)\n", db);
+}
 
 static double now_s(void)
 {
@@ -113,6 +172,8 @@ static int sink_rows(void *ctx, const struct sw_row *rows, int n, struct dse_err
             axis_values(r, rows[i].point, vals);
             rc = store_insert(r->st, r->run_id, rows[i].point, vals, rows[i].metric, rows[i].feasible, rows[i].reason, e);
         }
+        if (!rows[i].feasible)
+            tally_reason(r, rows[i].reason);
         r->point[r->n] = rows[i].point;
         r->feasible[r->n] = (unsigned char)rows[i].feasible;
         sweep_objectives(r->sp, &rows[i], r->obj + (size_t)r->n * r->sp->n_obj);
@@ -124,9 +185,12 @@ static int sink_rows(void *ctx, const struct sw_row *rows, int n, struct dse_err
     if (rc) {
         struct dse_err ignore;
         store_tx_commit(r->st, &ignore);
+        r->store_failed = 1;
         return rc;
     }
-    return store_tx_commit(r->st, e);
+    rc = store_tx_commit(r->st, e);
+    r->store_failed = rc != DSE_OK;
+    return rc;
 }
 
 static int sink_stored(void *ctx, long long point, int *feasible, double *obj)
@@ -171,12 +235,14 @@ struct load_ctx {
     struct dse_err *e;
 };
 
-static void load_one(void *ctx, long long point, int feasible, const double *vals)
+static void load_one(void *ctx, long long point, int feasible, const char *reason, const double *vals)
 {
     struct load_ctx *l = ctx;
     struct run *r = l->r;
     if (l->rc || (l->rc = grow(r, r->n + 1, l->e)))
         return;
+    if (!feasible)
+        tally_reason(r, reason);
     r->point[r->n] = point;
     r->feasible[r->n] = (unsigned char)feasible;
     for (int i = 0; i < r->sp->n_obj; i++)
@@ -202,6 +268,58 @@ static char *json_inputs(const struct sweep_spec *sp)
     char *s = cJSON_PrintUnformatted(o);
     cJSON_Delete(o);
     return s;
+}
+
+/* --resume: what changed since the run started, listed in buf (empty when nothing did). The spec is
+ * compared by its stored hash; the other inputs (runs.inputs: path -> hash) by path, else by content
+ * (the same file reached by another path, from another directory); dse itself by version and git
+ * commit, as its models are an input too. */
+static void changed_inputs(const struct sweep_spec *sp, const struct store_resumable *rs, char *buf, size_t n)
+{
+    char *now_txt = json_inputs(sp), h[24];
+    cJSON *was = cJSON_Parse(rs->inputs_json), *now = now_txt ? cJSON_Parse(now_txt) : NULL;
+    const cJSON *w[64], *x;
+    int nw = 0, used[64] = {0};
+    buf[0] = '\0';
+#define ADD(...) snprintf(buf + strlen(buf), n - strlen(buf), __VA_ARGS__)
+    snprintf(h, sizeof h, "%016llx", sp->hash);
+    if (strcmp(h, rs->spec_hash))
+        ADD("%s", sp->path);
+    if (!cJSON_IsObject(was) || !cJSON_IsObject(now)) {
+        ADD("%sthe inputs of run %lld (unreadable)", buf[0] ? ", " : "", rs->id);
+    } else {
+        cJSON_ArrayForEach(x, was) /* the run's inputs but its spec */
+            if (nw < 64 && cJSON_IsString(x) && strcmp(x->valuestring, rs->spec_hash))
+                w[nw++] = x;
+        cJSON_ArrayForEach(x, now)
+        {
+            if (!strcmp(x->string, sp->path) || !cJSON_IsString(x))
+                continue;
+            int hit = -1;
+            for (int i = 0; i < nw && hit < 0; i++)
+                if (!used[i] && !strcmp(w[i]->string, x->string))
+                    hit = i;
+            for (int i = 0; i < nw && hit < 0; i++)
+                if (!used[i] && !strcmp(w[i]->valuestring, x->valuestring))
+                    hit = i;
+            if (hit < 0)
+                ADD("%s%s (not an input of run %lld)", buf[0] ? ", " : "", x->string, rs->id);
+            else if (strcmp(w[hit]->valuestring, x->valuestring))
+                ADD("%s%s", buf[0] ? ", " : "", x->string);
+            if (hit >= 0)
+                used[hit] = 1;
+        }
+        for (int i = 0; i < nw; i++)
+            if (!used[i])
+                ADD("%s%s (an input of run %lld, not now)", buf[0] ? ", " : "", w[i]->string, rs->id);
+    }
+    if (strcmp(rs->version, PACKAGE_VERSION) || strcmp(rs->git, DSE_GIT_HASH))
+        ADD("%sdse (run %lld: %s, git %s; now %s, git %s)", buf[0] ? ", " : "", rs->id, rs->version, rs->git,
+            PACKAGE_VERSION, DSE_GIT_HASH);
+#undef ADD
+    cJSON_Delete(was);
+    cJSON_Delete(now);
+    free(now_txt);
 }
 
 static char *json_objectives(const struct sweep_spec *sp)
@@ -433,12 +551,20 @@ int cmd_sweep(int argc, char **argv)
     if ((rc = sweep_spec_load(pos[0], &sp, &e)))
         goto out;
     have_spec = 1;
+    /* Every method's plan is bounded: the run keeps each point it evaluates in memory. */
     if (sp.method == SEARCH_GRID && sp.points > limit) {
         rc = dse_err_set(&e, DSE_EINPUT, sp.path, "search",
                          "the grid has %lld points, more than the limit of %lld: use \"search\": {\"method\": "
                          "\"random\", \"samples\": N} or {\"method\": \"nsga2\", \"population\": P, \"generations\": "
                          "G}, or raise --limit",
                          sp.points, limit);
+        goto out;
+    }
+    if (sp.method != SEARCH_GRID && sweep_planned(&sp) > limit) {
+        rc = dse_err_set(&e, DSE_EINPUT, sp.path, sp.method == SEARCH_RANDOM ? "search.samples" : "search",
+                         "%lld evaluations planned%s, more than the limit of %lld: plan fewer, or raise --limit",
+                         sweep_planned(&sp), sp.method == SEARCH_NSGA2 ? " (population x (generations + 1))" : "",
+                         limit);
         goto out;
     }
     if ((rc = sweep_prepare(&sp, &prep, &e)) || (rc = sweep_scratch_init(prep, (int)threads, &e)))
@@ -474,12 +600,32 @@ int cmd_sweep(int argc, char **argv)
     }
     if (no_db)
         snprintf(db, sizeof db, "(memory)");
-    if (!no_db && ((rc = store_open(db, &st, &e)) || (rc = store_prepare(st, cols, sp.n_axes, ms, metric_count, &e))))
+    if (!no_db && (rc = store_open(db, &st, &e)))
+        goto out;
+    /* --resume: the run must have started from the same inputs, checked before anything is written. */
+    struct store_resumable rs = {0};
+    if (cli_get(opts, "resume") && (rc = store_find_resumable(st, sp.name, &rs, &e)))
+        goto out;
+    if (rs.id > 0) {
+        char changed[600];
+        changed_inputs(&sp, &rs, changed, sizeof changed);
+        if (changed[0]) {
+            rc = dse_err_set(&e, DSE_EINPUT, sp.path, NULL,
+                             "cannot resume run %lld of %s: changed since it started: %s (its points would mix with "
+                             "new ones); run without --resume to start anew in the same database, or use another --db",
+                             rs.id, db, changed);
+            store_resumable_free(&rs);
+            goto out;
+        }
+    }
+    long long resume_id = rs.id;
+    store_resumable_free(&rs);
+    if (!no_db && (rc = store_prepare(st, cols, sp.n_axes, ms, metric_count, &e)))
         goto out;
     r.st = st;
     char hash[24];
     snprintf(hash, sizeof hash, "%016llx", sp.hash);
-    if (cli_get(opts, "resume") && (r.run_id = store_find_resumable(st, hash)) > 0) {
+    if ((r.run_id = resume_id) > 0) {
         const char *names[SW_MAX_OBJ];
         for (int k = 0; k < sp.n_obj; k++)
             names[k] = sp.obj[k].m->name;
@@ -490,7 +636,7 @@ int cmd_sweep(int argc, char **argv)
         fprintf(stderr, "dse: resuming run %lld of %s: %lld points already stored\n", r.run_id, db, r.n);
     } else if (!no_db) {
         if (cli_get(opts, "resume"))
-            fprintf(stderr, "dse: no interrupted run of this spec in %s: starting a new run\n", db);
+            fprintf(stderr, "dse: no interrupted run of sweep %s in %s: starting a new run\n", sp.name, db);
         char host[256] = "unknown";
         gethostname(host, sizeof host - 1);
         inputs = json_inputs(&sp);
@@ -524,6 +670,13 @@ int cmd_sweep(int argc, char **argv)
         struct dse_err ignore;
         if (st)
             store_finish_run(st, r.run_id, "interrupted", NAN, &ignore);
+        if (r.store_failed) { /* disk full or an I/O error: what was committed stays, and can be finished */
+            char msg[2 * sizeof e.msg + 1200];
+            snprintf(msg, sizeof msg, "%s; the points stored so far are kept (run %lld): free space, then finish "
+                     "with dse sweep %s --resume%s%s", e.msg, r.run_id, sp.path, cli_get(opts, "db") ? " --db " : "",
+                     cli_get(opts, "db") ? db : "");
+            dse_strlcpy(e.msg, msg, sizeof e.msg);
+        }
         goto out;
     }
     if (stopped) {
@@ -639,7 +792,7 @@ int cmd_sweep(int argc, char **argv)
         printf("\n");
     }
     if (nfront == 0) {
-        fprintf(stderr, "dse: no feasible point: see the reason column of %s\n", db);
+        print_reasons(&r, db, no_db);
         if (json || csv)
             print_front(&r, front, 0, (int)top, json, csv, db, hv);
     } else if (json || csv || groups == 1) {

@@ -1,4 +1,5 @@
-/* store.c -- SQLite storage of sweep runs. */
+/* store.c -- SQLite storage of sweep runs. Opening a database reads its header and schema before
+ * it writes anything (store.h): dse never alters another program's database. */
 #include "store.h"
 
 #include <math.h>
@@ -17,7 +18,36 @@ struct store {
     sqlite3_stmt *ins;
     int n_axes, n_metrics;
     int axis_numeric[MAX_COLS];
+    int legacy; /* a dse database from before application_id: marked at the first write */
 };
+
+/* The tables and the columns every dse database has had (points also has one column per axis and
+ * per metric, which come and go with the spec and the metric registry). */
+static const char *const runs_cols[] = {"id", "name", "spec", "spec_hash", "dse_version", "git", "openmp", "host",
+                                        "threads", "started", "finished", "status", "inputs", "objectives", "axes",
+                                        "points_total", "hypervolume", NULL};
+static const char *const metrics_cols[] = {"name", "unit", "direction", "description", NULL};
+static const char *const points_cols[] = {"run_id", "point", "feasible", "reason", "pareto", "rank", NULL};
+static const struct {
+    const char *table;
+    const char *const *cols;
+} dse_tables[] = {{"runs", runs_cols}, {"metrics", metrics_cols}, {"points", points_cols}};
+
+#define STR(x) #x
+#define XSTR(x) STR(x)
+static const char schema_sql[] =
+    "CREATE TABLE IF NOT EXISTS runs (id INTEGER PRIMARY KEY, name TEXT NOT NULL, spec TEXT NOT NULL,"
+    " spec_hash TEXT NOT NULL, dse_version TEXT NOT NULL, git TEXT NOT NULL, openmp INTEGER NOT NULL,"
+    " host TEXT NOT NULL, threads INTEGER NOT NULL, started TEXT NOT NULL, finished TEXT,"
+    " status TEXT NOT NULL, inputs TEXT NOT NULL, objectives TEXT NOT NULL, axes TEXT NOT NULL,"
+    " points_total INTEGER NOT NULL, hypervolume REAL);"
+    "CREATE TABLE IF NOT EXISTS metrics (name TEXT PRIMARY KEY, unit TEXT NOT NULL,"
+    " direction TEXT NOT NULL, description TEXT NOT NULL);"
+    "CREATE TABLE IF NOT EXISTS points (run_id INTEGER NOT NULL REFERENCES runs(id),"
+    " point INTEGER NOT NULL, feasible INTEGER NOT NULL, reason TEXT,"
+    " pareto INTEGER NOT NULL DEFAULT 0, rank INTEGER, PRIMARY KEY (run_id, point));";
+static const char mark_sql[] =
+    "PRAGMA application_id = " XSTR(STORE_APPLICATION_ID) "; PRAGMA user_version = " XSTR(STORE_SCHEMA_VERSION) ";";
 
 static int db_err(struct store *s, struct dse_err *e, const char *what)
 {
@@ -59,38 +89,122 @@ static void now_iso(char *buf, size_t n)
     strftime(buf, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
+/* Tables of the database's own (SQLite keeps its own as sqlite_*). */
+#define USER_TABLE " AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'"
+
+/* One integer from a query (a PRAGMA or a count). Returns the SQLite result code. */
+static int query_int(struct store *s, const char *sql, long long *out)
+{
+    sqlite3_stmt *st;
+    int rc = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL);
+    if (rc != SQLITE_OK)
+        return rc;
+    rc = sqlite3_step(st);
+    *out = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+    rc = rc == SQLITE_ROW || rc == SQLITE_DONE ? SQLITE_OK : rc;
+    sqlite3_finalize(st);
+    return rc;
+}
+
+/* 1 when table has every column of cols. */
+static int has_columns(struct store *s, const char *table, const char *const *cols)
+{
+    for (int i = 0; cols[i]; i++) {
+        long long n;
+        sqlite3_stmt *st;
+        if (sqlite3_prepare_v2(s->db, "SELECT count(*) FROM pragma_table_info(?1) WHERE name = ?2", -1, &st, NULL) !=
+            SQLITE_OK)
+            return 0;
+        sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 2, cols[i], -1, SQLITE_STATIC);
+        n = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+        sqlite3_finalize(st);
+        if (n != 1)
+            return 0;
+    }
+    return 1;
+}
+
+/* Reads (only) the header and schema: 0 a new database (no tables, no application_id or version),
+ * 1 a dse database, 2 a dse database from before application_id; else an input error. */
+static int identify(struct store *s, int *kind, struct dse_err *e)
+{
+    long long app, ver, tables;
+    int rc = query_int(s, "PRAGMA application_id", &app);
+    if (rc == SQLITE_OK)
+        rc = query_int(s, "PRAGMA user_version", &ver);
+    if (rc == SQLITE_OK)
+        rc = query_int(s, "SELECT count(*) FROM sqlite_master WHERE type = 'table'" USER_TABLE, &tables);
+    if (rc == SQLITE_NOTADB)
+        return dse_err_set(e, DSE_EINPUT, s->path, NULL,
+                           "not an SQLite database: refusing to write to it (give --db a new file or a dse database)");
+    if (rc != SQLITE_OK)
+        return db_err(s, e, "cannot read the database");
+    if (app == STORE_APPLICATION_ID) {
+        if (ver > STORE_SCHEMA_VERSION)
+            return dse_err_set(e, DSE_EINPUT, s->path, NULL,
+                               "written by a newer dse (schema version %lld; this one knows %d): refusing to write "
+                               "to it",
+                               ver, STORE_SCHEMA_VERSION);
+        *kind = 1;
+        return DSE_OK;
+    }
+    if (app == 0 && ver == 0 && tables == 0) {
+        *kind = 0;
+        return DSE_OK;
+    }
+    int dse = app == 0 && ver == 0;
+    for (size_t t = 0; dse && t < sizeof dse_tables / sizeof dse_tables[0]; t++)
+        dse = has_columns(s, dse_tables[t].table, dse_tables[t].cols);
+    if (dse) {
+        *kind = 2;
+        return DSE_OK;
+    }
+    /* Name a few of its tables, so that the user recognizes the file. */
+    char names[160] = "";
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(s->db,
+                           "SELECT name FROM sqlite_master WHERE type = 'table'" USER_TABLE " ORDER BY name LIMIT 4",
+                           -1, &st, NULL) == SQLITE_OK) {
+        while (sqlite3_step(st) == SQLITE_ROW)
+            snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", names[0] ? ", " : "",
+                     (const char *)sqlite3_column_text(st, 0));
+        sqlite3_finalize(st);
+    }
+    return dse_err_set(e, DSE_EINPUT, s->path, NULL,
+                       "not a dse sweep database (application_id %lld, user_version %lld, %lld table%s%s%s%s): refusing "
+                       "to write to it (give --db a new file or a dse database)",
+                       app, ver, tables, tables == 1 ? "" : "s", names[0] ? ": " : "", names,
+                       tables > 4 ? ", ..." : "");
+}
+
 int store_open(const char *path, struct store **out, struct dse_err *e)
 {
     struct store *s = calloc(1, sizeof *s);
+    int rc, kind = 0;
+    *out = NULL;
     if (!s)
         return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
     dse_strlcpy(s->path, path, sizeof s->path);
     if (sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
-        int rc = dse_err_set(e, DSE_ERUNTIME, path, NULL, "cannot open database: %s",
-                             s->db ? sqlite3_errmsg(s->db) : "out of memory");
-        store_close(s);
-        return rc;
+        rc = dse_err_set(e, DSE_ERUNTIME, path, NULL, "cannot open database: %s",
+                         s->db ? sqlite3_errmsg(s->db) : "out of memory");
+        goto fail;
     }
     sqlite3_busy_timeout(s->db, 5000);
-    int rc = exec(s,
-                  "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
-                  "CREATE TABLE IF NOT EXISTS runs (id INTEGER PRIMARY KEY, name TEXT NOT NULL, spec TEXT NOT NULL,"
-                  " spec_hash TEXT NOT NULL, dse_version TEXT NOT NULL, git TEXT NOT NULL, openmp INTEGER NOT NULL,"
-                  " host TEXT NOT NULL, threads INTEGER NOT NULL, started TEXT NOT NULL, finished TEXT,"
-                  " status TEXT NOT NULL, inputs TEXT NOT NULL, objectives TEXT NOT NULL, axes TEXT NOT NULL,"
-                  " points_total INTEGER NOT NULL, hypervolume REAL);"
-                  "CREATE TABLE IF NOT EXISTS metrics (name TEXT PRIMARY KEY, unit TEXT NOT NULL,"
-                  " direction TEXT NOT NULL, description TEXT NOT NULL);"
-                  "CREATE TABLE IF NOT EXISTS points (run_id INTEGER NOT NULL REFERENCES runs(id),"
-                  " point INTEGER NOT NULL, feasible INTEGER NOT NULL, reason TEXT,"
-                  " pareto INTEGER NOT NULL DEFAULT 0, rank INTEGER, PRIMARY KEY (run_id, point));",
-                  e);
-    if (rc) {
-        store_close(s);
-        return rc;
-    }
+    if ((rc = identify(s, &kind, e)))
+        goto fail;
+    s->legacy = kind == 2;
+    /* A new database is marked as dse's in the same breath as its tables are made. */
+    if (kind == 0 && (rc = exec(s, mark_sql, e)))
+        goto fail;
+    if ((rc = exec(s, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;", e)) || (rc = exec(s, schema_sql, e)))
+        goto fail;
     *out = s;
     return DSE_OK;
+fail:
+    store_close(s);
+    return rc;
 }
 
 void store_close(struct store *s)
@@ -123,6 +237,8 @@ int store_prepare(struct store *s, const struct store_col *axes, int n_axes, con
         return dse_err_set(e, DSE_ERUNTIME, s->path, NULL, "too many columns");
     if ((rc = exec(s, "BEGIN", e)))
         return rc;
+    if (s->legacy) /* the migration: an earlier dse's database is marked as dse's (docs/sweep-db.md) */
+        rc = exec(s, mark_sql, e);
     for (int i = 0; i < n_axes + n_metrics && !rc; i++) {
         const char *name = i < n_axes ? axes[i].name : metrics[i - n_axes].name;
         int numeric = i < n_axes ? axes[i].numeric : 1;
@@ -151,6 +267,7 @@ int store_prepare(struct store *s, const struct store_col *axes, int n_axes, con
     }
     if ((rc = exec(s, "COMMIT", e)))
         return rc;
+    s->legacy = 0;
     /* INSERT INTO points (run_id, point, feasible, reason, axes..., metrics...) VALUES (?, ...) */
     size_t cap = 256 + (size_t)(n_axes + n_metrics) * 310;
     char *ins = malloc(cap);
@@ -209,20 +326,43 @@ int store_begin_run(struct store *s, const struct store_run_info *ri, long long 
     return DSE_OK;
 }
 
-long long store_find_resumable(struct store *s, const char *spec_hash)
+int store_find_resumable(struct store *s, const char *name, struct store_resumable *r, struct dse_err *e)
 {
     sqlite3_stmt *st;
-    long long id = 0;
+    memset(r, 0, sizeof *r);
     if (sqlite3_prepare_v2(s->db,
-                           "SELECT id FROM runs WHERE spec_hash = ? AND status IN ('running', 'interrupted')"
-                           " ORDER BY id DESC LIMIT 1",
+                           "SELECT id, spec_hash, dse_version, git, inputs FROM runs WHERE name = ?"
+                           " AND status IN ('running', 'interrupted') ORDER BY id DESC LIMIT 1",
                            -1, &st, NULL) != SQLITE_OK)
-        return 0;
-    sqlite3_bind_text(st, 1, spec_hash, -1, SQLITE_STATIC);
-    if (sqlite3_step(st) == SQLITE_ROW)
-        id = sqlite3_column_int64(st, 0);
+        return db_err(s, e, "runs");
+    sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+    int rc = sqlite3_step(st), out = DSE_OK;
+    if (rc == SQLITE_ROW) {
+        const char *txt[4];
+        for (int i = 0; i < 4; i++)
+            txt[i] = sqlite3_column_text(st, 1 + i) ? (const char *)sqlite3_column_text(st, 1 + i) : "";
+        r->id = sqlite3_column_int64(st, 0);
+        dse_strlcpy(r->spec_hash, txt[0], sizeof r->spec_hash);
+        dse_strlcpy(r->version, txt[1], sizeof r->version);
+        dse_strlcpy(r->git, txt[2], sizeof r->git);
+        size_t n = strlen(txt[3]) + 1;
+        if (!(r->inputs_json = malloc(n)))
+            out = dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+        else
+            memcpy(r->inputs_json, txt[3], n);
+    } else if (rc != SQLITE_DONE) {
+        out = db_err(s, e, "runs");
+    }
     sqlite3_finalize(st);
-    return id;
+    if (out)
+        store_resumable_free(r);
+    return out;
+}
+
+void store_resumable_free(struct store_resumable *r)
+{
+    free(r->inputs_json);
+    memset(r, 0, sizeof *r);
 }
 
 int store_tx_begin(struct store *s, struct dse_err *e) { return exec(s, "BEGIN", e); }
@@ -257,11 +397,11 @@ int store_insert(struct store *s, long long run_id, long long point, const char 
 }
 
 int store_load(struct store *s, long long run_id, const char *const *cols, int n_cols,
-               void (*fn)(void *ctx, long long point, int feasible, const double *values), void *ctx,
-               struct dse_err *e)
+               void (*fn)(void *ctx, long long point, int feasible, const char *reason, const double *values),
+               void *ctx, struct dse_err *e)
 {
     char sql[4096], q[300];
-    size_t k = (size_t)snprintf(sql, sizeof sql, "SELECT point, feasible");
+    size_t k = (size_t)snprintf(sql, sizeof sql, "SELECT point, feasible, reason");
     for (int i = 0; i < n_cols && k < sizeof sql; i++) {
         quote(q, sizeof q, cols[i]);
         k += (size_t)snprintf(sql + k, sizeof sql - k, ", %s", q);
@@ -276,8 +416,8 @@ int store_load(struct store *s, long long run_id, const char *const *cols, int n
     int r;
     while ((r = sqlite3_step(st)) == SQLITE_ROW) {
         for (int i = 0; i < n_cols && i < 64; i++)
-            v[i] = sqlite3_column_type(st, 2 + i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 2 + i);
-        fn(ctx, sqlite3_column_int64(st, 0), sqlite3_column_int(st, 1), v);
+            v[i] = sqlite3_column_type(st, 3 + i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 3 + i);
+        fn(ctx, sqlite3_column_int64(st, 0), sqlite3_column_int(st, 1), (const char *)sqlite3_column_text(st, 2), v);
     }
     sqlite3_finalize(st);
     return r == SQLITE_DONE ? DSE_OK : db_err(s, e, "load points");

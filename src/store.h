@@ -1,6 +1,12 @@
 /* store.h -- sweep results in SQLite (schema: docs/sweep-db.md). One writer (the command layer's
  * thread); batched transactions; WAL journal so readers (dse plot, sqlite3) never block it.
- * The store knows column names and values, not what they mean. */
+ * The store knows column names and values, not what they mean.
+ *
+ * A dse database says so in its header: PRAGMA application_id = STORE_APPLICATION_ID and
+ * user_version = STORE_SCHEMA_VERSION. store_open writes only to a new (absent or empty) database or
+ * to one of dse's (its application_id, or from dse versions before it, the runs / metrics / points
+ * tables with their columns: marked as dse's at the first write); any other file is refused, as an
+ * input error, before anything is written to it. */
 #ifndef DSE_STORE_H
 #define DSE_STORE_H
 
@@ -23,24 +29,36 @@ struct store_metric {
     const char *name, *unit, *direction, *description;
 };
 
+#define STORE_APPLICATION_ID 0x44534531 /* "DSE1" in ASCII */
+#define STORE_SCHEMA_VERSION 1
+
 int store_open(const char *path, struct store **out, struct dse_err *e);
 void store_close(struct store *s);
 /* Registers the metric registry (metrics table) and makes sure points has these columns. */
 int store_prepare(struct store *s, const struct store_col *axes, int n_axes, const struct store_metric *metrics,
                   int n_metrics, struct dse_err *e);
 int store_begin_run(struct store *s, const struct store_run_info *ri, long long *run_id, struct dse_err *e);
-/* The newest run with this spec hash that did not complete (status running or interrupted), or 0. */
-long long store_find_resumable(struct store *s, const char *spec_hash);
+/* A run that did not complete, as it was started. */
+struct store_resumable {
+    long long id;            /* 0: none */
+    char spec_hash[32];      /* runs.spec_hash */
+    char version[64], git[64];
+    char *inputs_json;       /* runs.inputs (malloc'd): input file path -> hash */
+};
+/* The newest run of the sweep named name that did not complete (status running or interrupted), into
+ * r (r->id = 0 when there is none); reads only. store_resumable_free releases it. */
+int store_find_resumable(struct store *s, const char *name, struct store_resumable *r, struct dse_err *e);
+void store_resumable_free(struct store_resumable *r);
 int store_tx_begin(struct store *s, struct dse_err *e);
 int store_tx_commit(struct store *s, struct dse_err *e);
 /* One point: axis values as text (bound as REAL for numeric columns), metrics (NAN -> NULL). */
 int store_insert(struct store *s, long long run_id, long long point, const char *const *axis_values,
                  const double *metrics, int feasible, const char *reason, struct dse_err *e);
-/* Calls fn(ctx, point, feasible, values) for every stored point of the run, values being the named
- * columns (NAN for NULL). */
+/* Calls fn(ctx, point, feasible, reason, values) for every stored point of the run, values being the
+ * named columns (NAN for NULL), reason NULL for a feasible point. */
 int store_load(struct store *s, long long run_id, const char *const *cols, int n_cols,
-               void (*fn)(void *ctx, long long point, int feasible, const double *values), void *ctx,
-               struct dse_err *e);
+               void (*fn)(void *ctx, long long point, int feasible, const char *reason, const double *values),
+               void *ctx, struct dse_err *e);
 /* Sets rank (rank < 0: NULL) and pareto (rank == 0) of the given points, in one transaction. */
 int store_set_ranks(struct store *s, long long run_id, const long long *points, const int *rank, long long n,
                     struct dse_err *e);

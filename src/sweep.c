@@ -4,7 +4,8 @@
  * as its own struct hw_system: hw: values are written into the hwdesc JSON (which is then checked
  * by the same loader; datasheet headlines are dropped, as a changed design no longer has one; a
  * resized systolic array scales its device's matrix engine with its MAC count) and a power cap is
- * applied to every device of the variant (hw_apply_power_cap). */
+ * applied to every device of the variant (hw_apply_power_cap). The variant count is bounded by the
+ * spec loader (SW_MAX_VARIANTS) and checked again, in double, before the array is allocated. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,8 +13,6 @@
 
 #include "jsonu.h"
 #include "sweep.h"
-
-#define SW_MAX_VARIANTS 4096
 
 struct place {
     int ok, dev;
@@ -49,17 +48,16 @@ int sweep_axis_index(const struct sweep_spec *sp, long long point, int a)
     return (int)(point % sp->axes[a].n);
 }
 
-/* Writes v at a dotted path in a hwdesc JSON tree. Array elements are chosen by index, by "name",
- * by "precision" (compute entries), or by "engine-precision" (matrix-int8). */
-static int apply_path(cJSON *root, const char *path, const struct sw_value *v, char *why, size_t n)
+/* Finds the value at a dotted path in a hwdesc JSON tree, and its parent. Array elements are chosen
+ * by index, by "name", by "precision" (compute entries), or by "engine-precision" (matrix-int8).
+ * Returns NULL with why when the path names nothing, or an object or array. */
+static cJSON *find_path(cJSON *root, const char *path, cJSON **parent_out, char *why, size_t n)
 {
     char buf[112], *save = NULL;
     dse_strlcpy(buf, path, sizeof buf);
     cJSON *cur = root, *parent = NULL;
-    const char *last = NULL;
     for (char *seg = strtok_r(buf, ".", &save); seg; seg = strtok_r(NULL, ".", &save)) {
         parent = cur;
-        last = seg;
         if (cJSON_IsObject(cur)) {
             cur = cJSON_GetObjectItemCaseSensitive(cur, seg);
         } else if (cJSON_IsArray(cur)) {
@@ -67,7 +65,7 @@ static int apply_path(cJSON *root, const char *path, const struct sw_value *v, c
             char *end;
             long idx = strtol(seg, &end, 10);
             if (*end == '\0' && end != seg) {
-                hit = cJSON_GetArrayItem(cur, (int)idx);
+                hit = idx >= 0 && idx <= 1000000 ? cJSON_GetArrayItem(cur, (int)idx) : NULL;
             } else {
                 cJSON_ArrayForEach(el, cur)
                 {
@@ -90,15 +88,25 @@ static int apply_path(cJSON *root, const char *path, const struct sw_value *v, c
         }
         if (!cur) {
             snprintf(why, n, "no field '%s' at this point of the path", seg);
-            return -1;
+            return NULL;
         }
     }
-    if (!parent || !last || cJSON_IsObject(cur) || cJSON_IsArray(cur)) {
+    if (!parent || cJSON_IsObject(cur) || cJSON_IsArray(cur)) {
         snprintf(why, n, "the path names an object or array, not a value");
-        return -1;
+        return NULL;
     }
+    *parent_out = parent;
+    return cur;
+}
+
+/* Writes v at a dotted path in a hwdesc JSON tree (find_path). */
+static int apply_path(cJSON *root, const char *path, const struct sw_value *v, char *why, size_t n)
+{
+    cJSON *parent, *cur = find_path(root, path, &parent, why, n);
+    if (!cur)
+        return -1;
     cJSON *nv = v->is_num ? cJSON_CreateNumber(v->num) : cJSON_CreateString(v->s);
-    int ok = nv && (cJSON_IsObject(parent) ? cJSON_ReplaceItemInObjectCaseSensitive(parent, last, nv)
+    int ok = nv && (cJSON_IsObject(parent) ? cJSON_ReplaceItemInObjectCaseSensitive(parent, cur->string, nv)
                                            : cJSON_ReplaceItemViaPointer(parent, cur, nv));
     if (!ok) {
         cJSON_Delete(nv);
@@ -106,6 +114,27 @@ static int apply_path(cJSON *root, const char *path, const struct sw_value *v, c
         return -1;
     }
     return 0;
+}
+
+/* Two hw: axes whose paths name one field of a system (devices.tpu.clock.boost_MHz and
+ * devices.0.clock.boost_MHz) are one axis given twice: the later would overwrite the earlier, whose
+ * values would then label points they did not change. */
+static int check_hw_fields(const struct sweep_prep *p, cJSON *root, int s, struct dse_err *e)
+{
+    const struct sweep_spec *sp = p->sp;
+    cJSON *node[SW_MAX_AXES], *parent;
+    char why[160];
+    for (int h = 0; h < p->n_hw; h++) {
+        const struct sw_axis *a = &sp->axes[p->ax_hw[h]];
+        if (!(node[h] = find_path(root, a->path, &parent, why, sizeof why)))
+            return dse_err_set(e, DSE_EINPUT, sp->path, a->name, "in %s: %s", sp->system_path[s], why);
+        for (int k = 0; k < h; k++)
+            if (node[k] == node[h])
+                return dse_err_set(e, DSE_EINPUT, sp->path, a->name,
+                                   "names the same field of %s as axes.%s: the axis is given twice",
+                                   sp->system_path[s], sp->axes[p->ax_hw[k]].name);
+    }
+    return DSE_OK;
 }
 
 static void strip_headlines(cJSON *root)
@@ -138,14 +167,20 @@ static int build_variants(struct sweep_prep *p, struct dse_err *e)
             base = orig;
         }
         cJSON *root = p->n_hw ? cJSON_Parse(text) : NULL;
+        if (p->n_hw && !root)
+            rc = dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+        if (root)
+            rc = check_hw_fields(p, root, s, e);
         for (int c = 0; c < p->n_combo && !rc; c++) {
             struct hw_system *v = &p->variants[((size_t)s * p->n_combo + c) * p->n_power];
             if (p->n_hw) {
                 cJSON *dup = root ? cJSON_Duplicate(root, 1) : NULL;
                 char label[600] = "", why[160];
                 int rest = c;
-                if (!dup)
-                    return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+                if (!dup) {
+                    rc = dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+                    break;
+                }
                 for (int h = p->n_hw - 1; h >= 0 && !rc; h--) {
                     const struct sw_axis *a = &sp->axes[p->ax_hw[h]];
                     const struct sw_value *val = &a->v[rest % a->n];
@@ -224,17 +259,20 @@ int sweep_prepare(const struct sweep_spec *sp, struct sweep_prep **out, struct d
         case AX_FIDELITY: p->ax_fid = a; break;
         }
     }
-    p->n_sys = sp->n_systems;
-    p->n_combo = 1;
+    /* Counted in double (16 axes of 1024 values would be 2^160) before any int holds them. */
+    double combos = 1;
     for (int h = 0; h < p->n_hw; h++)
-        p->n_combo *= sp->axes[p->ax_hw[h]].n;
+        combos *= sp->axes[p->ax_hw[h]].n;
     p->n_power = p->ax_power >= 0 ? sp->axes[p->ax_power].n : 1;
-    double nv = (double)p->n_sys * p->n_combo * p->n_power;
+    double nv = sp->n_systems * combos * p->n_power;
     if (nv > SW_MAX_VARIANTS) {
         rc = dse_err_set(e, DSE_EINPUT, sp->path, "axes",
-                         "%.0f hardware variants (systems x hw: values x power caps); at most %d", nv, SW_MAX_VARIANTS);
+                         "%.3g hardware variants (systems x hw: values x power caps), more than %d", nv,
+                         SW_MAX_VARIANTS);
         goto fail;
     }
+    p->n_sys = sp->n_systems;
+    p->n_combo = (int)combos;
     p->n_variants = (int)nv;
     p->n_place = p->ax_place >= 0 ? sp->axes[p->ax_place].n : 0;
     p->n_batch = p->ax_batch >= 0 ? sp->axes[p->ax_batch].n : 1;
@@ -345,6 +383,27 @@ static void row_infeasible(struct sw_row *r, const char *why)
     dse_strlcpy(r->reason, why, sizeof r->reason);
 }
 
+/* What the hwdesc lacks when a metric has no value (NaN) for a point that ran: eval.c leaves the cost
+ * metrics NaN when a device used has neither a price nor a rent, and die_area_mm2 when a device used
+ * has neither an area model nor a datasheet area (hw_die_area_mm2). Other metrics are NaN only where
+ * they do not apply, which the spec loader refuses for objectives. */
+static const char *metric_needs(const struct metric *m)
+{
+    static const struct {
+        const char *metric, *needs;
+    } needs[] = {
+        {"die_area_mm2", ": a device used has no area model and no cost.die_area_mm2 in its hwdesc"},
+        {"cost_per_Mtoken_USD", ": a device used has neither cost.price_USD nor cost.rent_USD_per_hour in its hwdesc"},
+        {"cost_per_Minference_USD",
+         ": a device used has neither cost.price_USD nor cost.rent_USD_per_hour in its hwdesc"},
+        {"price_USD", ": a device used has no cost.price_USD in its hwdesc"},
+    };
+    for (size_t i = 0; i < sizeof needs / sizeof needs[0]; i++)
+        if (!strcmp(needs[i].metric, m->name))
+            return needs[i].needs;
+    return "";
+}
+
 /* Applies constraints and checks that every objective has a value. */
 static void judge(const struct sweep_spec *sp, struct sw_row *r)
 {
@@ -353,7 +412,8 @@ static void judge(const struct sweep_spec *sp, struct sw_row *r)
         double v = r->metric[c->m - metric_table];
         char why[200];
         if (isnan(v)) {
-            snprintf(why, sizeof why, "constraint on %s: not available for this point", c->m->name);
+            snprintf(why, sizeof why, "constraint on %s: not available for this point%s", c->m->name,
+                     metric_needs(c->m));
             row_infeasible(r, why);
         } else if (c->le ? !(v <= c->bound) : !(v >= c->bound)) {
             snprintf(why, sizeof why, "constraint %s %s %g violated (%.4g)", c->m->name, c->le ? "<=" : ">=", c->bound,
@@ -364,16 +424,17 @@ static void judge(const struct sweep_spec *sp, struct sw_row *r)
     for (int i = 0; i < sp->n_obj && r->feasible; i++)
         if (isnan(r->metric[sp->obj[i].m - metric_table])) {
             char why[200];
-            snprintf(why, sizeof why, "objective %s not available for this point (no price or rent in the hwdesc?)",
-                     sp->obj[i].m->name);
+            snprintf(why, sizeof why, "objective %s not available for this point%s", sp->obj[i].m->name,
+                     metric_needs(sp->obj[i].m));
             row_infeasible(r, why);
         }
 }
 
-int sweep_eval_key(const struct sweep_prep *p, long long key, int thread, struct sw_row *rows, struct dse_err *e)
+/* Evaluates the key point once and writes the rows of memory values m0..m1) into rows[0..m1 - m0). */
+static int eval_rows(const struct sweep_prep *p, long long key, int m0, int m1, int thread, struct sw_row *rows,
+                     struct dse_err *e)
 {
     const struct sweep_spec *sp = p->sp;
-    int n_mem = sweep_mem_count(sp);
     int v = variant_of(p, key);
     const struct hw_system *sys = &p->variants[v];
     int w = p->ax_wl >= 0 ? sweep_axis_index(sp, key, p->ax_wl) : 0;
@@ -423,8 +484,8 @@ int sweep_eval_key(const struct sweep_prep *p, long long key, int thread, struct
         if (!res->feasible)
             why = res->reason;
     }
-    for (int m = 0; m < n_mem; m++) {
-        struct sw_row *row = &rows[m];
+    for (int m = m0; m < m1; m++) {
+        struct sw_row *row = &rows[m - m0];
         row->point = key + m;
         row->feasible = 1;
         row->reason[0] = '\0';
@@ -451,7 +512,18 @@ int sweep_eval_key(const struct sweep_prep *p, long long key, int thread, struct
         }
         judge(sp, row);
     }
-    return n_mem;
+    return m1 - m0;
+}
+
+int sweep_eval_key(const struct sweep_prep *p, long long key, int thread, struct sw_row *rows, struct dse_err *e)
+{
+    return eval_rows(p, key, 0, sweep_mem_count(p->sp), thread, rows, e);
+}
+
+int sweep_eval_point(const struct sweep_prep *p, long long point, int thread, struct sw_row *row, struct dse_err *e)
+{
+    int m = (int)(point % sweep_mem_count(p->sp));
+    return eval_rows(p, point - m, m, m + 1, thread, row, e) < 0 ? -1 : 0;
 }
 
 void sweep_objectives(const struct sweep_spec *sp, const struct sw_row *r, double *obj)

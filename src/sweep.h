@@ -19,7 +19,18 @@
 #define SW_MAX_WORKLOADS 8
 #define SW_MAX_OBJ 8
 #define SW_MAX_CONSTRAINTS 16
+/* Evaluations a run may plan (grid points, random samples, NSGA-II population x (generations + 1))
+ * unless --limit raises it: the command keeps 8 + 1 + 8 x objectives bytes per point in memory. */
 #define SW_DEFAULT_GRID_LIMIT 5000000LL
+/* Point indices are SQLite 64-bit integers and mixed-radix sums in long long: a space may hold at
+ * most 2^62 points, so index arithmetic (k0 + block, pt x n + i) never nears 2^63. */
+#define SW_MAX_POINTS (1LL << 62)
+/* Hardware variants (systems x hw: value combinations x power caps), each a loaded struct
+ * hw_system of about 70 KB: 4096 of them are about 290 MB. */
+#define SW_MAX_VARIANTS 4096
+/* NSGA-II may plan at most this many evaluations per point of the space: beyond it a grid, which
+ * evaluates each point once, is cheaper and exact. */
+#define SW_NSGA2_EVALS_PER_POINT 10
 
 enum sw_axis_kind { AX_SYSTEM, AX_WORKLOAD, AX_PRECISION, AX_BATCH, AX_PLACEMENT, AX_MEMORY, AX_POWER, AX_HW, AX_FIDELITY };
 enum sw_method { SEARCH_GRID, SEARCH_RANDOM, SEARCH_NSGA2 };
@@ -81,7 +92,8 @@ struct sweep_spec {
     enum sw_method method;
     long long samples, population, generations;
     unsigned long seed;
-    long long points;     /* size of the space */
+    long long points;     /* size of the space (the product of the axes' value counts), <= SW_MAX_POINTS */
+    long long n_variants; /* systems x hw: value combinations x power caps, <= SW_MAX_VARIANTS */
 };
 
 /* Prepared, read-only state shared by evaluation threads. */
@@ -95,7 +107,17 @@ struct sw_row {
     double metric[64]; /* by registry index; NAN where not applicable */
 };
 
+/* Reads and checks a spec: every field, duplicates (a system, workload, axis value, axis or objective
+ * given twice is an input error naming both), and the sizes (space, variants, NSGA-II plan) before
+ * anything is allocated by them. */
 int sweep_spec_load(const char *path, struct sweep_spec *sp, struct dse_err *e);
+/* The same from text[0..len) (need not be NUL-terminated) named path (for messages, and paths in it
+ * resolve against path's location as for a file). With SW_LOAD_SHIPPED_ONLY, systems and workloads
+ * must be shipped names (NAME, hwdesc/NAME.json, models/NAME.ext) found under the current directory:
+ * the fuzz target reads nothing else. */
+#define SW_LOAD_SHIPPED_ONLY 1u
+int sweep_spec_load_buf(const char *text, size_t len, const char *path, unsigned flags, struct sweep_spec *sp,
+                        struct dse_err *e);
 void sweep_spec_free(struct sweep_spec *sp);
 
 /* Builds variants, graphs and placements. */
@@ -112,6 +134,10 @@ int sweep_axis_index(const struct sweep_spec *sp, long long point, int a);
  * scratch. */
 int sweep_eval_key(const struct sweep_prep *p, long long key_point, int thread, struct sw_row *rows,
                    struct dse_err *e);
+/* Evaluates one point into *row (what random and NSGA-II need: the key's evaluation, and the
+ * capacity check of this point's memory value only); returns 0, or -1 on a runtime error (e set). */
+int sweep_eval_point(const struct sweep_prep *p, long long point, int thread, struct sw_row *row,
+                     struct dse_err *e);
 /* Number of values of the memory axis (1 when absent). */
 int sweep_mem_count(const struct sweep_spec *sp);
 
@@ -128,8 +154,8 @@ struct sweep_sink {
     void (*progress)(void *ctx, long long done, long long total);
     volatile sig_atomic_t *stop; /* set asynchronously (Ctrl-C): the run ends after the current block */
 };
-/* Number of evaluations the spec's search plans (grid: the space; random: samples; nsga2:
- * population x (generations + 1)). */
+/* Number of evaluations the spec's search plans (grid: the space; random: samples, at most the
+ * space; nsga2: population x (generations + 1), at most SW_NSGA2_EVALS_PER_POINT x the space). */
 long long sweep_planned(const struct sweep_spec *sp);
 /* Runs the spec's search with `threads` OpenMP threads (sweep_scratch_init first). *stopped is set
  * when the stop flag ended it early. */

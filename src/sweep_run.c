@@ -14,6 +14,9 @@
 #include "sweep.h"
 
 #define BLOCK_ROWS 8192
+/* A point set starts with room for this many points and doubles as it fills, so its memory follows
+ * the distinct points seen (at most the space, or the plan), never the plan alone. */
+#define PSET_START (1 << 16)
 
 /* A set of point indices (open addressing, linear probing). */
 struct pset {
@@ -67,12 +70,12 @@ long long sweep_planned(const struct sweep_spec *sp)
     }
 }
 
-/* Evaluates points[0..n) (any order) into out[0..n), in parallel; rows of one key are evaluated
- * once per point here, which is what random and NSGA-II need. */
-static int eval_points(const struct sweep_prep *p, const struct sweep_spec *sp, const long long *pts, int n,
-                       int threads, struct sw_row *out, struct sw_row *tmp_rows, struct dse_err *e)
+/* Evaluates points[0..n) (any order) into out[0..n), in parallel, one point at a time (a key's other
+ * memory values are not wanted here). */
+static int eval_points(const struct sweep_prep *p, const long long *pts, int n, int threads, struct sw_row *out,
+                       struct dse_err *e)
 {
-    int n_mem = sweep_mem_count(sp), failed = 0;
+    int failed = 0;
     (void)threads;
 #pragma omp parallel for schedule(dynamic, 8) num_threads(threads)
     for (int i = 0; i < n; i++) {
@@ -80,10 +83,8 @@ static int eval_points(const struct sweep_prep *p, const struct sweep_spec *sp, 
 #ifdef _OPENMP
         t = omp_get_thread_num();
 #endif
-        int m = (int)(pts[i] % n_mem);
         struct dse_err le;
-        struct sw_row *rows = tmp_rows + (size_t)t * n_mem;
-        if (failed || sweep_eval_key(p, pts[i] - m, t, rows, &le) < 0) {
+        if (failed || sweep_eval_point(p, pts[i], t, &out[i], &le) < 0) {
 #pragma omp critical(sweep_err)
             if (!failed) {
                 failed = 1;
@@ -91,7 +92,6 @@ static int eval_points(const struct sweep_prep *p, const struct sweep_spec *sp, 
             }
             continue;
         }
-        out[i] = rows[m];
     }
     return failed ? DSE_ERUNTIME : DSE_OK;
 }
@@ -180,12 +180,12 @@ static int run_random(const struct sweep_prep *p, const struct sweep_spec *sp, i
                       const struct sweep_sink *k, int *stopped, struct dse_err *e)
 {
     long long want = sweep_planned(sp), have = 0, done = 0;
-    int n_mem = sweep_mem_count(sp), rc = DSE_OK;
+    int rc = DSE_OK;
     struct pset seen;
     gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
     long long *pts = malloc(sizeof *pts * BLOCK_ROWS);
-    struct sw_row *out = malloc(sizeof *out * BLOCK_ROWS), *tmp = malloc(sizeof *tmp * (size_t)threads * n_mem);
-    if (!r || !pts || !out || !tmp || pset_init(&seen, (size_t)(want < 1 << 24 ? want : 1 << 24))) {
+    struct sw_row *out = malloc(sizeof *out * BLOCK_ROWS);
+    if (!r || !pts || !out || pset_init(&seen, (size_t)(want < PSET_START ? want : PSET_START))) {
         rc = dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
         goto out;
     }
@@ -212,7 +212,7 @@ static int run_random(const struct sweep_prep *p, const struct sweep_spec *sp, i
             if (!k->stored || !k->stored(k->ctx, pt, &f, o))
                 pts[n++] = pt;
         }
-        if ((rc = eval_points(p, sp, pts, n, threads, out, tmp, e)))
+        if ((rc = eval_points(p, pts, n, threads, out, e)))
             break;
         if (n && (rc = k->rows(k->ctx, out, n, e)))
             break;
@@ -224,7 +224,6 @@ out:
     free(seen.slot);
     free(pts);
     free(out);
-    free(tmp);
     if (r)
         gsl_rng_free(r);
     return rc;
@@ -233,7 +232,7 @@ out:
 static int run_nsga2(const struct sweep_prep *p, const struct sweep_spec *sp, int threads, const struct sweep_sink *k,
                      int *stopped, struct dse_err *e)
 {
-    int n_values[SW_MAX_AXES], pop = (int)sp->population, n_mem = sweep_mem_count(sp), rc;
+    int n_values[SW_MAX_AXES], pop = (int)sp->population, rc;
     for (int a = 0; a < sp->n_axes; a++)
         n_values[a] = sp->axes[a].n;
     struct nsga2_cfg cfg = {sp->n_axes, n_values, sp->n_obj, pop, (int)sp->generations, sp->seed, 0, 0};
@@ -244,11 +243,12 @@ static int run_nsga2(const struct sweep_prep *p, const struct sweep_spec *sp, in
         return rc;
     int *gen = malloc(sizeof *gen * (size_t)pop * sp->n_axes);
     long long *pts = malloc(sizeof *pts * (size_t)pop), done = 0, planned = sweep_planned(sp);
-    struct sw_row *out = malloc(sizeof *out * (size_t)pop), *tmp = malloc(sizeof *tmp * (size_t)threads * n_mem);
+    struct sw_row *out = malloc(sizeof *out * (size_t)pop);
     double *obj = malloc(sizeof *obj * (size_t)pop * sp->n_obj), *viol = malloc(sizeof *viol * (size_t)pop);
     int *fresh = malloc(sizeof *fresh * (size_t)pop);
     struct pset emitted = {0};
-    if (!gen || !pts || !out || !tmp || !obj || !viol || !fresh || pset_init(&emitted, (size_t)planned)) {
+    if (!gen || !pts || !out || !obj || !viol || !fresh ||
+        pset_init(&emitted, (size_t)(planned < PSET_START ? planned : PSET_START))) {
         rc = dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
         goto out;
     }
@@ -289,7 +289,7 @@ static int run_nsga2(const struct sweep_prep *p, const struct sweep_spec *sp, in
                 where[ne] = i;
                 ev[ne++] = pts[i];
             }
-        rc = eval_points(p, sp, ev, ne, threads, out, tmp, e);
+        rc = eval_points(p, ev, ne, threads, out, e);
         int w = 0;
         for (int j = 0; j < ne && !rc; j++) {
             int i = where[j];
@@ -318,7 +318,6 @@ out:
     free(gen);
     free(pts);
     free(out);
-    free(tmp);
     free(obj);
     free(viol);
     free(fresh);

@@ -1,7 +1,14 @@
 /* sweep_spec.c -- reading and checking a sweep spec (sweeps/README.md). Paths in a spec are taken
  * as given, else relative to the directory above the spec's folder (the repository root for
  * sweeps/x.json), else under the installed data directory; a bare name NAME means
- * hwdesc/NAME.json or models/NAME.json. */
+ * hwdesc/NAME.json or models/NAME.json.
+ *
+ * Sizes are checked here, before anything is allocated by them: the space (the product of the
+ * value counts, at most 16 axes x 1024 values = 2^160, so counted in double and exactly in 64 bits
+ * up to SW_MAX_POINTS), the hardware variants and the NSGA-II plan. A thing given twice (a system,
+ * a workload, an axis value, an objective) is refused: its results would be stored twice under
+ * two labels, or under one label for two different things. */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,11 +37,40 @@ static int is_file(const char *p)
     return stat(p, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-/* Resolves name (a path or a bare name in dir) against the spec's location. */
+/* A shipped name: NAME or DIR/NAME, NAME of letters, digits, '_', '-' and '.' not starting with '.'. */
+static int shipped_name(const char *dir, const char *name)
+{
+    size_t dl = strlen(dir);
+    if (!strncmp(name, dir, dl) && name[dl] == '/')
+        name += dl + 1;
+    if (!name[0] || name[0] == '.')
+        return 0;
+    for (const char *c = name; *c; c++)
+        if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '_' ||
+              *c == '-' || *c == '.'))
+            return 0;
+    return 1;
+}
+
+/* Resolves name (a path or a bare name in dir) against the spec's location; with
+ * SW_LOAD_SHIPPED_ONLY, only a shipped name under the current directory. */
 static int resolve(const char *spec_path, const char *dir, const char *name, const char *const *exts, char *out,
-                   size_t n)
+                   size_t n, unsigned flags)
 {
     char root[512];
+    if (flags & SW_LOAD_SHIPPED_ONLY) {
+        if (!shipped_name(dir, name))
+            return -1;
+        snprintf(out, n, "%s", name);
+        if (strchr(name, '/') && is_file(out))
+            return 0;
+        for (int k = 0; exts[k] && !strchr(name, '/'); k++) {
+            snprintf(out, n, "%s/%s%s", dir, name, exts[k]);
+            if (is_file(out))
+                return 0;
+        }
+        return -1;
+    }
     const char *slash = strrchr(spec_path, '/');
     if (slash) { /* the directory above the spec's folder */
         snprintf(root, sizeof root, "%.*s/..", (int)(slash - spec_path), spec_path);
@@ -58,7 +94,7 @@ static int resolve(const char *spec_path, const char *dir, const char *name, con
     return -1;
 }
 
-static int load_workload(struct ju *j, const cJSON *o, const char *spec_path, struct sw_workload *w)
+static int load_workload(struct ju *j, const cJSON *o, const char *spec_path, unsigned flags, struct sw_workload *w)
 {
     static const char *const keys[] = {"model", "phase", "prompt", "generate", "note", NULL};
     static const char *const exts[] = {".json", ".csv", NULL};
@@ -68,7 +104,7 @@ static int load_workload(struct ju *j, const cJSON *o, const char *spec_path, st
     struct dse_err *e = j->e;
     if ((rc = ju_object(j, o, keys)) || (rc = ju_str(j, o, "model", 0, name, sizeof name)))
         return rc;
-    if (resolve(spec_path, "models", name, exts, w->path, sizeof w->path)) {
+    if (resolve(spec_path, "models", name, exts, w->path, sizeof w->path, flags)) {
         size_t old = ju_key(j, "model");
         rc = ju_fail(j, "no such workload '%s' (a path, or a name in models/)", name);
         ju_pop(j, old);
@@ -125,14 +161,46 @@ static int axis_kind(const char *name, enum sw_axis_kind *k)
     return -1;
 }
 
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* The canonical form of a placement DEVICE,TYPE=DEVICE2,...: the overrides sorted, so two orders of
+ * the same overrides compare equal. An operator type placed twice is refused (the last would win
+ * silently). Returns 0, or -1 with why. */
+static int placement_key(const char *s, char *key, size_t n, char *why, size_t wn)
+{
+    char buf[sizeof ((struct sw_value *)0)->s], *tok[sizeof buf / 2 + 1], *save = NULL;
+    int k = 0;
+    dse_strlcpy(buf, s, sizeof buf);
+    for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save))
+        tok[k++] = t; /* a token is at least one character and a comma: at most sizeof buf / 2 */
+    if (k > 1)
+        qsort(tok + 1, (size_t)k - 1, sizeof *tok, cmp_str);
+    for (int i = 2; i < k; i++) { /* sorted: the overrides of one type are adjacent */
+        size_t l = strcspn(tok[i], "=");
+        if (tok[i][l] == '=' && !strncmp(tok[i - 1], tok[i], l + 1)) {
+            snprintf(why, wn, "operator type '%.*s' placed twice", (int)l, tok[i]);
+            return -1;
+        }
+    }
+    key[0] = '\0';
+    for (int i = 0; i < k; i++)
+        snprintf(key + strlen(key), n - strlen(key), "%s%s", i ? "," : "", tok[i]);
+    return 0;
+}
+
 static int load_axis(struct ju *j, const cJSON *arr, const char *name, struct sw_axis *a)
 {
     int n = cJSON_GetArraySize(arr), rc = DSE_OK;
     if (!cJSON_IsArray(arr) || n < 1 || n > SW_MAX_VALUES)
         return ju_fail(j, "expected an array of 1 to %d values", SW_MAX_VALUES);
     a->v = calloc((size_t)n, sizeof *a->v);
-    if (!a->v)
+    /* What makes two values the same: the text, or for precisions and placements a canonical form
+     * (w4a16 is w=int4,a=fp16,kv=fp16; npu,softmax=cpu,attention=cpu is npu,attention=cpu,softmax=cpu). */
+    char(*key)[sizeof a->v->s] = calloc((size_t)n, sizeof *key);
+    if (!a->v || !key) {
+        free(key);
         return dse_err_set(j->e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+    }
     a->n = n;
     a->numeric = 1;
     dse_strlcpy(a->name, name, sizeof a->name);
@@ -146,11 +214,11 @@ static int load_axis(struct ju *j, const cJSON *arr, const char *name, struct sw
             v->is_num = 1;
             v->num = x->valuedouble;
             snprintf(v->s, sizeof v->s, "%.17g", v->num);
-            int need_int = a->kind == AX_BATCH;
-            if (need_int && (v->num != (long long)v->num || v->num < 1 || v->num > 1000000))
-                rc = ju_fail(j, "expected an integer batch size in [1, 1000000], got %g", v->num);
+            /* The range first: casting a double outside long long's range is undefined. */
+            if (a->kind == AX_BATCH && !(v->num >= 1 && v->num <= 1000000 && v->num == (double)(long long)v->num))
+                rc = ju_fail(j, "expected an integer batch size in [1, 1000000], got %.17g", v->num);
             else if ((a->kind == AX_MEMORY || a->kind == AX_POWER) && !(v->num > 0 && v->num < 1e9))
-                rc = ju_fail(j, "expected a positive number, got %g", v->num);
+                rc = ju_fail(j, "expected a positive number below 1e9, got %.17g", v->num);
             else if (a->kind == AX_PRECISION || a->kind == AX_PLACEMENT || a->kind == AX_FIDELITY)
                 rc = ju_fail(j, "expected a string");
         } else if (cJSON_IsString(x) && x->valuestring[0] && strlen(x->valuestring) < sizeof v->s) {
@@ -164,20 +232,40 @@ static int load_axis(struct ju *j, const cJSON *arr, const char *name, struct sw
                 struct prec_cfg pc;
                 if (prec_parse(v->s, &pc, j->e))
                     rc = ju_fail(j, "%s", strstr(j->e->msg, "'") ? strstr(j->e->msg, "'") : j->e->msg);
+                else
+                    prec_format(&pc, key[i], sizeof key[i]);
+            } else if (a->kind == AX_PLACEMENT) {
+                char why[128];
+                if (placement_key(v->s, key[i], sizeof key[i], why, sizeof why))
+                    rc = ju_fail(j, "'%s': %s", v->s, why);
             }
         } else {
             rc = ju_fail(j, "expected a number or a non-empty string of at most %zu characters", sizeof v->s - 1);
         }
+        if (!rc && !key[i][0])
+            dse_strlcpy(key[i], v->s, sizeof key[i]);
         for (int k = 0; k < i && !rc; k++)
-            if (!strcmp(a->v[k].s, v->s))
-                rc = ju_fail(j, "value %s given twice", v->s);
+            if (!strcmp(key[k], key[i]))
+                rc = strcmp(a->v[k].s, v->s) ? ju_fail(j, "value %s given twice (as [%d] %s)", v->s, k, a->v[k].s)
+                                             : ju_fail(j, "value %s given twice", v->s);
         ju_pop(j, old);
     }
+    free(key);
     return rc;
 }
 
+/* The label of a system or workload in its axis column: the file name without folder and extension. */
+static void file_label(const char *path, char *out, size_t n)
+{
+    const char *base = strrchr(path, '/');
+    dse_strlcpy(out, base ? base + 1 : path, n);
+    char *dot = strrchr(out, '.');
+    if (dot && dot != out)
+        *dot = '\0';
+}
+
 static int add_list_axis(struct sweep_spec *sp, enum sw_axis_kind kind, const char *name, int n, int spec_pos,
-                         struct dse_err *e)
+                         char (*labels)[sizeof ((struct sw_value *)0)->s], struct dse_err *e)
 {
     struct sw_axis *a = &sp->axes[sp->n_axes++];
     memset(a, 0, sizeof *a);
@@ -188,30 +276,231 @@ static int add_list_axis(struct sweep_spec *sp, enum sw_axis_kind kind, const ch
     a->v = calloc((size_t)n, sizeof *a->v);
     if (!a->v)
         return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
-    for (int i = 0; i < n; i++) {
-        const char *p = kind == AX_SYSTEM ? sp->system_path[i] : sp->wl[i].path;
-        const char *base = strrchr(p, '/');
-        dse_strlcpy(a->v[i].s, base ? base + 1 : p, sizeof a->v[i].s);
-        char *dot = strrchr(a->v[i].s, '.');
-        if (dot)
-            *dot = '\0';
+    for (int i = 0; i < n; i++)
+        dse_strlcpy(a->v[i].s, labels[i], sizeof a->v[i].s);
+    return DSE_OK;
+}
+
+/* The "name" of a hwdesc text, or "" (the loader reports a bad file later, in sweep_prepare). */
+static void hwdesc_name(const char *text, char *out, size_t n)
+{
+    cJSON *r = cJSON_ParseWithLengthOpts(text, strlen(text), NULL, 0);
+    const cJSON *nm = cJSON_GetObjectItemCaseSensitive(r, "name");
+    dse_strlcpy(out, cJSON_IsString(nm) ? nm->valuestring : "", n);
+    cJSON_Delete(r);
+}
+
+/* 1 when both paths name one file (the same canonical path). */
+static int same_file(const char *a, const char *b)
+{
+    char *ra = realpath(a, NULL), *rb = realpath(b, NULL);
+    int same = ra && rb && !strcmp(ra, rb);
+    free(ra);
+    free(rb);
+    return same;
+}
+
+/* Systems i and k (k < i) must differ as files, contents and hwdesc names, and in their labels. */
+static int check_systems(struct ju *j, const struct sweep_spec *sp, const cJSON *sys,
+                         char (*labels)[sizeof ((struct sw_value *)0)->s])
+{
+    char names[SW_MAX_SYSTEMS][128];
+    for (int i = 0; i < sp->n_systems; i++) {
+        hwdesc_name(sp->system_text[i], names[i], sizeof names[i]);
+        file_label(sp->system_path[i], labels[i], sizeof labels[i]);
+        for (int k = 0; k < i; k++) {
+            const char *why = same_file(sp->system_path[i], sp->system_path[k])     ? "the same file"
+                              : !strcmp(sp->system_text[i], sp->system_text[k])   ? "the same content"
+                              : names[i][0] && !strcmp(names[i], names[k]) ? "the same hwdesc name"
+                                                                                  : NULL;
+            size_t old = ju_idx(j, i);
+            int rc = DSE_OK;
+            if (why)
+                rc = ju_fail(j, "'%s' is the same system as system[%d] '%s' (%s): list it once",
+                             cJSON_GetArrayItem(sys, i)->valuestring, k, cJSON_GetArrayItem(sys, k)->valuestring, why);
+            else if (!strcmp(labels[i], labels[k]))
+                rc = ju_fail(j, "'%s' and system[%d] '%s' would share the label '%s' in the system column: rename "
+                                "one file",
+                             sp->system_path[i], k, sp->system_path[k], labels[i]);
+            ju_pop(j, old);
+            if (rc)
+                return rc;
+        }
     }
     return DSE_OK;
 }
 
-int sweep_spec_load(const char *path, struct sweep_spec *sp, struct dse_err *e)
+/* Workloads: the same model (file or content) with the same phase, prompt and generated tokens is
+ * given twice. One model with different settings is labelled with the settings that tell its
+ * entries apart ("llama-3.2-1b prompt=2048"); two different models of one file name are refused. */
+static int check_workloads(struct ju *j, const struct sweep_spec *sp, char (*labels)[sizeof ((struct sw_value *)0)->s])
+{
+    int nw = sp->n_workloads, same_model[SW_MAX_WORKLOADS][SW_MAX_WORKLOADS];
+    for (int i = 0; i < nw; i++)
+        file_label(sp->wl[i].path, labels[i], sizeof labels[i]);
+    for (int i = 0; i < nw; i++)
+        for (int k = 0; k < i; k++) {
+            const struct sw_workload *a = &sp->wl[i], *b = &sp->wl[k];
+            same_model[i][k] = same_model[k][i] = same_file(a->path, b->path) || a->hash == b->hash;
+            int rc = DSE_OK;
+            size_t old = ju_idx(j, i);
+            if (same_model[i][k] && a->phase == b->phase && a->prompt == b->prompt && a->gen == b->gen)
+                rc = ju_fail(j, "the same workload as workload[%d] (%s, %s, prompt %lld, generate %lld): list it once",
+                             k, a->path, wl_phase_names[a->phase], (long long)a->prompt, (long long)a->gen);
+            else if (!same_model[i][k] && !strcmp(labels[i], labels[k]))
+                rc = ju_fail(j, "'%s' and workload[%d] '%s' would share the label '%s' in the workload column: rename "
+                                "one file",
+                             a->path, k, b->path, labels[i]);
+            ju_pop(j, old);
+            if (rc)
+                return rc;
+        }
+    char base[SW_MAX_WORKLOADS][sizeof labels[0]];
+    for (int i = 0; i < nw; i++)
+        memcpy(base[i], labels[i], sizeof base[i]);
+    for (int i = 0; i < nw; i++) {
+        int phase = 0, prompt = 0, gen = 0;
+        for (int k = 0; k < nw; k++)
+            if (k != i && same_model[i][k] && !strcmp(base[i], base[k])) {
+                phase |= sp->wl[k].phase != sp->wl[i].phase;
+                prompt |= sp->wl[k].prompt != sp->wl[i].prompt;
+                gen |= sp->wl[k].gen != sp->wl[i].gen;
+            }
+        char *l = labels[i];
+        size_t n = sizeof labels[i];
+        if (phase)
+            snprintf(l + strlen(l), n - strlen(l), " phase=%s", wl_phase_names[sp->wl[i].phase]);
+        if (prompt)
+            snprintf(l + strlen(l), n - strlen(l), " prompt=%lld", (long long)sp->wl[i].prompt);
+        if (gen)
+            snprintf(l + strlen(l), n - strlen(l), " generate=%lld", (long long)sp->wl[i].gen);
+    }
+    for (int i = 0; i < nw; i++) /* a label cut at its size could still meet another */
+        for (int k = 0; k < i; k++)
+            if (!strcmp(labels[i], labels[k])) {
+                size_t old = ju_idx(j, i);
+                int rc = ju_fail(j, "would share the label '%s' with workload[%d] in the workload column", labels[i], k);
+                ju_pop(j, old);
+                return rc;
+            }
+    return DSE_OK;
+}
+
+/* Sizes, before anything is allocated by them: the space (exact in 64 bits up to SW_MAX_POINTS;
+ * above it the double product, for the message) and the hardware variants. */
+static int check_sizes(struct ju *j, struct sweep_spec *sp)
+{
+    char counts[SW_MAX_AXES * 8] = "";
+    double space = 1, variants = sp->n_systems;
+    long long pts = 1;
+    int over = 0;
+    for (int i = 0; i < sp->n_axes; i++) {
+        const struct sw_axis *a = &sp->axes[i];
+        space *= a->n;
+        over |= __builtin_mul_overflow(pts, (long long)a->n, &pts) || pts > SW_MAX_POINTS;
+        snprintf(counts + strlen(counts), sizeof counts - strlen(counts), "%s%d", i ? " x " : "", a->n);
+        if (a->kind == AX_HW || a->kind == AX_POWER)
+            variants *= a->n;
+    }
+    size_t old = ju_key(j, "axes");
+    int rc = DSE_OK;
+    if (over)
+        rc = ju_fail(j, "the space has %.3g points (%s), more than %.3g (2^62; point indices are 64-bit integers): "
+                        "use fewer values",
+                     space, counts, (double)SW_MAX_POINTS);
+    else if (variants > SW_MAX_VARIANTS)
+        rc = ju_fail(j, "%.3g hardware variants (systems x hw: values x power caps), more than %d (each is a loaded "
+                        "hwdesc): use fewer values",
+                     variants, SW_MAX_VARIANTS);
+    ju_pop(j, old);
+    sp->points = pts;
+    sp->n_variants = (long long)variants;
+    return rc;
+}
+
+/* The search plan, bounded by the space: random samples are distinct points; an NSGA-II population
+ * is drawn from the space and its evaluations are at most SW_NSGA2_EVALS_PER_POINT per point. */
+static int load_search(struct ju *j, const cJSON *root, struct sweep_spec *sp)
+{
+    const cJSON *se = cJSON_GetObjectItemCaseSensitive(root, "search");
+    sp->method = SEARCH_GRID;
+    sp->seed = 1;
+    if (!se)
+        return DSE_OK;
+    static const char *const skeys[] = {"method", "samples", "seed", "population", "generations", NULL};
+    static const char *const methods[] = {"grid", "random", "nsga2", NULL};
+    static const char *const only[] = {"samples", "random", "population", "nsga2", "generations", "nsga2", NULL};
+    char m[16];
+    long long v;
+    int rc;
+    ju_key(j, "search");
+    if ((rc = ju_object(j, se, skeys)) || (rc = ju_str(j, se, "method", 0, m, sizeof m)))
+        return rc;
+    int mi = ju_lookup(methods, m);
+    if (mi < 0)
+        return ju_fail(j, "method: expected grid, random or nsga2, got \"%s\"", m);
+    sp->method = (enum sw_method)mi;
+    for (int k = 0; only[k]; k += 2) /* a field of another method would be ignored */
+        if (cJSON_GetObjectItemCaseSensitive(se, only[k]) && strcmp(m, only[k + 1]))
+            return ju_fail(j, "%s applies to method %s", only[k], only[k + 1]);
+    v = 1;
+    if ((rc = ju_int(j, se, "seed", JU_OPT, 0, 4294967295LL, &v)))
+        return rc;
+    sp->seed = (unsigned long)v;
+    if (mi == SEARCH_RANDOM) {
+        if ((rc = ju_int(j, se, "samples", 0, 1, 100000000LL, &sp->samples)))
+            return rc;
+        if (sp->samples > sp->points) {
+            ju_key(j, "samples");
+            return ju_fail(j, "%lld distinct samples of a space of %lld points: at most %lld (a grid evaluates "
+                              "every point once)",
+                           sp->samples, sp->points, sp->points);
+        }
+    }
+    if (mi == SEARCH_NSGA2) {
+        if ((rc = ju_int(j, se, "population", 0, 4, 100000, &sp->population)) ||
+            (rc = ju_int(j, se, "generations", 0, 1, 100000, &sp->generations)))
+            return rc;
+        size_t old = ju_key(j, "population");
+        if (sp->population % 2)
+            return ju_fail(j, "expected an even number, got %lld", sp->population);
+        if (sp->points < 4)
+            return ju_fail(j, "the space has %lld point%s, fewer than the smallest population (4): use "
+                              "{\"method\": \"grid\"}",
+                           sp->points, sp->points == 1 ? "" : "s");
+        if (sp->population > sp->points)
+            return ju_fail(j, "%lld is more than the %lld points of the space: at most %lld, or use {\"method\": "
+                              "\"grid\"}",
+                           sp->population, sp->points, sp->points & ~1LL);
+        ju_pop(j, old);
+        /* population <= 1e5 and generations <= 1e5: evals <= 1e10 fits; the cap saturates. */
+        long long evals = sp->population * (sp->generations + 1);
+        long long cap = sp->points > LLONG_MAX / SW_NSGA2_EVALS_PER_POINT ? LLONG_MAX
+                                                                          : SW_NSGA2_EVALS_PER_POINT * sp->points;
+        if (evals > cap) {
+            ju_key(j, "generations");
+            return ju_fail(j, "population %lld x (generations %lld + 1) = %lld evaluations, more than %d per point of "
+                              "the %lld-point space (%lld): at most %lld generations, or use {\"method\": \"grid\"}",
+                           sp->population, sp->generations, evals, SW_NSGA2_EVALS_PER_POINT, sp->points, cap,
+                           cap / sp->population - 1);
+        }
+    }
+    ju_pop(j, 0);
+    return DSE_OK;
+}
+
+/* Takes buf (len bytes, NUL-terminated, malloc'd): it becomes sp->text. */
+static int load_text(char *buf, size_t len, const char *path, unsigned flags, struct sweep_spec *sp,
+                     struct dse_err *e)
 {
     static const char *const keys[] = {"name", "description", "note", "workload", "system", "axes", "objectives",
                                        "constraints", "search", "fidelity", NULL};
-    char *buf = NULL;
-    size_t len;
     cJSON *root = NULL;
     struct ju j;
     int rc;
+    char labels[SW_MAX_SYSTEMS > SW_MAX_WORKLOADS ? SW_MAX_SYSTEMS : SW_MAX_WORKLOADS][sizeof sp->axes[0].v->s];
     memset(sp, 0, sizeof *sp);
     dse_strlcpy(sp->path, path, sizeof sp->path);
-    if ((rc = ju_read_file(path, JU_MAX_FILE_BYTES, &buf, &len, e)))
-        return rc;
     sp->text = buf;
     sp->hash = fnv1a(buf, len);
     if ((rc = ju_parse(buf, len, path, &root, e)))
@@ -261,7 +550,7 @@ int sweep_spec_load(const char *path, struct sweep_spec *sp, struct dse_err *e)
             rc = ju_fail(&j, "expected a hwdesc path or name");
             goto out;
         }
-        if (resolve(path, "hwdesc", s->valuestring, hw_ext, sp->system_path[i], sizeof sp->system_path[i])) {
+        if (resolve(path, "hwdesc", s->valuestring, hw_ext, sp->system_path[i], sizeof sp->system_path[i], flags)) {
             rc = ju_fail(&j, "no such hwdesc '%s' (a path, or a name in hwdesc/)", s->valuestring);
             goto out;
         }
@@ -272,6 +561,11 @@ int sweep_spec_load(const char *path, struct sweep_spec *sp, struct dse_err *e)
         ju_pop(&j, o2);
     }
     sp->n_systems = ns;
+    if ((rc = check_systems(&j, sp, sys, labels)))
+        goto out;
+    int pos = 0;
+    if (ns > 1 && (rc = add_list_axis(sp, AX_SYSTEM, "system", ns, pos++, labels, e)))
+        goto out;
     ju_pop(&j, 0);
 
     /* workload: one object or a list (then an axis) */
@@ -289,17 +583,16 @@ int sweep_spec_load(const char *path, struct sweep_spec *sp, struct dse_err *e)
     for (int i = 0; i < nw; i++) {
         size_t o2 = cJSON_IsArray(wl) ? ju_idx(&j, i) : j.len;
         sp->n_workloads = i + 1; /* so that a half-loaded model is freed on error */
-        if ((rc = load_workload(&j, cJSON_IsArray(wl) ? cJSON_GetArrayItem(wl, i) : wl, path, &sp->wl[i])))
+        if ((rc = load_workload(&j, cJSON_IsArray(wl) ? cJSON_GetArrayItem(wl, i) : wl, path, flags, &sp->wl[i])))
             goto out;
         ju_pop(&j, o2);
     }
+    if ((rc = check_workloads(&j, sp, labels)))
+        goto out;
     ju_pop(&j, 0);
 
     /* axes, in spec order; system and workload lists come first */
-    int pos = 0;
-    if (ns > 1 && (rc = add_list_axis(sp, AX_SYSTEM, "system", ns, pos++, e)))
-        goto out;
-    if (nw > 1 && (rc = add_list_axis(sp, AX_WORKLOAD, "workload", nw, pos++, e)))
+    if (nw > 1 && (rc = add_list_axis(sp, AX_WORKLOAD, "workload", nw, pos++, labels, e)))
         goto out;
     const cJSON *axes = cJSON_GetObjectItemCaseSensitive(root, "axes");
     ju_key(&j, "axes");
@@ -341,10 +634,8 @@ int sweep_spec_load(const char *path, struct sweep_spec *sp, struct dse_err *e)
         memmove(&sp->axes[mem_axis], &sp->axes[mem_axis + 1], sizeof m * (size_t)(sp->n_axes - 1 - mem_axis));
         sp->axes[sp->n_axes - 1] = m;
     }
-    double pts = 1;
-    for (int i = 0; i < sp->n_axes; i++)
-        pts *= sp->axes[i].n;
-    sp->points = pts > 9e18 ? 9000000000000000000LL : (long long)pts; /* checked against the limit before use */
+    if ((rc = check_sizes(&j, sp)))
+        goto out;
 
     /* objectives */
     const cJSON *arr;
@@ -373,6 +664,11 @@ int sweep_spec_load(const char *path, struct sweep_spec *sp, struct dse_err *e)
             rc = ju_fail(&j, "goal: expected \"min\" or \"max\", got \"%s\"", g);
             goto out;
         }
+        for (int k = 0; k < i; k++)
+            if (sp->obj[k].m == mt) {
+                rc = ju_fail(&j, "metric %s is already objectives[%d]: list it once", m, k);
+                goto out;
+            }
         for (int w = 0; w < sp->n_workloads; w++)
             if (!metric_applies(mt, sp->wl[w].phase)) {
                 rc = ju_fail(&j, "metric %s does not apply to workload %s (phase %s)", m, sp->wl[w].model.name,
@@ -414,50 +710,35 @@ int sweep_spec_load(const char *path, struct sweep_spec *sp, struct dse_err *e)
     sp->n_con = n;
     ju_pop(&j, 0);
 
-    /* search */
-    const cJSON *se = cJSON_GetObjectItemCaseSensitive(root, "search");
-    sp->method = SEARCH_GRID;
-    sp->seed = 1;
-    if (se) {
-        static const char *const skeys[] = {"method", "samples", "seed", "population", "generations", "limit", NULL};
-        static const char *const methods[] = {"grid", "random", "nsga2", NULL};
-        char m[16];
-        long long v;
-        ju_key(&j, "search");
-        if ((rc = ju_object(&j, se, skeys)) || (rc = ju_str(&j, se, "method", 0, m, sizeof m)))
-            goto out;
-        int mi = ju_lookup(methods, m);
-        if (mi < 0) {
-            rc = ju_fail(&j, "method: expected grid, random or nsga2, got \"%s\"", m);
-            goto out;
-        }
-        sp->method = (enum sw_method)mi;
-        v = 1;
-        if ((rc = ju_int(&j, se, "seed", JU_OPT, 0, 4294967295LL, &v)))
-            goto out;
-        sp->seed = (unsigned long)v;
-        if (mi == SEARCH_RANDOM && (rc = ju_int(&j, se, "samples", 0, 1, 100000000LL, &sp->samples)))
-            goto out;
-        if (mi == SEARCH_NSGA2 && ((rc = ju_int(&j, se, "population", 0, 4, 100000, &sp->population)) ||
-                                   (rc = ju_int(&j, se, "generations", 0, 1, 100000, &sp->generations))))
-            goto out;
-        if (mi == SEARCH_NSGA2 && sp->population % 2) {
-            ju_key(&j, "population");
-            rc = ju_fail(&j, "expected an even number, got %lld", sp->population);
-            goto out;
-        }
-        for (const char *k = mi == SEARCH_GRID ? "samples" : NULL; k; k = NULL)
-            if (cJSON_GetObjectItemCaseSensitive(se, k)) {
-                rc = ju_fail(&j, "samples applies to method random");
-                goto out;
-            }
-        ju_pop(&j, 0);
-    }
+    rc = load_search(&j, root, sp);
 out:
     cJSON_Delete(root);
     if (rc)
         sweep_spec_free(sp);
     return rc;
+}
+
+int sweep_spec_load(const char *path, struct sweep_spec *sp, struct dse_err *e)
+{
+    char *buf;
+    size_t len;
+    memset(sp, 0, sizeof *sp);
+    int rc = ju_read_file(path, JU_MAX_FILE_BYTES, &buf, &len, e);
+    return rc ? rc : load_text(buf, len, path, 0, sp, e);
+}
+
+int sweep_spec_load_buf(const char *text, size_t len, const char *path, unsigned flags, struct sweep_spec *sp,
+                        struct dse_err *e)
+{
+    memset(sp, 0, sizeof *sp);
+    if (len > JU_MAX_FILE_BYTES)
+        return dse_err_set(e, DSE_EINPUT, path, NULL, "larger than %u bytes", JU_MAX_FILE_BYTES);
+    char *buf = malloc(len + 1);
+    if (!buf)
+        return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+    memcpy(buf, text, len);
+    buf[len] = '\0';
+    return load_text(buf, len, path, flags, sp, e);
 }
 
 void sweep_spec_free(struct sweep_spec *sp)

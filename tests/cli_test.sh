@@ -1127,6 +1127,151 @@ expect_json full-llama31 "need(d['totals']['params'] == 8030261248, 'params %r' 
 expect_json full-bert "need(d['totals']['params'] == 109482240, 'params %r' % d['totals']['params'])" eval --hw "$H" --workload "$D/good-hf-bert-full.json" --prompt 16 --json
 expect_json full-qwen2 "need(d['totals']['params'] == 494032768, 'params %r' % d['totals']['params'])" eval --hw "$H" --workload "$D/good-hf-qwen2-full.json" --prompt 16 --generate 2 --json
 expect_ok_has list-models-active "active_M" list models
+# ---- issue 9 (sweeps): no crash, no unbounded run, no mixed results, no foreign database altered ----
+S=$tmp/sw9
+mkdir -p "$S"
+# sw9 FILE 'axes' ['search'] ['objectives'] ['extra fields']: a small spec on tiny-mlp and a Raspberry Pi 5.
+sw9() {
+    search=${3:-}
+    [ -n "$search" ] || search='{"method": "grid"}'
+    obj=${4:-}
+    [ -n "$obj" ] || obj='[{"metric": "latency_ms", "goal": "min"}]'
+    printf '{"name": "sw9", "workload": {"model": "tiny-mlp"}, "system": "raspberry-pi-5", "axes": %s,
+ "objectives": %s, "search": %s%s}\n' "$2" "$obj" "$search" "${5:-}" >"$S/$1"
+}
+v1024=$(seq -s, 1000 2023)
+# Item 11: 4 hw: axes of 1024 values are 2^40 variants; an int held 0 and the heap was overrun (exit 134).
+sw9 variants.json "{\"hw:devices.cpu.clock.boost_MHz\": [$v1024], \"hw:devices.cpu.clock.base_MHz\": [$v1024],
+ \"hw:devices.cpu.power.tdp_W\": [$v1024], \"hw:devices.cpu.power.idle_W\": [$v1024]}" '{"method": "random", "samples": 10}'
+expect_fail sweep-variants-overflow 2 "axes: 1.1e+12 hardware variants (systems x hw: values x power caps), more than 4096" sweep "$S/variants.json" --no-db
+# Item 20: 7 axes of 1024 values are 2^70 = 1.18e21 points (was reported as 9e18).
+ax=""
+for f in a b c d e f g; do ax="$ax${ax:+, }\"hw:devices.cpu.$f\": [$v1024]"; done
+sw9 huge.json "{$ax}"
+expect_fail sweep-huge-space 2 "axes: the space has 1.18e+21 points" sweep "$S/huge.json" --no-db
+# Item 12: NSGA-II plans bounded by the space (2 points: population 1000 x 100,000 generations took 2.1 GB and
+# never ended) and by --limit.
+sw9 nsga-tiny.json '{"batch": [1, 2]}' '{"method": "nsga2", "population": 1000, "generations": 100000}'
+expect_fail sweep-nsga2-tiny-space 2 "search.population: the space has 2 points, fewer than the smallest population (4)" sweep "$S/nsga-tiny.json" --no-db
+b40=$(seq -s, 1 40)
+sw9 nsga-pop.json "{\"batch\": [$b40]}" '{"method": "nsga2", "population": 100, "generations": 2}'
+expect_fail sweep-nsga2-population 2 "search.population: 100 is more than the 40 points of the space: at most 40" sweep "$S/nsga-pop.json" --no-db
+sw9 nsga-gens.json "{\"batch\": [$b40]}" '{"method": "nsga2", "population": 20, "generations": 100000}'
+expect_fail sweep-nsga2-generations 2 "at most 19 generations" sweep "$S/nsga-gens.json" --no-db
+sw9 nsga-limit.json "{\"batch\": [$b40], \"precision\": [\"fp32\", \"fp16\", \"int8\", \"bf16\", \"w8a16\"]}" '{"method": "nsga2", "population": 100, "generations": 19}'
+expect_fail sweep-nsga2-limit 2 "2000 evaluations planned (population x (generations + 1)), more than the limit of 1000" sweep "$S/nsga-limit.json" --no-db --limit 1000
+expect_ok sweep-nsga2-within-limit sweep "$S/nsga-limit.json" --no-db --limit 2000
+sw9 random-over.json "{\"batch\": [$b40]}" '{"method": "random", "samples": 41}'
+expect_fail sweep-random-over-space 2 "search.samples: 41 distinct samples of a space of 40 points: at most 40" sweep "$S/random-over.json" --no-db
+# Item 14: the range is checked before the cast (2^63 was cast to long long first: undefined).
+sw9 batch63.json '{"batch": [9223372036854775808]}'
+expect_fail sweep-batch-2p63 2 "axes.batch[0]: expected an integer batch size in [1, 1000000], got 9.2233720368547758e+18" sweep "$S/batch63.json" --no-db
+# Item 8: a system, workload, axis value, axis or objective given twice.
+sw9 sys-twice.json '{"batch": [1]}'
+sed 's|"system": "raspberry-pi-5"|"system": ["raspberry-pi-5", "hwdesc/raspberry-pi-5.json"]|' "$S/sys-twice.json" >"$S/sys-twice2.json"
+expect_fail sweep-system-twice 2 "system[1]: 'hwdesc/raspberry-pi-5.json' is the same system as system[0] 'raspberry-pi-5' (the same file)" sweep "$S/sys-twice2.json" --no-db
+cp hwdesc/raspberry-pi-5.json "$S/pi-copy.json"
+sed "s|\"system\": \"raspberry-pi-5\"|\"system\": [\"raspberry-pi-5\", \"$S/pi-copy.json\"]|" "$S/sys-twice.json" >"$S/sys-copy.json"
+expect_fail sweep-system-copy 2 "is the same system as system[0] 'raspberry-pi-5' (the same content)" sweep "$S/sys-copy.json" --no-db
+sed 's|"workload": {"model": "tiny-mlp"}|"workload": [{"model": "tiny-mlp"}, {"model": "models/tiny-mlp.json"}]|' "$S/sys-twice.json" >"$S/wl-twice.json"
+expect_fail sweep-workload-twice 2 "workload[1]: the same workload as workload[0]" sweep "$S/wl-twice.json" --no-db
+sw9 prec-twice.json '{"precision": ["w4a16", "w=int4,a=fp16"]}'
+expect_fail sweep-value-twice 2 "axes.precision[1]: value w=int4,a=fp16 given twice (as [0] w4a16)" sweep "$S/prec-twice.json" --no-db
+sw9 field-twice.json '{"hw:devices.cpu.clock.boost_MHz": [2000, 2400], "hw:devices.0.clock.boost_MHz": [1800]}'
+expect_fail sweep-field-twice 2 "hw:devices.0.clock.boost_MHz: names the same field of" sweep "$S/field-twice.json" --no-db
+sw9 obj-twice.json '{"batch": [1, 2]}' '' '[{"metric": "latency_ms", "goal": "min"}, {"metric": "latency_ms", "goal": "max"}]'
+expect_fail sweep-objective-twice 2 "objectives[1]: metric latency_ms is already objectives[0]" sweep "$S/obj-twice.json" --no-db
+# Item 20: an all-infeasible sweep names its commonest reasons; a missing die area says so.
+sw9 infeasible.json '{"batch": [1, 2, 4, 8]}' '' '' ', "constraints": [{"metric": "latency_ms", "le": 1e-9}]'
+dse sweep "$S/infeasible.json" --db "$S/infeasible.db" --no-plot
+if why=$(sane) && [ "$rc" -eq 0 ] && grep -q "no feasible point among 4; the reasons:" "$ERR" &&
+    grep -q "4 points: e.g. constraint latency_ms <= 1e-09 violated" "$ERR"; then
+    ok sweep-infeasible-reasons
+else
+    fail sweep-infeasible-reasons "exit $rc ${why:-}: $(head -c 300 "$ERR")"
+fi
+sw9 area.json '{"batch": [1, 2]}' '' '[{"metric": "die_area_mm2", "goal": "min"}]'
+dse sweep "$S/area.json" --no-db
+if why=$(sane) && [ "$rc" -eq 0 ] && grep -q "2 points: objective die_area_mm2 not available for this point: a device used has no area model and no cost.die_area_mm2 in its hwdesc" "$ERR"; then
+    ok sweep-missing-area-reason
+else
+    fail sweep-missing-area-reason "exit $rc ${why:-}: $(head -c 300 "$ERR")"
+fi
+# Item 20: a full disk (here a file size limit) stops the run with what was committed kept, and says
+# how to finish it; --resume then does.
+if (ulimit -f 200) 2>/dev/null; then
+    (trap '' XFSZ; ulimit -f 200; exec "$BIN" sweep sweeps/llm_edge.json --db "$S/full.db" --no-plot --quiet) >"$OUT" 2>"$ERR" </dev/null
+    rc=$?
+    if why=$(check_fail 1 "finish with dse sweep sweeps/llm_edge.json --resume --db $S/full.db" 1); then
+        ok sweep-disk-full-says-resume
+    else
+        fail sweep-disk-full-says-resume "$why"
+    fi
+    dse sweep sweeps/llm_edge.json --db "$S/full.db" --no-plot --quiet --resume
+    if why=$(sane) && [ "$rc" -eq 0 ] && grep -q "resuming run 1" "$ERR" && grep -q "1920 points evaluated" "$OUT"; then
+        ok sweep-disk-full-resumed
+    else
+        fail sweep-disk-full-resumed "exit $rc ${why:-}: $(head -c 300 "$ERR")"
+    fi
+else
+    skip sweep-disk-full "ulimit -f not available"
+fi
+# Item 10: --db on a file that is not dse's is refused before anything is written to it.
+printf 'not a database\n%.0s' 1 2 3 4 5 6 7 8 >"$S/text.db"
+sum0=$(cksum <"$S/text.db")
+expect_fail sweep-db-not-sqlite 2 "text.db: not an SQLite database: refusing to write to it" sweep "$S/sys-twice.json" --db "$S/text.db" --no-plot
+[ "$(cksum <"$S/text.db")" = "$sum0" ] && ok sweep-db-not-sqlite-unchanged || fail sweep-db-not-sqlite-unchanged "the file changed"
+if [ "$have_python" = 1 ]; then
+    python3 -c "
+import sqlite3, sys
+d = sqlite3.connect(sys.argv[1])
+d.execute('create table points (id integer primary key, x real, y real)')
+d.executemany('insert into points (x, y) values (?, ?)', [(i, i * i) for i in range(10)])
+d.commit()" "$S/foreign.db"
+    sum0=$(cksum <"$S/foreign.db")
+    expect_fail sweep-db-foreign 2 "foreign.db: not a dse sweep database (application_id 0, user_version 0, 1 table: points)" sweep "$S/sys-twice.json" --db "$S/foreign.db" --no-plot
+    [ "$(cksum <"$S/foreign.db")" = "$sum0" ] && ok sweep-db-foreign-unchanged || fail sweep-db-foreign-unchanged "the file changed"
+    # A new database is marked as dse's; one written before application_id (cleared here) is accepted and marked.
+    expect_ok sweep-db-new sweep "$S/sys-twice.json" --db "$S/own.db" --no-plot
+    appid() { python3 -c "import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute('pragma application_id').fetchone()[0])" "$1"; }
+    [ "$(appid "$S/own.db")" = 1146307889 ] && ok sweep-db-application-id || fail sweep-db-application-id "application_id $(appid "$S/own.db")"
+    python3 -c "import sqlite3, sys; d = sqlite3.connect(sys.argv[1]); d.execute('pragma application_id = 0'); d.execute('pragma user_version = 0')" "$S/own.db"
+    expect_ok sweep-db-legacy sweep "$S/sys-twice.json" --db "$S/own.db" --no-plot
+    [ "$(appid "$S/own.db")" = 1146307889 ] && ok sweep-db-legacy-marked || fail sweep-db-legacy-marked "application_id $(appid "$S/own.db")"
+    # Item 9: --resume refuses a run whose inputs changed since it started (the model, the hwdesc, the spec)
+    # and names them; with the inputs as they were, it finishes the run.
+    cp models/qwen2-0.5b.json "$S/m.json"
+    cp hwdesc/raspberry-pi-5.json "$S/hw.json"
+    printf '{"name": "sw9r", "workload": {"model": "%s", "phase": "prefill", "prompt": 16}, "system": "%s",
+ "axes": {"batch": [1, 2, 4, 8]}, "objectives": [{"metric": "latency_ms", "goal": "min"}]}\n' "$S/m.json" "$S/hw.json" >"$S/r.json"
+    dse sweep "$S/r.json" --db "$S/r.db" --no-plot --quiet
+    python3 -c "
+import sqlite3, sys
+d = sqlite3.connect(sys.argv[1])
+d.execute(\"update runs set status = 'interrupted', finished = NULL\")
+d.execute('delete from points where point >= 2')
+d.commit()" "$S/r.db"
+    sum0=$(cksum <"$S/r.db")
+    sed 's/"num_hidden_layers": 24/"num_hidden_layers": 12/' models/qwen2-0.5b.json >"$S/m.json"
+    expect_fail sweep-resume-model-changed 2 "cannot resume run 1 of $S/r.db: changed since it started: $S/m.json (its points would mix" sweep "$S/r.json" --db "$S/r.db" --no-plot --resume
+    cp models/qwen2-0.5b.json "$S/m.json"
+    sed 's/"tdp_W": *[0-9.]*/"tdp_W": 99/' hwdesc/raspberry-pi-5.json >"$S/hw.json"
+    expect_fail sweep-resume-hwdesc-changed 2 "changed since it started: $S/hw.json" sweep "$S/r.json" --db "$S/r.db" --no-plot --resume
+    cp hwdesc/raspberry-pi-5.json "$S/hw.json"
+    sed 's/\[1, 2, 4, 8\]/[1, 2, 4, 16]/' "$S/r.json" >"$S/r2.json" && mv "$S/r2.json" "$S/r.json"
+    expect_fail sweep-resume-spec-changed 2 "changed since it started: $S/r.json" sweep "$S/r.json" --db "$S/r.db" --no-plot --resume
+    [ "$(cksum <"$S/r.db")" = "$sum0" ] && ok sweep-resume-refused-unchanged || fail sweep-resume-refused-unchanged "the database changed"
+    sed 's/\[1, 2, 4, 16\]/[1, 2, 4, 8]/' "$S/r.json" >"$S/r2.json" && mv "$S/r2.json" "$S/r.json"
+    dse sweep "$S/r.json" --db "$S/r.db" --no-plot --quiet --resume
+    if why=$(sane) && [ "$rc" -eq 0 ] && grep -q "resuming run 1 of $S/r.db: 2 points already stored" "$ERR"; then
+        ok sweep-resume-same-inputs
+    else
+        fail sweep-resume-same-inputs "exit $rc ${why:-}: $(head -c 300 "$ERR")"
+    fi
+else
+    skip sweep-db-foreign "python3 not found"
+    skip sweep-resume-changed "python3 not found"
+fi
 
 echo "cli_test: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
