@@ -91,6 +91,9 @@ static int resolve(const char *spec_path, const char *dir, const char *name, con
         }
     }
     snprintf(out, n, "%s", name);
+    struct stat st;
+    if (stat(name, &st) == 0) /* it exists but is no regular file (/dev/zero, a directory): the loader says so */
+        return 0;
     return -1;
 }
 

@@ -1273,5 +1273,13 @@ else
     skip sweep-resume-changed "python3 not found"
 fi
 
+# /dev/zero as a model or system says what it is, in eval and in a sweep spec (a sweep said "no such
+# workload").
+expect_fail eval-dev-zero-model 2 "/dev/zero: is not a regular file" eval --hw "$H" --workload /dev/zero
+printf '{"name": "z", "workload": {"model": "/dev/zero"}, "system": "%s", "objectives": ["latency_ms"]}\n' "$H" >"$tmp/zero-wl.json"
+expect_fail sweep-dev-zero-model 2 "/dev/zero: is not a regular file" sweep "$tmp/zero-wl.json" --no-db
+printf '{"name": "z", "workload": {"model": "resnet50"}, "system": "/dev/zero", "objectives": ["latency_ms"]}\n' >"$tmp/zero-hw.json"
+expect_fail sweep-dev-zero-system 2 "/dev/zero: is not a regular file" sweep "$tmp/zero-hw.json" --no-db
+
 echo "cli_test: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
