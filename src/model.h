@@ -13,7 +13,7 @@ enum bound { BOUND_COMPUTE, BOUND_MEMORY, BOUND_OVERHEAD, BOUND_NONE, BOUND_COUN
 extern const char *const bound_names[BOUND_COUNT + 1];
 
 /* Why an op cannot run on a device. */
-enum op_status { OPS_OK, OPS_UNSUPPORTED_OP, OPS_UNSUPPORTED_PREC, OPS_NO_TIER };
+enum op_status { OPS_OK, OPS_UNSUPPORTED_OP, OPS_UNSUPPORTED_PREC, OPS_NO_TIER, OPS_TOO_LARGE };
 
 enum fidelity { FID_ANALYTICAL, FID_CYCLE, FID_COUNT };
 extern const char *const fidelity_names[FID_COUNT + 1];
@@ -118,7 +118,10 @@ struct sa_report {
     double dram_start[3], dram_stop[3], dram_acc[3];
     int dram_modelled;
 };
-/* Returns 0, or -1 for a layer too large to replay (an operand over 1e15 words). */
+/* Returns 0, or -1 for a layer too large to replay: over MODEL_SA_MAX_STEPS events (folds, window
+ * moves, drains: about 1 us each; ResNet-50 on a 32x32 array with 64 KiB SRAMs needs at most 1.3e4 a
+ * layer) or an operand over 1e15 words (the cycle tier then answers OPS_TOO_LARGE). */
+#define MODEL_SA_MAX_STEPS 2e6
 int model_systolic_layer(const struct hw_device *d, double M, double K, double N, double elem_bytes,
                          struct sa_report *r);
 /* The GEMMs an op runs on an array, as SCALE-Sim lists layers: returns how many shapes (1, or 2 for

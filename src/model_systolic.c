@@ -554,6 +554,24 @@ static void user_memory(struct sim *m, i64 Si, i64 Sf, i64 So, i64 bw, struct sa
     rep->dram_stop[2] = (double)w->stop;
 }
 
+/* An upper estimate of the replay's events: fold starts, window moves (each operand's demanded words
+ * over a move's words, plus one a fold), a stationary tile's sets, drains and write stalls. */
+static double replay_steps(const struct hw_array *a, double M, double K, double N, double eb, const struct sa_gemm *s)
+{
+    double Sr, Sc, T, R = a->rows, C = a->cols;
+    shape(a->dataflow, M, K, N, &Sr, &Sc, &T);
+    double rf = ceil(Sr / R), cf = ceil(Sc / C), F = s->folds;
+    double half_i = floor(a->ifmap_bytes / eb) / 2, half_f = floor(a->filter_bytes / eb) / 2;
+    double half_o = floor(a->ofmap_bytes / eb) / 2, e_i = half_i / 50, e_f = half_f / 50;
+    double steps = 3 * F + 2 * s->ofmap_writes / fmax(half_o, 1);
+    switch (a->dataflow) {
+    case DF_WS: steps += cf * M * K / half_i + K * N / fmax(e_f, 1) + F; break;
+    case DF_IS: steps += M * K / fmax(e_i, 1) + cf * K * N / half_f + F; break;
+    default: steps += cf * M * K / half_i + rf * K * N / half_f; break;
+    }
+    return steps;
+}
+
 /* Largest layer the event replay takes (words of an operand matrix): keeps int64 sums exact. */
 #define SA_MAX_WORDS 1e15
 
@@ -571,7 +589,8 @@ int model_systolic_layer(const struct hw_device *d, double M, double K, double N
     rep->sram_acc[1] = s.filter_reads;
     rep->sram_acc[2] = s.ofmap_writes;
     if (a->interface == SA_USER) {
-        if (M * K > SA_MAX_WORDS || K * N > SA_MAX_WORDS || M * N > SA_MAX_WORDS)
+        if (M * K > SA_MAX_WORDS || K * N > SA_MAX_WORDS || M * N > SA_MAX_WORDS ||
+            replay_steps(a, M, K, N, elem_bytes, &s) > MODEL_SA_MAX_STEPS)
             return -1;
         struct sim m;
         m.df = a->dataflow;
@@ -674,7 +693,7 @@ enum op_status model_systolic_cycle(const struct hw_device *d, const struct wl_g
         } else {
             struct sa_report rep;
             if (model_systolic_layer(d, dims[i][0], dims[i][1], dims[i][2], e, &rep))
-                return OPS_NO_TIER;
+                return OPS_TOO_LARGE;
             cyc = rep.compute_cycles;
             st1 = rep.stall_cycles;
             rd = a->interface == SA_USER ? rep.dram_acc[0] + rep.dram_acc[1] : s.ifmap_reads + s.filter_reads;

@@ -962,6 +962,10 @@ expect_fail scalesim-cfg-no-mode 2 "run_presets: missing InterfaceBandwidth" eva
 printf '[run_presets]\nInterfaceBandwidth: USER\n' >>"$tmp/nomode.cfg"
 sed 's/Bandwidth: 10$/Bandwidth: 10,20,30/' "$tmp/nomode.cfg" >"$tmp/list.cfg"
 expect_fail scalesim-cfg-bw-list 2 "Bandwidth: one integer expected" eval --hw "$tmp/list.cfg" --workload tiny-mlp
+# A layer whose replay would take minutes (8x8 array, 1 KiB SRAMs, 256K folds) is refused, not run.
+sed 's/ArrayHeight: 32/ArrayHeight: 8/; s/ArrayWidth: 32/ArrayWidth: 8/; s/SzkB: .*/SzkB: 1/' $SS/cfg/a32-ws-bw10.cfg >"$tmp/tiny.cfg"
+printf 'Layer, M, N, K,\nbig,512,8192,2048,\n' >"$tmp/big.csv"
+expect_fail scalesim-too-large 2 "op 'big' is too large to replay SCALE-Sim's memory" eval --hw "$tmp/tiny.cfg" --workload "$tmp/big.csv" --fidelity cycle
 # SCALE-Sim v2's own figures, recorded (validate/scalesim/scalesim-22f88b1.csv): compute cycles and
 # mapping equal on every layer, no CALC stalls, USER Total and Stall Cycles within +-10 % on >= 90 %.
 if [ "$have_python" = 1 ]; then
