@@ -9,7 +9,8 @@ equal; Mapping Efficiency % equal (to 1e-9); with USER bandwidth, Total and Stal
 +-10 % (a stall of 0 must be 0); with CALC, no stalls. Prints one line per layer (--markdown: a table
 for docs/models.md) and a summary; exits 1 when a compute cycle count or mapping differs, a CALC
 layer stalls, or fewer than --min-within percent (default 90) of the USER layers have both Total and
-Stall Cycles within +-10 %. Needs only dse: SCALE-Sim's figures are the recorded ones."""
+Stall Cycles within +-10 %. Also counts the USER layers whose access report (SRAM and DRAM words per
+operand) equals SCALE-Sim's. Needs only dse: SCALE-Sim's figures are the recorded ones."""
 import argparse
 import csv
 import os
@@ -17,6 +18,8 @@ import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+ACCESS = ["ifmap_sram_reads", "filter_sram_reads", "ofmap_sram_writes", "ifmap_dram_reads", "filter_dram_reads",
+          "ofmap_dram_writes"]
 
 
 def main():
@@ -32,7 +35,7 @@ def main():
             ref.setdefault((r["config"], r["topology"]), []).append(r)
     with open(os.path.join(HERE, "cases.csv")) as f:
         cases = [r for r in csv.DictReader(f) if (r["config"], r["topology"]) in ref]
-    bad, user, within, calc = [], 0, 0, 0
+    bad, user, within, exact, calc, words = [], 0, 0, 0, 0, [0] * 6
     if a.markdown:
         print("| config | layer | SCALE-Sim total | dse total | error | SCALE-Sim stall | dse stall | error |")
         print("|---|---|---:|---:|---:|---:|---:|---:|")
@@ -48,7 +51,18 @@ def main():
         if len(rows) != len(ref[(c["config"], c["topology"])]):
             sys.exit("compare: %s %s: %d layers, SCALE-Sim %d" % (c["config"], c["topology"], len(rows),
                                                                   len(ref[(c["config"], c["topology"])])))
-        for d, s in zip(rows, ref[(c["config"], c["topology"])]):
+        acc = []
+        if mode_user:
+            p = subprocess.run([a.dse, "eval", "--hw", cfg, "--workload", topo, "--fidelity", "cycle",
+                                "--scalesim-report", "access"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               universal_newlines=True)
+            if p.returncode:
+                sys.exit("compare: dse failed on %s %s: %s" % (c["config"], c["topology"], p.stderr))
+            acc = [[x.strip() for x in l.split(",")] for l in p.stdout.splitlines()[1:]]
+        for li, (d, s) in enumerate(zip(rows, ref[(c["config"], c["topology"])])):
+            if mode_user:  # the access report's six word counts
+                for j, k in enumerate(ACCESS):
+                    words[j] += float(acc[li][3 + 3 * j]) == float(s[k])
             dt, dst, dmap = float(d[1]), float(d[2]), float(d[4])
             st, sst, smap = float(s["total_cycles"]), float(s["stall_cycles"]), float(s["mapping_efficiency_pct"])
             et = 100 * (dt - st) / st
@@ -59,6 +73,7 @@ def main():
             if mode_user:
                 user += 1
                 within += abs(et) <= 10 and abs(es) <= 10
+                exact += dt == st and dst == sst
             else:
                 calc += 1
                 if dst or sst:
@@ -72,8 +87,11 @@ def main():
                     c["config"], c["topology"] + "/" + s["layer"], st, dt, et, sst, dst,
                     "%+7.2f %%" % es if es != float("inf") else "  (SCALE-Sim 0)"))
     pct = 100.0 * within / user if user else 100.0
-    print("compare: %d USER layers, %d (%.1f %%) with Total and Stall Cycles within +-10 %%; %d CALC layers; "
-          "%d with a compute cycle count, mapping or CALC stall that differs" % (user, within, pct, calc, len(bad)))
+    print("compare: %d USER layers, %d (%.1f %%) with Total and Stall Cycles within +-10 %%, %d equal; %d CALC "
+          "layers; %d with a compute cycle count, mapping or CALC stall that differs" % (user, within, pct, exact, calc,
+                                                                                       len(bad)))
+    print("compare: USER layers with equal access-report words: " +
+          ", ".join("%s %d" % (k, n) for k, n in zip(ACCESS, words)))
     for b in bad:
         print("compare: " + b)
     sys.exit(1 if bad or pct < a.min_within else 0)
