@@ -31,9 +31,14 @@ def report(path):
 
 
 def layer_names(topo):
+    """Layer names as SCALE-Sim lists them: a conv layer named *DP* is one layer per channel."""
     with open(topo) as f:
-        lines = [l for l in f.read().splitlines()[1:] if l.strip()]
-    return [l.split(",")[0].strip() for l in lines]
+        lines = [l.split(",") for l in f.read().splitlines()[1:] if l.strip()]
+    names = []
+    for l in lines:
+        n = l[0].strip()
+        names += ["%sChannel_%d" % (n, i) for i in range(int(l[5]))] if "DP" in n and len(l) > 5 else [n]
+    return names
 
 
 def num(s):
