@@ -696,8 +696,14 @@ enum op_status model_systolic_cycle(const struct hw_device *d, const struct wl_g
                 return OPS_TOO_LARGE;
             cyc = rep.compute_cycles;
             st1 = rep.stall_cycles;
-            rd = a->interface == SA_USER ? rep.dram_acc[0] + rep.dram_acc[1] : s.ifmap_reads + s.filter_reads;
-            wr = a->interface == SA_USER ? rep.dram_acc[2] : s.ofmap_writes;
+            if (a->interface == SA_USER) { /* SCALE-Sim's DRAM words (whole lines) */
+                rd = rep.dram_acc[0] + rep.dram_acc[1];
+                wr = rep.dram_acc[2];
+            } else { /* CALC: the traffic, for energy, from the refetch closed form */
+                gemm_dram(a, dims[i][0], dims[i][1], dims[i][2], e, &rd, &wr);
+                rd /= e;
+                wr /= e;
+            }
             /* each interface moves bw words per cycle: the busiest one bounds the memory time */
             if (a->interface == SA_USER)
                 busy = fmax(busy, times * fmax(fmax(rep.dram_acc[0], rep.dram_acc[1]), rep.dram_acc[2]) /
