@@ -15,7 +15,7 @@
  *   span of the weight-tile demand), as SCALE-Sim averages it over folds
  *   with `count` identical arrays (TPU v4: 8 MXUs) the folds are dealt to them: ceil(F / count) L - 1.
  *
- * Memory: two models, by how DRAM feeds the operand SRAMs (hw_array.interface).
+ * Memory, by how DRAM feeds the operand SRAMs (hw_array.interface):
  * - A SCALE-Sim .cfg (USER bandwidth): SCALE-Sim's double-buffered scratchpad, replayed by events
  *   rather than by element. Each read SRAM of S words keeps an active half A = ceil(S/2) and a
  *   prefetch half P = S - A, and tracks its operand's prefetch order in sets of e = ceil(S/100)
@@ -33,7 +33,12 @@
  *   a write buffer of S words that starts draining D = S - ceil(S/2) words (ceil(D/bw) lines, one per
  *   cycle) when more than D are waiting and no drain runs, and stalls the array when it is full
  *   while one does. Total cycles = compute cycles + stalls.
- * - A SCALE-Sim .cfg with CALC bandwidth: SCALE-Sim sizes the interfaces so that nothing stalls.
+ *   The replay costs one step per fold, window move and drain; a layer over MODEL_SA_MAX_STEPS is
+ *   refused (OPS_TOO_LARGE) rather than run for seconds. It places words by their position in the
+ *   prefetch order where SCALE-Sim matches addresses: a convolution's overlapping windows, which
+ *   repeat input addresses, can need fewer window moves in SCALE-Sim (docs/models.md).
+ * - A SCALE-Sim .cfg with CALC bandwidth: SCALE-Sim sizes the interfaces so that nothing stalls (the
+ *   DRAM traffic, for energy, is the closed form below).
  * - A hwdesc array (shared main memory), a closed form: each operand SRAM is double-buffered, so half
  *   of it holds the working set; an operand matrix that does not fit is fetched again on every
  *   revisit (OS: inputs per column fold, weights per row fold; WS: inputs per column fold and partial
