@@ -3,7 +3,7 @@
 #
 # Usage: sh fuzz/run.sh [seconds] [target...]
 #   seconds  run time per target (default: $FUZZ_SECONDS, else 60)
-#   target   hwdesc workload topo prec suite sweep (default: all six)
+#   target   hwdesc workload topo prec suite sweep scalesim (default: all seven)
 # Needs clang with libFuzzer (Debian/Ubuntu: apt-get install clang libclang-rt-14-dev), libcjson
 # and a configured tree (config.h at the repository root: ./configure). Binaries go to fuzz/build/,
 # corpora to fuzz/corpus-<target>/ (both git-ignored); a crashing input is saved as
@@ -18,7 +18,7 @@ case ${1:-} in
 '' | *[!0-9]*) ;;
 *) secs=$1; shift ;;
 esac
-targets=${*:-hwdesc workload topo prec suite sweep}
+targets=${*:-hwdesc workload topo prec suite sweep scalesim}
 
 CC=${CC:-clang}
 if ! command -v "$CC" >/dev/null 2>&1; then
@@ -57,9 +57,9 @@ seed() { # seed CORPUS_DIR FILE... : copies the files that exist
 
 for t in $targets; do
     case $t in
-    hwdesc | workload | topo | prec | suite | sweep) ;;
+    hwdesc | workload | topo | prec | suite | sweep | scalesim) ;;
     *)
-        echo "run.sh: unknown target '$t' (hwdesc workload topo prec suite sweep)" >&2
+        echo "run.sh: unknown target '$t' (hwdesc workload topo prec suite sweep scalesim)" >&2
         exit 2
         ;;
     esac
@@ -73,7 +73,10 @@ for t in $targets; do
     t_srcs=$srcs
     [ "$t" = sweep ] && t_srcs=$sweep_srcs
     # shellcheck disable=SC2086
-    if ! $CC $cflags -o "$bin" "fuzz/fuzz_$t.c" $t_srcs $cjson -lm; then
+    extra="" # scalesim: the .cfg loader and the systolic tier (with the class table it links)
+    [ "$t" = scalesim ] && extra="src/hw_scalesim.c src/model.c src/model_roofline.c src/model_systolic.c src/model_cpu.c
+        src/model_gpu.c src/model_npu.c"
+    if ! $CC $cflags -o "$bin" "fuzz/fuzz_$t.c" $t_srcs $extra $cjson -lm; then
         echo "run.sh: build of $t failed" >&2
         status=1
         summary="$summary
@@ -88,6 +91,11 @@ $t: BUILD FAILED"
     workload) seed "$corpus" models/*.json tests/data/*.json ;;
     topo) seed "$corpus" models/*.csv tests/data/*.csv ;;
     sweep) seed "$corpus" sweeps/*.json tests/data/sweep-*.json ;;
+    scalesim) # a GEMM of 128 x 512 x 256 first (two bytes per dimension, less one)
+        for f in validate/scalesim/cfg/*.cfg bench/*.cfg; do
+            [ -f "$f" ] && { printf '\177\000\377\001\377\000'; cat "$f"; } >"$corpus/seed-$(basename "$f")"
+        done
+        ;;
     suite) # the format byte first: 0 for JSON, 1 for CSV
         for f in validate/*.json tests/data/import*.json tests/data/validate*.json; do
             [ -f "$f" ] && { printf '\000'; cat "$f"; } >"$corpus/seed-$(basename "$f")"

@@ -10,6 +10,7 @@
 #include "config.h"
 #include "gitversion.h"
 #include "eval.h"
+#include "jsonu.h"
 #include "metric.h"
 
 static struct cli_opt eval_opts_proto[] = {
@@ -29,7 +30,9 @@ static struct cli_opt eval_opts_proto[] = {
     {"cpu-threads", 1, "CPU: cores used (default: all; both tiers)", NULL},
     {"json", 0, "print one JSON object", NULL},
     {"csv", 0, "print per-operator CSV rows", NULL},
-    {"scalesim-csv", 0, "print per-layer rows with SCALE-Sim's columns (needs --fidelity cycle)", NULL},
+    {"scalesim-csv", 0, "print SCALE-Sim's COMPUTE_REPORT.csv for a SCALE-Sim .cfg (needs --fidelity cycle)", NULL},
+    {"scalesim-report", 1, "compute|bandwidth|access: which SCALE-Sim report --scalesim-csv prints (default compute)",
+     NULL},
     {"help", 0, "this help", NULL},
     {NULL, 0, NULL, NULL},
 };
@@ -145,22 +148,98 @@ static void print_csv(const struct eval_req *r, const struct eval_result *res)
     }
 }
 
-/* Per layer, SCALE-Sim's COMPUTE_REPORT and BANDWIDTH columns: only array (GEMM-like) layers. */
-static void print_scalesim(const struct eval_req *r, const struct eval_result *res)
+/* A number as SCALE-Sim's Python prints it: integers of its int fields bare, floats by repr (the
+ * shortest text that reads back, "10.0" for a whole one). */
+static void py_float(double v)
 {
-    const struct hw_device *d = &r->sys->dev[r->dev];
-    printf("layer,compute_cycles,stall_cycles,total_cycles,compute_util_pct,mapping_efficiency_pct,sram_reads,"
-           "sram_writes,dram_reads,dram_writes\n");
-    for (int i = 0; res->feasible && i < res->n_ops; i++) {
-        const struct eval_op *o = &res->ops[i];
-        if (o->cycles_compute <= 0)
-            continue;
-        double total = o->cycles_compute + o->cycles_stall;
-        double util = d->array.present ? o->macs / ((double)d->array.rows * d->array.cols * total) : 0;
-        printf("%s,%.0f,%.0f,%.0f,%.4f,%.4f,%.0f,%.0f,%.0f,%.0f\n", o->name, o->cycles_compute, o->cycles_stall,
-               total, 100 * util, 100 * o->mapping_efficiency, o->sram_reads, o->sram_writes, o->dram_reads,
-               o->dram_writes);
+    if (v == floor(v) && fabs(v) < 1e16) {
+        printf("%.1f", v);
+        return;
     }
+    char b[40];
+    for (int p = 15; p <= 17; p++) {
+        snprintf(b, sizeof b, "%.*g", p, v);
+        if (strtod(b, NULL) == v)
+            break;
+    }
+    printf("%s", b);
+}
+
+enum ss_report { SS_COMPUTE, SS_BANDWIDTH, SS_ACCESS, SS_COUNT };
+static const char *const ss_report_names[SS_COUNT + 1] = {"compute", "bandwidth", "access", NULL};
+
+/* SCALE-Sim's report files, row for row: one row per GEMM the array runs (LayerID counts them from 0:
+ * a depthwise layer is one layer per channel, attention QK^T then PV per batch x head, as SCALE-Sim
+ * lists them), with its header and its number formats. */
+static int print_scalesim(const struct eval_req *r, const struct eval_result *res, enum ss_report kind,
+                          struct dse_err *e)
+{
+    static const char *const head[SS_COUNT] = {
+        "LayerID, Total Cycles, Stall Cycles, Overall Util %, Mapping Efficiency %, Compute Util %,",
+        "LayerID, Avg IFMAP SRAM BW, Avg FILTER SRAM BW, Avg OFMAP SRAM BW, Avg IFMAP DRAM BW, Avg FILTER DRAM BW, "
+        "Avg OFMAP DRAM BW,",
+        "LayerID, SRAM IFMAP Start Cycle, SRAM IFMAP Stop Cycle, SRAM IFMAP Reads, SRAM Filter Start Cycle, SRAM "
+        "Filter Stop Cycle, SRAM Filter Reads, SRAM OFMAP Start Cycle, SRAM OFMAP Stop Cycle, SRAM OFMAP Writes, "
+        "DRAM IFMAP Start Cycle, DRAM IFMAP Stop Cycle, DRAM IFMAP Reads, DRAM Filter Start Cycle, DRAM Filter Stop "
+        "Cycle, DRAM Filter Reads, DRAM OFMAP Start Cycle, DRAM OFMAP Stop Cycle, DRAM OFMAP Writes,"};
+    const struct hw_device *d = &r->sys->dev[r->dev];
+    enum wl_phase ph = wl_model_is_lm(r->model) ? r->phase : PH_NONE;
+    struct eval_graphs eg;
+    int rc = eval_graphs_build(r->model, ph, r->batch, r->prompt, &eg, e);
+    if (rc)
+        return rc;
+    printf("%s\n", head[kind]);
+    long long id = 0;
+    for (int i = 0; res->feasible && i < eg.first.n_op && i < res->n_ops; i++) {
+        const struct wl_op *op = &eg.first.op[i];
+        if (!op_type_is_gemm(op->type) || res->ops[i].dev != r->dev)
+            continue;
+        double dims[2][3], times;
+        struct sa_report rep[2];
+        int n = model_systolic_gemms(op, dims, &times);
+        for (int k = 0; k < n; k++)
+            if (model_systolic_layer(d, dims[k][0], dims[k][1], dims[k][2], prec_bytes(res->ops[i].cprec), &rep[k])) {
+                rc = dse_err_set(e, DSE_EINPUT, NULL, "--scalesim-csv", "layer '%s' is too large to replay", op->name);
+                goto out;
+            }
+        for (double t = 0; t < op->count * times; t++)
+            for (int k = 0; k < n; k++, id++) {
+                const struct sa_report *p = &rep[k];
+                printf("%lld, ", id);
+                if (kind == SS_COMPUTE) {
+                    printf("%.0f, %.0f, ", p->total_cycles, p->stall_cycles);
+                    py_float(p->overall_util_pct);
+                    printf(", ");
+                    py_float(p->mapping_efficiency_pct);
+                    printf(", ");
+                    py_float(p->compute_util_pct);
+                    printf(",\n");
+                    continue;
+                }
+                for (int j = 0; j < 6; j++) { /* SRAM words per total cycle; DRAM words per cycle of its span */
+                    int o = j % 3;
+                    double v = j < 3 ? p->sram_acc[o] / p->total_cycles
+                                     : p->dram_acc[o] / (p->dram_stop[o] - p->dram_start[o] + 1);
+                    if (kind == SS_BANDWIDTH) {
+                        py_float(v);
+                        printf(",%s", j < 5 ? " " : "\n");
+                    }
+                }
+                if (kind == SS_BANDWIDTH)
+                    continue;
+                for (int j = 0; j < 6; j++) {
+                    int o = j % 3;
+                    double a = j < 3 ? p->sram_start[o] : p->dram_start[o], b = j < 3 ? p->sram_stop[o] : p->dram_stop[o];
+                    py_float(a);
+                    printf(", ");
+                    py_float(b);
+                    printf(", %.0f,%s", j < 3 ? p->sram_acc[o] : p->dram_acc[o], j < 5 ? " " : "\n");
+                }
+            }
+    }
+out:
+    eval_graphs_free(&eg);
+    return rc;
 }
 
 static int print_json(const struct eval_req *r, const struct eval_result *res, const char *prec)
@@ -260,7 +339,16 @@ int cmd_eval(int argc, char **argv)
         rc = dse_err_set(&e, DSE_EINPUT, NULL, NULL, "eval: --hw and --workload are required (see dse help eval)");
         goto out;
     }
-    if (!!cli_get(opts, "json") + !!cli_get(opts, "csv") + !!cli_get(opts, "scalesim-csv") > 1) {
+    int ss_kind = -1;
+    if (cli_get(opts, "scalesim-report") &&
+        (ss_kind = ju_lookup(ss_report_names, cli_get(opts, "scalesim-report"))) < 0) {
+        rc = dse_err_set(&e, DSE_EINPUT, NULL, "--scalesim-report", "expected compute, bandwidth or access, got '%s'",
+                         cli_get(opts, "scalesim-report"));
+        goto out;
+    }
+    if (cli_get(opts, "scalesim-csv") && ss_kind < 0)
+        ss_kind = SS_COMPUTE;
+    if (!!cli_get(opts, "json") + !!cli_get(opts, "csv") + (ss_kind >= 0) > 1) {
         rc = dse_err_set(&e, DSE_EINPUT, NULL, NULL, "eval: choose one of --json, --csv and --scalesim-csv");
         goto out;
     }
@@ -351,9 +439,22 @@ int cmd_eval(int argc, char **argv)
                          "eval: --graph-capture and --attention shape the cycle tier: add --fidelity cycle");
         goto out;
     }
-    if (cli_get(opts, "scalesim-csv") && r.x.fidelity != FID_CYCLE) {
-        rc = dse_err_set(&e, DSE_EINPUT, NULL, "--scalesim-csv", "needs --fidelity cycle (cycles come from the cycle tier)");
-        goto out;
+    if (ss_kind >= 0) { /* SCALE-Sim's reports describe its own array and memory: a .cfg, one pass */
+        const struct hw_device *d = &sys->dev[r.dev];
+        if (r.x.fidelity != FID_CYCLE)
+            rc = dse_err_set(&e, DSE_EINPUT, NULL, "--scalesim-csv", "needs --fidelity cycle (cycles come from the cycle tier)");
+        else if (!d->array.present || d->array.interface == SA_SHARED)
+            rc = dse_err_set(&e, DSE_EINPUT, NULL, "--scalesim-csv",
+                             "needs a SCALE-Sim configuration (--hw x.cfg): '%s' is not one", sys->name);
+        else if (ss_kind != SS_COMPUTE && d->array.interface == SA_CALC)
+            rc = dse_err_set(&e, DSE_EINPUT, NULL, "--scalesim-report",
+                             "%s: with InterfaceBandwidth CALC SCALE-Sim estimates the DRAM traffic itself, which dse "
+                             "does not model; use USER bandwidth or the compute report", ss_report_names[ss_kind]);
+        else if (wl_model_is_lm(&model) && r.phase == PH_GENERATE)
+            rc = dse_err_set(&e, DSE_EINPUT, NULL, "--scalesim-csv",
+                             "reports one pass: add --phase prefill or --phase decode");
+        if (rc)
+            goto out;
     }
     long long top = 12;
     if (cli_get(opts, "top") && (rc = cli_int("top", cli_get(opts, "top"), 1, 100000, &top, &e)))
@@ -364,10 +465,11 @@ int cmd_eval(int argc, char **argv)
         goto out;
     if (cli_get(opts, "json"))
         rc = print_json(&r, &res, prec);
-    else if (cli_get(opts, "scalesim-csv")) {
+    else if (ss_kind >= 0) {
         if (!res.feasible)
             fprintf(stderr, "dse: infeasible: %s\n", res.reason);
-        print_scalesim(&r, &res);
+        if ((rc = print_scalesim(&r, &res, (enum ss_report)ss_kind, &e)))
+            goto out;
     }
     else if (cli_get(opts, "csv")) {
         if (!res.feasible)

@@ -353,6 +353,11 @@ static int eval_graph(const struct eval_req *r, const struct wl_graph *g, double
                                "systolic, \"gpu\" for GPUs, \"cpu\" for CPUs, a scratchpad sram level for NPUs; "
                                "hwdesc/README.md) (op '%s')",
                                sys->dev[dev].name, hw_class_names[sys->dev[dev].cls], op->name);
+        if (st == OPS_TOO_LARGE)
+            return dse_err_set(e, DSE_EINPUT, NULL, "--fidelity",
+                               "cycle: op '%s' is too large to replay SCALE-Sim's memory on '%s' (over %g steps: "
+                               "folds, prefetches, drains); use InterfaceBandwidth CALC, larger SRAMs or the analytical "
+                               "tier", op->name, sys->dev[dev].name, MODEL_SA_MAX_STEPS);
         if (st == OPS_UNSUPPORTED_PREC) {
             char pb[48];
             prec_format(&r->x.prec, pb, sizeof pb);

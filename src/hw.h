@@ -55,6 +55,11 @@ struct hw_array {
     int rows, cols, count; /* count identical arrays share the folds of a layer */
     enum hw_dataflow dataflow;
     double ifmap_bytes, filter_bytes, ofmap_bytes; /* operand SRAMs (each double-buffered) */
+    /* How DRAM feeds the operand SRAMs: the device's main memory level, shared (a hwdesc array), or
+     * SCALE-Sim's three interfaces (a .cfg): USER gives each `interface_words_per_cycle`, CALC sizes
+     * them so that nothing stalls. */
+    enum hw_sa_interface { SA_SHARED, SA_USER, SA_CALC } interface;
+    double interface_words_per_cycle;
 };
 
 /* GPU execution parameters for the cycle tier (optional). */

@@ -421,7 +421,7 @@ static int load_device(struct ju *j, const cJSON *o, struct hw_system *sys, stru
             if (fk <= 0)
                 fk = 4.0 * rows * cols * count / 1024;
             d->array = (struct hw_array){1, (int)rows, (int)cols, (int)count, (enum hw_dataflow)df, ik * 1024,
-                                         fk * 1024, ok * 1024};
+                                         fk * 1024, ok * 1024, SA_SHARED, 0};
         }
     }
 

@@ -1,10 +1,15 @@
 /* hw_scalesim.c -- SCALE-Sim configuration files (.cfg, INI) read as a one-device systolic system.
  *
  * Read: ArrayHeight, ArrayWidth, IfmapSramSzkB, FilterSramSzkB, OfmapSramSzkB, Dataflow (os|ws|is)
- * and Bandwidth (DRAM words per cycle, default 10) from [architecture_presets], run_name from
- * [general]; SCALE-Sim's other keys (offsets, banks, sparsity, ...) do not change compute cycles and
- * are ignored. SCALE-Sim counts cycles of 1-byte words and has no clock: the device gets an int8
- * engine of 2 x H x W ops per cycle at an assumed 1 GHz, so times in ms equal cycles / 1e6. */
+ * and Bandwidth from [architecture_presets], InterfaceBandwidth (USER|CALC) from [run_presets],
+ * run_name from [general]. As SCALE-Sim v2 (scale_config.py, commit 22f88b1) does: USER gives each of
+ * the three SRAM interfaces (ifmap, filter, ofmap) Bandwidth words per cycle (one integer; SCALE-Sim
+ * uses a list's first value for all three, so a list is refused here rather than half-read); CALC
+ * sizes them so that nothing stalls, and Bandwidth is not read. SCALE-Sim's other keys (offsets,
+ * banks, ...) change no cycle count and are ignored. SCALE-Sim counts cycles of 1-byte words and has
+ * no clock: the device gets an int8 engine of 2 x H x W ops per cycle at an assumed 1 GHz, so times
+ * in ms equal cycles / 1e6; its DRAM level (for the analytical tier) moves 3 x Bandwidth bytes per
+ * cycle with USER (the three interfaces together) and is unbounded with CALC. */
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,8 +35,9 @@ int hw_load_scalesim_buf(const char *buf, unsigned long len, const char *fname, 
 {
     static const char *const need[] = {"arrayheight", "arraywidth", "ifmapsramszkb", "filtersramszkb",
                                        "ofmapsramszkb", "dataflow", NULL};
-    double val[6] = {0}, bw = 10;
-    int have[6] = {0}, rc = DSE_OK, line_no = 0, df = -1;
+    double val[6] = {0}, bw = 0;
+    int have[6] = {0}, rc = DSE_OK, line_no = 0, df = -1, mode = -1, bw_line = 0;
+    char bw_text[32] = "";
     char name[HW_NAME_LEN] = "", section[64] = "";
     char *text = malloc(len + 1), *save = NULL;
     if (!text)
@@ -69,14 +75,18 @@ int hw_load_scalesim_buf(const char *buf, unsigned long len, const char *fname, 
             dse_strlcpy(name, v, sizeof name);
             continue;
         }
+        if (!strcasecmp(section, "run_presets") && !strcmp(k, "interfacebandwidth")) {
+            mode = !strcasecmp(v, "USER") ? SA_USER : !strcasecmp(v, "CALC") ? SA_CALC : -2;
+            if (mode == -2)
+                rc = dse_err_set(e, DSE_EINPUT, fname, where, "InterfaceBandwidth: expected USER or CALC, got '%.20s'",
+                                 v);
+            continue;
+        }
         if (strcasecmp(section, "architecture_presets"))
             continue;
-        if (!strcmp(k, "bandwidth")) {
-            char *end;
-            bw = strtod(v, &end);
-            if (end == v || *end || !(bw > 0) || bw > 1e6)
-                rc = dse_err_set(e, DSE_EINPUT, fname, where, "Bandwidth: expected a positive number of words per "
-                                 "cycle, got '%.20s'", v);
+        if (!strcmp(k, "bandwidth")) { /* checked once the mode is known: CALC does not read it */
+            dse_strlcpy(bw_text, v, sizeof bw_text);
+            bw_line = line_no;
             continue;
         }
         int i = ju_lookup(need, k);
@@ -102,6 +112,26 @@ int hw_load_scalesim_buf(const char *buf, unsigned long len, const char *fname, 
         if (!have[i])
             rc = dse_err_set(e, DSE_EINPUT, fname, "architecture_presets", "missing %s (SCALE-Sim key, any case)",
                              need[i]);
+    if (!rc && mode < 0)
+        rc = dse_err_set(e, DSE_EINPUT, fname, "run_presets",
+                         "missing InterfaceBandwidth (USER: Bandwidth words per cycle per interface; CALC: no stalls)");
+    if (!rc && mode == SA_USER) {
+        char where[32], *end;
+        snprintf(where, sizeof where, "line %d", bw_line);
+        long long b = strtoll(bw_text, &end, 10);
+        if (!bw_line)
+            rc = dse_err_set(e, DSE_EINPUT, fname, "architecture_presets",
+                             "missing Bandwidth (words per cycle; InterfaceBandwidth is USER)");
+        else if (strchr(bw_text, ','))
+            rc = dse_err_set(e, DSE_EINPUT, fname, where,
+                             "Bandwidth: one integer expected, got the list '%.20s' (SCALE-Sim v2 would use its first "
+                             "value for all three interfaces)", bw_text);
+        else if (end == bw_text || *end || b < 1 || b > 1000000)
+            rc = dse_err_set(e, DSE_EINPUT, fname, where,
+                             "Bandwidth: expected a positive integer of words per cycle up to 1e6, got '%.20s'",
+                             bw_text);
+        bw = (double)b;
+    }
     if (rc) {
         memset(sys, 0, sizeof *sys);
         return rc;
@@ -114,8 +144,11 @@ int hw_load_scalesim_buf(const char *buf, unsigned long len, const char *fname, 
             *dot = '\0';
     }
     dse_strlcpy(sys->name, name, sizeof sys->name);
-    snprintf(sys->description, sizeof sys->description, "SCALE-Sim configuration %s: %gx%g %s array",
-             base ? base + 1 : fname, val[0], val[1], hw_dataflow_names[df]);
+    char bws[80] = "CALC bandwidth";
+    if (mode == SA_USER)
+        snprintf(bws, sizeof bws, "USER bandwidth %g words/cycle per interface", bw);
+    snprintf(sys->description, sizeof sys->description, "SCALE-Sim configuration %s: %gx%g %s array, %s",
+             base ? base + 1 : fname, val[0], val[1], hw_dataflow_names[df], bws);
     struct hw_device *d = &sys->dev[0];
     sys->n_dev = 1;
     dse_strlcpy(d->name, "array", sizeof d->name);
@@ -138,7 +171,7 @@ int hw_load_scalesim_buf(const char *buf, unsigned long len, const char *fname, 
     d->n_mem = 2;
     d->mem[0] = (struct hw_mem){"sram", MEM_SRAM, sram, 1e18, 0, hw_default_mem_J_per_byte(MEM_SRAM, sram, 45), -1};
     /* SCALE-Sim names no DRAM: taken as DDR3, the 45 nm-era technology of the other figures here. */
-    d->mem[1] = (struct hw_mem){"dram", MEM_DRAM, 1099511627776.0, bw * 1e9, 0,
+    d->mem[1] = (struct hw_mem){"dram", MEM_DRAM, 1099511627776.0, mode == SA_USER ? 3 * bw * 1e9 : 1e18, 0,
                                 hw_memtech_find("ddr3")->pJ_per_byte * 1e-12, -1};
     d->eff_compute = d->eff_vector = d->eff_memory = 1;
     d->calib_mape_pct = -1;
@@ -148,7 +181,7 @@ int hw_load_scalesim_buf(const char *buf, unsigned long len, const char *fname, 
         d->eff_level[m] = 1;
     d->ops_mask = (1u << OP_COUNT) - 1;
     d->array = (struct hw_array){1, (int)val[0], (int)val[1], 1, (enum hw_dataflow)df, val[2] * 1024, val[3] * 1024,
-                                 val[4] * 1024};
+                                 val[4] * 1024, (enum hw_sa_interface)mode, mode == SA_USER ? bw : 0};
     return DSE_OK;
 }
 

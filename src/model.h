@@ -13,7 +13,7 @@ enum bound { BOUND_COMPUTE, BOUND_MEMORY, BOUND_OVERHEAD, BOUND_NONE, BOUND_COUN
 extern const char *const bound_names[BOUND_COUNT + 1];
 
 /* Why an op cannot run on a device. */
-enum op_status { OPS_OK, OPS_UNSUPPORTED_OP, OPS_UNSUPPORTED_PREC, OPS_NO_TIER };
+enum op_status { OPS_OK, OPS_UNSUPPORTED_OP, OPS_UNSUPPORTED_PREC, OPS_NO_TIER, OPS_TOO_LARGE };
 
 enum fidelity { FID_ANALYTICAL, FID_CYCLE, FID_COUNT };
 extern const char *const fidelity_names[FID_COUNT + 1];
@@ -98,12 +98,35 @@ void model_finish(const struct hw_device *d, const struct wl_op *op, struct op_c
 /* The systolic cycle tier (model_systolic.c). */
 enum op_status model_systolic_cycle(const struct hw_device *d, const struct wl_graph *g, const struct wl_op *op,
                                     const struct exec_cfg *x, struct op_cost *c);
-/* SCALE-Sim v2 compute cycles of one (M x K) @ (K x N) GEMM on an R x C array (exposed for tests). */
+/* SCALE-Sim v2's compute figures of one (M x K) @ (K x N) GEMM on an R x C array (exposed for tests):
+ * folds x cycles_per_fold demand rows, compute_cycles = that - 1 (SCALE-Sim's Total Cycles less its
+ * Stall Cycles), mapping efficiency and compute utilization in [0, 1], SRAM words requested. */
 struct sa_gemm {
-    double folds, cycles_per_fold, compute_cycles, mapping_efficiency;
+    double folds, cycles_per_fold, compute_cycles, mapping_efficiency, compute_util;
     double ifmap_reads, filter_reads, ofmap_writes;
 };
 void model_systolic_gemm(int rows, int cols, enum hw_dataflow df, double M, double K, double N, struct sa_gemm *out);
+/* SCALE-Sim v2's report items of one GEMM layer on d's array (its COMPUTE_REPORT, BANDWIDTH_REPORT and
+ * DETAILED_ACCESS_REPORT): cycles, percentages, and per operand (ifmap, filter, ofmap) the SRAM and
+ * DRAM words and first / last cycles. The DRAM and stall items are modelled for a SCALE-Sim .cfg with
+ * USER bandwidth (dram_modelled 1); with CALC nothing stalls and the DRAM items are left 0. */
+enum { SA_IFMAP, SA_FILTER, SA_OFMAP };
+struct sa_report {
+    double compute_cycles, stall_cycles, total_cycles;
+    double overall_util_pct, mapping_efficiency_pct, compute_util_pct;
+    double sram_start[3], sram_stop[3], sram_acc[3]; /* reads (ifmap, filter), writes (ofmap) */
+    double dram_start[3], dram_stop[3], dram_acc[3];
+    int dram_modelled;
+};
+/* Returns 0, or -1 for a layer too large to replay: over MODEL_SA_MAX_STEPS events (folds, window
+ * moves, drains: about 1 us each; ResNet-50 on a 32x32 array with 64 KiB SRAMs needs at most 1.3e4 a
+ * layer) or an operand over 1e15 words (the cycle tier then answers OPS_TOO_LARGE). */
+#define MODEL_SA_MAX_STEPS 2e6
+int model_systolic_layer(const struct hw_device *d, double M, double K, double N, double elem_bytes,
+                         struct sa_report *r);
+/* The GEMMs an op runs on an array, as SCALE-Sim lists layers: returns how many shapes (1, or 2 for
+ * attention: QK^T then PV), dims[i] = {M, K, N}, each run *times times (groups x batch x heads). */
+int model_systolic_gemms(const struct wl_op *op, double dims[2][3], double *times);
 
 const struct device_model *model_for(enum hw_class cls);
 

@@ -386,45 +386,52 @@ END_TEST
 START_TEST(systolic_folds_by_hand)
 {
     struct sa_gemm s;
-    /* Conv1 of resnet50-scalesim.csv on 128x128, WS: M = 113^2 = 12769 output pixels, K = 7x7x3 = 147,
-     * N = 64 filters. Sr = K = 147 -> 2 row folds, Sc = N = 64 -> 1 column fold; per fold
-     * 2R + C + T - 2 = 256 + 128 + 12769 - 2 = 13151 -> 26302 cycles; mapping 147 x 64 / (2 x 128 x 128)
-     * = 28.71 %. */
+    /* WS on 128x128, M = 12769 output pixels, K = 7x7x3 = 147, N = 64 filters: Sr = K = 147 -> 2 row
+     * folds, Sc = N = 64 -> 1 column fold; per fold 2R + C + T - 2 = 256 + 128 + 12769 - 2 = 13151
+     * demand rows -> 26302 rows, compute cycles 26301 (SCALE-Sim counts the last row's cycle from 0);
+     * mapping 147 x 64 / (2 x 128 x 128) = 28.71 %; compute utilization mapping x T / (13151 + C - 1)
+     * = 0.28711 x 12769 / 13278. */
     model_systolic_gemm(128, 128, DF_WS, 12769, 147, 64, &s);
     ck_assert_double_eq(s.folds, 2);
-    ck_assert_double_eq(s.compute_cycles, 26302);
+    ck_assert_double_eq(s.compute_cycles, 26301);
     ck_assert_near(s.mapping_efficiency, 9408.0 / 32768, 1e-12);
+    ck_assert_near(s.compute_util, 9408.0 / 32768 * 12769 / 13278, 1e-12);
     /* OS on 32x32, M = 100, K = 50, N = 70: Sr = 100 -> 4 row folds, Sc = 70 -> 3 column folds;
-     * per fold T + R + C - 2 = 50 + 32 + 32 - 2 = 112 -> 12 x 112 = 1344 cycles; mapping
-     * 100 x 70 / (12 x 1024) = 0.5697. */
+     * per fold T + R + C - 2 = 50 + 32 + 32 - 2 = 112 -> 12 x 112 - 1 = 1343 cycles; mapping
+     * 100 x 70 / (12 x 1024) = 0.5697; compute utilization mapping x 50 / 112; the output writes
+     * SCALE-Sim counts: M N + (R + C) per fold = 7000 + 12 x 64 = 7768. */
     model_systolic_gemm(32, 32, DF_OS, 100, 50, 70, &s);
     ck_assert_double_eq(s.folds, 12);
     ck_assert_double_eq(s.cycles_per_fold, 112);
-    ck_assert_double_eq(s.compute_cycles, 1344);
+    ck_assert_double_eq(s.compute_cycles, 1343);
     ck_assert_near(s.mapping_efficiency, 7000.0 / 12288, 1e-12);
+    ck_assert_near(s.compute_util, 7000.0 / 12288 * 50 / 112, 1e-12);
+    ck_assert_double_eq(s.ofmap_writes, 7768);
     /* IS on 16x8 (R = 16 rows, C = 8 cols), M = 20, K = 40, N = 5: Sr = K = 40 -> 3 row folds,
-     * Sc = M = 20 -> 3 column folds; per fold 2 x 16 + 8 + 5 - 2 = 43 -> 9 x 43 = 387 cycles. */
+     * Sc = M = 20 -> 3 column folds; per fold 2 x 16 + 8 + 5 - 2 = 43 -> 9 x 43 - 1 = 386 cycles. */
     model_systolic_gemm(16, 8, DF_IS, 20, 40, 5, &s);
     ck_assert_double_eq(s.folds, 9);
-    ck_assert_double_eq(s.compute_cycles, 387);
+    ck_assert_double_eq(s.compute_cycles, 386);
     ck_assert_near(s.mapping_efficiency, 800.0 / (9 * 128), 1e-12);
 }
 END_TEST
 
 static const char FIX_ARRAY[] =
     "[general]\nrun_name = fixture\n\n[architecture_presets]\nArrayHeight: 128\nArrayWidth: 128\n"
-    "IfmapSramSzkB: 1048576\nFilterSramSzkB: 1048576\nOfmapSramSzkB: 1048576\nBandwidth: 100000\nDataflow: os\n";
+    "IfmapSramSzkB: 1048576\nFilterSramSzkB: 1048576\nOfmapSramSzkB: 1048576\nBandwidth: 100000\nDataflow: os\n"
+    "[run_presets]\nInterfaceBandwidth: USER\n";
 
 START_TEST(systolic_cycle_matches_roofline_when_exact)
 {
     /* A large aligned GEMM with buffers that hold everything: OS on 128x128, M = N = 1024, K = 65536.
-     * Cycles = (1024/128)^2 folds x (65536 + 254) = 64 x 65790 = 4,210,560; the roofline's compute
-     * time is 2 x 1024 x 1024 x 65536 / (2 x 128 x 128 x 1 GHz) = 4,194,304 cycles: within
-     * 254 / 65536 = 0.39 %. A misaligned shape (M = N = 129) folds 4x and the tiers differ. */
+     * Cycles = (1024/128)^2 folds x (65536 + 254) - 1 = 64 x 65790 - 1 = 4,210,559; the roofline's
+     * compute time is 2 x 1024 x 1024 x 65536 / (2 x 128 x 128 x 1 GHz) = 4,194,304 cycles: within
+     * 255 / 65536 = 0.39 %. A misaligned shape (M = N = 129) folds 4x and the tiers differ. */
     struct hw_system *s = malloc(sizeof *s);
     struct dse_err e;
     ck_assert_msg(hw_load_scalesim_buf(FIX_ARRAY, strlen(FIX_ARRAY), "fix.cfg", s, &e) == DSE_OK, "%s", e.msg);
     ck_assert(s->dev[0].array.present && s->dev[0].array.dataflow == DF_OS && s->dev[0].array.rows == 128);
+    ck_assert(s->dev[0].array.interface == SA_USER && s->dev[0].array.interface_words_per_cycle == 100000);
     struct wl_graph g;
     enum wl_kind k[2] = {WL_INPUT, WL_WEIGHT};
     int64_t sh[2][4] = {{1024, 65536}, {65536, 1024}}, o[4] = {1024, 1024};
@@ -436,9 +443,9 @@ START_TEST(systolic_cycle_matches_roofline_when_exact)
     struct op_cost ca, cc;
     ck_assert_int_eq(model_cost(&s->dev[0], &g, &g.op[0], &xa, &ca), OPS_OK);
     ck_assert_int_eq(model_cost(&s->dev[0], &g, &g.op[0], &xc, &cc), OPS_OK);
-    ck_assert_double_eq(cc.cycles_compute, 4210560);
+    ck_assert_double_eq(cc.cycles_compute, 4210559);
     ck_assert_double_eq(cc.cycles_stall, 0);
-    ck_assert_near(cc.time_s, 4210560e-9, 1e-12);
+    ck_assert_near(cc.time_s, 4210559e-9, 1e-12);
     ck_assert_near(ca.compute_s, 4194304e-9, 1e-12);
     ck_assert(fabs(cc.time_s / ca.time_s - 1) < 0.005);
     wl_graph_free(&g);
@@ -460,20 +467,128 @@ START_TEST(systolic_cycle_matches_roofline_when_exact)
 }
 END_TEST
 
+/* A SCALE-Sim configuration as text: array, SRAM KiB (ifmap, filter, ofmap), dataflow, bandwidth mode. */
+static void sa_cfg(struct hw_system *s, int rows, int cols, int ik, int fk, int ok, const char *df, const char *mode,
+                   int bw)
+{
+    char buf[512];
+    struct dse_err e;
+    snprintf(buf, sizeof buf,
+             "[general]\nrun_name = t\n[architecture_presets]\nArrayHeight: %d\nArrayWidth: %d\nIfmapSramSzkB: %d\n"
+             "FilterSramSzkB: %d\nOfmapSramSzkB: %d\nDataflow: %s\nBandwidth: %d\n[run_presets]\n"
+             "InterfaceBandwidth: %s\n",
+             rows, cols, ik, fk, ok, df, bw, mode);
+    ck_assert_msg(hw_load_scalesim_buf(buf, strlen(buf), "t.cfg", s, &e) == DSE_OK, "%s", e.msg);
+}
+
+START_TEST(scalesim_user_stalls_by_hand)
+{
+    struct hw_system *s = malloc(sizeof *s);
+    struct sa_report r;
+    /* A read stall (SCALE-Sim v2 22f88b1 gives the same: validate/scalesim, case hand-read). WS on
+     * 8x8, M = 1024, K = N = 8, 1 KiB ifmap and filter SRAMs, 64 KiB ofmap, 4 words per cycle per
+     * interface. One fold: 2R + C + T - 2 = 1046 rows, compute cycles 1045. The ifmap (1024 x 8 =
+     * 8192 words) streams one anti-diagonal d = t + c per row (row 8 + d); the first d diagonals hold
+     * P(d) = 8d - 28 words (8 <= d <= 1024). Its SRAM: S = 1024, sets of e = ceil(S/100) = 11 words,
+     * window nA = ceil(512/11) = 47 sets (517 words), move nP = 47 sets, fetched in ceil(512/4) = 128
+     * lines: move k arrives at -1 + 129k. Move k is needed when the demand reaches word 517k, on
+     * diagonal floor((517k + 28)/8), row 8 + that; the last word 8191 is in set 744 < 47 x 16, so
+     * k <= 15. Stall = max_k (129k - 2 - row_k), rising with k: k = 15: row 8 + floor(7783/8) = 980,
+     * 1933 - 980 = 953. Total 1045 + 953 = 1998. DRAM ifmap reads: the first fill min(128, 2048)
+     * lines + 15 x 128 lines of 4 words = 8192, the last arriving at 15 x 129 - 1 = 1934. Filter (64
+     * words) and outputs (8192 < D = 32768) never wait. */
+    sa_cfg(s, 8, 8, 1, 1, 64, "ws", "USER", 4);
+    ck_assert_int_eq(model_systolic_layer(&s->dev[0], 1024, 8, 8, 1, &r), 0);
+    ck_assert_double_eq(r.compute_cycles, 1045);
+    ck_assert_double_eq(r.stall_cycles, 953);
+    ck_assert_double_eq(r.total_cycles, 1998);
+    ck_assert_double_eq(r.dram_acc[SA_IFMAP], 8192);
+    ck_assert_double_eq(r.dram_start[SA_IFMAP], -128);
+    ck_assert_double_eq(r.dram_stop[SA_IFMAP], 1934);
+    ck_assert_double_eq(r.dram_acc[SA_FILTER], 64);
+    /* A write stall (SCALE-Sim: case hand-write). WS on 8 rows x 2 columns, M = 4096, K = 8, N = 2,
+     * 1 KiB ofmap SRAM (Sw = 1024, drain D = 512 words in ceil(512/1) = 512 cycles), 1 word per
+     * cycle. One fold of 2 x 8 + 2 + 4096 - 2 = 4112 rows (compute 4111); output word j (t + c = j
+     * diagonals) is written at row 15 + ceil(j / 2): 1 in row 15, 2 in each row to 4110, 1 in 4111.
+     * Word 512 (row 271) puts 513 waiting: drain 1 at cycle 271, to 782, leaves 1. At row 782 (word
+     * 1533, 1021 waiting) drain 2 starts, to 1293, leaving 510; the buffer fills (1024) at word 2047,
+     * row 1039 < 1293: stall 254, drain 3 at 1293 to 1804, 513 left. From then each 512 words (256
+     * rows) fill it again while a drain of 512 cycles runs: stall i at word 2047 + 512i, row 1039 +
+     * 256i, until drain end 1293 + 511i: S = 254 + 255i; the last word 8191 is i = 12: S = 3314.
+     * Total 4111 + 3314 = 7425 (the last drain's end). */
+    sa_cfg(s, 8, 2, 64, 1, 1, "ws", "USER", 1);
+    ck_assert_int_eq(model_systolic_layer(&s->dev[0], 4096, 8, 2, 1, &r), 0);
+    ck_assert_double_eq(r.compute_cycles, 4111);
+    ck_assert_double_eq(r.stall_cycles, 3314);
+    ck_assert_double_eq(r.total_cycles, 7425);
+    ck_assert_double_eq(r.dram_start[SA_OFMAP], 271);
+    ck_assert_double_eq(r.dram_acc[SA_OFMAP], 8192);
+    free(s);
+}
+END_TEST
+
+START_TEST(scalesim_calc_no_stalls)
+{
+    /* InterfaceBandwidth CALC: SCALE-Sim sizes the interfaces so that nothing stalls. GoogLeNet
+     * inception 5b's 1x1 (M = 7 x 7 = 49, K = 832, N = 384) on 32x32 WS with 64/64/32 KiB SRAMs: with
+     * USER 10 words per cycle it stalls (SCALE-Sim: 1,168,807 of 1,213,422 cycles, validate/scalesim);
+     * with CALC the total is the compute: 26 x 12 folds x (64 + 32 + 49 - 2) rows - 1 = 44,615. */
+    struct hw_system *s = malloc(sizeof *s);
+    struct sa_report r;
+    sa_cfg(s, 32, 32, 64, 64, 32, "ws", "CALC", 10);
+    ck_assert(s->dev[0].array.interface == SA_CALC);
+    ck_assert_int_eq(model_systolic_layer(&s->dev[0], 49, 832, 384, 1, &r), 0);
+    ck_assert_double_eq(r.stall_cycles, 0);
+    ck_assert_double_eq(r.total_cycles, 44615);
+    sa_cfg(s, 32, 32, 64, 64, 32, "ws", "USER", 10);
+    ck_assert_int_eq(model_systolic_layer(&s->dev[0], 49, 832, 384, 1, &r), 0);
+    ck_assert_double_eq(r.stall_cycles, 1168807);
+    /* Through the cycle tier: a 1x1 convolution as that matmul. */
+    struct wl_graph g;
+    enum wl_kind k[2] = {WL_INPUT, WL_WEIGHT};
+    int64_t sh[2][4] = {{49, 832}, {832, 384}}, o[4] = {49, 384};
+    int rk[2] = {2, 2};
+    one_op(&g, OP_MATMUL, 2, k, (const int64_t(*)[4])sh, rk, o, 2);
+    finalize(&g);
+    struct exec_cfg x = {{P_INT8, P_INT8, P_INT8}, FID_CYCLE, 0, 0, 0, 0, 0};
+    struct op_cost c;
+    ck_assert_int_eq(model_cost(&s->dev[0], &g, &g.op[0], &x, &c), OPS_OK);
+    ck_assert_double_eq(c.cycles_stall, 1168807);
+    sa_cfg(s, 32, 32, 64, 64, 32, "ws", "CALC", 10);
+    ck_assert_int_eq(model_cost(&s->dev[0], &g, &g.op[0], &x, &c), OPS_OK);
+    ck_assert_double_eq(c.cycles_stall, 0);
+    ck_assert_double_eq(c.cycles_compute, 44615);
+    ck_assert_near(c.time_s, 44615e-9, 1e-15);
+    wl_graph_free(&g);
+    free(s);
+}
+END_TEST
+
 START_TEST(scalesim_cfg_errors)
 {
     struct hw_system *s = malloc(sizeof *s);
     struct dse_err e;
+#define ARR "[architecture_presets]\nArrayHeight: 8\nArrayWidth: 8\nIfmapSramSzkB: 1\nFilterSramSzkB: 1\nOfmapSramSzkB: 1\n"
     const char *bad[] = {"[architecture_presets]\nArrayHeight: 0\n", "[architecture_presets]\nArrayWidth: 8\n",
-                         "[architecture_presets]\nArrayHeight: 8\nArrayWidth: 8\nIfmapSramSzkB: 1\nFilterSramSzkB: 1\n"
-                         "OfmapSramSzkB: 1\nDataflow: rs\n",
-                         "no section\nArrayHeight 8\n"};
+                         ARR "Dataflow: rs\n", "no section\nArrayHeight 8\n", ARR "Dataflow: ws\nBandwidth: 10\n",
+                         ARR "Dataflow: ws\n[run_presets]\nInterfaceBandwidth: ESTIMATE\n",
+                         ARR "Dataflow: ws\n[run_presets]\nInterfaceBandwidth: USER\n",
+                         ARR "Dataflow: ws\nBandwidth: 10,20,30\n[run_presets]\nInterfaceBandwidth: USER\n",
+                         ARR "Dataflow: ws\nBandwidth: 2.5\n[run_presets]\nInterfaceBandwidth: USER\n"};
     const char *msg[] = {"expected a positive integer", "missing arrayheight", "expected os, ws or is",
-                         "expected 'key: value'"};
-    for (int i = 0; i < 4; i++) {
+                         "expected 'key: value'", "run_presets: missing InterfaceBandwidth",
+                         "line 9: InterfaceBandwidth: expected USER or CALC", "missing Bandwidth",
+                         "line 8: Bandwidth: one integer expected, got the list '10,20,30'",
+                         "Bandwidth: expected a positive integer"};
+    for (int i = 0; i < 9; i++) {
         ck_assert_int_eq(hw_load_scalesim_buf(bad[i], strlen(bad[i]), "x.cfg", s, &e), DSE_EINPUT);
         ck_assert_msg(strstr(e.msg, msg[i]) != NULL, "case %d: %s", i, e.msg);
     }
+    /* CALC does not read Bandwidth (SCALE-Sim's scale_config.py): absent, it loads. */
+    const char *calc = ARR "Dataflow: ws\n[run_presets]\nInterfaceBandwidth: CALC\n";
+    ck_assert_msg(hw_load_scalesim_buf(calc, strlen(calc), "x.cfg", s, &e) == DSE_OK, "%s", e.msg);
+    ck_assert(s->dev[0].array.interface == SA_CALC);
+#undef ARR
     free(s);
 }
 END_TEST
@@ -607,6 +722,8 @@ Suite *make_model_suite(void)
     tcase_add_test(t, systolic_folds_by_hand);
     tcase_add_test(t, systolic_cycle_matches_roofline_when_exact);
     tcase_add_test(t, scalesim_cfg_errors);
+    tcase_add_test(t, scalesim_user_stalls_by_hand);
+    tcase_add_test(t, scalesim_calc_no_stalls);
     tcase_add_test(t, gpu_cycle_waves);
     tcase_add_test(t, cpu_cycle_microtiles);
     tcase_add_test(t, npu_cycle_tiling);

@@ -797,12 +797,16 @@ FilterSramSzkB: 6144
 OfmapSramSzkB: 2048
 Bandwidth: 10
 Dataflow: ws
+
+[run_presets]
+InterfaceBandwidth: CALC
 CFG
-"$DSE_BIN" eval --hw "$tmp/scale.cfg" --workload models/resnet50-scalesim.csv --fidelity cycle --scalesim-csv \
+"$BIN" eval --hw "$tmp/scale.cfg" --workload models/resnet50-scalesim.csv --fidelity cycle --scalesim-csv \
     >"$tmp/ss.csv" 2>"$tmp/ss.err"
-# Conv1 by hand (WS, 128x128): K = 7x7x3 = 147 -> 2 row folds, 1 column fold, 2R + C + T - 2 =
-# 256 + 128 + 12769 - 2 = 13151 cycles per fold.
-if grep -q "^Conv1,26302," "$tmp/ss.csv" && [ "$(wc -l <"$tmp/ss.csv")" -eq 10 ]; then
+# Conv1 by hand (WS, 128x128): M = 112 x 112 = 12544, K = 7x7x3 = 147 -> 2 row folds, 1 column fold,
+# 2R + C + T - 2 = 256 + 128 + 12544 - 2 = 12926 rows per fold, 25852 rows: 25851 cycles; CALC: no
+# stalls. The header and 54 layers of the whole ResNet-50.
+if grep -q "^0, 25851, 0, " "$tmp/ss.csv" && [ "$(wc -l <"$tmp/ss.csv")" -eq 55 ]; then
     ok eval-scalesim-csv
 else
     fail eval-scalesim-csv "$(head -3 "$tmp/ss.csv") $(head -c 200 "$tmp/ss.err")"
@@ -1280,6 +1284,68 @@ printf '{"name": "z", "workload": {"model": "/dev/zero"}, "system": "%s", "objec
 expect_fail sweep-dev-zero-model 2 "/dev/zero: is not a regular file" sweep "$tmp/zero-wl.json" --no-db
 printf '{"name": "z", "workload": {"model": "resnet50"}, "system": "/dev/zero", "objectives": ["latency_ms"]}\n' >"$tmp/zero-hw.json"
 expect_fail sweep-dev-zero-system 2 "/dev/zero: is not a regular file" sweep "$tmp/zero-hw.json" --no-db
+
+# SCALE-Sim compatibility (issue 9, items 15-18): its report files, its bandwidth modes, its figures.
+SS=validate/scalesim
+ss_head='LayerID, Total Cycles, Stall Cycles, Overall Util %, Mapping Efficiency %, Compute Util %,'
+dse eval --hw $SS/cfg/hand-read.cfg --workload $SS/topo/hand-read.csv --fidelity cycle --scalesim-csv
+# The hand-read case (tests/check_model.c, scalesim_user_stalls_by_hand; SCALE-Sim 22f88b1 agrees):
+# 1045 compute cycles + 953 stalls; utilization 1024 x 8 x 8 / (1998 x 64) = 51.25 %.
+if [ "$rc" -eq 0 ] && [ "$(head -n 1 "$OUT")" = "$ss_head" ] && grep -q '^0, 1998, 953, 51\.25' "$OUT"; then
+    ok scalesim-compute-report
+else
+    fail scalesim-compute-report "rc $rc: $(head -n 2 "$OUT" | tr '\n' '|') $(first_err)"
+fi
+# SRAM words per total cycle: 8192 / 1998, 64 / 1998, 8192 / 1998; DRAM words per cycle of each span:
+# ifmap 8192 / (1934 + 128 + 1), filter 64 in 16 lines (-16 to -1), ofmap 8192 in 2048 lines after the
+# last row (1998 to 4045); Python's repr of each, as SCALE-Sim prints them.
+dse eval --hw $SS/cfg/hand-read.cfg --workload $SS/topo/hand-read.csv --fidelity cycle --scalesim-report bandwidth
+if [ "$rc" -eq 0 ] && [ "$(head -n 1 "$OUT")" = 'LayerID, Avg IFMAP SRAM BW, Avg FILTER SRAM BW, Avg OFMAP SRAM BW, Avg IFMAP DRAM BW, Avg FILTER DRAM BW, Avg OFMAP DRAM BW,' ] &&
+    [ "$(sed -n 2p "$OUT")" = '0, 4.1001001001001, 0.03203203203203203, 4.1001001001001, 3.9709161415414447, 4.0, 4.0,' ]; then
+    ok scalesim-bandwidth-report
+else
+    fail scalesim-bandwidth-report "rc $rc: $(head -n 2 "$OUT" | tr '\n' '|') $(first_err)"
+fi
+# DRAM ifmap: the first fill of 128 lines before cycle 0, then 15 moves of 128 lines of 4 words.
+dse eval --hw $SS/cfg/hand-read.cfg --workload $SS/topo/hand-read.csv --fidelity cycle --scalesim-report access
+if [ "$rc" -eq 0 ] && head -n 1 "$OUT" | grep -q '^LayerID, SRAM IFMAP Start Cycle,.*DRAM OFMAP Writes,$' &&
+    grep -q '^0, .*, -128\.0, 1934\.0, 8192, ' "$OUT"; then
+    ok scalesim-access-report
+else
+    fail scalesim-access-report "rc $rc: $(head -n 2 "$OUT" | tr '\n' '|') $(first_err)"
+fi
+# CALC sizes the DRAM interfaces so that nothing stalls: inception 5b's 1x1 that stalls 1,168,807
+# cycles at 10 words per cycle runs its 26 x 12 folds x 143 rows - 1 = 44,615 compute cycles.
+dse eval --hw $SS/cfg/a32-ws-calc.cfg --workload $SS/topo/cnn.csv --fidelity cycle --scalesim-csv
+if [ "$rc" -eq 0 ] && grep -q '^0, 44615, 0, ' "$OUT" && [ "$(cut -d, -f3 "$OUT" | sed 1d | sort -u)" = " 0" ]; then
+    ok scalesim-calc-no-stalls
+else
+    fail scalesim-calc-no-stalls "rc $rc: $(head -n 3 "$OUT" | tr '\n' '|') $(first_err)"
+fi
+expect_fail scalesim-calc-access 2 "--scalesim-report: access: with InterfaceBandwidth CALC" eval --hw $SS/cfg/a32-ws-calc.cfg --workload $SS/topo/attn.csv --fidelity cycle --scalesim-report access
+expect_fail scalesim-needs-cfg 2 "needs a SCALE-Sim configuration" eval --hw google-tpu-v1 --workload resnet50-scalesim --precision int8 --fidelity cycle --scalesim-csv
+expect_fail scalesim-report-kind 2 "expected compute, bandwidth or access, got 'dram'" eval --hw $SS/cfg/hand-read.cfg --workload $SS/topo/hand-read.csv --fidelity cycle --scalesim-report dram
+expect_fail scalesim-one-pass 2 "add --phase prefill or --phase decode" eval --hw $SS/cfg/hand-read.cfg --workload llama-3.2-1b --fidelity cycle --scalesim-csv
+printf '[architecture_presets]\nArrayHeight: 8\nArrayWidth: 8\nIfmapSramSzkB: 1\nFilterSramSzkB: 1\nOfmapSramSzkB: 1\nDataflow: ws\nBandwidth: 10\n' >"$tmp/nomode.cfg"
+expect_fail scalesim-cfg-no-mode 2 "run_presets: missing InterfaceBandwidth" eval --hw "$tmp/nomode.cfg" --workload tiny-mlp
+printf '[run_presets]\nInterfaceBandwidth: USER\n' >>"$tmp/nomode.cfg"
+sed 's/Bandwidth: 10$/Bandwidth: 10,20,30/' "$tmp/nomode.cfg" >"$tmp/list.cfg"
+expect_fail scalesim-cfg-bw-list 2 "Bandwidth: one integer expected" eval --hw "$tmp/list.cfg" --workload tiny-mlp
+# A layer whose replay would take minutes (8x8 array, 1 KiB SRAMs, 256K folds) is refused, not run.
+sed 's/ArrayHeight: 32/ArrayHeight: 8/; s/ArrayWidth: 32/ArrayWidth: 8/; s/SzkB: .*/SzkB: 1/' $SS/cfg/a32-ws-bw10.cfg >"$tmp/tiny.cfg"
+printf 'Layer, M, N, K,\nbig,512,8192,2048,\n' >"$tmp/big.csv"
+expect_fail scalesim-too-large 2 "op 'big' is too large to replay SCALE-Sim's memory" eval --hw "$tmp/tiny.cfg" --workload "$tmp/big.csv" --fidelity cycle
+# SCALE-Sim v2's own figures, recorded (validate/scalesim/scalesim-22f88b1.csv): compute cycles and
+# mapping equal on every layer, no CALC stalls, USER Total and Stall Cycles within +-10 % on >= 90 %.
+if [ "$have_python" = 1 ]; then
+    if python3 $SS/compare.py --dse "$BIN" >"$tmp/cmp.out" 2>&1; then
+        ok scalesim-v2-figures
+    else
+        fail scalesim-v2-figures "$(grep '^compare:' "$tmp/cmp.out" | head -n 5 | tr '\n' '|')"
+    fi
+else
+    skip scalesim-v2-figures "python3 not found"
+fi
 
 echo "cli_test: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
