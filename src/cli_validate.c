@@ -156,9 +156,13 @@ static int host(const struct cli_opt *opts, struct hw_system *sys, int *dev, cha
     if (!hw) {
         hw = "hwdesc/host.json";
         if (stat(hw, &st) != 0) {
-            fprintf(stderr, "dse: %s not found: probing this host first (dse probe --quick)\n", hw);
-            char *argv[] = {"dse", "probe", "--quick", "--out", "hwdesc/host.json", NULL};
-            int rc = cmd_probe(5, argv);
+            /* The full probe (about 20 s): a quick one's peaks and cache sizes vary run to run (fp32 FMA
+             * 39 to 63 flops/cycle, L3 150 or 300 MiB on one 2-vCPU VM), and a calibration inherits them
+             * (held-out 14-16.5 % against 9.7-14.7 % from full probes; validate/README.md). */
+            int quick = cli_get(opts, "quick") != NULL;
+            fprintf(stderr, "dse: %s not found: probing this host first (dse probe%s)\n", hw, quick ? " --quick" : "");
+            char *argv[] = {"dse", "probe", "--out", "hwdesc/host.json", quick ? "--quick" : NULL, NULL};
+            int rc = cmd_probe(quick ? 5 : 4, argv);
             if (rc)
                 return dse_err_set(e, rc, NULL, NULL, "dse probe failed: run it by hand (dse probe) and retry");
         }
