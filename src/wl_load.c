@@ -53,7 +53,8 @@ static int load_pair(struct ju *j, const cJSON *o, const char *key, int min, int
         rc = ju_fail(j, "expected an integer or [height, width]");
         goto out;
     }
-    if (a != (int)a || b != (int)b || a < min || b < min || a > 65536 || b > 65536)
+    /* the range first: converting a double outside int's range is undefined */
+    if (!(a >= min && b >= min && a <= 65536 && b <= 65536) || a != (int)a || b != (int)b)
         rc = ju_fail(j, "expected integers in [%d, 65536]", min);
     else {
         *h = (int)a;

@@ -920,6 +920,8 @@ expect_fail sweep-grid-limit 2 "use \"search\"" sweep "$spec" --limit 1000 --db 
 expect_fail sweep-bad-spec 2 "tests/data/bad-hw-syntax.json" sweep tests/data/bad-hw-syntax.json
 
 # ---- issue 9 (inputs accepted silently, quadratic loading, threads): each failed on a4a485a ----
+# libFuzzer found a stride of 4.4e115 converted to int before its range check (undefined behaviour).
+wl_case bad-graph-stride-huge.json 'ops[0].stride: expected integers in [1, 65536]'
 wl_case bad-graph-dup-op.json "ops[1] (a): operator name 'a' is already used by ops[0]; names must be unique"
 wl_case bad-graph-utf8-name.json 'ops[2].name: a string holds bytes that are not valid UTF-8'
 wl_case bad-graph-nul-name.json 'tensors[0].name: a string holds \u0000 (a NUL character'
