@@ -1,7 +1,7 @@
 #!/bin/sh
 # run.sh -- build the dse libFuzzer targets and run each for a fixed time.
 #
-# Usage: sh fuzz/run.sh [seconds] [target...]
+# Usage: sh fuzz/run.sh [seconds] [target...]      or: FUZZ_RUNS=10000000 sh fuzz/run.sh 0 [target...]
 #   seconds  run time per target (default: $FUZZ_SECONDS, else 60)
 #   target   hwdesc workload topo prec suite sweep scalesim (default: all seven)
 # Needs clang with libFuzzer (Debian/Ubuntu: apt-get install clang libclang-rt-14-dev), libcjson
@@ -19,6 +19,9 @@ case ${1:-} in
 *) secs=$1; shift ;;
 esac
 targets=${*:-hwdesc workload topo prec suite sweep scalesim}
+# FUZZ_RUNS=N: run each target for N executions instead of a time (the 10 M campaigns of fuzz/README.md).
+limit="-max_total_time=$secs"
+[ -n "${FUZZ_RUNS:-}" ] && limit="-runs=$FUZZ_RUNS"
 
 CC=${CC:-clang}
 if ! command -v "$CC" >/dev/null 2>&1; then
@@ -74,8 +77,8 @@ for t in $targets; do
     [ "$t" = sweep ] && t_srcs=$sweep_srcs
     # shellcheck disable=SC2086
     extra="" # scalesim: the .cfg loader and the systolic tier (with the class table it links)
-    [ "$t" = scalesim ] && extra="src/hw_scalesim.c src/model.c src/model_roofline.c src/model_systolic.c src/model_cpu.c
-        src/model_gpu.c src/model_npu.c"
+    [ "$t" = scalesim ] && extra="-DMODEL_SA_MAX_STEPS=2e4 src/hw_scalesim.c src/model.c src/model_roofline.c
+        src/model_systolic.c src/model_cpu.c src/model_gpu.c src/model_npu.c" # replays of <= 2e4 steps
     if ! $CC $cflags -o "$bin" "fuzz/fuzz_$t.c" $t_srcs $extra $cjson -lm; then
         echo "run.sh: build of $t failed" >&2
         status=1
@@ -115,11 +118,11 @@ $t: BUILD FAILED"
     esac
 
     log=$build/fuzz_$t.log
-    echo "== $t: fuzzing for ${secs}s (log: $log)"
+    echo "== $t: fuzzing ($limit; log: $log)"
     start=$(date +%s)
     UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
         ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} \
-        "./$bin" -max_total_time="$secs" -max_len=65536 -rss_limit_mb=2048 -timeout=10 \
+        "./$bin" $limit -max_len=65536 -rss_limit_mb=2048 -timeout=10 \
         -print_final_stats=1 -artifact_prefix="$build/$t-" "$corpus" >"$log" 2>&1
     rc=$?
     end=$(date +%s)

@@ -121,7 +121,9 @@ struct sa_report {
 /* Returns 0, or -1 for a layer too large to replay: over MODEL_SA_MAX_STEPS events (folds, window
  * moves, drains: about 1 us each; ResNet-50 on a 32x32 array with 64 KiB SRAMs needs at most 1.3e4 a
  * layer) or an operand over 1e15 words (the cycle tier then answers OPS_TOO_LARGE). */
+#ifndef MODEL_SA_MAX_STEPS /* the scalesim fuzz target builds with a lower limit: short replays, more inputs */
 #define MODEL_SA_MAX_STEPS 2e6
+#endif
 int model_systolic_layer(const struct hw_device *d, double M, double K, double N, double elem_bytes,
                          struct sa_report *r);
 /* The GEMMs an op runs on an array, as SCALE-Sim lists layers: returns how many shapes (1, or 2 for
