@@ -1349,5 +1349,13 @@ else
     skip scalesim-v2-figures "python3 not found"
 fi
 
+# Every shipped description is installed and distributed (Makefile.am lists each by name).
+missing=""
+for f in hwdesc/*.json models/*.json models/*.csv sweeps/*.json; do
+    case $f in hwdesc/host*) continue ;; esac
+    grep -q "^[[:space:]]*$f\( \\\\\)\?\$\|[[:space:]]$f[[:space:]]\|[[:space:]]$f\$" Makefile.am || missing="$missing $f"
+done
+[ -z "$missing" ] && ok shipped-files-distributed || fail shipped-files-distributed "not in Makefile.am:$missing"
+
 echo "cli_test: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
