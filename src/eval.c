@@ -665,32 +665,24 @@ static int throttle(const struct eval_req *r, const struct eval_graphs *eg, stru
     }
     res->t.throttle_slowdown = res->t.latency_s / T0;
 
-    /* The note names the device that throttled most (the lowest clock, else the duty cycle). */
-    size_t at = 0;
-    for (int d = 0; d < sys->n_dev && at < sizeof res->throttle_note; d++) {
+    /* The note names each device that throttled: its clock step and, for the one that idles, its
+     * duty cycle. */
+    for (int d = 0; d < sys->n_dev; d++) {
         const struct hw_device *o = &sys->dev[d];
         int stepped = point[d] < o->n_dvfs - 1;
         if (!stepped && d != dstar)
             continue;
-        int w = snprintf(res->throttle_note + at, sizeof res->throttle_note - at,
-                         "%sdevice '%s' throttled to fit its %.3g W %s (%.3g W unthrottled)", at ? "; " : "", o->name,
-                         res->dev_limit_W[d], o->power_cap_W > 0 && o->power_cap_W < o->tdp_W ? "power cap" : "TDP",
-                         P0[d]);
-        if (w > 0 && (size_t)w < sizeof res->throttle_note - at)
-            at += (size_t)w;
+        char clock[64] = "", busy[48] = "";
         if (stepped)
-            w = snprintf(res->throttle_note + at, sizeof res->throttle_note - at, ": clock %.0f of %.0f MHz",
-                         o->dvfs[point[d]].freq_Hz / 1e6, o->dvfs[o->n_dvfs - 1].freq_Hz / 1e6);
-        else
-            w = 0;
-        if (w > 0 && (size_t)w < sizeof res->throttle_note - at)
-            at += (size_t)w;
-        if (d == dstar) {
-            w = snprintf(res->throttle_note + at, sizeof res->throttle_note - at, "%s busy %.0f %% of the time",
-                         stepped ? "," : ":", 100 * duty);
-            if (w > 0 && (size_t)w < sizeof res->throttle_note - at)
-                at += (size_t)w;
-        }
+            snprintf(clock, sizeof clock, ": clock %.0f of %.0f MHz", o->dvfs[point[d]].freq_Hz / 1e6,
+                     o->dvfs[o->n_dvfs - 1].freq_Hz / 1e6);
+        if (d == dstar)
+            snprintf(busy, sizeof busy, "%s busy %.0f %% of the time", stepped ? "," : ":", 100 * duty);
+        size_t at = strlen(res->throttle_note);
+        snprintf(res->throttle_note + at, sizeof res->throttle_note - at,
+                 "%sdevice '%s' throttled to fit its %.3g W %s (%.3g W unthrottled)%s%s", at ? "; " : "", o->name,
+                 res->dev_limit_W[d], o->power_cap_W > 0 && o->power_cap_W < o->tdp_W ? "power cap" : "TDP", P0[d],
+                 clock, busy);
     }
     return DSE_OK;
 }

@@ -123,12 +123,13 @@ static int load_mem(struct ju *j, const cJSON *o, double node, struct hw_mem *m)
             return rc;
         tech = hw_memtech_find(t);
         size_t old = ju_key(j, "technology");
-        hw_memtech_list(list, sizeof list);
-        if (!off_chip)
+        if (!off_chip) {
             rc = ju_fail(j, "only dram and host levels name a DRAM technology; this level is %s",
                          hw_mem_kind_names[m->kind]);
-        else if (!tech)
+        } else if (!tech) {
+            hw_memtech_list(list, sizeof list);
             rc = ju_fail(j, "unknown DRAM technology '%s' (expected one of: %s)", t, list);
+        }
         ju_pop(j, old);
         if (rc)
             return rc;

@@ -93,13 +93,6 @@ static int home_level(const struct hw_device *d, const struct wl_tensor *t, doub
     return last;
 }
 
-/* Bytes of one tensor as an op touches it: an embedding's gathered rows, an expert bank's experts
- * that the step's tokens reach (wl_op_read_bytes), else all of it. */
-static double touched(const struct wl_graph *g, const struct wl_op *op, int slot, const struct prec_cfg *p)
-{
-    return wl_op_read_bytes(g, op, slot, p);
-}
-
 enum op_status model_roofline_cost(const struct hw_device *d, const struct wl_graph *g, const struct wl_op *op,
                                    const struct exec_cfg *x, struct op_cost *c)
 {
@@ -125,7 +118,7 @@ enum op_status model_roofline_cost(const struct hw_device *d, const struct wl_gr
     double bytes_of[WL_MAX_IN + WL_MAX_OUT];
     int home[WL_MAX_IN + WL_MAX_OUT], role[WL_MAX_IN + WL_MAX_OUT], n = 0;
     for (int k = 0; k < op->n_in; k++, n++) {
-        bytes_of[n] = touched(g, op, k, p);
+        bytes_of[n] = wl_op_read_bytes(g, op, k, p); /* an embedding's rows, an expert bank's experts */
         home[n] = home_level(d, &g->t[op->in[k]], bytes_of[n], x);
         role[n] = k == 0 ? 0 : (k == 1 || op->type == OP_ATTENTION) ? 1 : 2;
     }

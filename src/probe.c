@@ -13,6 +13,8 @@
 
 #include "probe.h"
 
+#include "hostload.h"
+
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
@@ -1267,29 +1269,6 @@ static double rapl_idle_W(const struct probe_host *h, double secs)
     return dt > 0 ? uj / 1e6 / dt : -1;
 }
 
-/* The aggregate cpu line of /proc/stat: busy (user..softirq) and steal ticks. */
-static int cpu_ticks(double *busy, double *steal)
-{
-    char b[512];
-    unsigned long long v[8] = {0};
-    if (read_text("", "/proc/stat", b, sizeof b) <= 0 || strncmp(b, "cpu ", 4))
-        return -1;
-    if (sscanf(b + 4, "%llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6],
-               &v[7]) < 8)
-        return -1;
-    *busy = (double)(v[0] + v[1] + v[2] + v[5] + v[6]); /* user nice system irq softirq */
-    *steal = (double)v[7];
-    return 0;
-}
-
-static double process_cpu_s(void)
-{
-    struct timespec ts;
-    if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts))
-        return -1;
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 static size_t round_floats(double bytes)
 {
     size_t n = (size_t)(bytes / 4.0) / 1024 * 1024;
@@ -1332,8 +1311,9 @@ int probe_measure(const struct probe_host *h, const struct probe_opts *o, struct
     m->runs = cx.runs;
     m->run_s = cx.tau;
     m->idle_W = rapl_idle_W(h, o->quick ? 0.2 : 0.5); /* first, while nothing of ours runs */
-    double busy0, steal0, busy1, steal1, cpu0 = process_cpu_s(), wall0 = now_s();
-    int have_ticks = cpu_ticks(&busy0, &steal0) == 0;
+    struct hostload_mark load0, load1; /* what else ran meanwhile (steal, other processes) */
+    hostload_mark(&load0);
+    double wall0 = now_s();
 
     cpu_set_t saved;
     int have_saved = sched_getaffinity(0, sizeof saved, &saved) == 0;
@@ -1459,13 +1439,11 @@ int probe_measure(const struct probe_host *h, const struct probe_opts *o, struct
     if (m->read[PROBE_DRAM].runs && m->triad.runs && m->read[PROBE_DRAM].median > 0)
         m->stream_fraction = fmin(1.0, m->triad.median / m->read[PROBE_DRAM].median);
 out:
-    m->steal_pct = m->other_pct = -1;
-    long hz = sysconf(_SC_CLK_TCK);
-    double avail = (now_s() - wall0) * (h->online > 0 ? h->online : 1), cpu1 = process_cpu_s();
-    if (have_ticks && hz > 0 && avail > 0 && cpu0 >= 0 && cpu1 >= 0 && cpu_ticks(&busy1, &steal1) == 0) {
-        m->steal_pct = fmax(0, 100 * (steal1 - steal0) / hz / avail);
-        m->other_pct = fmax(0, 100 * ((busy1 - busy0) / hz - (cpu1 - cpu0)) / avail);
-    }
+    hostload_mark(&load1);
+    struct hostload load;
+    hostload_between(&load0, &load1, &load);
+    m->steal_pct = load.ok ? load.steal_pct : -1;
+    m->other_pct = load.ok ? load.other_pct : -1;
     if (have_saved)
         (void)sched_setaffinity(0, sizeof saved, &saved);
     free(cx.sink);

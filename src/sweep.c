@@ -384,19 +384,18 @@ static void row_infeasible(struct sw_row *r, const char *why)
 }
 
 /* What the hwdesc lacks when a metric has no value (NaN) for a point that ran: eval.c leaves the cost
- * metrics NaN when a device used has neither a price nor a rent, and die_area_mm2 when a device used
- * has neither an area model nor a datasheet area (hw_die_area_mm2). Other metrics are NaN only where
- * they do not apply, which the spec loader refuses for objectives. */
+ * metrics NaN when no device of the system has a price or a rent (a system is priced whole), and
+ * die_area_mm2 when a device used has neither an area model nor a datasheet area (hw_die_area_mm2).
+ * Other metrics are NaN only where they do not apply, which the spec loader refuses for objectives. */
 static const char *metric_needs(const struct metric *m)
 {
     static const struct {
         const char *metric, *needs;
     } needs[] = {
         {"die_area_mm2", ": a device used has no area model and no cost.die_area_mm2 in its hwdesc"},
-        {"cost_per_Mtoken_USD", ": a device used has neither cost.price_USD nor cost.rent_USD_per_hour in its hwdesc"},
+        {"cost_per_Mtoken_USD", ": no device of the system has cost.price_USD or cost.rent_USD_per_hour in its hwdesc"},
         {"cost_per_Minference_USD",
-         ": a device used has neither cost.price_USD nor cost.rent_USD_per_hour in its hwdesc"},
-        {"price_USD", ": a device used has no cost.price_USD in its hwdesc"},
+         ": no device of the system has cost.price_USD or cost.rent_USD_per_hour in its hwdesc"},
     };
     for (size_t i = 0; i < sizeof needs / sizeof needs[0]; i++)
         if (!strcmp(needs[i].metric, m->name))
