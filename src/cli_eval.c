@@ -142,7 +142,7 @@ static void print_csv(const struct eval_req *r, const struct eval_result *res)
     for (int i = 0; res->feasible && i < res->n_ops; i++) { /* an infeasible point has no rows, as in --json */
         const struct eval_op *o = &res->ops[i];
         printf("%s,%s,%s,%s,%.0f,%.9g,%.9g,%.9g,%.9g,%.9g,%s,%.0f,%.0f,%.0f,%.9g,%.4f,%s\n", o->name,
-               op_type_names[o->type], wl_phase_names[o->phase], r->sys->dev[o->dev].name, o->count, ms(o->time_s),
+               op_type_name(o->type), wl_phase_names[o->phase], r->sys->dev[o->dev].name, o->count, ms(o->time_s),
                ms(o->compute_s), ms(o->memory_s), ms(o->overhead_s), ms(o->xfer_s), bound_names[o->bound], o->macs,
                o->flops, o->bytes, o->energy_J * 1e3, o->utilization, prec_names[o->cprec]);
     }
@@ -288,7 +288,7 @@ static int print_json(const struct eval_req *r, const struct eval_result *res, c
         if (!x)
             break;
         cJSON_AddStringToObject(x, "name", p->name);
-        cJSON_AddStringToObject(x, "type", op_type_names[p->type]);
+        cJSON_AddStringToObject(x, "type", op_type_name(p->type));
         cJSON_AddStringToObject(x, "phase", wl_phase_names[p->phase]);
         cJSON_AddStringToObject(x, "device", r->sys->dev[p->dev].name);
         cJSON_AddNumberToObject(x, "count", p->count);

@@ -133,7 +133,7 @@ static struct stats summarize(const struct vk *k, const int *idx, int n) { retur
  * where, measured and predicted time and, where measured, energy. */
 static void kernel_json(cJSON *x, const struct vk *k, const struct hw_system *sys)
 {
-    cJSON_AddStringToObject(x, "name", vk_names[k->type]);
+    cJSON_AddStringToObject(x, "name", vk_kinds[k->type].name);
     cJSON_AddStringToObject(x, "shape", k->shape);
     cJSON_AddStringToObject(x, "precision", prec_names[k->prec]);
     cJSON_AddStringToObject(x, "device", sys->dev[k->dev].name);
@@ -310,15 +310,15 @@ static int run_suite(const struct cli_opt *opts, struct vsuite *s, struct wl_gra
         k->predicted_mJ = -1;
         if (imported && k->measured_ms <= 0)
             rc = dse_err_set(e, DSE_EINPUT, path, NULL, "case %d (%s %s) has no measured_ms to import", i,
-                             vk_names[k->type], k->shape);
+                             vk_kinds[k->type].name, k->shape);
         else if (k->dev < 0)
-            rc = dse_err_set(e, DSE_EINPUT, path, NULL, "case %d (%s %s): no device '%s' in %s", i, vk_names[k->type],
+            rc = dse_err_set(e, DSE_EINPUT, path, NULL, "case %d (%s %s): no device '%s' in %s", i, vk_kinds[k->type].name,
                              k->shape, k->device, sys->name);
         else if (!imported && k->dev != dev)
             rc = dse_err_set(e, DSE_EINPUT, path, NULL,
                              "case %d (%s %s): runs on this host's CPU, not on '%s' (use --import for measurements "
                              "taken there)",
-                             i, vk_names[k->type], k->shape, k->device);
+                             i, vk_kinds[k->type].name, k->shape, k->device);
     }
     struct hostload_mark m0, m1;
     if (!imported && !rc) {
@@ -344,7 +344,7 @@ static int run_suite(const struct cli_opt *opts, struct vsuite *s, struct wl_gra
         for (int i = 0; i < s->n && !rc; i++) {
             struct vk *k = &s->k[i];
             if (tty)
-                fprintf(stderr, "\r[%d/%d]%s %-10s %-40.40s", i + 1, s->n, passes > 1 ? " " : "", vk_names[k->type],
+                fprintf(stderr, "\r[%d/%d]%s %-10s %-40.40s", i + 1, s->n, passes > 1 ? " " : "", vk_kinds[k->type].name,
                         k->shape);
             if (tty && passes > 1)
                 fprintf(stderr, " pass %d/%lld", p + 1, passes);
@@ -444,7 +444,7 @@ static int store(const char *db, const char *hw, const struct hw_system *devices
     for (int i = 0; i < s->n; i++) {
         const struct vk *k = &s->k[i];
         sqlite3_bind_int64(q, 1, run);
-        sqlite3_bind_text(q, 2, vk_names[k->type], -1, SQLITE_STATIC);
+        sqlite3_bind_text(q, 2, vk_kinds[k->type].name, -1, SQLITE_STATIC);
         sqlite3_bind_text(q, 3, k->shape, -1, SQLITE_STATIC);
         sqlite3_bind_text(q, 4, prec_names[k->prec], -1, SQLITE_STATIC);
         sqlite3_bind_double(q, 5, k->measured_ms);
@@ -691,7 +691,7 @@ int cmd_validate(int argc, char **argv)
         for (int i = 0; i < s.n; i++) {
             const struct vk *k = &s.k[i];
             double gf = vk_gflops(k, &graphs[i]), pk = vk_peak_gflops(k, &graphs[i], &sys->dev[k->dev]);
-            printf("%-10s %-48.48s %-5s %12.5g %12.5g %8.1f%% %7.1f%% %9.1f %5.0f%%%s\n", vk_names[k->type], k->shape,
+            printf("%-10s %-48.48s %-5s %12.5g %12.5g %8.1f%% %7.1f%% %9.1f %5.0f%%%s\n", vk_kinds[k->type].name, k->shape,
                    prec_names[k->prec], k->measured_ms, k->predicted_ms, 100 * (k->predicted_ms / k->measured_ms - 1),
                    k->spread_pct, gf, pk > 0 ? 100 * gf / pk : 0, k->flagged ? " (noisy)" : "");
         }
@@ -702,7 +702,7 @@ int cmd_validate(int argc, char **argv)
                    "measured_mJ", "predicted_mJ", "error");
             for (int i = 0; i < s.n; i++)
                 if (s.k[i].measured_mJ > 0)
-                    printf("%-10s %-48.48s %12.5g %12.5g %8.1f%%\n", vk_names[s.k[i].type], s.k[i].shape,
+                    printf("%-10s %-48.48s %12.5g %12.5g %8.1f%%\n", vk_kinds[s.k[i].type].name, s.k[i].shape,
                            s.k[i].measured_mJ, s.k[i].predicted_mJ, 100 * (s.k[i].predicted_mJ / s.k[i].measured_mJ - 1));
             printf("energy MAPE %.1f%% over %d kernels\n", en.mape, en.n);
         }
@@ -713,7 +713,7 @@ int cmd_validate(int argc, char **argv)
         measure_print(&mi);
         printf("worst:");
         for (int i = 0; idx && i < 3 && i < s.n; i++)
-            printf(" %s %s (%+.0f%%)%s", vk_names[s.k[idx[i]].type], s.k[idx[i]].shape,
+            printf(" %s %s (%+.0f%%)%s", vk_kinds[s.k[idx[i]].type].name, s.k[idx[i]].shape,
                    100 * (s.k[idx[i]].predicted_ms / s.k[idx[i]].measured_ms - 1), i < 2 && i + 1 < s.n ? ";" : "");
         printf("\nstored in %s%s%s\n", db, plot_path[0] ? "; plot: " : "", plot_path);
     }

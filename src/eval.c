@@ -362,7 +362,7 @@ static int eval_graph(const struct eval_req *r, const struct wl_graph *g, double
             char pb[48];
             prec_format(&r->x.prec, pb, sizeof pb);
             infeasible(res, "device '%s' cannot compute %s (op '%s') at precision %s", sys->dev[dev].name,
-                       op_type_names[op->type], op->name, pb);
+                       op_type_name(op->type), op->name, pb);
             return DSE_OK;
         }
         if (st != OPS_OK) {
@@ -370,13 +370,13 @@ static int eval_graph(const struct eval_req *r, const struct wl_graph *g, double
                 infeasible(res, "%s", sys->dev[dev].disabled);
             else
                 infeasible(res, "no device of '%s' runs %s (op '%s') at this precision: '%s' does not support it",
-                           sys->name, op_type_names[op->type], op->name, sys->dev[dev].name);
+                           sys->name, op_type_name(op->type), op->name, sys->dev[dev].name);
             return DSE_OK;
         }
         *used |= 1u << dev;
         struct eval_op_cost k;
         fill_cost(&k, dev, &c, &sys->dev[dev]);
-        k.dynamic = op->type == OP_ATTENTION && op->n_in == 5;
+        k.dynamic = (op_info[op->type].flags & OPF_KV) && op->n_in == 5;
         k.xfer_s = k.e_link = 0;
         for (int m = 0; m < op->n_in; m++) {
             int t = op->in[m];

@@ -18,9 +18,6 @@
 #define HW_HEADLINE_TOL 0.03 /* derived peak vs datasheet headline */
 
 enum hw_class { HW_CPU, HW_GPU, HW_SYSTOLIC, HW_NPU, HW_CLASS_COUNT };
-/* Operator classes with their own achieved compute efficiency (calibrated separately). */
-enum hw_eff_class { EC_MATMUL, EC_MATMUL_SKINNY, EC_CONV, EC_CONV_DW, EC_ATTENTION, EC_ATTENTION_DECODE, EC_SOFTMAX, EC_NORM, EC_ELTWISE, EC_COUNT };
-extern const char *const hw_eff_class_names[EC_COUNT + 1];
 enum hw_engine { ENG_MATRIX, ENG_VECTOR, ENG_COUNT };
 enum hw_mem_kind { MEM_REGISTER, MEM_SRAM, MEM_CACHE, MEM_DRAM, MEM_HOST, MEM_KIND_COUNT };
 

@@ -12,13 +12,6 @@
 #include "hw_memtech.h"
 #include "jsonu.h"
 
-const char *const hw_class_names[HW_CLASS_COUNT + 1] = {"cpu", "gpu", "systolic", "npu", NULL};
-const char *const hw_engine_names[ENG_COUNT + 1] = {"matrix", "vector", NULL};
-const char *const hw_mem_kind_names[MEM_KIND_COUNT + 1] = {"register", "sram", "cache", "dram", "host", NULL};
-const char *const hw_dataflow_names[DF_COUNT + 1] = {"os", "ws", "is", NULL};
-const char *const hw_eff_class_names[EC_COUNT + 1] = {"matmul",    "matmul_skinny",    "conv2d",  "conv2d_depthwise",
-                                                      "attention", "attention_decode", "softmax", "norm",
-                                                      "eltwise",   NULL};
 static const char *const link_types[] = {"pcie", "nvlink", "noc", "shared_dram", "usb", "ethernet", "ici", NULL};
 
 #define BIG 1e15 /* generous ceiling for any single figure: catches unit slips like GB/s given in B/s */
@@ -47,38 +40,6 @@ static int enum_field(struct ju *j, const cJSON *o, const char *key, const char 
     }
     *out = i;
     return DSE_OK;
-}
-
-double hw_default_mem_J_per_byte(enum hw_mem_kind k, double capacity_bytes, double process_nm)
-{
-    double scale = process_nm / 45.0;
-    switch (k) {
-    case MEM_REGISTER:
-        return 0.625e-12 * scale; /* half of an 8 KB SRAM access (assumption, docs/models.md) */
-    case MEM_SRAM:
-    case MEM_CACHE: {
-        /* Horowitz ISSCC 2014, 64-bit SRAM read: 8 KB 10 pJ, 32 KB 20 pJ, 1 MB 100 pJ -> 1.25, 2.5,
-         * 12.5 pJ/byte; piecewise linear in log2(size). A level's capacity is its aggregate over the
-         * chip; arrays beyond 1 MiB are banked (an access reads one bank), so the 1 MiB figure is the
-         * most a byte costs (extrapolating the slope charged a TPU v5e's 128 MiB VMEM 26.5 pJ/B, which
-         * alone put its modelled power past its TDP). */
-        double lg = log2(capacity_bytes > 1 ? capacity_bytes : 1);
-        if (lg > 20)
-            lg = 20;
-        double pj;
-        if (lg <= 15)
-            pj = 1.25 + (lg - 13) * (2.5 - 1.25) / 2;
-        else
-            pj = 2.5 + (lg - 15) * (12.5 - 2.5) / 5;
-        if (pj < 0.5)
-            pj = 0.5;
-        return pj * 1e-12 * scale;
-    }
-    case MEM_DRAM:
-    case MEM_HOST:
-    default:
-        return 0; /* none: DRAM energy depends on its technology, which the level names (hw_memtech.c) */
-    }
 }
 
 static int load_mem(struct ju *j, const cJSON *o, double node, struct hw_mem *m)
@@ -202,46 +163,45 @@ static int load_compute(struct ju *j, const cJSON *o, const struct hw_device *d,
     return DSE_OK;
 }
 
-/* A section of a device failed: with the cursor collecting (hw_load_buf), the problem is recorded and
- * loading goes on to the next section, so one run reports every independent problem of a file. */
+/* A section of a device failed: with the cursor collecting (hw_load_buf), the problem is recorded in
+ * *bad and loading goes on, so one run reports every independent problem of a file. Anything else
+ * (out of memory, a problem that leaves nothing to go on with) is returned at once. */
 #define KEEP(rc)                                                                                               \
     do {                                                                                                       \
         if (rc) {                                                                                              \
             if ((rc) != DSE_EINPUT || !j->collect)                                                             \
                 return rc;                                                                                     \
-            bad = 1;                                                                                           \
+            *bad = 1;                                                                                          \
             rc = DSE_OK;                                                                                       \
         }                                                                                                      \
     } while (0)
 
-static int load_device(struct ju *j, const cJSON *o, struct hw_system *sys, struct hw_device *d)
+/* An optional section: the object under key, with the cursor moved onto it (ju_pop(j, *old) after),
+ * or NULL when absent. */
+static const cJSON *section(struct ju *j, const cJSON *o, const char *key, size_t *old)
 {
-    static const char *const keys[] = {"name", "class", "model", "process_nm", "clock", "compute", "memory",
-                                       "dvfs", "power", "cost", "area", "array", "gpu", "cpu", "overhead", "efficiency", "ops",
-                                       "note",
-                                       "description", "source", NULL};
-    int rc, cls = 0, bad = 0, clock_ok;
-    if (!cJSON_IsObject(o))
-        return ju_object(j, o, keys);
-    rc = ju_object(j, o, keys); /* an unknown field: report it, and the rest */
-    KEEP(rc);
-    if ((rc = ju_str(j, o, "name", 0, d->name, sizeof d->name)) ||
-        (rc = enum_field(j, o, "class", hw_class_names, &cls)) ||
-        (rc = ju_str(j, o, "model", JU_OPT, d->model, sizeof d->model)))
-        return rc;
-    d->cls = (enum hw_class)cls;
-    d->process_nm = 45;
-    rc = ju_num(j, o, "process_nm", JU_OPT | JU_POS, 1000, &d->process_nm);
-    KEEP(rc);
+    const cJSON *s = cJSON_GetObjectItemCaseSensitive(o, key);
+    if (s)
+        *old = ju_key(j, key);
+    return s;
+}
 
-    /* clock */
+/* Each section loader reads one member of a device object: it returns DSE_OK (problems collected in
+ * *bad) or an error that stops the device. They run in the order of device_sections: memory levels
+ * before what refers to them (array SRAMs, per-level efficiencies), the clock before compute peaks. */
+typedef int (*section_loader)(struct ju *j, const cJSON *o, struct hw_system *sys, struct hw_device *d, int *bad);
+
+static int load_clock(struct ju *j, const cJSON *o, struct hw_system *sys, struct hw_device *d, int *bad)
+{
+    (void)sys;
+    static const char *const keys[] = {"base_MHz", "boost_MHz", "source", "note", NULL};
     const cJSON *ck = cJSON_GetObjectItemCaseSensitive(o, "clock");
     size_t old = ju_key(j, "clock");
-    static const char *const ck_keys[] = {"base_MHz", "boost_MHz", "source", "note", NULL};
     double base = 0, boost = 0;
+    int rc;
     if (!ck)
         rc = ju_fail(j, "missing (expected an object with base_MHz, boost_MHz, source)");
-    else if (!(rc = ju_object(j, ck, ck_keys)) && !(rc = ju_num(j, ck, "base_MHz", JU_POS, 1e5, &base)) &&
+    else if (!(rc = ju_object(j, ck, keys)) && !(rc = ju_num(j, ck, "base_MHz", JU_POS, 1e5, &base)) &&
              !(rc = ju_num(j, ck, "boost_MHz", JU_POS, 1e5, &boost)) && !(rc = need_source(j, ck)) &&
              boost < base) {
         size_t o2 = ju_key(j, "boost_MHz");
@@ -249,27 +209,30 @@ static int load_device(struct ju *j, const cJSON *o, struct hw_system *sys, stru
         ju_pop(j, o2);
     }
     ju_pop(j, old);
-    clock_ok = !rc;
+    if (!rc) { /* compute peaks follow the clock: left 0 when it failed, so they are skipped */
+        d->base_Hz = base * 1e6;
+        d->boost_Hz = boost * 1e6;
+    }
     KEEP(rc);
-    d->base_Hz = base * 1e6;
-    d->boost_Hz = boost * 1e6;
+    return DSE_OK;
+}
 
-    /* memory (before compute: nothing depends on order, but errors read top-down) */
+static int load_memories(struct ju *j, const cJSON *o, struct hw_system *sys, struct hw_device *d, int *bad)
+{
     const cJSON *arr;
-    int n;
+    int n, rc;
     if ((rc = ju_array(j, o, "memory", 0, HW_MAX_MEM, &arr, &n)))
         return rc;
+    size_t old = ju_key(j, "memory");
     if (n == 0) {
-        old = ju_key(j, "memory");
         rc = ju_fail(j, "expected at least one memory level");
         ju_pop(j, old);
         return rc;
     }
-    old = ju_key(j, "memory");
     for (int i = 0; i < n; i++) {
         const cJSON *m = cJSON_GetArrayItem(arr, i);
         size_t o2 = ju_idx(j, i);
-        if (cJSON_IsString(m)) {
+        if (cJSON_IsString(m)) { /* a shared level of the system's memories */
             int k;
             for (k = 0; k < sys->n_memories; k++)
                 if (strcmp(sys->memories[k].name, m->valuestring) == 0)
@@ -288,15 +251,22 @@ static int load_device(struct ju *j, const cJSON *o, struct hw_system *sys, stru
     }
     ju_pop(j, old);
     d->n_mem = n;
+    return DSE_OK;
+}
 
-    /* compute (peaks need the clock: without it, they would only add errors that follow from it) */
+static int load_computes(struct ju *j, const cJSON *o, struct hw_system *sys, struct hw_device *d, int *bad)
+{
+    (void)sys;
+    const cJSON *arr;
+    int n, rc;
     if ((rc = ju_array(j, o, "compute", 0, HW_MAX_COMPUTE, &arr, &n)))
         return rc;
-    old = ju_key(j, "compute");
+    size_t old = ju_key(j, "compute");
     if (n == 0)
         rc = ju_fail(j, "expected at least one compute entry");
     KEEP(rc);
-    for (int i = 0; i < n && clock_ok; i++) {
+    /* peaks need the clock: without it, they would only add errors that follow from it */
+    for (int i = 0; i < n && d->boost_Hz > 0; i++) {
         size_t o2 = ju_idx(j, i);
         rc = load_compute(j, cJSON_GetArrayItem(arr, i), d, &d->compute[i]);
         ju_pop(j, o2);
@@ -311,46 +281,56 @@ static int load_device(struct ju *j, const cJSON *o, struct hw_system *sys, stru
             d->mac_J[c->engine][c->prec] = c->energy_J_per_mac;
         }
     }
+    return DSE_OK;
+}
 
-    /* dvfs */
-    const cJSON *dv = cJSON_GetObjectItemCaseSensitive(o, "dvfs");
-    if (dv) {
-        static const char *const dv_keys[] = {"points", "source", "note", NULL};
-        static const char *const pt_keys[] = {"freq_MHz", "voltage_V", "note", NULL};
-        old = ju_key(j, "dvfs");
-        if (!(rc = ju_object(j, dv, dv_keys)) && !(rc = need_source(j, dv)) &&
-            !(rc = ju_array(j, dv, "points", 0, HW_MAX_DVFS, &arr, &n))) {
-            size_t o2 = ju_key(j, "points");
-            if (n == 0)
-                rc = ju_fail(j, "expected at least one operating point");
-            for (int i = 0; i < n && !rc; i++) {
-                const cJSON *pt = cJSON_GetArrayItem(arr, i);
-                size_t o3 = ju_idx(j, i);
-                double f = 0, v = 0;
-                if (!(rc = ju_object(j, pt, pt_keys)) && !(rc = ju_num(j, pt, "freq_MHz", JU_POS, 1e5, &f)) &&
-                    !(rc = ju_num(j, pt, "voltage_V", JU_POS, 5, &v))) {
-                    if (i > 0 && f * 1e6 <= d->dvfs[i - 1].freq_Hz)
-                        rc = ju_fail(j, "points must be sorted by increasing freq_MHz (%g after %g)", f,
-                                     d->dvfs[i - 1].freq_Hz / 1e6);
-                    d->dvfs[i].freq_Hz = f * 1e6;
-                    d->dvfs[i].voltage_V = v;
-                }
-                ju_pop(j, o3);
+static int load_dvfs(struct ju *j, const cJSON *o, struct hw_system *sys, struct hw_device *d, int *bad)
+{
+    (void)sys;
+    static const char *const keys[] = {"points", "source", "note", NULL};
+    static const char *const pt_keys[] = {"freq_MHz", "voltage_V", "note", NULL};
+    size_t old;
+    const cJSON *dv = section(j, o, "dvfs", &old), *arr;
+    int n, rc;
+    if (!dv)
+        return DSE_OK;
+    if (!(rc = ju_object(j, dv, keys)) && !(rc = need_source(j, dv)) &&
+        !(rc = ju_array(j, dv, "points", 0, HW_MAX_DVFS, &arr, &n))) {
+        size_t o2 = ju_key(j, "points");
+        if (n == 0)
+            rc = ju_fail(j, "expected at least one operating point");
+        for (int i = 0; i < n && !rc; i++) {
+            const cJSON *pt = cJSON_GetArrayItem(arr, i);
+            size_t o3 = ju_idx(j, i);
+            double f = 0, v = 0;
+            if (!(rc = ju_object(j, pt, pt_keys)) && !(rc = ju_num(j, pt, "freq_MHz", JU_POS, 1e5, &f)) &&
+                !(rc = ju_num(j, pt, "voltage_V", JU_POS, 5, &v))) {
+                if (i > 0 && f * 1e6 <= d->dvfs[i - 1].freq_Hz)
+                    rc = ju_fail(j, "points must be sorted by increasing freq_MHz (%g after %g)", f,
+                                 d->dvfs[i - 1].freq_Hz / 1e6);
+                d->dvfs[i].freq_Hz = f * 1e6;
+                d->dvfs[i].voltage_V = v;
             }
-            ju_pop(j, o2);
-            d->n_dvfs = n;
+            ju_pop(j, o3);
         }
-        ju_pop(j, old);
-        KEEP(rc);
+        ju_pop(j, o2);
+        d->n_dvfs = n;
     }
+    ju_pop(j, old);
+    KEEP(rc);
+    return DSE_OK;
+}
 
-    /* power */
+static int load_power(struct ju *j, const cJSON *o, struct hw_system *sys, struct hw_device *d, int *bad)
+{
+    (void)sys;
+    static const char *const keys[] = {"idle_W", "tdp_W", "source", "note", NULL};
     const cJSON *pw = cJSON_GetObjectItemCaseSensitive(o, "power");
-    static const char *const pw_keys[] = {"idle_W", "tdp_W", "source", "note", NULL};
-    old = ju_key(j, "power");
+    size_t old = ju_key(j, "power");
+    int rc;
     if (!pw)
         rc = ju_fail(j, "missing (expected an object with idle_W, tdp_W, source)");
-    else if (!(rc = ju_object(j, pw, pw_keys)) && !(rc = ju_num(j, pw, "idle_W", JU_NONNEG, 1e6, &d->idle_W)) &&
+    else if (!(rc = ju_object(j, pw, keys)) && !(rc = ju_num(j, pw, "idle_W", JU_NONNEG, 1e6, &d->idle_W)) &&
              !(rc = ju_num(j, pw, "tdp_W", JU_POS, 1e6, &d->tdp_W)) && !(rc = need_source(j, pw)) &&
              d->idle_W > d->tdp_W) {
         size_t o2 = ju_key(j, "idle_W");
@@ -359,144 +339,204 @@ static int load_device(struct ju *j, const cJSON *o, struct hw_system *sys, stru
     }
     ju_pop(j, old);
     KEEP(rc);
+    return DSE_OK;
+}
 
-    /* cost (optional) */
-    const cJSON *co = cJSON_GetObjectItemCaseSensitive(o, "cost");
-    if (co) {
-        static const char *const co_keys[] = {"price_USD", "die_area_mm2", "rent_USD_per_hour", "source", "note", NULL};
-        old = ju_key(j, "cost");
-        if (!(rc = ju_object(j, co, co_keys)) &&
-            !(rc = ju_num(j, co, "price_USD", JU_OPT | JU_POS, 1e9, &d->price_USD)) &&
-            !(rc = ju_num(j, co, "die_area_mm2", JU_OPT | JU_POS, 1e6, &d->die_area_mm2)) &&
-            !(rc = ju_num(j, co, "rent_USD_per_hour", JU_OPT | JU_POS, 1e6, &d->rent_USD_per_hour)) &&
-            !(rc = need_source(j, co)) && d->price_USD == 0 && d->die_area_mm2 == 0 && d->rent_USD_per_hour == 0)
-            rc = ju_fail(j, "expected price_USD, die_area_mm2 and/or rent_USD_per_hour");
-        ju_pop(j, old);
-        KEEP(rc);
-    }
+static int load_cost(struct ju *j, const cJSON *o, struct hw_system *sys, struct hw_device *d, int *bad)
+{
+    (void)sys;
+    static const char *const keys[] = {"price_USD", "die_area_mm2", "rent_USD_per_hour", "source", "note", NULL};
+    size_t old;
+    const cJSON *co = section(j, o, "cost", &old);
+    int rc;
+    if (!co)
+        return DSE_OK;
+    if (!(rc = ju_object(j, co, keys)) && !(rc = ju_num(j, co, "price_USD", JU_OPT | JU_POS, 1e9, &d->price_USD)) &&
+        !(rc = ju_num(j, co, "die_area_mm2", JU_OPT | JU_POS, 1e6, &d->die_area_mm2)) &&
+        !(rc = ju_num(j, co, "rent_USD_per_hour", JU_OPT | JU_POS, 1e6, &d->rent_USD_per_hour)) &&
+        !(rc = need_source(j, co)) && d->price_USD == 0 && d->die_area_mm2 == 0 && d->rent_USD_per_hour == 0)
+        rc = ju_fail(j, "expected price_USD, die_area_mm2 and/or rent_USD_per_hour");
+    ju_pop(j, old);
+    KEEP(rc);
+    return DSE_OK;
+}
 
-    /* systolic array (optional) */
-    const cJSON *ay = cJSON_GetObjectItemCaseSensitive(o, "array");
-    if (ay) {
-        static const char *const ay_keys[] = {"rows", "cols", "count", "dataflow", "ifmap_sram_KiB",
-                                              "filter_sram_KiB", "ofmap_sram_KiB", "source", "note", NULL};
-        long long rows = 0, cols = 0, count = 1;
-        double ik = 0, fk = 0, ok = 0;
-        int df = 0;
+static int load_array(struct ju *j, const cJSON *o, struct hw_system *sys, struct hw_device *d, int *bad)
+{
+    (void)sys;
+    static const char *const keys[] = {"rows", "cols", "count", "dataflow", "ifmap_sram_KiB", "filter_sram_KiB",
+                                       "ofmap_sram_KiB", "source", "note", NULL};
+    long long rows = 0, cols = 0, count = 1;
+    double ik = 0, fk = 0, ok = 0;
+    int df = 0, rc;
+    size_t old;
+    const cJSON *ay = section(j, o, "array", &old);
+    if (!ay)
+        return DSE_OK;
+    if (!(rc = ju_object(j, ay, keys)) && !(rc = ju_int(j, ay, "rows", 0, 1, 65536, &rows)) &&
+        !(rc = ju_int(j, ay, "cols", 0, 1, 65536, &cols)) && !(rc = ju_int(j, ay, "count", JU_OPT, 1, 4096, &count)) &&
+        !(rc = enum_field(j, ay, "dataflow", hw_dataflow_names, &df)) &&
+        !(rc = ju_num(j, ay, "ifmap_sram_KiB", JU_OPT | JU_POS, 1e9, &ik)) &&
+        !(rc = ju_num(j, ay, "filter_sram_KiB", JU_OPT | JU_POS, 1e9, &fk)) &&
+        !(rc = ju_num(j, ay, "ofmap_sram_KiB", JU_OPT | JU_POS, 1e9, &ok)))
+        rc = need_source(j, ay);
+    ju_pop(j, old);
+    int failed = rc != DSE_OK;
+    KEEP(rc);
+    if (failed)
+        return DSE_OK;
+    /* Operand SRAMs not given follow the memory levels, so hw: sweeps of a level reach the cycle tier:
+     * inputs in the largest sram level, outputs in the smallest other one (or the same), weights in a
+     * FIFO of 4 array-sized tiles (TPU v1's Weight FIFO). */
+    int big = -1, small = -1;
+    for (int l = 0; l < d->n_mem; l++)
+        if (d->mem[l].kind == MEM_SRAM && (big < 0 || d->mem[l].capacity_bytes > d->mem[big].capacity_bytes))
+            big = l;
+    for (int l = 0; l < d->n_mem; l++)
+        if (d->mem[l].kind == MEM_SRAM && l != big && (small < 0 || d->mem[l].capacity_bytes < d->mem[small].capacity_bytes))
+            small = l;
+    if (small < 0)
+        small = big;
+    if ((ik <= 0 || ok <= 0) && big < 0) {
         old = ju_key(j, "array");
-        if (!(rc = ju_object(j, ay, ay_keys)) && !(rc = ju_int(j, ay, "rows", 0, 1, 65536, &rows)) &&
-            !(rc = ju_int(j, ay, "cols", 0, 1, 65536, &cols)) && !(rc = ju_int(j, ay, "count", JU_OPT, 1, 4096, &count)) &&
-            !(rc = enum_field(j, ay, "dataflow", hw_dataflow_names, &df)) &&
-            !(rc = ju_num(j, ay, "ifmap_sram_KiB", JU_OPT | JU_POS, 1e9, &ik)) &&
-            !(rc = ju_num(j, ay, "filter_sram_KiB", JU_OPT | JU_POS, 1e9, &fk)) &&
-            !(rc = ju_num(j, ay, "ofmap_sram_KiB", JU_OPT | JU_POS, 1e9, &ok)))
-            rc = need_source(j, ay);
+        rc = ju_fail(j, "ifmap_sram_KiB and ofmap_sram_KiB are needed when the device has no sram level");
         ju_pop(j, old);
-        int ay_ok = !rc;
         KEEP(rc);
-        /* Operand SRAMs not given follow the memory levels, so hw: sweeps of a level reach the cycle
-         * tier: inputs in the largest sram level, outputs in the smallest other one (or the same),
-         * weights in a FIFO of 4 array-sized tiles (TPU v1's Weight FIFO). */
-        int big = -1, small = -1;
-        for (int l = 0; l < d->n_mem; l++)
-            if (d->mem[l].kind == MEM_SRAM && (big < 0 || d->mem[l].capacity_bytes > d->mem[big].capacity_bytes))
-                big = l;
-        for (int l = 0; l < d->n_mem; l++)
-            if (d->mem[l].kind == MEM_SRAM && l != big &&
-                (small < 0 || d->mem[l].capacity_bytes < d->mem[small].capacity_bytes))
-                small = l;
-        if (small < 0)
-            small = big;
-        if (ay_ok && (ik <= 0 || ok <= 0) && big < 0) {
-            old = ju_key(j, "array");
-            rc = ju_fail(j, "ifmap_sram_KiB and ofmap_sram_KiB are needed when the device has no sram level");
-            ju_pop(j, old);
-            ay_ok = 0;
-            KEEP(rc);
+        return DSE_OK;
+    }
+    if (ik <= 0)
+        ik = d->mem[big].capacity_bytes / 1024;
+    if (ok <= 0)
+        ok = d->mem[small].capacity_bytes / 1024;
+    if (fk <= 0)
+        fk = 4.0 * rows * cols * count / 1024;
+    d->array = (struct hw_array){1, (int)rows, (int)cols, (int)count, (enum hw_dataflow)df, ik * 1024, fk * 1024,
+                                 ok * 1024, SA_SHARED, 0};
+    return DSE_OK;
+}
+
+/* GPU and CPU cycle-tier parameters (optional) */
+static int load_gpu(struct ju *j, const cJSON *o, struct hw_system *sys, struct hw_device *d, int *bad)
+{
+    (void)sys;
+    static const char *const keys[] = {"sms", "ctas_per_sm", "tile_m", "tile_n", "tile_k", "bw_fraction", "source",
+                                       "note", NULL};
+    long long sms = 0, ctas = 1, tm = 128, tn = 128, tk = 32;
+    double frac = 1;
+    int rc;
+    size_t old;
+    const cJSON *gp = section(j, o, "gpu", &old);
+    if (!gp)
+        return DSE_OK;
+    if (!(rc = ju_object(j, gp, keys)) && !(rc = ju_int(j, gp, "sms", 0, 1, 100000, &sms)) &&
+        !(rc = ju_int(j, gp, "ctas_per_sm", JU_OPT, 1, 64, &ctas)) && !(rc = ju_int(j, gp, "tile_m", JU_OPT, 1, 4096, &tm)) &&
+        !(rc = ju_int(j, gp, "tile_n", JU_OPT, 1, 4096, &tn)) && !(rc = ju_int(j, gp, "tile_k", JU_OPT, 1, 4096, &tk)) &&
+        !(rc = ju_num(j, gp, "bw_fraction", JU_OPT | JU_POS, 1, &frac)))
+        rc = need_source(j, gp);
+    ju_pop(j, old);
+    KEEP(rc);
+    d->gpu = (struct hw_gpu){1, (int)sms, (int)ctas, (int)tm, (int)tn, (int)tk, frac};
+    return DSE_OK;
+}
+
+static int load_cpu(struct ju *j, const cJSON *o, struct hw_system *sys, struct hw_device *d, int *bad)
+{
+    (void)sys;
+    static const char *const keys[] = {"mr", "nr", "stream_fraction", "source", "note", NULL};
+    long long mr = 6, nr = 16;
+    double frac = 1;
+    int rc;
+    size_t old;
+    const cJSON *cp = section(j, o, "cpu", &old);
+    if (!cp)
+        return DSE_OK;
+    if (!(rc = ju_object(j, cp, keys)) && !(rc = ju_int(j, cp, "mr", JU_OPT, 1, 1024, &mr)) &&
+        !(rc = ju_int(j, cp, "nr", JU_OPT, 1, 1024, &nr)) &&
+        !(rc = ju_num(j, cp, "stream_fraction", JU_OPT | JU_POS, 1, &frac)))
+        rc = need_source(j, cp);
+    ju_pop(j, old);
+    KEEP(rc);
+    d->cpu = (struct hw_cpu){1, (int)mr, (int)nr, frac};
+    return DSE_OK;
+}
+
+static int load_area(struct ju *j, const cJSON *o, struct hw_system *sys, struct hw_device *d, int *bad)
+{
+    (void)sys;
+    static const char *const keys[] = {"fixed_mm2", "per_mac_mm2", "per_MiB_sram_mm2", "source", "note", NULL};
+    int rc;
+    size_t old;
+    const cJSON *ar = section(j, o, "area", &old);
+    if (!ar)
+        return DSE_OK;
+    if (!(rc = ju_object(j, ar, keys)) && !(rc = ju_num(j, ar, "fixed_mm2", JU_NONNEG, 1e6, &d->area_fixed_mm2)) &&
+        !(rc = ju_num(j, ar, "per_mac_mm2", JU_POS, 1e3, &d->area_per_mac_mm2)) &&
+        !(rc = ju_num(j, ar, "per_MiB_sram_mm2", JU_POS, 1e4, &d->area_per_MiB_mm2)))
+        rc = need_source(j, ar);
+    ju_pop(j, old);
+    KEEP(rc);
+    return DSE_OK;
+}
+
+static int load_overhead(struct ju *j, const cJSON *o, struct hw_system *sys, struct hw_device *d, int *bad)
+{
+    (void)sys;
+    static const char *const keys[] = {"per_op_us", "fork_join_us", "gemm_setup_us", "per_group_us",
+                                       "pack_left_Gelem_per_s", "pack_right_Gelem_per_s", "source", "note", NULL};
+    double us = 0, pl = 0, pr = 0, setup = 0, fj = 0, pg = 0;
+    int rc;
+    size_t old;
+    const cJSON *ov = section(j, o, "overhead", &old);
+    if (!ov)
+        return DSE_OK;
+    if (!(rc = ju_object(j, ov, keys)) && !(rc = ju_num(j, ov, "per_op_us", JU_NONNEG, 1e6, &us)) &&
+        !(rc = ju_num(j, ov, "gemm_setup_us", JU_OPT | JU_NONNEG, 1e6, &setup)) &&
+        !(rc = ju_num(j, ov, "fork_join_us", JU_OPT | JU_NONNEG, 1e6, &fj)) &&
+        !(rc = ju_num(j, ov, "per_group_us", JU_OPT | JU_NONNEG, 1e6, &pg)) &&
+        !(rc = ju_num(j, ov, "pack_left_Gelem_per_s", JU_OPT | JU_POS, 1e5, &pl)) &&
+        !(rc = ju_num(j, ov, "pack_right_Gelem_per_s", JU_OPT | JU_POS, 1e5, &pr)))
+        rc = need_source(j, ov);
+    ju_pop(j, old);
+    KEEP(rc);
+    d->per_op_s = us * 1e-6;
+    d->pack_elem_per_s[0] = pl * 1e9;
+    d->pack_elem_per_s[1] = pr * 1e9;
+    d->gemm_setup_s = setup * 1e-6;
+    d->fork_join_s = fj * 1e-6;
+    d->per_group_s = pg * 1e-6;
+    return DSE_OK;
+}
+
+/* efficiency.per_level: memory level name -> bandwidth efficiency */
+static int load_level_effs(struct ju *j, const cJSON *pl, struct hw_device *d)
+{
+    int rc = DSE_OK;
+    size_t o2 = ju_key(j, "per_level");
+    if (!cJSON_IsObject(pl))
+        rc = ju_fail(j, "expected an object of memory level name -> efficiency");
+    for (const cJSON *it = pl->child; it && !rc; it = it->next) {
+        int m;
+        for (m = 0; m < d->n_mem; m++)
+            if (!strcmp(d->mem[m].name, it->string))
+                break;
+        if (m == d->n_mem) {
+            size_t o3 = ju_key(j, it->string);
+            rc = ju_fail(j, "no memory level of this name in the device");
+            ju_pop(j, o3);
+        } else {
+            rc = ju_num(j, pl, it->string, JU_POS, 4, &d->eff_level[m]);
         }
-        if (ay_ok) {
-            if (ik <= 0)
-                ik = d->mem[big].capacity_bytes / 1024;
-            if (ok <= 0)
-                ok = d->mem[small].capacity_bytes / 1024;
-            if (fk <= 0)
-                fk = 4.0 * rows * cols * count / 1024;
-            d->array = (struct hw_array){1, (int)rows, (int)cols, (int)count, (enum hw_dataflow)df, ik * 1024,
-                                         fk * 1024, ok * 1024, SA_SHARED, 0};
-        }
     }
+    ju_pop(j, o2);
+    return rc;
+}
 
-    /* GPU and CPU cycle-tier parameters (optional) */
-    const cJSON *gp = cJSON_GetObjectItemCaseSensitive(o, "gpu");
-    if (gp) {
-        static const char *const gp_keys[] = {"sms", "ctas_per_sm", "tile_m", "tile_n", "tile_k", "bw_fraction",
-                                              "source", "note", NULL};
-        long long sms = 0, ctas = 1, tm = 128, tn = 128, tk = 32;
-        double frac = 1;
-        old = ju_key(j, "gpu");
-        if (!(rc = ju_object(j, gp, gp_keys)) && !(rc = ju_int(j, gp, "sms", 0, 1, 100000, &sms)) &&
-            !(rc = ju_int(j, gp, "ctas_per_sm", JU_OPT, 1, 64, &ctas)) &&
-            !(rc = ju_int(j, gp, "tile_m", JU_OPT, 1, 4096, &tm)) && !(rc = ju_int(j, gp, "tile_n", JU_OPT, 1, 4096, &tn)) &&
-            !(rc = ju_int(j, gp, "tile_k", JU_OPT, 1, 4096, &tk)) &&
-            !(rc = ju_num(j, gp, "bw_fraction", JU_OPT | JU_POS, 1, &frac)))
-            rc = need_source(j, gp);
-        ju_pop(j, old);
-        KEEP(rc);
-        d->gpu = (struct hw_gpu){1, (int)sms, (int)ctas, (int)tm, (int)tn, (int)tk, frac};
-    }
-    const cJSON *cp = cJSON_GetObjectItemCaseSensitive(o, "cpu");
-    if (cp) {
-        static const char *const cp_keys[] = {"mr", "nr", "stream_fraction", "source", "note", NULL};
-        long long mr = 6, nr = 16;
-        double frac = 1;
-        old = ju_key(j, "cpu");
-        if (!(rc = ju_object(j, cp, cp_keys)) && !(rc = ju_int(j, cp, "mr", JU_OPT, 1, 1024, &mr)) &&
-            !(rc = ju_int(j, cp, "nr", JU_OPT, 1, 1024, &nr)) &&
-            !(rc = ju_num(j, cp, "stream_fraction", JU_OPT | JU_POS, 1, &frac)))
-            rc = need_source(j, cp);
-        ju_pop(j, old);
-        KEEP(rc);
-        d->cpu = (struct hw_cpu){1, (int)mr, (int)nr, frac};
-    }
-
-    /* area model (optional) */
-    const cJSON *ar = cJSON_GetObjectItemCaseSensitive(o, "area");
-    if (ar) {
-        static const char *const ar_keys[] = {"fixed_mm2", "per_mac_mm2", "per_MiB_sram_mm2", "source", "note", NULL};
-        old = ju_key(j, "area");
-        if (!(rc = ju_object(j, ar, ar_keys)) && !(rc = ju_num(j, ar, "fixed_mm2", JU_NONNEG, 1e6, &d->area_fixed_mm2)) &&
-            !(rc = ju_num(j, ar, "per_mac_mm2", JU_POS, 1e3, &d->area_per_mac_mm2)) &&
-            !(rc = ju_num(j, ar, "per_MiB_sram_mm2", JU_POS, 1e4, &d->area_per_MiB_mm2)))
-            rc = need_source(j, ar);
-        ju_pop(j, old);
-        KEEP(rc);
-    }
-
-    /* overhead (optional) */
-    const cJSON *ov = cJSON_GetObjectItemCaseSensitive(o, "overhead");
-    if (ov) {
-        static const char *const ov_keys[] = {"per_op_us",        "fork_join_us", "gemm_setup_us", "per_group_us",
-                                              "pack_left_Gelem_per_s", "pack_right_Gelem_per_s", "source", "note", NULL};
-        double us = 0, pl = 0, pr = 0, setup = 0, fj = 0, pg = 0;
-        old = ju_key(j, "overhead");
-        if (!(rc = ju_object(j, ov, ov_keys)) && !(rc = ju_num(j, ov, "per_op_us", JU_NONNEG, 1e6, &us)) &&
-            !(rc = ju_num(j, ov, "gemm_setup_us", JU_OPT | JU_NONNEG, 1e6, &setup)) &&
-            !(rc = ju_num(j, ov, "fork_join_us", JU_OPT | JU_NONNEG, 1e6, &fj)) &&
-            !(rc = ju_num(j, ov, "per_group_us", JU_OPT | JU_NONNEG, 1e6, &pg)) &&
-            !(rc = ju_num(j, ov, "pack_left_Gelem_per_s", JU_OPT | JU_POS, 1e5, &pl)) &&
-            !(rc = ju_num(j, ov, "pack_right_Gelem_per_s", JU_OPT | JU_POS, 1e5, &pr)))
-            rc = need_source(j, ov);
-        ju_pop(j, old);
-        KEEP(rc);
-        d->per_op_s = us * 1e-6;
-        d->pack_elem_per_s[0] = pl * 1e9;
-        d->pack_elem_per_s[1] = pr * 1e9;
-        d->gemm_setup_s = setup * 1e-6;
-        d->fork_join_s = fj * 1e-6;
-        d->per_group_s = pg * 1e-6;
-    }
-
-    /* efficiency (optional, default: ideal roofline) */
+/* efficiency (optional, default: the ideal roofline) */
+static int load_efficiency(struct ju *j, const cJSON *o, struct hw_system *sys, struct hw_device *d, int *bad)
+{
+    (void)sys;
+    static const char *const keys[] = {"compute", "vector", "memory", "per_class", "per_level", "serial_fraction",
+                                       "heldout_mape_pct", "source", "note", NULL};
     d->eff_compute = d->eff_vector = d->eff_memory = 1.0;
     d->calib_mape_pct = -1;
     d->serial_fraction = 0;
@@ -504,82 +544,104 @@ static int load_device(struct ju *j, const cJSON *o, struct hw_system *sys, stru
         d->eff_class[c] = 1;
     for (int m = 0; m < HW_MAX_MEM; m++)
         d->eff_level[m] = 1;
-    const cJSON *ef = cJSON_GetObjectItemCaseSensitive(o, "efficiency");
-    if (ef) {
-        static const char *const ef_keys[] = {"compute", "vector", "memory", "per_class", "per_level", "serial_fraction",
-                                              "heldout_mape_pct", "source", "note", NULL};
-        old = ju_key(j, "efficiency");
-        if (!(rc = ju_object(j, ef, ef_keys)) &&
-            !(rc = ju_num(j, ef, "compute", JU_OPT | JU_POS, 4, &d->eff_compute)) &&
-            !(rc = ju_num(j, ef, "vector", JU_OPT | JU_POS, 4, &d->eff_vector)) &&
-            !(rc = ju_num(j, ef, "memory", JU_OPT | JU_POS, 4, &d->eff_memory)) &&
-            !(rc = ju_num(j, ef, "serial_fraction", JU_OPT | JU_NONNEG, 1, &d->serial_fraction)) &&
-            !(rc = ju_num(j, ef, "heldout_mape_pct", JU_OPT | JU_NONNEG, 1e6, &d->calib_mape_pct)))
-            rc = need_source(j, ef);
-        for (int c = 0; c < EC_COUNT; c++)
-            d->eff_class[c] = c <= EC_ATTENTION_DECODE ? d->eff_compute : d->eff_vector;
-        for (int m = 0; m < HW_MAX_MEM; m++)
-            d->eff_level[m] = d->eff_memory;
-        const cJSON *pc = rc ? NULL : cJSON_GetObjectItemCaseSensitive(ef, "per_class");
-        if (pc && !(rc = ju_object(j, pc, hw_eff_class_names))) {
-            size_t o2 = ju_key(j, "per_class");
-            for (int c = 0; c < EC_COUNT && !rc; c++)
-                rc = ju_num(j, pc, hw_eff_class_names[c], JU_OPT | JU_POS, 4, &d->eff_class[c]);
-            if (!cJSON_GetObjectItemCaseSensitive(pc, "matmul_skinny")) /* follows matmul unless given */
-                d->eff_class[EC_MATMUL_SKINNY] = d->eff_class[EC_MATMUL];
-            if (!cJSON_GetObjectItemCaseSensitive(pc, "attention_decode"))
-                d->eff_class[EC_ATTENTION_DECODE] = d->eff_class[EC_ATTENTION];
-            ju_pop(j, o2);
-        }
-        const cJSON *pl = rc ? NULL : cJSON_GetObjectItemCaseSensitive(ef, "per_level");
-        if (pl) {
-            size_t o2 = ju_key(j, "per_level");
-            if (!cJSON_IsObject(pl))
-                rc = ju_fail(j, "expected an object of memory level name -> efficiency");
-            for (const cJSON *it = pl->child; it && !rc; it = it->next) {
-                int m;
-                for (m = 0; m < d->n_mem; m++)
-                    if (!strcmp(d->mem[m].name, it->string))
-                        break;
-                if (m == d->n_mem) {
-                    size_t o3 = ju_key(j, it->string);
-                    rc = ju_fail(j, "no memory level of this name in the device");
-                    ju_pop(j, o3);
-                } else {
-                    rc = ju_num(j, pl, it->string, JU_POS, 4, &d->eff_level[m]);
-                }
-            }
-            ju_pop(j, o2);
-        }
-        ju_pop(j, old);
-        KEEP(rc);
+    int rc;
+    size_t old;
+    const cJSON *ef = section(j, o, "efficiency", &old);
+    if (!ef)
+        return DSE_OK;
+    if (!(rc = ju_object(j, ef, keys)) && !(rc = ju_num(j, ef, "compute", JU_OPT | JU_POS, 4, &d->eff_compute)) &&
+        !(rc = ju_num(j, ef, "vector", JU_OPT | JU_POS, 4, &d->eff_vector)) &&
+        !(rc = ju_num(j, ef, "memory", JU_OPT | JU_POS, 4, &d->eff_memory)) &&
+        !(rc = ju_num(j, ef, "serial_fraction", JU_OPT | JU_NONNEG, 1, &d->serial_fraction)) &&
+        !(rc = ju_num(j, ef, "heldout_mape_pct", JU_OPT | JU_NONNEG, 1e6, &d->calib_mape_pct)))
+        rc = need_source(j, ef);
+    for (int c = 0; c < EC_COUNT; c++)
+        d->eff_class[c] = c <= EC_ATTENTION_DECODE ? d->eff_compute : d->eff_vector;
+    for (int m = 0; m < HW_MAX_MEM; m++)
+        d->eff_level[m] = d->eff_memory;
+    const cJSON *pc = rc ? NULL : cJSON_GetObjectItemCaseSensitive(ef, "per_class");
+    if (pc && !(rc = ju_object(j, pc, hw_eff_class_names))) {
+        size_t o2 = ju_key(j, "per_class");
+        for (int c = 0; c < EC_COUNT && !rc; c++)
+            rc = ju_num(j, pc, hw_eff_class_names[c], JU_OPT | JU_POS, 4, &d->eff_class[c]);
+        if (!cJSON_GetObjectItemCaseSensitive(pc, "matmul_skinny")) /* follows matmul unless given */
+            d->eff_class[EC_MATMUL_SKINNY] = d->eff_class[EC_MATMUL];
+        if (!cJSON_GetObjectItemCaseSensitive(pc, "attention_decode"))
+            d->eff_class[EC_ATTENTION_DECODE] = d->eff_class[EC_ATTENTION];
+        ju_pop(j, o2);
     }
+    const cJSON *pl = rc ? NULL : cJSON_GetObjectItemCaseSensitive(ef, "per_level");
+    if (pl)
+        rc = load_level_effs(j, pl, d);
+    ju_pop(j, old);
+    KEEP(rc);
+    return DSE_OK;
+}
 
-    /* ops (optional, default all) */
+/* ops (optional, default all) */
+static int load_ops(struct ju *j, const cJSON *o, struct hw_system *sys, struct hw_device *d, int *bad)
+{
+    (void)sys;
+    const cJSON *arr;
+    int n, rc;
     if ((rc = ju_array(j, o, "ops", JU_OPT, OP_COUNT * 2, &arr, &n)))
         return rc;
-    rc = DSE_OK;
     if (!arr) {
         d->ops_mask = (1u << OP_COUNT) - 1;
-    } else {
-        old = ju_key(j, "ops");
-        for (int i = 0; i < n && !rc; i++) {
-            const cJSON *s = cJSON_GetArrayItem(arr, i);
-            size_t o2 = ju_idx(j, i);
-            int t = cJSON_IsString(s) ? op_type_from_name(s->valuestring) : -1;
-            if (t < 0) {
-                char list[256];
-                ju_list_names(op_type_names, list, sizeof list);
-                rc = ju_fail(j, "expected an operator name (one of: %s)", list);
-            } else {
-                d->ops_mask |= 1u << t;
-            }
-            ju_pop(j, o2);
-        }
-        ju_pop(j, old);
-        KEEP(rc);
-        d->ops_mask |= 1u << OP_RESHAPE | 1u << OP_SLICE; /* views cost nothing anywhere */
+        return DSE_OK;
     }
+    size_t old = ju_key(j, "ops");
+    for (int i = 0; i < n && !rc; i++) {
+        const cJSON *s = cJSON_GetArrayItem(arr, i);
+        size_t o2 = ju_idx(j, i);
+        int t = cJSON_IsString(s) ? op_type_from_name(s->valuestring) : -1;
+        if (t < 0) {
+            char list[256];
+            op_type_list(list, sizeof list);
+            rc = ju_fail(j, "expected an operator name (one of: %s)", list);
+        } else {
+            d->ops_mask |= 1u << t;
+        }
+        ju_pop(j, o2);
+    }
+    ju_pop(j, old);
+    KEEP(rc);
+    for (int t = 0; t < OP_COUNT; t++) /* views cost nothing anywhere */
+        if (op_info[t].flags & OPF_VIEW)
+            d->ops_mask |= 1u << t;
+    return DSE_OK;
+}
+
+static const section_loader device_sections[] = {load_clock,    load_memories, load_computes, load_dvfs,
+                                                 load_power,    load_cost,     load_array,    load_gpu,
+                                                 load_cpu,      load_area,     load_overhead, load_efficiency,
+                                                 load_ops};
+
+static int load_device(struct ju *j, const cJSON *o, struct hw_system *sys, struct hw_device *d)
+{
+    static const char *const keys[] = {"name", "class", "model", "process_nm", "clock", "compute", "memory",
+                                       "dvfs", "power", "cost", "area", "array", "gpu", "cpu", "overhead",
+                                       "efficiency", "ops", "note", "description", "source", NULL};
+    int rc, cls = 0, bad = 0;
+    if (!cJSON_IsObject(o))
+        return ju_object(j, o, keys);
+    rc = ju_object(j, o, keys); /* an unknown field: report it, and the rest */
+    if (rc && (rc != DSE_EINPUT || !j->collect))
+        return rc;
+    bad = rc != DSE_OK;
+    if ((rc = ju_str(j, o, "name", 0, d->name, sizeof d->name)) ||
+        (rc = enum_field(j, o, "class", hw_class_names, &cls)) ||
+        (rc = ju_str(j, o, "model", JU_OPT, d->model, sizeof d->model)))
+        return rc;
+    d->cls = (enum hw_class)cls;
+    d->process_nm = 45;
+    rc = ju_num(j, o, "process_nm", JU_OPT | JU_POS, 1000, &d->process_nm);
+    if (rc && (rc != DSE_EINPUT || !j->collect))
+        return rc;
+    bad |= rc != DSE_OK;
+    for (size_t i = 0; i < sizeof device_sections / sizeof device_sections[0]; i++)
+        if ((rc = device_sections[i](j, o, sys, d, &bad)))
+            return rc;
     return bad ? DSE_EINPUT : DSE_OK;
 }
 
@@ -728,100 +790,3 @@ int hw_load_file(const char *path, struct hw_system *sys, struct dse_err *e)
     return rc;
 }
 
-void hw_apply_power_cap(struct hw_device *d, double cap_W)
-{
-    d->power_cap_W = cap_W;
-    if (cap_W > 0 && cap_W <= d->idle_W)
-        snprintf(d->disabled, sizeof d->disabled, "power cap %g W is at or below the idle power %g W of device '%s'",
-                 cap_W, d->idle_W, d->name);
-}
-
-void hw_scale_clock(struct hw_device *d, double f, double v2)
-{
-    d->base_Hz *= f;
-    d->boost_Hz *= f;
-    for (int i = 0; i < d->n_compute; i++) {
-        d->compute[i].clock_Hz *= f;
-        d->compute[i].peak_flops *= f;
-        d->compute[i].energy_J_per_mac *= v2;
-    }
-    for (int e = 0; e < ENG_COUNT; e++)
-        for (int p = 0; p < P_COUNT; p++) {
-            d->peak[e][p] *= f;
-            d->mac_J[e][p] *= v2;
-        }
-}
-
-void hw_scale_matrix(struct hw_device *d, double ratio)
-{
-    for (int i = 0; i < d->n_compute; i++)
-        if (d->compute[i].engine == ENG_MATRIX) {
-            d->compute[i].flops_per_cycle_per_unit *= ratio;
-            d->compute[i].peak_flops *= ratio;
-        }
-    for (int p = 0; p < P_COUNT; p++)
-        d->peak[ENG_MATRIX][p] *= ratio;
-}
-
-double hw_die_area_mm2(const struct hw_device *d)
-{
-    if (d->area_per_mac_mm2 <= 0)
-        return d->die_area_mm2 > 0 ? d->die_area_mm2 : NAN;
-    double macs = 0, mib = 0;
-    for (int i = 0; i < d->n_compute; i++)
-        if (d->compute[i].engine == ENG_MATRIX && d->compute[i].units * d->compute[i].flops_per_cycle_per_unit / 2 > macs)
-            macs = d->compute[i].units * d->compute[i].flops_per_cycle_per_unit / 2;
-    for (int l = 0; l < d->n_mem; l++)
-        if (d->mem[l].shared < 0 && d->mem[l].kind <= MEM_CACHE)
-            mib += d->mem[l].capacity_bytes / (1024.0 * 1024);
-    return d->area_fixed_mm2 + macs * d->area_per_mac_mm2 + mib * d->area_per_MiB_mm2;
-}
-
-int hw_find_device(const struct hw_system *sys, const char *name)
-{
-    for (int i = 0; i < sys->n_dev; i++)
-        if (strcmp(sys->dev[i].name, name) == 0)
-            return i;
-    return -1;
-}
-
-double hw_gemm_peak(const struct hw_device *d, enum prec p, enum hw_engine *used)
-{
-    enum hw_engine e = d->peak[ENG_MATRIX][p] >= d->peak[ENG_VECTOR][p] ? ENG_MATRIX : ENG_VECTOR;
-    if (used)
-        *used = e;
-    return d->peak[e][p];
-}
-
-double hw_vector_peak(const struct hw_device *d, enum prec p, enum hw_engine *used)
-{
-    /* Pure MAC-array NPUs have no separate vector engine: their element-wise work runs in the
-     * array's pipeline, so the matrix figure stands in (docs/models.md). */
-    enum hw_engine e = d->peak[ENG_VECTOR][p] > 0 ? ENG_VECTOR : ENG_MATRIX;
-    if (used)
-        *used = e;
-    return d->peak[e][p];
-}
-
-double hw_max_peak(const struct hw_device *d, enum prec *p)
-{
-    double best = 0;
-    for (int e = 0; e < ENG_COUNT; e++)
-        for (int q = 0; q < P_COUNT; q++)
-            if (d->peak[e][q] > best) {
-                best = d->peak[e][q];
-                if (p)
-                    *p = (enum prec)q;
-            }
-    return best;
-}
-
-double hw_main_capacity(const struct hw_device *d) { return d->n_mem ? d->mem[d->n_mem - 1].capacity_bytes : 0; }
-
-int hw_link_between(const struct hw_system *sys, int a, int b)
-{
-    for (int i = 0; i < sys->n_link; i++)
-        if ((sys->link[i].a == a && sys->link[i].b == b) || (sys->link[i].a == b && sys->link[i].b == a))
-            return i;
-    return -1;
-}

@@ -100,15 +100,9 @@ double model_cpu_prep_s(const struct hw_device *d, const struct wl_op *op)
 
 enum hw_eff_class model_eff_class(const struct wl_op *op)
 {
-    switch (op->type) {
-    case OP_MATMUL: return op->gm <= MODEL_SKINNY_ROWS ? EC_MATMUL_SKINNY : EC_MATMUL;
-    case OP_CONV2D: return op->groups > 1 ? EC_CONV_DW : EC_CONV;
-    case OP_ATTENTION: return op->gm <= MODEL_SKINNY_ROWS ? EC_ATTENTION_DECODE : EC_ATTENTION;
-    case OP_SOFTMAX: return EC_SOFTMAX;
-    case OP_LAYERNORM:
-    case OP_RMSNORM: return EC_NORM;
-    default: return EC_ELTWISE;
-    }
+    const struct op_info *oi = &op_info[op->type];
+    int alt = (oi->narrow == NARROW_ROWS && op->gm <= MODEL_SKINNY_ROWS) || (oi->narrow == NARROW_GROUPED && op->groups > 1);
+    return alt ? oi->eff_alt : oi->eff;
 }
 
 const char *const fidelity_names[FID_COUNT + 1] = {"analytical", "cycle", NULL};

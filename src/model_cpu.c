@@ -22,7 +22,7 @@ enum op_status model_cpu_cycle(const struct hw_device *d, const struct wl_graph 
     if (!d->cpu.present)
         return OPS_NO_TIER;
     enum op_status st = model_roofline_cost(d, g, op, x, c);
-    if (st != OPS_OK || op->type == OP_RESHAPE || op->type == OP_SLICE)
+    if (st != OPS_OK || wl_op_is_view(op))
         return st;
     const struct hw_cpu *cp = &d->cpu;
     double cores = model_cpu_cores(d);

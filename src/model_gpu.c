@@ -49,7 +49,7 @@ enum op_status model_gpu_cycle(const struct hw_device *d, const struct wl_graph 
     if (!d->gpu.present)
         return OPS_NO_TIER;
     enum op_status st = model_roofline_cost(d, g, op, x, c); /* support, precision, MAC energy */
-    if (st != OPS_OK || op->type == OP_RESHAPE || op->type == OP_SLICE)
+    if (st != OPS_OK || wl_op_is_view(op))
         return st;
     const struct hw_gpu *gp = &d->gpu;
     int last = d->n_mem - 1, l2 = last > 0 ? last - 1 : 0;

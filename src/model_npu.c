@@ -22,7 +22,7 @@ enum op_status model_npu_cycle(const struct hw_device *d, const struct wl_graph 
                                const struct exec_cfg *x, struct op_cost *c)
 {
     enum op_status st = model_roofline_cost(d, g, op, x, c);
-    if (st != OPS_OK || op->type == OP_RESHAPE || op->type == OP_SLICE)
+    if (st != OPS_OK || wl_op_is_view(op))
         return st;
     int sp = -1, last = d->n_mem - 1;
     for (int l = 0; l < last; l++) /* the scratchpad: the largest on-chip sram level */

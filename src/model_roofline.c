@@ -57,7 +57,7 @@ static int vector_prec(const struct hw_device *d, enum prec want, double *peak, 
 int model_op_prec(const struct hw_device *d, const struct wl_graph *g, const struct wl_op *op,
                   const struct prec_cfg *p, enum hw_engine *eng, double *peak)
 {
-    if (op->type == OP_RESHAPE || op->type == OP_SLICE) {
+    if (wl_op_is_view(op)) {
         *peak = 0;
         *eng = ENG_VECTOR;
         return p->a;
@@ -108,7 +108,7 @@ enum op_status model_roofline_cost(const struct hw_device *d, const struct wl_gr
     c->cprec = (enum prec)cp;
     c->engine = eng;
     c->mem_level = d->n_mem - 1;
-    if (op->type == OP_RESHAPE || op->type == OP_SLICE) {
+    if (wl_op_is_view(op)) {
         c->bound = BOUND_NONE;
         return OPS_OK;
     }

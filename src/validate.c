@@ -59,7 +59,7 @@ static int alloc_bufs(const struct vk *k, struct bufs *b)
         sb = (size_t)(k->K * k->N) * esz(k->prec);
         sc = (size_t)(k->M * k->N) * 4;
         break;
-    case VK_CONV: {
+    case OP_CONV2D: {
         long long oh = (k->h + 2 * k->pad - k->kh) / k->stride + 1, ow = (k->w + 2 * k->pad - k->kw) / k->stride + 1;
         sa = (size_t)(k->n * k->c * k->h * k->w) * 4;
         sb = (size_t)(k->oc * (k->c / k->groups) * k->kh * k->kw) * 4;
@@ -178,7 +178,7 @@ int vk_measure(struct vk *k, int min_runs, double min_ms, int threads, struct ds
     struct bufs b;
     if (alloc_bufs(k, &b)) {
         free_bufs(&b);
-        return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory for %s %s", vk_names[k->type], k->shape);
+        return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory for %s %s", vk_kinds[k->type].name, k->shape);
     }
     run_once(k, &b, threads); /* warm-up: page faults, caches, OpenMP pool */
     run_once(k, &b, threads);
@@ -203,16 +203,17 @@ static int tensor(struct wl_graph *g, const char *name, enum wl_kind kind, int r
 int vk_graph(const struct vk *k, struct wl_graph *g, struct dse_err *e)
 {
     int in[5], out, op = -1, n_in = 0;
-    wl_graph_init(g, vk_names[k->type]);
-    switch (k->type) {
-    case VK_GEMM:
+    const struct vk_kind *vk = &vk_kinds[k->type];
+    wl_graph_init(g, vk->name);
+    switch (vk->op) {
+    case OP_MATMUL:
         in[0] = tensor(g, "A", WL_INPUT, 2, k->M, k->K, 0, 0, e);
         in[1] = tensor(g, "B", WL_WEIGHT, 2, k->K, k->N, 0, 0, e);
         out = tensor(g, "C", WL_ACT, 2, k->M, k->N, 0, 0, e);
         n_in = 2;
         op = wl_add_op(g, "gemm", OP_MATMUL, in, n_in, &out, 1, e);
         break;
-    case VK_CONV: {
+    case OP_CONV2D: {
         long long oh = (k->h + 2 * k->pad - k->kh) / k->stride + 1, ow = (k->w + 2 * k->pad - k->kw) / k->stride + 1;
         in[0] = tensor(g, "x", WL_INPUT, 4, k->n, k->c, k->h, k->w, e);
         in[1] = tensor(g, "w", WL_WEIGHT, 4, k->oc, k->c / k->groups, k->kh, k->kw, e);
@@ -225,7 +226,7 @@ int vk_graph(const struct vk *k, struct wl_graph *g, struct dse_err *e)
         }
         break;
     }
-    case VK_ATTENTION:
+    case OP_ATTENTION:
         in[0] = tensor(g, "q", WL_INPUT, 3, k->b, k->s, k->heads * k->d, 0, e);
         in[1] = tensor(g, "k", WL_INPUT, 3, k->b, k->s, k->hkv * k->d, 0, e);
         in[2] = tensor(g, "v", WL_INPUT, 3, k->b, k->s, k->hkv * k->d, 0, e);
@@ -242,32 +243,29 @@ int vk_graph(const struct vk *k, struct wl_graph *g, struct dse_err *e)
             g->op[op].causal = k->causal;
         }
         break;
-    case VK_SOFTMAX:
-    case VK_LAYERNORM:
-    case VK_RMSNORM:
+    case OP_SOFTMAX:
+    case OP_LAYERNORM:
+    case OP_RMSNORM: /* rows x cols, with the norm's per-column scale (and layernorm's shift) */
         in[0] = tensor(g, "x", WL_INPUT, 2, k->rows, k->cols, 0, 0, e);
         n_in = 1;
-        if (k->type != VK_SOFTMAX)
-            in[n_in++] = tensor(g, "g", WL_WEIGHT, 1, k->cols, 0, 0, 0, e);
-        if (k->type == VK_LAYERNORM)
-            in[n_in++] = tensor(g, "b", WL_WEIGHT, 1, k->cols, 0, 0, 0, e);
+        for (; n_in < op_info[vk->op].max_in; n_in++)
+            in[n_in] = tensor(g, n_in == 1 ? "g" : "b", WL_WEIGHT, 1, k->cols, 0, 0, 0, e);
         out = tensor(g, "y", WL_ACT, 2, k->rows, k->cols, 0, 0, e);
-        op = wl_add_op(g, vk_names[k->type], k->type == VK_SOFTMAX ? OP_SOFTMAX : k->type == VK_LAYERNORM ? OP_LAYERNORM : OP_RMSNORM,
-                       in, n_in, &out, 1, e);
+        op = wl_add_op(g, vk->name, vk->op, in, n_in, &out, 1, e);
         break;
     default: { /* element-wise and streams: copy is a 1-input pass, add and triad 2-input */
-        int binary = k->type == VK_ADD || k->type == VK_TRIAD;
+        int binary = wl_fn_binary(vk->fn);
         in[0] = tensor(g, "a", WL_INPUT, 1, k->n, 0, 0, 0, e);
         if (binary)
             in[1] = tensor(g, "b", WL_INPUT, 1, k->n, 0, 0, 0, e);
         out = tensor(g, "y", WL_ACT, 1, k->n, 0, 0, 0, e);
-        op = wl_add_op(g, vk_names[k->type], OP_ELTWISE, in, binary ? 2 : 1, &out, 1, e);
+        op = wl_add_op(g, vk->name, vk->op, in, binary ? 2 : 1, &out, 1, e);
         if (op >= 0)
-            g->op[op].fn = k->type == VK_GELU ? FN_GELU : k->type == VK_SILU ? FN_SILU : binary ? FN_ADD : FN_SCALE;
+            g->op[op].fn = vk->fn;
         break;
     }
     }
-    int rc = op < 0 ? (e->code ? e->code : DSE_ERUNTIME) : wl_finalize(g, vk_names[k->type], e);
+    int rc = op < 0 ? (e->code ? e->code : DSE_ERUNTIME) : wl_finalize(g, vk_kinds[k->type].name, e);
     if (rc)
         wl_graph_free(g);
     return rc;
@@ -331,7 +329,7 @@ int vk_predict(const struct vk *k, const struct wl_graph *g, const struct hw_sys
     if (!rc)
         rc = eval_point(&r, &eg, &s, &res, e);
     if (!rc && !res.feasible)
-        rc = dse_err_set(e, DSE_EINPUT, NULL, NULL, "%s %s: %s", vk_names[k->type], k->shape, res.reason);
+        rc = dse_err_set(e, DSE_EINPUT, NULL, NULL, "%s %s: %s", vk_kinds[k->type].name, k->shape, res.reason);
     if (!rc)
         *ms = res.t.latency_s * 1e3;
     if (!rc && mJ)

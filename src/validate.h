@@ -8,7 +8,15 @@
 
 enum vk_type { VK_GEMM, VK_CONV, VK_ATTENTION, VK_SOFTMAX, VK_LAYERNORM, VK_RMSNORM, VK_GELU, VK_SILU, VK_ADD,
                VK_COPY, VK_TRIAD, VK_COUNT };
-extern const char *const vk_names[VK_COUNT + 1];
+/* Each kernel kind measures one operator of the operator table (optype.h): the workload graph of a
+ * case is that operator at the case's shape (vk_graph). */
+struct vk_kind {
+    const char *name;
+    enum op_type op;
+    enum wl_fn fn; /* eltwise: its function */
+};
+extern const struct vk_kind vk_kinds[VK_COUNT];
+int vk_kind_from_name(const char *s); /* -1 when unknown */
 
 /* One kernel case. Shape fields are used per type (gemm M N K; conv n c h w oc kh kw stride pad
  * groups; attention b h hkv s t d causal; row ops rows cols; streams and element-wise n). */

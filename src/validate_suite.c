@@ -10,8 +10,35 @@
 
 #include "jsonu.h"
 
-const char *const vk_names[VK_COUNT + 1] = {"gemm", "conv2d", "attention", "softmax", "layernorm", "rmsnorm",
-                                            "gelu", "silu", "add", "copy", "triad", NULL};
+const struct vk_kind vk_kinds[VK_COUNT] = {
+    [VK_GEMM] = {"gemm", OP_MATMUL, FN_NONE},
+    [VK_CONV] = {"conv2d", OP_CONV2D, FN_NONE},
+    [VK_ATTENTION] = {"attention", OP_ATTENTION, FN_NONE},
+    [VK_SOFTMAX] = {"softmax", OP_SOFTMAX, FN_NONE},
+    [VK_LAYERNORM] = {"layernorm", OP_LAYERNORM, FN_NONE},
+    [VK_RMSNORM] = {"rmsnorm", OP_RMSNORM, FN_NONE},
+    [VK_GELU] = {"gelu", OP_ELTWISE, FN_GELU},
+    [VK_SILU] = {"silu", OP_ELTWISE, FN_SILU},
+    [VK_ADD] = {"add", OP_ELTWISE, FN_ADD},
+    [VK_COPY] = {"copy", OP_ELTWISE, FN_SCALE}, /* a one-input pass over the data */
+    [VK_TRIAD] = {"triad", OP_ELTWISE, FN_ADD}, /* a + s b: two inputs, one output */
+};
+_Static_assert(sizeof vk_kinds / sizeof vk_kinds[0] == VK_COUNT, "one vk_kinds row per enum vk_type");
+
+int vk_kind_from_name(const char *s)
+{
+    for (int i = 0; i < VK_COUNT; i++)
+        if (strcmp(vk_kinds[i].name, s) == 0)
+            return i;
+    return -1;
+}
+
+static void vk_kind_list(char *buf, size_t n)
+{
+    size_t at = 0;
+    for (int i = 0; i < VK_COUNT && at < n; i++)
+        at += (size_t)snprintf(buf + at, n - at, "%s%s", i ? ", " : "", vk_kinds[i].name);
+}
 
 struct field {
     const char *name;
@@ -88,10 +115,10 @@ static int load_case(struct ju *j, const cJSON *o, struct vk *k)
         (rc = ju_str(j, o, "device", JU_OPT, k->device, sizeof k->device)))
         return rc;
     int elsewhere = cJSON_GetObjectItemCaseSensitive(o, "measured_ms") != NULL; /* imported: no native run */
-    int t = ju_lookup(vk_names, name);
+    int t = vk_kind_from_name(name);
     if (t < 0) {
         char list[200];
-        ju_list_names(vk_names, list, sizeof list);
+        vk_kind_list(list, sizeof list);
         return ju_fail(j, "unknown kernel '%s' (known: %s)", name, list);
     }
     k->type = (enum vk_type)t;

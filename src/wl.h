@@ -39,6 +39,7 @@ enum wl_fn {
 };
 extern const char *const wl_fn_names[FN_COUNT + 1];
 double wl_fn_flops(enum wl_fn f); /* arithmetic per output element */
+int wl_fn_binary(enum wl_fn f);    /* takes a second operand (add, sub, mul, div, batchnorm's [2, C]) */
 
 struct wl_tensor {
     char name[WL_NAME_LEN];
@@ -79,6 +80,14 @@ struct wl_op {
     double gm, gn, gk, gbatch; /* GEMM view: gbatch independent (gm x gk) @ (gk x gn); for an expert
                                   bank gbatch = the expected number of distinct experts the step's
                                   tokens reach (wl_experts_touched) and gm their mean rows */
+    double in_frac[WL_MAX_IN]; /* share of each input the op reads: an embedding's gathered rows, an
+                                  expert bank's reached experts; 1 otherwise */
+    /* set by a software stack's passes (pass.h); as built, every op is its own kernel (kernel = its
+     * index after wl_finalize) and nothing is fused or elided */
+    int elided;      /* folded away (a BatchNorm into its convolution): a view, costs nothing */
+    int kernel;      /* the kernel (launch) it runs in: ops of one kernel are consecutive */
+    unsigned char fused_in;  /* bit k: input k comes from inside the kernel (on chip, not read) */
+    unsigned char fused_out; /* bit k: output k is consumed only inside the kernel (not written) */
 };
 
 struct wl_graph {
@@ -108,6 +117,9 @@ int wl_add_op(struct wl_graph *g, const char *name, enum op_type type, const int
 /* Orders ops topologically (rejecting cycles), checks every shape, derives MACs, FLOPs, GEMM views,
  * tensor counts and lifetimes. file names the source in messages. */
 int wl_finalize(struct wl_graph *g, const char *file, struct dse_err *e);
+
+/* A view (reshape, slice) or an op a pass folded away: no data moves, no cost. */
+int wl_op_is_view(const struct wl_op *op);
 
 /* Re-derives one op's MACs, FLOPs and GEMM view after its tensors' shapes changed in place. */
 int wl_op_derive(struct wl_graph *g, int op, struct dse_err *e);

@@ -153,7 +153,7 @@ static int load_graph_json(const cJSON *root, const char *file, struct wl_graph 
             return rc;
         if ((type = op_type_from_name(s)) < 0) {
             char list[200];
-            ju_list_names(op_type_names, list, sizeof list);
+            op_type_list(list, sizeof list);
             ju_key(&j, "type");
             return ju_fail(&j, "unknown operator '%s' (expected one of: %s)", s, list);
         }

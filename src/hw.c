@@ -1,0 +1,143 @@
+/* hw.c -- what is derived from a loaded hardware description, and the transforms sweeps apply to
+ * one (power caps, clock and array scaling): lookups of devices, links and peaks, die area, the
+ * default energy of on-chip memories. The loader (hw_load.c) only reads and checks. */
+#include "hw.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+const char *const hw_class_names[HW_CLASS_COUNT + 1] = {"cpu", "gpu", "systolic", "npu", NULL};
+const char *const hw_engine_names[ENG_COUNT + 1] = {"matrix", "vector", NULL};
+const char *const hw_mem_kind_names[MEM_KIND_COUNT + 1] = {"register", "sram", "cache", "dram", "host", NULL};
+const char *const hw_dataflow_names[DF_COUNT + 1] = {"os", "ws", "is", NULL};
+
+double hw_default_mem_J_per_byte(enum hw_mem_kind k, double capacity_bytes, double process_nm)
+{
+    double scale = process_nm / 45.0;
+    switch (k) {
+    case MEM_REGISTER:
+        return 0.625e-12 * scale; /* half of an 8 KB SRAM access (assumption, docs/models.md) */
+    case MEM_SRAM:
+    case MEM_CACHE: {
+        /* Horowitz ISSCC 2014, 64-bit SRAM read: 8 KB 10 pJ, 32 KB 20 pJ, 1 MB 100 pJ -> 1.25, 2.5,
+         * 12.5 pJ/byte; piecewise linear in log2(size). A level's capacity is its aggregate over the
+         * chip; arrays beyond 1 MiB are banked (an access reads one bank), so the 1 MiB figure is the
+         * most a byte costs (extrapolating the slope charged a TPU v5e's 128 MiB VMEM 26.5 pJ/B, which
+         * alone put its modelled power past its TDP). */
+        double lg = log2(capacity_bytes > 1 ? capacity_bytes : 1);
+        if (lg > 20)
+            lg = 20;
+        double pj;
+        if (lg <= 15)
+            pj = 1.25 + (lg - 13) * (2.5 - 1.25) / 2;
+        else
+            pj = 2.5 + (lg - 15) * (12.5 - 2.5) / 5;
+        if (pj < 0.5)
+            pj = 0.5;
+        return pj * 1e-12 * scale;
+    }
+    case MEM_DRAM:
+    case MEM_HOST:
+    default:
+        return 0; /* none: DRAM energy depends on its technology, which the level names (hw_memtech.c) */
+    }
+}
+
+void hw_apply_power_cap(struct hw_device *d, double cap_W)
+{
+    d->power_cap_W = cap_W;
+    if (cap_W > 0 && cap_W <= d->idle_W)
+        snprintf(d->disabled, sizeof d->disabled, "power cap %g W is at or below the idle power %g W of device '%s'",
+                 cap_W, d->idle_W, d->name);
+}
+
+void hw_scale_clock(struct hw_device *d, double f, double v2)
+{
+    d->base_Hz *= f;
+    d->boost_Hz *= f;
+    for (int i = 0; i < d->n_compute; i++) {
+        d->compute[i].clock_Hz *= f;
+        d->compute[i].peak_flops *= f;
+        d->compute[i].energy_J_per_mac *= v2;
+    }
+    for (int e = 0; e < ENG_COUNT; e++)
+        for (int p = 0; p < P_COUNT; p++) {
+            d->peak[e][p] *= f;
+            d->mac_J[e][p] *= v2;
+        }
+}
+
+void hw_scale_matrix(struct hw_device *d, double ratio)
+{
+    for (int i = 0; i < d->n_compute; i++)
+        if (d->compute[i].engine == ENG_MATRIX) {
+            d->compute[i].flops_per_cycle_per_unit *= ratio;
+            d->compute[i].peak_flops *= ratio;
+        }
+    for (int p = 0; p < P_COUNT; p++)
+        d->peak[ENG_MATRIX][p] *= ratio;
+}
+
+double hw_die_area_mm2(const struct hw_device *d)
+{
+    if (d->area_per_mac_mm2 <= 0)
+        return d->die_area_mm2 > 0 ? d->die_area_mm2 : NAN;
+    double macs = 0, mib = 0;
+    for (int i = 0; i < d->n_compute; i++)
+        if (d->compute[i].engine == ENG_MATRIX && d->compute[i].units * d->compute[i].flops_per_cycle_per_unit / 2 > macs)
+            macs = d->compute[i].units * d->compute[i].flops_per_cycle_per_unit / 2;
+    for (int l = 0; l < d->n_mem; l++)
+        if (d->mem[l].shared < 0 && d->mem[l].kind <= MEM_CACHE)
+            mib += d->mem[l].capacity_bytes / (1024.0 * 1024);
+    return d->area_fixed_mm2 + macs * d->area_per_mac_mm2 + mib * d->area_per_MiB_mm2;
+}
+
+int hw_find_device(const struct hw_system *sys, const char *name)
+{
+    for (int i = 0; i < sys->n_dev; i++)
+        if (strcmp(sys->dev[i].name, name) == 0)
+            return i;
+    return -1;
+}
+
+double hw_gemm_peak(const struct hw_device *d, enum prec p, enum hw_engine *used)
+{
+    enum hw_engine e = d->peak[ENG_MATRIX][p] >= d->peak[ENG_VECTOR][p] ? ENG_MATRIX : ENG_VECTOR;
+    if (used)
+        *used = e;
+    return d->peak[e][p];
+}
+
+double hw_vector_peak(const struct hw_device *d, enum prec p, enum hw_engine *used)
+{
+    /* Pure MAC-array NPUs have no separate vector engine: their element-wise work runs in the
+     * array's pipeline, so the matrix figure stands in (docs/models.md). */
+    enum hw_engine e = d->peak[ENG_VECTOR][p] > 0 ? ENG_VECTOR : ENG_MATRIX;
+    if (used)
+        *used = e;
+    return d->peak[e][p];
+}
+
+double hw_max_peak(const struct hw_device *d, enum prec *p)
+{
+    double best = 0;
+    for (int e = 0; e < ENG_COUNT; e++)
+        for (int q = 0; q < P_COUNT; q++)
+            if (d->peak[e][q] > best) {
+                best = d->peak[e][q];
+                if (p)
+                    *p = (enum prec)q;
+            }
+    return best;
+}
+
+double hw_main_capacity(const struct hw_device *d) { return d->n_mem ? d->mem[d->n_mem - 1].capacity_bytes : 0; }
+
+int hw_link_between(const struct hw_system *sys, int a, int b)
+{
+    for (int i = 0; i < sys->n_link; i++)
+        if ((sys->link[i].a == a && sys->link[i].b == b) || (sys->link[i].a == b && sys->link[i].b == a))
+            return i;
+    return -1;
+}
