@@ -25,8 +25,8 @@ static struct cli_opt eval_opts_proto[] = {
     {"generate", 1, "output tokens for --phase generate (default 128)", NULL},
     {"top", 1, "operators shown in the table (default 12)", NULL},
     {"fidelity", 1, "analytical (default) or cycle (the cycle-approximate tier)", NULL},
-    {"graph-capture", 0, "cycle tier, GPU: kernels replayed from a captured graph (no launch cost)", NULL},
-    {"attention", 1, "cycle tier, GPU: flash (default: no score matrix in memory) or materialized", NULL},
+    {"software", 1, "software stack (software/ file or name from dse list software, or none; default: the "
+                    "device's own, named in its hwdesc)", NULL},
     {"cpu-threads", 1, "CPU: cores used (default: all; both tiers)", NULL},
     {"json", 0, "print one JSON object", NULL},
     {"csv", 0, "print per-operator CSV rows", NULL},
@@ -63,6 +63,54 @@ static const char *validation_note(const struct hw_device *d, char *buf, size_t 
     return buf;
 }
 
+/* The stack's fused kernels (two or more operators that are not views), most time first: which graph
+ * operators each holds. Rows of one kernel are consecutive within their phase (pass.c). */
+static void print_kernels(const struct eval_req *r, const struct eval_result *res, int top)
+{
+    struct kern {
+        int first, n;
+        double time_s;
+    };
+    struct kern *k = malloc(sizeof *k * (size_t)(res->n_ops ? res->n_ops : 1));
+    int nk = 0, fused_ops = 0;
+    if (!k)
+        return;
+    for (int i = 0; i < res->n_ops;) {
+        int j = i, members = 0;
+        double t = 0;
+        for (; j < res->n_ops && res->ops[j].kernel == res->ops[i].kernel && res->ops[j].phase == res->ops[i].phase; j++) {
+            members += res->ops[j].type != OP_RESHAPE && res->ops[j].type != OP_SLICE;
+            t += res->ops[j].time_s;
+        }
+        if (members > 1) {
+            k[nk++] = (struct kern){i, j - i, t};
+            fused_ops += j - i;
+        }
+        i = j;
+    }
+    if (nk == 0) {
+        free(k);
+        return;
+    }
+    for (int a = 1; a < nk; a++) /* insertion sort by time, descending (few kernels shown) */
+        for (int b = a; b > 0 && k[b].time_s > k[b - 1].time_s; b--) {
+            struct kern tmp = k[b];
+            k[b] = k[b - 1];
+            k[b - 1] = tmp;
+        }
+    printf("\nfused kernels (software %s): %d kernels hold %d operators\n", r->sw ? r->sw->name : "none", nk, fused_ops);
+    printf("%-8s %11s  %s\n", "phase", "time_ms", "operators");
+    for (int a = 0; a < nk && a < top; a++) {
+        printf("%-8s %11.4f  ", wl_phase_names[res->ops[k[a].first].phase], ms(k[a].time_s));
+        for (int m = 0; m < k[a].n; m++)
+            printf("%s%s", m ? " + " : "", res->ops[k[a].first + m].name);
+        printf("\n");
+    }
+    if (nk > top)
+        printf("(%d more kernels)\n", nk - top);
+    free(k);
+}
+
 static void print_human(const struct eval_req *r, const struct eval_result *res, const char *prec, int top)
 {
     const struct hw_system *sys = r->sys;
@@ -78,8 +126,8 @@ static void print_human(const struct eval_req *r, const struct eval_result *res,
     else
         printf("\n");
     char vn[160];
-    printf("model: %s; %s\n\n", r->x.fidelity == FID_CYCLE ? "cycle-approximate tier" : "analytical roofline",
-           validation_note(d, vn, sizeof vn));
+    printf("model: %s; software: %s; %s\n\n", r->x.fidelity == FID_CYCLE ? "cycle-approximate tier" : "analytical roofline",
+           r->sw ? r->sw->name : "none", validation_note(d, vn, sizeof vn));
     if (!res->feasible) {
         printf("INFEASIBLE: %s\n", res->reason);
         return;
@@ -120,6 +168,7 @@ static void print_human(const struct eval_req *r, const struct eval_result *res,
         printf("%-28s %-8s %-6s %9s %11.4f %5.1f%%\n", "(other operators)", "", "", "", ms(other_t),
                100 * other_t / res->t.latency_s);
     free(v);
+    print_kernels(r, res, top);
     printf("\ntotals:\n");
     for (int i = 0; i < metric_count; i++) {
         const struct metric *m = &metric_table[i];
@@ -138,13 +187,13 @@ static void print_human(const struct eval_req *r, const struct eval_result *res,
 static void print_csv(const struct eval_req *r, const struct eval_result *res)
 {
     printf("name,type,phase,device,count,time_ms,compute_ms,memory_ms,overhead_ms,transfer_ms,bound,macs,flops,"
-           "bytes,energy_mJ,utilization,precision\n");
+           "bytes,energy_mJ,utilization,precision,kernel\n");
     for (int i = 0; res->feasible && i < res->n_ops; i++) { /* an infeasible point has no rows, as in --json */
         const struct eval_op *o = &res->ops[i];
-        printf("%s,%s,%s,%s,%.0f,%.9g,%.9g,%.9g,%.9g,%.9g,%s,%.0f,%.0f,%.0f,%.9g,%.4f,%s\n", o->name,
+        printf("%s,%s,%s,%s,%.0f,%.9g,%.9g,%.9g,%.9g,%.9g,%s,%.0f,%.0f,%.0f,%.9g,%.4f,%s,%d\n", o->name,
                op_type_name(o->type), wl_phase_names[o->phase], r->sys->dev[o->dev].name, o->count, ms(o->time_s),
                ms(o->compute_s), ms(o->memory_s), ms(o->overhead_s), ms(o->xfer_s), bound_names[o->bound], o->macs,
-               o->flops, o->bytes, o->energy_J * 1e3, o->utilization, prec_names[o->cprec]);
+               o->flops, o->bytes, o->energy_J * 1e3, o->utilization, prec_names[o->cprec], o->kernel);
     }
 }
 
@@ -185,7 +234,7 @@ static int print_scalesim(const struct eval_req *r, const struct eval_result *re
     const struct hw_device *d = &r->sys->dev[r->dev];
     enum wl_phase ph = wl_model_is_lm(r->model) ? r->phase : PH_NONE;
     struct eval_graphs eg;
-    int rc = eval_graphs_build(r->model, ph, r->batch, r->prompt, &eg, e);
+    int rc = eval_graphs_build(r->model, ph, r->batch, r->prompt, r->sw, &eg, e);
     if (rc)
         return rc;
     printf("%s\n", head[kind]);
@@ -261,6 +310,7 @@ static int print_json(const struct eval_req *r, const struct eval_result *res, c
     if (ph == PH_GENERATE)
         cJSON_AddNumberToObject(o, "generate", (double)r->gen);
     cJSON_AddStringToObject(o, "model_tier", fidelity_names[r->x.fidelity]);
+    cJSON_AddStringToObject(o, "software", r->sw ? r->sw->name : "none");
     cJSON_AddBoolToObject(o, "feasible", res->feasible);
     if (!res->feasible)
         cJSON_AddStringToObject(o, "reason", res->reason);
@@ -304,6 +354,7 @@ static int print_json(const struct eval_req *r, const struct eval_result *res, c
         cJSON_AddNumberToObject(x, "energy_mJ", p->energy_J * 1e3);
         cJSON_AddNumberToObject(x, "utilization", p->utilization);
         cJSON_AddStringToObject(x, "precision", prec_names[p->cprec]);
+        cJSON_AddNumberToObject(x, "kernel", p->kernel);
         cJSON_AddItemToArray(ops, x);
     }
     char *s = cJSON_Print(o);
@@ -326,6 +377,7 @@ int cmd_eval(int argc, char **argv)
     struct wl_model model;
     int have_model = 0;
     struct eval_result res = {0};
+    struct sw_stack sw;
     char hwp[1024], wlp[1024];
     dse_err_clear(&e);
     if ((rc = cli_parse(argc, argv, 2, opts, pos, 0, &npos, "eval", &e)))
@@ -410,15 +462,13 @@ int cmd_eval(int argc, char **argv)
     r.x.fidelity = FID_ANALYTICAL;
     if (cli_get(opts, "fidelity") && (rc = cli_fidelity(cli_get(opts, "fidelity"), &r.x.fidelity, &e)))
         goto out;
-    r.x.graph_capture = cli_get(opts, "graph-capture") != NULL;
-    if (cli_get(opts, "attention")) {
-        const char *a = cli_get(opts, "attention");
-        if (strcmp(a, "flash") && strcmp(a, "materialized")) {
-            rc = dse_err_set(&e, DSE_EINPUT, NULL, "--attention", "expected flash or materialized, got '%s'", a);
-            goto out;
-        }
-        r.x.attn_materialized = a[0] == 'm';
-    }
+    /* the software stack: --software, else the primary device's own, else none */
+    const char *swn = cli_get(opts, "software");
+    if (!swn)
+        swn = sys->dev[r.dev].software[0] ? sys->dev[r.dev].software : "none";
+    if ((rc = pass_load_named(swn, cli_get(opts, "software") ? NULL : hwp, &sw, &e)))
+        goto out;
+    r.sw = &sw;
     if (cli_get(opts, "cpu-threads")) {
         long long t;
         if ((rc = cli_int("cpu-threads", cli_get(opts, "cpu-threads"), 1, 100000, &t, &e)))
@@ -433,11 +483,6 @@ int cmd_eval(int argc, char **argv)
         if (rc)
             goto out;
         r.x.threads = (int)t;
-    }
-    if ((r.x.graph_capture || r.x.attn_materialized) && r.x.fidelity != FID_CYCLE) {
-        rc = dse_err_set(&e, DSE_EINPUT, NULL, NULL,
-                         "eval: --graph-capture and --attention shape the cycle tier: add --fidelity cycle");
-        goto out;
     }
     if (ss_kind >= 0) { /* SCALE-Sim's reports describe its own array and memory: a .cfg, one pass */
         const struct hw_device *d = &sys->dev[r.dev];

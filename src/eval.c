@@ -120,29 +120,40 @@ static void infeasible(struct eval_result *res, const char *fmt, ...)
 /* ---- graphs and scratch ---- */
 
 int eval_graphs_build(const struct wl_model *m, enum wl_phase ph, int64_t batch, int64_t prompt,
-                      struct eval_graphs *eg, struct dse_err *e)
+                      const struct sw_stack *sw, struct eval_graphs *eg, struct dse_err *e)
 {
     memset(eg, 0, sizeof *eg);
     eg->phase = ph;
     eg->batch = batch;
     eg->prompt = prompt;
+    eg->sw = sw;
     struct wl_shape sh = {batch, prompt, 0};
     if (ph == PH_DECODE) {
         sh.tokens = 1;
         sh.past = prompt;
     }
     int rc = wl_build(m, &sh, &eg->first, e);
-    if (rc)
+    if (!rc)
+        rc = pass_apply(sw, &eg->first, e);
+    if (rc) {
+        wl_graph_free(&eg->first);
         return rc;
+    }
     eg->first_params = wl_params(&eg->first);
     eg->first_active_params = wl_active_params(&eg->first);
+    eg->first_launches = pass_kernel_launches(&eg->first);
     if (ph == PH_GENERATE) {
         struct wl_shape ds = {batch, 1, prompt};
-        if ((rc = wl_build(m, &ds, &eg->decode, e))) {
+        rc = wl_build(m, &ds, &eg->decode, e);
+        if (!rc)
+            rc = pass_apply(sw, &eg->decode, e);
+        if (rc) {
             wl_graph_free(&eg->first);
+            wl_graph_free(&eg->decode);
             return rc;
         }
         eg->decode_params = wl_params(&eg->decode);
+        eg->decode_launches = pass_kernel_launches(&eg->decode);
     }
     return DSE_OK;
 }
@@ -175,7 +186,10 @@ int eval_scratch_fit(struct eval_scratch *s, const struct eval_graphs *eg, struc
         char *sn = l ? realloc(s->seen, (size_t)nt) : NULL;
         if (sn)
             s->seen = sn;
-        if (!l || !sn)
+        signed char *h = sn ? realloc(s->home, (size_t)nt) : NULL;
+        if (h)
+            s->home = h;
+        if (!l || !sn || !h)
             return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
         s->cap_t = nt;
     }
@@ -183,6 +197,11 @@ int eval_scratch_fit(struct eval_scratch *s, const struct eval_graphs *eg, struc
         int *d = realloc(s->dev_of, sizeof *d * (size_t)no);
         if (d)
             s->dev_of = d;
+        char *nf = d ? realloc(s->nofuse, (size_t)no) : NULL;
+        if (nf)
+            s->nofuse = nf;
+        else
+            d = NULL;
         double *df = d ? realloc(s->diff, sizeof *df * ((size_t)no + 2)) : NULL;
         if (df)
             s->diff = df;
@@ -201,6 +220,8 @@ void eval_scratch_free(struct eval_scratch *s)
     free(s->loc);
     free(s->dev_of);
     free(s->seen);
+    free(s->nofuse);
+    free(s->home);
     free(s->diff);
     free(s->contrib);
     wl_graph_free(&s->mini);
@@ -255,6 +276,7 @@ static int account(const struct eval_req *r, struct eval_result *res, const stru
         o->type = op->type;
         o->phase = ph;
         o->dev = c->dev;
+        o->kernel = op->kernel;
         o->cprec = c->cprec;
     }
     struct eval_op *o = &res->ops[row];
@@ -302,27 +324,81 @@ static void fill_cost(struct eval_op_cost *k, int dev, const struct op_cost *c, 
     k->dram_writes = c->dram_writes;
 }
 
-/* Costs one op on the device its placement names, falling back to a linked device that runs it. */
-static enum op_status place(const struct eval_req *r, const struct wl_graph *g, const struct wl_op *op,
-                            const struct exec_cfg *x, int *dev, struct op_cost *c)
+/* Whether device d runs op at precisions p (its operator set and an engine for the precision). */
+static int runs(const struct hw_device *d, const struct wl_graph *g, const struct wl_op *op, const struct prec_cfg *p)
+{
+    enum hw_engine eng;
+    double peak;
+    return !d->disabled[0] && (d->ops_mask & (1u << op->type)) && model_op_prec(d, g, op, p, &eng, &peak) >= 0;
+}
+
+/* Where each op of g runs (s->dev_of; -1: no device of the system runs it) and which ops are cut out
+ * of their fused kernel because it spans devices (s->nofuse). An op runs on the device its placement
+ * names unless that device lacks the operator: then on a linked device that runs it. With a stack that
+ * partitions by prefix (the Edge TPU compiler), once an op has fallen back, every later op that would
+ * run on the primary device runs where the graph fell back to. */
+static void place_ops(const struct eval_req *r, const struct wl_graph *g, struct eval_scratch *s)
 {
     const struct hw_system *sys = r->sys;
-    int want = r->type_dev[op->type] >= 0 ? r->type_dev[op->type] : r->dev;
-    *dev = want;
-    if (sys->dev[want].disabled[0])
-        return OPS_UNSUPPORTED_OP;
-    enum op_status st = model_cost(&sys->dev[want], g, op, x, c);
-    if (st != OPS_UNSUPPORTED_OP)
-        return st;
-    for (int k = 0; k < sys->n_dev; k++) {
-        if (k == want || sys->dev[k].disabled[0] || hw_link_between(sys, want, k) < 0)
-            continue;
-        if (model_cost(&sys->dev[k], g, op, x, c) == OPS_OK) {
-            *dev = k;
-            return OPS_OK;
+    int fell = -1, prefix = r->sw && r->sw->partition == PART_PREFIX;
+    for (int i = 0; i < g->n_op; i++) {
+        const struct wl_op *op = &g->op[i];
+        int want = r->type_dev[op->type] >= 0 ? r->type_dev[op->type] : r->dev, dev = want;
+        const struct hw_device *d = &sys->dev[want];
+        if (prefix && fell >= 0 && want == r->dev && runs(&sys->dev[fell], g, op, &r->x.prec))
+            dev = fell;
+        else if (!d->disabled[0] && !(d->ops_mask & (1u << op->type))) {
+            dev = -1;
+            for (int k = 0; k < sys->n_dev && dev < 0; k++)
+                if (k != want && hw_link_between(sys, want, k) >= 0 && runs(&sys->dev[k], g, op, &r->x.prec))
+                    dev = k;
+            if (dev >= 0 && want == r->dev && fell < 0 && !wl_op_is_view(op))
+                fell = dev;
         }
+        s->dev_of[i] = dev;
+        s->nofuse[i] = 0;
     }
-    return OPS_UNSUPPORTED_OP;
+    for (int i = 0, k0 = 0; i <= g->n_op; i++) { /* per kernel [k0, i): one device, or each op on its own */
+        if (i < g->n_op && g->op[i].kernel == g->op[k0].kernel)
+            continue;
+        int split = 0;
+        for (int j = k0 + 1; j < i; j++)
+            split |= s->dev_of[j] != s->dev_of[k0] && !wl_op_is_view(&g->op[j]);
+        for (int j = k0; j < i && split; j++)
+            s->nofuse[j] = 1;
+        k0 = i;
+    }
+}
+
+/* Bytes of a KV-cache tensor as the stack's runtime allocates it once `grow` more tokens joined it: a
+ * paged cache rounds each sequence's tokens (rows, dim 1) up to whole blocks (vLLM: blocks of 16, the
+ * last partly filled); contiguous and concatenated caches hold the tokens exactly. */
+static double kv_alloc_bytes(const struct sw_stack *sw, const struct wl_tensor *t, const struct prec_cfg *p,
+                             int64_t grow)
+{
+    double b = wl_kv_bytes(t, p, grow);
+    if (!sw || sw->kv != KV_PAGED || sw->kv_block_tokens < 1 || t->rank < 2 || t->dim[1] < 1)
+        return b;
+    double rows = (double)t->dim[1] + (double)grow, blk = sw->kv_block_tokens;
+    if (t->max_rows > 0 && rows > (double)t->max_rows)
+        rows = (double)t->max_rows;
+    return b * ceil(rows / blk) * blk / rows;
+}
+
+/* The host and runtime time of one forward pass (a step) that the devices do not hide: issuing its
+ * `launches` kernels (the stack's host_us_per_kernel each, none when they are replayed from a captured
+ * graph) runs ahead of an accelerator, which waits only when issuing takes longer than its dev_s of
+ * work, and adds to a CPU's own time; the runtime's per-step work (scheduling, sampling, sync) adds. */
+static void runtime_step(const struct eval_req *r, struct eval_result *res, double dev_s, double launches)
+{
+    const struct sw_stack *sw = r->sw;
+    if (!sw)
+        return;
+    double host = pass_has(sw, PASS_LAUNCH) ? 0 : launches * sw->host_kernel_s;
+    double extra = r->sys->dev[r->dev].cls == HW_CPU ? host : host > dev_s ? host - dev_s : 0;
+    extra += sw->per_step_s;
+    res->t.latency_s += extra;
+    res->t.runtime_s += extra;
 }
 
 /* Evaluates every op of g once; records per-op costs into rec when given (first decode step).
@@ -342,11 +418,21 @@ static int eval_graph(const struct eval_req *r, const struct wl_graph *g, double
     u->act = wl_peak_act_bytes(g, &r->x.prec, s->diff);
     struct exec_cfg x = r->x;
     x.graph_weight_bytes = params * prec_bytes(r->x.prec.w);
+    x.graph_capture |= pass_has(r->sw, PASS_LAUNCH);
+    int planned = pass_plan_memory(r->sw, &sys->dev[r->dev], g, &r->x.prec, s->home);
+    place_ops(r, g, s);
     for (int i = 0; i < g->n_op; i++) {
         const struct wl_op *op = &g->op[i];
         struct op_cost c;
-        int dev;
-        enum op_status st = place(r, g, op, &x, &dev, &c);
+        int dev = s->dev_of[i];
+        enum op_status st = OPS_UNSUPPORTED_OP;
+        if (dev < 0)
+            dev = r->type_dev[op->type] >= 0 ? r->type_dev[op->type] : r->dev; /* for the message */
+        else if (!sys->dev[dev].disabled[0]) {
+            x.home = planned && dev == r->dev ? s->home : NULL; /* the plan is the primary device's */
+            x.nofuse = s->nofuse[i];
+            st = model_cost(&sys->dev[dev], g, op, &x, &c);
+        }
         if (st == OPS_NO_TIER)
             return dse_err_set(e, DSE_EINPUT, NULL, "--fidelity",
                                "cycle: device '%s' (%s) lacks the description the cycle tier needs (\"array\" for "
@@ -386,7 +472,7 @@ static int eval_graph(const struct eval_req *r, const struct wl_graph *g, double
                     if (tt->kind == WL_WEIGHT)
                         u->weights[dev] += wl_tensor_bytes(tt, &r->x.prec) * tt->count;
                     else
-                        u->kv[dev] += wl_kv_bytes(tt, &r->x.prec, tt->producer < 0 ? kv_grow : 0) * tt->count;
+                        u->kv[dev] += kv_alloc_bytes(r->sw, tt, &r->x.prec, tt->producer < 0 ? kv_grow : 0) * tt->count;
                     s->seen[t] = 1;
                 }
                 continue;
@@ -407,7 +493,7 @@ static int eval_graph(const struct eval_req *r, const struct wl_graph *g, double
             int t = op->out[m];
             s->loc[t] = dev;
             if (g->t[t].kind == WL_KV && !s->seen[t]) {
-                u->kv[dev] += wl_kv_bytes(&g->t[t], &r->x.prec, 0) * g->t[t].count;
+                u->kv[dev] += kv_alloc_bytes(r->sw, &g->t[t], &r->x.prec, 0) * g->t[t].count;
                 s->seen[t] = 1;
             }
         }
@@ -445,6 +531,7 @@ static int step_cost(const struct eval_req *r, const struct wl_graph *g, const s
         return rc;
     struct exec_cfg x = r->x;
     x.graph_weight_bytes = params * prec_bytes(r->x.prec.w);
+    x.graph_capture |= pass_has(r->sw, PASS_LAUNCH);
     struct op_cost c;
     const struct hw_device *d = &r->sys->dev[at0->dev];
     if (model_cost(d, m, &m->op[0], &x, &c) != OPS_OK)
@@ -505,22 +592,39 @@ static int eval_ops(const struct eval_req *r, const struct eval_graphs *eg, stru
     enum wl_phase ph = eg->phase;
     res->t.params = eg->first_params;
     res->t.active_params = eg->first_active_params;
+    if (r->sw && r->sw != eg->sw)
+        return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "graphs built for stack '%s' evaluated with '%s'",
+                           eg->sw ? eg->sw->name : "none", r->sw->name);
+    if (r->sw && (rc = pass_check_target(r->sw, pd, e))) {
+        infeasible(res, "%s", e->msg); /* a design point, not an input error: this stack does not target it */
+        dse_err_clear(e);
+        return DSE_OK;
+    }
     rc = eval_graph(r, &eg->first, eg->first_params, ph == PH_GENERATE ? PH_PREFILL : ph, 0, s, &u, &used, NULL,
                     res, e);
     if (rc || !res->feasible)
         return rc;
     double act = u.act;
+    if (r->sw) { /* the request's own runtime work, then the first step's */
+        res->t.latency_s += r->sw->per_request_s;
+        res->t.runtime_s += r->sw->per_request_s;
+    }
+    runtime_step(r, res, res->t.latency_s - res->t.runtime_s, eg->first_launches);
     res->first_s = res->t.latency_s;
+    res->t.kernels = eg->first_launches;
 
     if (ph == PH_GENERATE) {
         const struct wl_graph *g = &eg->decode;
         int row0 = res->n_ops;
         res->part = 1;
         /* the cache at the last step: prompt + gen - 1 past tokens (a window's fewer) and the new one */
+        double t0 = res->t.latency_s;
         rc = eval_graph(r, g, eg->decode_params, PH_DECODE, r->gen - 1, s, &ud, &used, s->contrib, res, e);
         if (rc || !res->feasible)
             return rc;
+        runtime_step(r, res, res->t.latency_s - t0, eg->decode_launches);
         for (int64_t i = 1; i < r->gen; i++) {
+            t0 = res->t.latency_s;
             for (int k = 0; k < g->n_op; k++) {
                 struct eval_op_cost c = s->contrib[k];
                 if (c.dynamic && (rc = step_cost(r, g, &g->op[k], eg->prompt + i, &s->contrib[k], eg->decode_params,
@@ -529,7 +633,9 @@ static int eval_ops(const struct eval_req *r, const struct eval_graphs *eg, stru
                 if ((rc = account(r, res, &g->op[k], PH_DECODE, row0 + k, &c, e)))
                     return rc;
             }
+            runtime_step(r, res, res->t.latency_s - t0, eg->decode_launches);
         }
+        res->t.kernels += eg->decode_launches * (double)r->gen;
         if (ud.act > act)
             act = ud.act;
         u = ud;
@@ -775,7 +881,7 @@ int eval_run(const struct eval_req *r, struct eval_result *res, struct dse_err *
     enum wl_phase ph = lm ? (r->phase == PH_NONE ? PH_GENERATE : r->phase) : PH_NONE;
     if (r->batch < 1 || r->prompt < 1 || (ph == PH_GENERATE && r->gen < 1))
         return dse_err_set(e, DSE_EINPUT, NULL, NULL, "batch, prompt and generated tokens must be positive");
-    int rc = eval_graphs_build(r->model, ph, r->batch, r->prompt, &eg, e);
+    int rc = eval_graphs_build(r->model, ph, r->batch, r->prompt, r->sw, &eg, e);
     if (rc)
         return rc;
     if (!(rc = eval_scratch_fit(&s, &eg, e)))

@@ -14,6 +14,7 @@
 #define DSE_EVAL_H
 
 #include "model.h"
+#include "pass.h"
 
 /* Cost assumptions for the cost metrics (docs/models.md). */
 #define EVAL_AMORTIZE_S (3.0 * 365 * 86400) /* purchase price spread over 3 years of use */
@@ -21,6 +22,7 @@
 
 struct eval_req {
     const struct hw_system *sys;
+    const struct sw_stack *sw; /* the software stack its graphs were built with (NULL: none) */
     int dev;               /* primary device index */
     int type_dev[OP_COUNT]; /* device per operator type, -1: the primary device */
     const struct wl_model *model;
@@ -36,21 +38,25 @@ struct eval_req {
                               unit-roundoff estimate prec_accuracy_proxy */
 };
 
-/* Graphs for one (workload, phase, batch, prompt): built once, then read-only. */
+/* Graphs for one (workload, phase, batch, prompt, software stack): built once, the stack's passes
+ * applied, then read-only. */
 struct eval_graphs {
     enum wl_phase phase;
     int64_t batch, prompt;
+    const struct sw_stack *sw; /* the stack whose passes were applied (NULL: none) */
     struct wl_graph first;  /* the whole inference, the prefill, or the single decode step */
     struct wl_graph decode; /* generate: the first decode step (prompt tokens cached); else empty */
     double first_params, decode_params;
     double first_active_params; /* parameters a token uses (MoE: the routed experts it picks) */
+    double first_launches, decode_launches; /* kernel launches of one execution (pass_kernel_launches) */
 };
 
 /* Per-thread working memory, reused across points. */
 struct eval_op_cost;
 struct eval_scratch {
     int *loc, *dev_of;
-    char *seen;
+    char *seen, *nofuse;
+    signed char *home;    /* the stack's memory plan of the graph being evaluated (per tensor) */
     double *diff;
     struct eval_op_cost *contrib;
     int cap_t, cap_op;
@@ -63,6 +69,7 @@ struct eval_op {
     enum op_type type;
     enum wl_phase phase;
     int dev;
+    int kernel;        /* the kernel it runs in (the stack's fusion; pass.h), within its phase's graph */
     double count;      /* executions summed into this row (repeat count x decode steps) */
     double time_s, compute_s, memory_s, overhead_s, xfer_s;
     enum bound bound;  /* of one execution (the last, for decode rows) */
@@ -89,6 +96,9 @@ struct eval_totals {
     double cost_per_Minference_USD; /* NAN when no price or rent is known */
     double accuracy_proxy;          /* relative numerical error of the precision configuration */
     double throttle_slowdown;       /* latency / latency unthrottled: 1 when no device hit its power limit */
+    double kernels;                 /* kernel launches of the evaluated phase (every step) */
+    double runtime_s;               /* host and runtime time not hidden by the devices: kernel issue beyond
+                                       device time, per-step and per-request work (pass.h) */
 };
 
 struct eval_result {
@@ -123,8 +133,9 @@ int eval_default_prec(const struct hw_device *d);
  * Returns DSE_EINPUT with a message naming the unknown device or type. */
 int eval_parse_placement(const struct hw_system *sys, const char *s, int *dev, int *type_dev, struct dse_err *e);
 
+/* Builds the graphs and applies the stack's passes (sw NULL: none); sw must outlive eg. */
 int eval_graphs_build(const struct wl_model *m, enum wl_phase ph, int64_t batch, int64_t prompt,
-                      struct eval_graphs *eg, struct dse_err *e);
+                      const struct sw_stack *sw, struct eval_graphs *eg, struct dse_err *e);
 void eval_graphs_free(struct eval_graphs *eg);
 int eval_scratch_fit(struct eval_scratch *s, const struct eval_graphs *eg, struct dse_err *e);
 void eval_scratch_free(struct eval_scratch *s);

@@ -92,7 +92,9 @@ struct hw_device {
     double area_fixed_mm2, area_per_mac_mm2, area_per_MiB_mm2; /* area model; per_mac 0: none */
     double power_cap_W;             /* 0: none; set by a sweep's power_W axis (hw_apply_power_cap) */
     char disabled[256];             /* non-empty: this variant of the device cannot run (the reason) */
-    double per_op_s;                /* fixed cost per operator */
+    char software[64];              /* its default software stack (software/NAME.json); "" for none */
+    double per_op_s;                /* fixed cost per kernel launch (a stream launch on a GPU) */
+    double graph_node_s;            /* GPU: the same for a kernel replayed from a captured graph */
     double pack_elem_per_s[2];      /* CPU: GEMM elements packed per second, left and right operand (0: none) */
     double gemm_setup_s;            /* CPU: fixed cost of a packed GEMM call (buffers, barriers) */
     double fork_join_s;             /* CPU: cost of running an op on all cores (a parallel region) */

@@ -481,15 +481,16 @@ static int load_area(struct ju *j, const cJSON *o, struct hw_system *sys, struct
 static int load_overhead(struct ju *j, const cJSON *o, struct hw_system *sys, struct hw_device *d, int *bad)
 {
     (void)sys;
-    static const char *const keys[] = {"per_op_us", "fork_join_us", "gemm_setup_us", "per_group_us",
+    static const char *const keys[] = {"per_op_us", "graph_node_us", "fork_join_us", "gemm_setup_us", "per_group_us",
                                        "pack_left_Gelem_per_s", "pack_right_Gelem_per_s", "source", "note", NULL};
-    double us = 0, pl = 0, pr = 0, setup = 0, fj = 0, pg = 0;
+    double us = 0, gn = 0, pl = 0, pr = 0, setup = 0, fj = 0, pg = 0;
     int rc;
     size_t old;
     const cJSON *ov = section(j, o, "overhead", &old);
     if (!ov)
         return DSE_OK;
     if (!(rc = ju_object(j, ov, keys)) && !(rc = ju_num(j, ov, "per_op_us", JU_NONNEG, 1e6, &us)) &&
+        !(rc = ju_num(j, ov, "graph_node_us", JU_OPT | JU_NONNEG, 1e6, &gn)) &&
         !(rc = ju_num(j, ov, "gemm_setup_us", JU_OPT | JU_NONNEG, 1e6, &setup)) &&
         !(rc = ju_num(j, ov, "fork_join_us", JU_OPT | JU_NONNEG, 1e6, &fj)) &&
         !(rc = ju_num(j, ov, "per_group_us", JU_OPT | JU_NONNEG, 1e6, &pg)) &&
@@ -499,6 +500,7 @@ static int load_overhead(struct ju *j, const cJSON *o, struct hw_system *sys, st
     ju_pop(j, old);
     KEEP(rc);
     d->per_op_s = us * 1e-6;
+    d->graph_node_s = gn * 1e-6;
     d->pack_elem_per_s[0] = pl * 1e9;
     d->pack_elem_per_s[1] = pr * 1e9;
     d->gemm_setup_s = setup * 1e-6;
@@ -621,7 +623,7 @@ static int load_device(struct ju *j, const cJSON *o, struct hw_system *sys, stru
 {
     static const char *const keys[] = {"name", "class", "model", "process_nm", "clock", "compute", "memory",
                                        "dvfs", "power", "cost", "area", "array", "gpu", "cpu", "overhead",
-                                       "efficiency", "ops", "note", "description", "source", NULL};
+                                       "efficiency", "ops", "software", "note", "description", "source", NULL};
     int rc, cls = 0, bad = 0;
     if (!cJSON_IsObject(o))
         return ju_object(j, o, keys);
@@ -631,7 +633,8 @@ static int load_device(struct ju *j, const cJSON *o, struct hw_system *sys, stru
     bad = rc != DSE_OK;
     if ((rc = ju_str(j, o, "name", 0, d->name, sizeof d->name)) ||
         (rc = enum_field(j, o, "class", hw_class_names, &cls)) ||
-        (rc = ju_str(j, o, "model", JU_OPT, d->model, sizeof d->model)))
+        (rc = ju_str(j, o, "model", JU_OPT, d->model, sizeof d->model)) ||
+        (rc = ju_str(j, o, "software", JU_OPT, d->software, sizeof d->software)))
         return rc;
     d->cls = (enum hw_class)cls;
     d->process_nm = 45;

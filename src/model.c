@@ -107,6 +107,45 @@ enum hw_eff_class model_eff_class(const struct wl_op *op)
 
 const char *const fidelity_names[FID_COUNT + 1] = {"analytical", "cycle", NULL};
 
+double model_in_bytes(const struct wl_graph *g, const struct wl_op *op, int slot, const struct exec_cfg *x)
+{
+    if (!x->nofuse && (op->fused_in & (1u << slot)))
+        return 0;
+    return wl_op_read_bytes(g, op, slot, &x->prec);
+}
+
+double model_out_bytes(const struct wl_graph *g, const struct wl_op *op, int slot, const struct exec_cfg *x)
+{
+    if (!x->nofuse && (op->fused_out & (1u << slot)))
+        return 0;
+    return wl_tensor_bytes(&g->t[op->out[slot]], &x->prec);
+}
+
+double model_launch_s(const struct hw_device *d, const struct wl_op *op, const struct exec_cfg *x)
+{
+    double n = op->launches;
+    if (x->nofuse && !wl_op_is_view(op) && n < 1) /* cut out of its kernel: a launch of its own */
+        n = 1;
+    return n * (x->graph_capture ? d->graph_node_s : d->per_op_s);
+}
+
+int model_planned_home(const struct exec_cfg *x, int t) { return x->home ? x->home[t] : -1; }
+
+double model_attention_scores(const struct wl_op *op) { return op->gbatch * op->gm * op->gn; }
+
+double model_extra_bytes(const struct wl_graph *g, const struct wl_op *op, const struct exec_cfg *x)
+{
+    double extra = 0;
+    if (op->type != OP_ATTENTION)
+        return 0;
+    if (op->attn_unfused)
+        extra += 4 * model_attention_scores(op) * prec_bytes(x->prec.a);
+    if (op->kv_concat)
+        for (int k = 1; k < op->n_in; k++)
+            extra += 2 * wl_op_read_bytes(g, op, k, &x->prec);
+    return extra;
+}
+
 enum op_status model_cost(const struct hw_device *d, const struct wl_graph *g, const struct wl_op *op,
                           const struct exec_cfg *x, struct op_cost *c)
 {

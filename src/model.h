@@ -21,11 +21,14 @@ extern const char *const fidelity_names[FID_COUNT + 1];
 struct exec_cfg {
     struct prec_cfg prec;
     enum fidelity fidelity;
-    int graph_capture;      /* cycle tier, GPU: kernels replayed from a captured graph: no launch cost */
-    int attn_materialized;  /* cycle tier, GPU: attention writes and re-reads its score matrix */
-    int threads;            /* cycle tier, CPU: threads used (0: one per core) */
+    int graph_capture;      /* kernels replayed from a captured graph (the stack's launch_elimination):
+                               each launch costs overhead.graph_node_us instead of per_op_us */
+    int threads;            /* CPU: threads used (0: one per core) */
     double graph_weight_bytes; /* all weights of the graph being evaluated (for on-chip residency) */
     int warm;               /* repeated runs (validation): every tensor stays in the nearest level it fits */
+    const signed char *home; /* the stack's memory plan for this device (pass_plan_memory): the level
+                                each tensor lives in, -1 for the default rule; NULL: no plan */
+    int nofuse;             /* the op runs on another device than its kernel: costed on its own */
 };
 
 struct op_cost {
@@ -81,6 +84,24 @@ enum prec model_tensor_prec(const struct wl_tensor *t, const struct prec_cfg *p)
  * of its operands into panels (dense matmul, im2col convolution), a grouped convolution's per-group
  * cost; 0 on other devices and ops, or when the hwdesc gives none of these overheads. */
 double model_cpu_prep_s(const struct hw_device *d, const struct wl_op *op);
+
+/* What a kernel of fused operators moves (pass.h): the bytes op reads as input `slot` (an embedding's
+ * rows, an expert bank's experts; 0 when the input comes from inside its kernel) and writes as output
+ * `slot` (0 when only its kernel reads it). */
+double model_in_bytes(const struct wl_graph *g, const struct wl_op *op, int slot, const struct exec_cfg *x);
+double model_out_bytes(const struct wl_graph *g, const struct wl_op *op, int slot, const struct exec_cfg *x);
+/* Launch cost of op: its launches (0 inside a fused kernel) x overhead.per_op_us, or x
+ * overhead.graph_node_us when kernels are replayed from a captured graph. */
+double model_launch_s(const struct hw_device *d, const struct wl_op *op, const struct exec_cfg *x);
+/* Main-memory bytes an attention op moves beyond its operands: an unfused attention's scores (written
+ * and read twice: 4 x scores at the activation precision) and a cache grown by concatenation (copied
+ * each step: read and written once more); 0 for other ops. */
+double model_extra_bytes(const struct wl_graph *g, const struct wl_op *op, const struct exec_cfg *x);
+/* Elements of the S x T score matrix of an attention op (batch x heads x queries x keys each sees at
+ * most): what an unfused attention writes to memory. */
+double model_attention_scores(const struct wl_op *op);
+/* The level tensor t lives in by the stack's memory plan, or -1 when there is none for it. */
+int model_planned_home(const struct exec_cfg *x, int t);
 
 /* Costs op at x->fidelity: the class's cycle tier, or OPS_NO_TIER when it has none. */
 enum op_status model_cost(const struct hw_device *d, const struct wl_graph *g, const struct wl_op *op,

@@ -34,8 +34,8 @@ enum op_status model_cpu_cycle(const struct hw_device *d, const struct wl_graph 
     int last = d->n_mem - 1;
     double e = prec_bytes(c->cprec), compulsory = 0;
     for (int k = 0; k < op->n_in; k++) /* an embedding's gathered rows, an expert bank's touched experts */
-        compulsory += wl_op_read_bytes(g, op, k, &x->prec);
-    compulsory += wl_tensor_bytes(&g->t[op->out[0]], &x->prec);
+        compulsory += model_in_bytes(g, op, k, x);
+    compulsory += model_out_bytes(g, op, 0, x) + model_extra_bytes(g, op, x);
     memset(c->bytes, 0, sizeof c->bytes);
     c->memory_s = 0;
     if (op_type_is_gemm(op->type)) {
@@ -89,7 +89,7 @@ enum op_status model_cpu_cycle(const struct hw_device *d, const struct wl_graph 
     c->energy_memory_J = 0;
     for (int l = 0; l < d->n_mem; l++)
         c->energy_memory_J += c->bytes[l] * d->mem[l].energy_J_per_byte;
-    c->overhead_s = d->per_op_s + model_cpu_prep_s(d, op) + (parallel && threads > 1 ? d->fork_join_s : 0);
+    c->overhead_s = model_launch_s(d, op, x) + model_cpu_prep_s(d, op) + (parallel && threads > 1 ? d->fork_join_s : 0);
     c->cycles_compute = c->compute_s * d->boost_Hz;
     model_finish(d, op, c);
     return OPS_OK;

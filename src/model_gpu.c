@@ -12,9 +12,11 @@
  * sqrt(SMs x ctas) tiles a side) share panels through L2 and A is re-read once per wave column of
  * tiles, B once per wave row. Streaming kernels reach bw_fraction of the memory bandwidth.
  * Attention: per batch x head, one tile per tile_m queries sweeps all keys (FlashAttention-style:
- * only q, k, v and the output touch memory) unless x->attn_materialized, when the S x T score matrix
- * is written and read back twice (scores, then probabilities). Every kernel pays the launch overhead
- * unless x->graph_capture. Other operators: the roofline with the achieved bandwidth fraction. */
+ * only q, k, v and the output touch memory) unless the stack runs it unfused (wl_op.attn_unfused), when
+ * the S x T score matrix is written and read back twice (scores, then probabilities). Every kernel pays
+ * its launch (model_launch_s: per_op_us, or graph_node_us when replayed from a captured graph); an op
+ * fused into a kernel moves only what crosses the kernel's boundary (model_in_bytes, model_out_bytes).
+ * Other operators: the roofline with the achieved bandwidth fraction. */
 #include <math.h>
 #include <string.h>
 
@@ -54,7 +56,7 @@ enum op_status model_gpu_cycle(const struct hw_device *d, const struct wl_graph 
     const struct hw_gpu *gp = &d->gpu;
     int last = d->n_mem - 1, l2 = last > 0 ? last - 1 : 0;
     double hbm = d->mem[last].bandwidth_Bps * d->eff_memory * gp->bw_fraction;
-    c->overhead_s = x->graph_capture ? 0 : d->per_op_s;
+    c->overhead_s = model_launch_s(d, op, x);
     if (!op_type_is_gemm(op->type)) { /* streaming: the roofline's traffic at the achieved bandwidth */
         double m = 0;
         for (int l = 0; l < d->n_mem; l++) {
@@ -73,23 +75,23 @@ enum op_status model_gpu_cycle(const struct hw_device *d, const struct wl_graph 
     double tm = gp->tile_m, tn = gp->tile_n, M = op->gm, N = op->gn, K = op->gk;
     double a_bytes = 0, b_bytes = 0, o_bytes = 0, tiles, work, l2_bytes, dram;
     for (int k = 0; k < op->n_in; k++) { /* an expert bank: the experts the tokens reach */
-        double b = wl_op_read_bytes(g, op, k, &x->prec);
+        double b = model_in_bytes(g, op, k, x);
         if (k == 0)
             a_bytes += b;
         else
             b_bytes += b;
     }
-    o_bytes = wl_tensor_bytes(&g->t[op->out[0]], &x->prec);
+    o_bytes = model_out_bytes(g, op, 0, x);
     if (op->type == OP_ATTENTION) {
         /* gbatch = batch x heads; M = S queries, N = T keys, K = head_dim; QK^T and PV per tile. */
         tiles = op->gbatch * ceil(M / tm);
         work = 2 * (2 * tm * N * K);
         l2_bytes = a_bytes + tiles * 2 * N * K * e + o_bytes;
         dram = a_bytes + b_bytes + o_bytes;
-        if (x->attn_materialized) {
-            double scores = op->gbatch * M * N * e;
-            dram += 4 * scores;
-            l2_bytes += 4 * scores;
+        if (op->attn_unfused || op->kv_concat) {
+            double extra = model_extra_bytes(g, op, x);
+            dram += extra;
+            l2_bytes += extra;
         }
     } else {
         /* Kernel choice: tiles shrink to the next power of two >= M (or N), at least 16, as GEMM

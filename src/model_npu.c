@@ -33,25 +33,28 @@ enum op_status model_npu_cycle(const struct hw_device *d, const struct wl_graph 
     double half = d->mem[sp].capacity_bytes / 2;
     /* Intermediate activations that fit in a quarter of the scratchpad stay on chip between layers;
      * graph inputs, KV caches and larger activations come and go by DMA. */
-    double w = 0, act = 0, act_dma = 0;
+    double w = 0, w_dma = 0, act = 0, act_dma = model_extra_bytes(g, op, x);
+    int w_pinned = 0; /* weights stay on chip only by the stack's memory plan (pass_plan_memory) */
     for (int k = 0; k <= op->n_in; k++) { /* inputs as read: an embedding's rows, an expert bank's experts */
-        const struct wl_tensor *t = &g->t[k < op->n_in ? op->in[k] : op->out[0]];
-        double b = k < op->n_in ? wl_op_read_bytes(g, op, k, &x->prec) : wl_tensor_bytes(t, &x->prec);
+        int ti = k < op->n_in ? op->in[k] : op->out[0], planned = model_planned_home(x, ti);
+        const struct wl_tensor *t = &g->t[ti];
+        double b = k < op->n_in ? model_in_bytes(g, op, k, x) : model_out_bytes(g, op, 0, x);
+        int on_chip = planned >= 0 ? planned < last : -1; /* the stack's memory plan, where it has one */
         if (t->kind == WL_WEIGHT) {
             w += b;
+            w_dma += (on_chip >= 0 ? !on_chip : !w_pinned) ? b : 0;
             continue;
         }
         act += b;
-        if (t->kind != WL_ACT || b > half / 2)
+        if (on_chip >= 0 ? !on_chip : t->kind != WL_ACT || b > half / 2)
             act_dma += b;
     }
-    int w_pinned = x->graph_weight_bytes <= half;
     /* Tiles: everything fits; or the activations stay and the weights stream through once; or the
      * activations are cut into tiles of a quarter of the scratchpad and the weights re-stream per tile. */
     double tiles = 1;
     if (w + act > half && act > half / 2)
         tiles = ceil(act / (half / 2));
-    double dma = act_dma + (w_pinned ? 0 : w * tiles);
+    double dma = act_dma + w_dma * tiles;
     double bw = d->mem[last].bandwidth_Bps * d->eff_memory;
     double dma_s = dma / bw;
     double peak = 0;
@@ -76,7 +79,7 @@ enum op_status model_npu_cycle(const struct hw_device *d, const struct wl_graph 
     /* Pipeline of n tiles: fill (first DMA), n - 1 overlapped steps, drain (last compute):
      * DMA/n + (n - 1) max(DMA, compute)/n + compute/n = max(DMA, compute) + min(DMA, compute)/n. */
     double lo = dma_s < c->compute_s ? dma_s : c->compute_s;
-    c->overhead_s = d->per_op_s + lo / tiles;
+    c->overhead_s = model_launch_s(d, op, x) + lo / tiles;
     c->energy_memory_J = c->bytes[last] * d->mem[last].energy_J_per_byte + c->bytes[sp] * d->mem[sp].energy_J_per_byte;
     c->dram_reads = dma / prec_bytes(c->cprec);
     model_finish(d, op, c);

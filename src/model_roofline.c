@@ -5,11 +5,12 @@
  *                norm, eltwise; efficiency.compute for the GEMM-like ones and efficiency.vector for
  *                the rest unless per_class says; calibrated per class); on a CPU x s for a depthwise
  *                convolution of stride s (its vectors gather lanes)
- *   home(x)    = the memory level an operand lives in: the last level, except that an activation
- *                stays in the nearest on-chip level (sram or cache; not level 0 of a device with 3
- *                or more levels, which is private per core) that it fits in half of, and an npu or
- *                systolic device keeps all weights in a software-managed sram level when they fit
- *                in half of it (as Edge TPU and Hailo compilers do).
+ *   home(x)    = the memory level an operand lives in: where the software stack's memory planner
+ *                puts it (pass_plan_memory: weights pinned in a scratchpad, activations kept on
+ *                chip), else the last level, except that an activation stays in the nearest on-chip
+ *                level (sram or cache; not level 0 of a device with 3 or more levels, which is
+ *                private per core) that it fits in half of. An operand a fused kernel keeps inside
+ *                (pass.h: fused_in, fused_out) moves no bytes.
  *   bytes_l    = traffic through level l of every operand whose home is l or farther: each read
  *                once and each result written once (on a CPU, twice at main memory: write-allocate
  *                caches read a line before writing it); for GEMM-like ops the tiled traffic re-reads
@@ -25,13 +26,17 @@
  *   CPU cores  = an op below MODEL_GRAIN_ELEMS output elements (GEMM-like: MODEL_GRAIN_MACS) runs on
  *                one core, above it on n = x->threads cores (all by default): compute_s and memory_s
  *                x cores / n, + fork_join_us when n > 1
- *   time_s     = max(compute_s, memory_s) + s x min(compute_s, memory_s) + per-op overhead + prep_s
+ *   time_s     = max(compute_s, memory_s) + s x min(compute_s, memory_s) + launches x per-kernel
+ *                overhead (per_op_us, or graph_node_us under launch elimination) + prep_s
  *                (compute and transfers overlap but for the fraction s = efficiency.serial_fraction,
  *                default 0: the pure roofline)
  *   energy     = MACs x E_mac(precision) + other FLOPs x E_mac(vector precision) / 2
  *                + sum_l bytes_l x E_byte(l) + idle power x time_s
- * Views (reshape, slice) cost nothing. An embedding reads only the gathered rows. Attention is fused
- * (no score matrix is written), as FlashAttention-style kernels do. An expert bank (MoE) reads the
+ * Views (reshape, slice) and folded ops cost nothing. An embedding reads only the gathered rows.
+ * Attention is fused (no score matrix is written), as FlashAttention-style kernels do, unless the
+ * stack has no fused kernel: then QK^T and PV run as GEMMs over the whole S x T matrix at the matmul
+ * efficiency, the softmax at the vector peak, and the scores cross main memory 4 times (written,
+ * read, written, read); a KV cache grown by concatenation is copied every step (read + written). An expert bank (MoE) reads the
  * D of its E experts the step's tokens reach (wl.h). Williams, Waterman, Patterson,
  * "Roofline", CACM 2009; tiling bound after Hong and Kung, STOC 1981. */
 #include "model.h"
@@ -71,21 +76,22 @@ int model_op_prec(const struct hw_device *d, const struct wl_graph *g, const str
     return vector_prec(d, p->a, peak, eng);
 }
 
-/* The level an operand lives in (see the header comment). */
-static int home_level(const struct hw_device *d, const struct wl_tensor *t, double bytes, const struct exec_cfg *x)
+/* The level tensor ti (read as `bytes`) lives in: the stack's memory plan, else the rule of the
+ * header comment. */
+static int home_level(const struct hw_device *d, const struct wl_graph *g, int ti, double bytes,
+                      const struct exec_cfg *x)
 {
-    int last = d->n_mem - 1, first = d->n_mem >= 3 ? 1 : 0;
+    const struct wl_tensor *t = &g->t[ti];
+    int last = d->n_mem - 1, first = d->n_mem >= 3 ? 1 : 0, planned = model_planned_home(x, ti);
+    if (planned >= 0 && planned <= last && !x->warm)
+        return planned;
     if (x->warm) { /* a kernel timed over repeated runs: its tensors stay where they fit */
         for (int l = first; l < last; l++)
             if (bytes <= 0.5 * d->mem[l].capacity_bytes)
                 return l;
         return last;
     }
-    if (t->kind == WL_WEIGHT && (d->cls == HW_NPU || d->cls == HW_SYSTOLIC)) {
-        for (int l = 0; l < last; l++)
-            if (d->mem[l].kind == MEM_SRAM && x->graph_weight_bytes <= 0.5 * d->mem[l].capacity_bytes)
-                return l;
-    } else if (t->kind == WL_ACT) {
+    if (t->kind == WL_ACT) {
         for (int l = first; l < last; l++)
             if ((d->mem[l].kind == MEM_SRAM || d->mem[l].kind == MEM_CACHE) && bytes <= 0.5 * d->mem[l].capacity_bytes)
                 return l;
@@ -115,17 +121,23 @@ enum op_status model_roofline_cost(const struct hw_device *d, const struct wl_gr
 
     /* Operands: A (input 0), B (input 1, and for attention every key/value input), the rest, and the
      * outputs; each with its bytes and home level. */
-    double bytes_of[WL_MAX_IN + WL_MAX_OUT];
-    int home[WL_MAX_IN + WL_MAX_OUT], role[WL_MAX_IN + WL_MAX_OUT], n = 0;
+    double bytes_of[WL_MAX_IN + WL_MAX_OUT + 1];
+    int home[WL_MAX_IN + WL_MAX_OUT + 1], role[WL_MAX_IN + WL_MAX_OUT + 1], n = 0;
     for (int k = 0; k < op->n_in; k++, n++) {
-        bytes_of[n] = wl_op_read_bytes(g, op, k, p); /* an embedding's rows, an expert bank's experts */
-        home[n] = home_level(d, &g->t[op->in[k]], bytes_of[n], x);
+        bytes_of[n] = model_in_bytes(g, op, k, x); /* an embedding's rows, an expert bank's experts; 0 fused */
+        home[n] = home_level(d, g, op->in[k], bytes_of[n], x);
         role[n] = k == 0 ? 0 : (k == 1 || op->type == OP_ATTENTION) ? 1 : 2;
     }
     for (int k = 0; k < op->n_out; k++, n++) {
-        bytes_of[n] = wl_tensor_bytes(&g->t[op->out[k]], p);
-        home[n] = home_level(d, &g->t[op->out[k]], bytes_of[n], x);
+        bytes_of[n] = model_out_bytes(g, op, k, x);
+        home[n] = home_level(d, g, op->out[k], bytes_of[n], x);
         role[n] = 2;
+    }
+    double extra = model_extra_bytes(g, op, x); /* unfused scores, a concatenated cache */
+    if (extra > 0) {
+        bytes_of[n] = extra;
+        home[n] = d->n_mem - 1;
+        role[n++] = 2;
     }
 
     double inner_cap = 0;
@@ -145,7 +157,8 @@ enum op_status model_roofline_cost(const struct hw_device *d, const struct wl_gr
         double bytes = 0;
         for (int k = 0; k < n; k++)
             if (home[k] >= l)
-                bytes += bytes_of[k] * (role[k] == 0 ? ra : role[k] == 1 ? rb : 1) * (k >= op->n_in ? wa : 1);
+                bytes += bytes_of[k] * (role[k] == 0 ? ra : role[k] == 1 ? rb : 1) *
+                         (k >= op->n_in && k < op->n_in + op->n_out ? wa : 1);
         c->bytes[l] = bytes;
         double s = bytes / (d->mem[l].bandwidth_Bps * d->eff_level[l]);
         if (s >= c->memory_s) {
@@ -158,7 +171,17 @@ enum op_status model_roofline_cost(const struct hw_device *d, const struct wl_gr
 
     enum hw_eff_class ec = model_eff_class(op);
     c->compute_s = peak > 0 ? op->flops / (peak * d->eff_class[ec]) : 0;
-    c->overhead_s = d->per_op_s + model_cpu_prep_s(d, op);
+    if (op->type == OP_ATTENTION && op->attn_unfused && peak > 0) {
+        /* QK^T and PV as GEMMs over the whole S x T matrix (masked scores are computed too), the
+         * softmax as a vector kernel */
+        double sc = model_attention_scores(op), vpeak;
+        enum hw_engine ve;
+        enum hw_eff_class mc = op->gm <= MODEL_SKINNY_ROWS ? EC_MATMUL_SKINNY : EC_MATMUL;
+        int vp = vector_prec(d, p->a, &vpeak, &ve);
+        c->compute_s = 4 * sc * op->gk / (peak * d->eff_class[mc]) +
+                       (vp >= 0 && vpeak > 0 ? 5 * sc / (vpeak * d->eff_class[EC_SOFTMAX]) : 0);
+    }
+    c->overhead_s = model_launch_s(d, op, x) + model_cpu_prep_s(d, op);
     if (d->cls == HW_CPU) {
         if (ec == EC_CONV_DW && op->sw > 1)
             c->compute_s *= op->sw; /* stride-s taps gather their lanes with shuffles (NCHW, vectors along W) */

@@ -635,11 +635,14 @@ int model_systolic_gemms(const struct wl_op *op, double dims[2][3], double *time
     return 2;
 }
 
-/* DRAM words read and written for one GEMM given the operand SRAMs (half of each usable). */
-static void gemm_dram(const struct hw_array *a, double M, double K, double N, double e, double *rd, double *wr)
+/* DRAM words read and written for one GEMM given the operand SRAMs (half of each usable). An operand
+ * held on chip (on[0] input, on[1] weights, on[2] output: the stack's memory plan, or an output only
+ * its fused kernel reads) crosses no DRAM: its refetches come from the on-chip buffer. */
+static void gemm_dram(const struct hw_array *a, double M, double K, double N, double e, const int on[3], double *rd,
+                      double *wr)
 {
     double R = a->rows, C = a->cols;
-    double in = M * K * e, w = K * N * e, out = M * N * e;
+    double in = on[0] ? 0 : M * K * e, w = on[1] ? 0 : K * N * e, out = on[2] ? 0 : M * N * e;
     int in_fits = in <= a->ifmap_bytes / 2, w_fits = w <= a->filter_bytes / 2, out_fits = out <= a->ofmap_bytes / 2;
     double rf, cf;
     switch (a->dataflow) {
@@ -685,6 +688,16 @@ enum op_status model_systolic_cycle(const struct hw_device *d, const struct wl_g
             clock = d->compute[i].clock_Hz;
     const struct hw_mem *dram = &d->mem[d->n_mem - 1];
     double compute = 0, stall = 0, map_w = 0, sram_rd = 0, sram_wr = 0, dram_rd = 0, dram_wr = 0, busy = 0;
+    /* What the stack keeps on chip (a matmul's or convolution's input, weights, output); SCALE-Sim's own
+     * interfaces (a .cfg) stream every operand as SCALE-Sim does. */
+    int on[3] = {0, 0, 0}, last = d->n_mem - 1;
+    if (op->type != OP_ATTENTION) {
+        int h0 = model_planned_home(x, op->in[0]), h1 = model_planned_home(x, op->in[1]);
+        int h2 = model_planned_home(x, op->out[0]);
+        on[0] = (h0 >= 0 && h0 < last) || model_in_bytes(g, op, 0, x) == 0;
+        on[1] = h1 >= 0 && h1 < last;
+        on[2] = (h2 >= 0 && h2 < last) || model_out_bytes(g, op, 0, x) == 0;
+    }
     for (int i = 0; i < n; i++) {
         struct sa_gemm s;
         model_systolic_gemm(a->rows, a->cols, a->dataflow, dims[i][0], dims[i][1], dims[i][2], &s);
@@ -692,7 +705,7 @@ enum op_status model_systolic_cycle(const struct hw_device *d, const struct wl_g
         if (a->interface == SA_SHARED) {
             /* count arrays take a layer's folds in turn */
             cyc = ceil(s.folds / a->count) * s.cycles_per_fold - 1;
-            gemm_dram(a, dims[i][0], dims[i][1], dims[i][2], e, &rd, &wr);
+            gemm_dram(a, dims[i][0], dims[i][1], dims[i][2], e, on, &rd, &wr);
             rd /= e;
             wr /= e;
         } else {
@@ -705,7 +718,7 @@ enum op_status model_systolic_cycle(const struct hw_device *d, const struct wl_g
                 rd = rep.dram_acc[0] + rep.dram_acc[1];
                 wr = rep.dram_acc[2];
             } else { /* CALC: the traffic, for energy, from the refetch closed form */
-                gemm_dram(a, dims[i][0], dims[i][1], dims[i][2], e, &rd, &wr);
+                gemm_dram(a, dims[i][0], dims[i][1], dims[i][2], e, on, &rd, &wr);
                 rd /= e;
                 wr /= e;
             }

@@ -326,7 +326,7 @@ int sweep_prepare(const struct sweep_spec *sp, struct sweep_prep **out, struct d
     for (int w = 0; w < sp->n_workloads; w++)
         for (int b = 0; b < p->n_batch; b++) {
             int64_t batch = p->ax_batch >= 0 ? (int64_t)sp->axes[p->ax_batch].v[b].num : 1;
-            if ((rc = eval_graphs_build(&sp->wl[w].model, sp->wl[w].phase, batch, sp->wl[w].prompt,
+            if ((rc = eval_graphs_build(&sp->wl[w].model, sp->wl[w].phase, batch, sp->wl[w].prompt, NULL,
                                         &p->graphs[w * p->n_batch + b], e)))
                 goto fail;
         }

@@ -88,6 +88,13 @@ struct wl_op {
     int kernel;      /* the kernel (launch) it runs in: ops of one kernel are consecutive */
     unsigned char fused_in;  /* bit k: input k comes from inside the kernel (on chip, not read) */
     unsigned char fused_out; /* bit k: output k is consumed only inside the kernel (not written) */
+    unsigned char attn_unfused; /* attention as QK^T, softmax and PV kernels: the S x T scores go
+                                   through main memory (written, read, written, read) */
+    unsigned char kv_concat;    /* attention reading a KV cache grown by concatenation: each step
+                                   copies the cache (read and written once more) */
+    unsigned char launches;     /* kernel launches this op pays: 1 for the first op of a kernel that
+                                   is not a view, 0 for the rest of it and for views, 4 for unfused
+                                   attention (QK^T, scale and mask, softmax, PV) */
 };
 
 struct wl_graph {
@@ -117,6 +124,12 @@ int wl_add_op(struct wl_graph *g, const char *name, enum op_type type, const int
 /* Orders ops topologically (rejecting cycles), checks every shape, derives MACs, FLOPs, GEMM views,
  * tensor counts and lifetimes. file names the source in messages. */
 int wl_finalize(struct wl_graph *g, const char *file, struct dse_err *e);
+
+/* For graph rewrites (pass.c). wl_drop_tensors removes the tensors marked in drop[0..n_t), which no
+ * op may read or write, renumbering the rest. wl_reorder puts the ops in order[0..n_op) (a
+ * permutation that keeps producers before consumers) and re-derives producers and lifetimes. */
+int wl_drop_tensors(struct wl_graph *g, const char *drop, struct dse_err *e);
+int wl_reorder(struct wl_graph *g, const int *order, struct dse_err *e);
 
 /* A view (reshape, slice) or an op a pass folded away: no data moves, no cost. */
 int wl_op_is_view(const struct wl_op *op);

@@ -392,8 +392,10 @@ int wl_finalize(struct wl_graph *g, const char *file, struct dse_err *e)
     for (int i = 0; i < g->n_t; i++)
         if (g->t[i].count == 0)
             g->t[i].count = 1; /* an unused weight still occupies memory once */
-    for (int i = 0; i < g->n_op; i++)
+    for (int i = 0; i < g->n_op; i++) {
         g->op[i].kernel = i;
+        g->op[i].launches = !wl_op_is_view(&g->op[i]);
+    }
 out:
     free(indeg);
     free(order);
@@ -401,6 +403,61 @@ out:
     free(cons);
     free(sorted);
     return rc;
+}
+
+int wl_drop_tensors(struct wl_graph *g, const char *drop, struct dse_err *e)
+{
+    int *map = malloc(sizeof *map * (size_t)(g->n_t ? g->n_t : 1)), n = 0;
+    if (!map)
+        return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+    for (int i = 0; i < g->n_t; i++) {
+        map[i] = drop[i] ? -1 : n;
+        if (!drop[i])
+            g->t[n++] = g->t[i];
+    }
+    for (int i = 0; i < g->n_op; i++) {
+        struct wl_op *o = &g->op[i];
+        for (int k = 0; k < o->n_in + o->n_out; k++) {
+            int *slot = k < o->n_in ? &o->in[k] : &o->out[k - o->n_in];
+            if (map[*slot] < 0) {
+                free(map);
+                return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "op '%s' uses a dropped tensor", o->name);
+            }
+            *slot = map[*slot];
+        }
+    }
+    g->n_t = n;
+    free(g->ix); /* names moved: lookups scan until the index is rebuilt by wl_add_tensor */
+    g->ix = NULL;
+    g->ix_cap = g->ix_n = 0;
+    free(map);
+    return DSE_OK;
+}
+
+int wl_reorder(struct wl_graph *g, const int *order, struct dse_err *e)
+{
+    struct wl_op *sorted = malloc(sizeof *sorted * (size_t)(g->n_op ? g->n_op : 1));
+    if (!sorted)
+        return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+    for (int i = 0; i < g->n_op; i++)
+        sorted[i] = g->op[order[i]];
+    memcpy(g->op, sorted, sizeof *sorted * (size_t)g->n_op);
+    free(sorted);
+    for (int i = 0; i < g->n_t; i++)
+        g->t[i].producer = g->t[i].last_use = -1;
+    for (int i = 0; i < g->n_op; i++) {
+        const struct wl_op *o = &g->op[i];
+        for (int k = 0; k < o->n_in; k++) {
+            struct wl_tensor *t = &g->t[o->in[k]];
+            if (t->kind == WL_ACT && t->producer < 0)
+                return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "reorder put op '%s' before the producer of '%s'",
+                                   o->name, t->name);
+            t->last_use = i;
+        }
+        for (int k = 0; k < o->n_out; k++)
+            g->t[o->out[k]].producer = i;
+    }
+    return DSE_OK;
 }
 
 int wl_op_derive(struct wl_graph *g, int op, struct dse_err *e)

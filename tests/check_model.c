@@ -7,6 +7,7 @@
 #include "check_fixtures.h"
 #include "check_suites.h"
 #include "model.h"
+#include "pass.h"
 
 /* A one-op graph: inputs of the given kinds and shapes, one activation output. */
 struct one {
@@ -37,7 +38,8 @@ static void finalize(struct wl_graph *g)
 
 static void cost(const struct hw_system *s, int dev, const struct wl_graph *g, enum prec p, struct op_cost *c)
 {
-    struct exec_cfg x = {{p, p, p}, FID_ANALYTICAL, 0, 0, 0, wl_kind_bytes(g, WL_WEIGHT, &(struct prec_cfg){p, p, p}), 0};
+    struct exec_cfg x = {.prec = {p, p, p}, .fidelity = FID_ANALYTICAL,
+                         .graph_weight_bytes = wl_kind_bytes(g, WL_WEIGHT, &(struct prec_cfg){p, p, p})};
     const struct hw_device *d = &s->dev[dev];
     ck_assert_int_eq(model_for(d->cls)->op_cost(d, g, &g->op[0], &x, c), OPS_OK);
     /* Invariants on every cost. */
@@ -280,11 +282,16 @@ START_TEST(systolic_conv_weights_on_chip)
 {
     /* int8 conv 3x3, pad 1, 64 -> 64 channels on a 56x56 map, on the systolic fixture.
      *   MACs 56 x 56 x 64 x 64 x 9 = 115,605,504; FLOPs 231,211,008 / 32.768e12 = 7.05601 us.
-     *   Weights 36,864 B: a systolic device pins them in its 24 MiB SRAM (they fit in half).
-     *   Input 200,704 B (graph input: DRAM); output 200,704 B stays in SRAM.
+     *   Weights 36,864 B. Input 200,704 B (graph input: DRAM); output 200,704 B stays in the SRAM.
+     * With no software stack, weights live in main memory:
+     *   SRAM: every operand passes it, 200,704 + 36,864 + 200,704 = 438,272 B; DRAM: the input once
+     *   (t = floor(sqrt(24 MiB / 6)) = 2048 >= 64 filters) and the weights once per 2048-row tile of
+     *   the 3,136 output pixels (ceil(3136 / 2048) = 2): 200,704 + 2 x 36,864 = 274,432 B ->
+     *   9.147733 us at 30 GB/s: memory-bound.
+     * A stack that pins weights (memory.weights_on_chip 0.5: 36,864 B <= 0.5 x 24 MiB) keeps them in
+     * the SRAM, as the Edge TPU and Hailo compilers do (pass_plan_memory):
      *   SRAM: 200,704 + 36,864 + 200,704 = 438,272 B -> 0.438272 us at 1000 GB/s.
-     *   DRAM: only the input, no re-reads (t = 2048 > 64 filters): 200,704 B -> 6.690133 us.
-     *   Compute-bound by a little: time = 7.05601 us. */
+     *   DRAM: only the input, 200,704 B -> 6.690133 us. Compute-bound by a little: 7.05601 us. */
     struct hw_system *s = test_fixture(FIX_SYSTOLIC);
     struct wl_graph g;
     enum wl_kind k[2] = {WL_INPUT, WL_WEIGHT};
@@ -296,20 +303,26 @@ START_TEST(systolic_conv_weights_on_chip)
     ck_assert_double_eq(g.op[0].macs, 115605504.0);
     struct op_cost c;
     cost(s, 0, &g, P_INT8, &c);
+    ck_assert_near(c.bytes[0], 438272, 1e-12);
+    ck_assert_near(c.bytes[1], 274432, 1e-12);
+    ck_assert_int_eq(c.bound, BOUND_MEMORY);
+    ck_assert_near(c.time_s, 274432 / 30e9, 1e-9);
+
+    struct sw_stack sw;
+    pass_none(&sw);
+    sw.weights_on_chip = 1;
+    sw.pin_share = 0.5;
+    signed char home[8];
+    struct exec_cfg x = {.prec = {P_INT8, P_INT8, P_INT8}, .fidelity = FID_ANALYTICAL, .home = home};
+    ck_assert_int_eq(pass_plan_memory(&sw, &s->dev[0], &g, &x.prec, home), 1);
+    ck_assert_int_eq(home[1], 0); /* the weights: in the sram level */
+    ck_assert_int_eq(model_cost(&s->dev[0], &g, &g.op[0], &x, &c), OPS_OK);
     ck_assert_near(c.compute_s, 231211008.0 / 32.768e12, 1e-9);
     ck_assert_near(c.bytes[0], 438272, 1e-12);
     ck_assert_near(c.bytes[1], 200704, 1e-12);
     ck_assert_near(c.memory_s, 200704 / 30e9, 1e-9);
     ck_assert_int_eq(c.bound, BOUND_COMPUTE);
     ck_assert_near(c.time_s, 231211008.0 / 32.768e12, 1e-9);
-    wl_graph_free(&g);
-
-    /* The same layer in fp16 has no engine on this int8 array. */
-    one_op(&g, OP_CONV2D, 2, k, (const int64_t(*)[4])sh, r, o, 4);
-    g.op[0].ph = g.op[0].pw = 1;
-    finalize(&g);
-    struct exec_cfg x = {{P_FP16, P_FP16, P_FP16}, FID_ANALYTICAL, 0, 0, 0, 0, 0};
-    ck_assert_int_eq(model_for(HW_SYSTOLIC)->op_cost(&s->dev[0], &g, &g.op[0], &x, &c), OPS_UNSUPPORTED_PREC);
     wl_graph_free(&g);
     free(s);
 }
@@ -322,7 +335,7 @@ START_TEST(npu_support_and_vector_fallback)
     const struct hw_device *npu = &s->dev[1];
     struct wl_graph g;
     struct op_cost c;
-    struct exec_cfg x = {{P_INT8, P_INT8, P_INT8}, FID_ANALYTICAL, 0, 0, 0, 0, 0};
+    struct exec_cfg x = {.prec = {P_INT8, P_INT8, P_INT8}, .fidelity = FID_ANALYTICAL};
     enum wl_kind k[1] = {WL_INPUT};
     int64_t sh[1][4] = {{1000, 1000}}, o[4] = {1000, 1000};
     int r[1] = {2};
@@ -438,7 +451,7 @@ START_TEST(systolic_cycle_matches_roofline_when_exact)
     int r[2] = {2, 2};
     one_op(&g, OP_MATMUL, 2, k, (const int64_t(*)[4])sh, r, o, 2);
     finalize(&g);
-    struct exec_cfg xa = {{P_INT8, P_INT8, P_INT8}, FID_ANALYTICAL, 0, 0, 0, 0, 0}, xc = xa;
+    struct exec_cfg xa = {.prec = {P_INT8, P_INT8, P_INT8}, .fidelity = FID_ANALYTICAL}, xc = xa;
     xc.fidelity = FID_CYCLE;
     struct op_cost ca, cc;
     ck_assert_int_eq(model_cost(&s->dev[0], &g, &g.op[0], &xa, &ca), OPS_OK);
@@ -550,7 +563,7 @@ START_TEST(scalesim_calc_no_stalls)
     int rk[2] = {2, 2};
     one_op(&g, OP_MATMUL, 2, k, (const int64_t(*)[4])sh, rk, o, 2);
     finalize(&g);
-    struct exec_cfg x = {{P_INT8, P_INT8, P_INT8}, FID_CYCLE, 0, 0, 0, 0, 0};
+    struct exec_cfg x = {.prec = {P_INT8, P_INT8, P_INT8}, .fidelity = FID_CYCLE};
     struct op_cost c;
     ck_assert_int_eq(model_cost(&s->dev[0], &g, &g.op[0], &x, &c), OPS_OK);
     ck_assert_double_eq(c.cycles_stall, 1168807);
@@ -606,7 +619,7 @@ START_TEST(gpu_cycle_waves)
     snprintf(txt, sizeof txt, "%.*s\"gpu\":{\"sms\":10,\"tile_m\":128,\"tile_n\":128,\"tile_k\":32,\"bw_fraction\":0.5,"
              "\"source\":\"test fixture\"},%s", (int)(at - FIX_GPU), FIX_GPU, at);
     struct hw_system *s = test_fixture(txt);
-    struct exec_cfg xc = {{P_FP16, P_FP16, P_FP16}, FID_CYCLE, 0, 0, 0, 0, 0}, xa = xc;
+    struct exec_cfg xc = {.prec = {P_FP16, P_FP16, P_FP16}, .fidelity = FID_CYCLE}, xa = xc;
     xa.fidelity = FID_ANALYTICAL;
     static const int64_t Ms[2] = {1280, 1408};
     static const double want[2] = {33.554432e-6, 67.108864e-6};
@@ -671,7 +684,7 @@ START_TEST(cpu_cycle_microtiles)
         int r[2] = {2, 2};
         one_op(&g, OP_MATMUL, 2, k, (const int64_t(*)[4])sh, r, o, 2);
         finalize(&g);
-        struct exec_cfg xc = {{P_FP32, P_FP32, P_FP32}, FID_CYCLE, 0, 0, threads[i], 0, 0};
+        struct exec_cfg xc = {.prec = {P_FP32, P_FP32, P_FP32}, .fidelity = FID_CYCLE, .threads = threads[i]};
         struct op_cost cc;
         ck_assert_int_eq(model_cost(&s->dev[0], &g, &g.op[0], &xc, &cc), OPS_OK);
         ck_assert_near(cc.compute_s, want[i], 1e-9);
@@ -696,7 +709,7 @@ START_TEST(npu_cycle_tiling)
     int r[2] = {2, 2};
     one_op(&g, OP_MATMUL, 2, k, (const int64_t(*)[4])sh, r, o, 2);
     finalize(&g);
-    struct exec_cfg xc = {{P_INT8, P_INT8, P_INT8}, FID_CYCLE, 0, 0, 0, 4194304, 0};
+    struct exec_cfg xc = {.prec = {P_INT8, P_INT8, P_INT8}, .fidelity = FID_CYCLE, .graph_weight_bytes = 4194304};
     struct op_cost cc;
     ck_assert_int_eq(model_cost(&s->dev[1], &g, &g.op[0], &xc, &cc), OPS_OK);
     ck_assert_near(cc.memory_s, 4195328 / 1e9, 1e-9);

@@ -812,9 +812,9 @@ else
     fail eval-scalesim-csv "$(head -3 "$tmp/ss.csv") $(head -c 200 "$tmp/ss.err")"
 fi
 expect_fail eval-cycle-no-tier 2 "lacks the description the cycle tier needs" eval --hw nvidia-jetson-agx-orin-64gb --device dla0 --workload resnet50 --precision int8 --fidelity cycle
-expect_ok eval-cycle-gpu eval --hw nvidia-h200-sxm-141gb --workload llama-3.2-1b --fidelity cycle --graph-capture --attention materialized --prompt 64 --generate 4
+expect_ok eval-cycle-gpu eval --hw nvidia-h200-sxm-141gb --workload llama-3.2-1b --fidelity cycle --software tests/data/sw-graph-unfused.json --prompt 64 --generate 4
 expect_ok eval-cycle-cpu eval --hw intel-xeon-8480 --workload bert-base --fidelity cycle --cpu-threads 8
-expect_fail eval-cycle-flags 2 "add --fidelity cycle" eval --hw "$H" --workload tiny-mlp --graph-capture
+expect_fail eval-software-unknown 2 "no software stack 'nosuch'" eval --hw "$H" --workload tiny-mlp --software nosuch
 expect_fail eval-scalesim-needs-cycle 2 "needs --fidelity cycle" eval --hw "$tmp/scale.cfg" --workload tiny-mlp --scalesim-csv
 expect_fail eval-bad-fidelity 2 "expected analytical or cycle" eval --hw "$H" --workload tiny-mlp --fidelity exact
 printf '[architecture_presets]\nArrayHeight: 8\n' >"$tmp/bad.cfg"

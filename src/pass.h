@@ -1,0 +1,109 @@
+/* pass.h -- software stacks: what a compiler and runtime do to a workload graph and how its kernels and
+ * runtime behave, loaded from software/NAME.json (schema: software/README.md).
+ *
+ * A stack is plain data, read-only once loaded. pass_apply() runs its graph passes on a built graph,
+ * once per (graph, stack): BatchNorm folding, GEMM merging, epilogue / element-wise / norm fusion into
+ * kernels, unfused attention where the stack has no fused kernel, the KV-cache update it does. Passes
+ * annotate and rewrite the graph (wl_op: elided, kernel, fused_in, fused_out, attn_unfused, kv_concat);
+ * cost models read the annotations. pass_plan_memory() is the stack's memory planner for one device,
+ * run per design point (it depends on the device's on-chip capacities). Times in seconds. */
+#ifndef DSE_PASS_H
+#define DSE_PASS_H
+
+#include "hw.h"
+#include "wl.h"
+
+#define SW_NAME_LEN 64
+
+/* Graph passes, in the order pass_apply runs them. */
+enum pass_id {
+    PASS_GEMM_MERGE,   /* matmuls reading one input with weights of one K merge into one GEMM (QKV, gate/up) */
+    PASS_BN_FOLD,      /* a BatchNorm after a convolution or matmul folds into its weights and bias */
+    PASS_EPILOGUE,     /* element-wise ops after a GEMM or convolution run in its epilogue */
+    PASS_ELTWISE,      /* chains of element-wise ops run as one kernel */
+    PASS_NORM,         /* a norm or softmax and its element-wise neighbours run as one kernel */
+    PASS_ATTENTION,    /* attention runs as one fused kernel (FlashAttention-style: no S x T tensor) */
+    PASS_LAUNCH,       /* kernels are replayed from a captured graph (CUDA graphs): no host launch each */
+    PASS_LAYER_FUSION, /* consecutive layers fuse through on-chip memory (depth-first; NPU compilers) */
+    PASS_COUNT
+};
+
+struct pass_info {
+    const char *name; /* the key in the stack file's "passes" */
+    const char *what; /* one line for listings */
+};
+extern const struct pass_info pass_table[PASS_COUNT];
+
+/* How the runtime holds the KV cache. */
+enum kv_alloc {
+    KV_CONTIGUOUS, /* one buffer per sequence, sized to its tokens */
+    KV_PAGED,      /* blocks of kv_block_tokens tokens (vLLM's PagedAttention): a partly filled last block */
+    KV_CONCAT,     /* grown by concatenation every step (HF DynamicCache: torch.cat): the cache is copied */
+    KV_COUNT
+};
+extern const char *const kv_alloc_names[KV_COUNT + 1];
+
+/* Where a graph runs when its accelerator lacks an operator. */
+enum partition {
+    PART_ANY,    /* each unsupported operator falls back to a linked device, the rest stays */
+    PART_PREFIX, /* the accelerator runs the graph up to the first operator it lacks; the host the rest
+                    (the Edge TPU compiler) */
+    PART_COUNT
+};
+extern const char *const partition_names[PART_COUNT + 1];
+
+struct sw_stack {
+    char name[SW_NAME_LEN];
+    char description[256];
+    char path[512];           /* the file it came from ("" for the built-in "none") */
+    unsigned targets;         /* bit per enum hw_class it compiles for */
+    unsigned passes;          /* bit per enum pass_id */
+    int weights_on_chip;      /* the planner pins weights into software-managed SRAM, layer by layer ... */
+    double pin_share;         /* ... while they fit in this share of it (memory.weights_on_chip) */
+    enum kv_alloc kv;
+    int kv_block_tokens;      /* KV_PAGED */
+    enum partition partition;
+    double host_kernel_s;     /* host time to issue one kernel (framework dispatch + launch call) when
+                                 kernels are not replayed from a captured graph */
+    double per_step_s;        /* runtime work per forward pass (scheduling, sampling, synchronisation) */
+    double per_request_s;     /* per request (tokenisation, set-up) */
+};
+
+/* The built-in stack of a device that names none: no passes, no runtime costs (every operator its own
+ * kernel, as the graph is written). */
+void pass_none(struct sw_stack *s);
+int pass_has(const struct sw_stack *s, enum pass_id p);
+
+/* Loads and checks a stack file. */
+int pass_load_file(const char *path, struct sw_stack *s, struct dse_err *e);
+int pass_load_buf(const char *buf, unsigned long len, const char *fname, struct sw_stack *s, struct dse_err *e);
+/* Finds the file of stack `name` (a path, or NAME for software/NAME.json) under the current
+ * directory, the directory above near_file's folder (a hwdesc's or a sweep spec's), or the installed
+ * data directory; writes the path to out. Returns DSE_OK, or DSE_EINPUT naming what was tried. */
+int pass_resolve(const char *name, const char *near_file, char *out, unsigned long n, struct dse_err *e);
+/* pass_resolve then pass_load_file; the name "none" is the built-in stack. */
+int pass_load_named(const char *name, const char *near_file, struct sw_stack *s, struct dse_err *e);
+/* DSE_OK when the stack compiles for devices of class cls; else DSE_EINPUT with the reason. */
+int pass_check_target(const struct sw_stack *s, const struct hw_device *d, struct dse_err *e);
+
+/* Runs the stack's passes on a finalized graph in place (once per graph and stack). Parameter and
+ * MAC counts are unchanged; ops may be reordered (a kernel's ops become consecutive), merged GEMMs
+ * replace their parts (the parts become views of the merged output) and folded ops become views. */
+int pass_apply(const struct sw_stack *s, struct wl_graph *g, struct dse_err *e);
+
+/* Kernel launches of one execution of g: the sum of wl_op.launches x count. */
+double pass_kernel_launches(const struct wl_graph *g);
+
+/* The memory planner of stack s for device d: home[t] is the memory level tensor t lives in for ops
+ * on d, or -1 where the cost model's default applies (model_roofline.c: activations in the nearest
+ * on-chip level whose half holds them). It plans only for stacks that manage on-chip memory
+ * (weights_on_chip or layer_fusion) on devices with a software-managed sram level below main memory:
+ * weights are pinned, in the order ops first read them, into the largest such level while they fit in
+ * pin_share of it (the rest stream from main memory); an activation stays in that level when it fits
+ * in half of what the pinned weights leave, or, with layer fusion, when the band its consumer works on
+ * does (kernel height + stride rows of a convolution's or pool's input, else one row). Returns 1 when
+ * it planned (home filled), 0 when the defaults apply. Allocation free. */
+int pass_plan_memory(const struct sw_stack *s, const struct hw_device *d, const struct wl_graph *g,
+                     const struct prec_cfg *p, signed char *home);
+
+#endif

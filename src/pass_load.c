@@ -1,0 +1,286 @@
+/* pass_load.c -- reading and checking software stack files (software/NAME.json; schema in
+ * software/README.md): every field known, every figure in range and sourced. */
+#include "pass.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "jsonu.h"
+
+#ifndef DSE_DATADIR
+#define DSE_DATADIR "/usr/local/share/dse"
+#endif
+
+const struct pass_info pass_table[PASS_COUNT] = {
+    [PASS_GEMM_MERGE] = {"gemm_merge", "matmuls sharing an input merge into one GEMM (QKV, gate/up)"},
+    [PASS_BN_FOLD] = {"bn_fold", "BatchNorm folds into the preceding convolution or matmul"},
+    [PASS_EPILOGUE] = {"epilogue_fusion", "bias, activation, residual add run in the GEMM/conv epilogue"},
+    [PASS_ELTWISE] = {"eltwise_fusion", "chains of element-wise ops run as one kernel"},
+    [PASS_NORM] = {"norm_fusion", "a norm or softmax fuses with its element-wise neighbours"},
+    [PASS_ATTENTION] = {"fused_attention", "attention is one kernel with no S x T tensor in memory"},
+    [PASS_LAUNCH] = {"launch_elimination", "kernels replayed from a captured graph: no host launch each"},
+    [PASS_LAYER_FUSION] = {"layer_fusion", "consecutive layers fuse through on-chip memory (depth-first)"},
+};
+_Static_assert(sizeof pass_table / sizeof pass_table[0] == PASS_COUNT, "one pass_table row per enum pass_id");
+
+const char *const kv_alloc_names[KV_COUNT + 1] = {"contiguous", "paged", "concat", NULL};
+const char *const partition_names[PART_COUNT + 1] = {"any", "prefix", NULL};
+
+void pass_none(struct sw_stack *s)
+{
+    memset(s, 0, sizeof *s);
+    dse_strlcpy(s->name, "none", sizeof s->name);
+    dse_strlcpy(s->description, "no software stack: every operator its own kernel, as the graph is written",
+                sizeof s->description);
+    s->targets = (1u << HW_CLASS_COUNT) - 1;
+    s->kv = KV_CONTIGUOUS;
+    s->passes = 1u << PASS_ATTENTION; /* the graph's attention operator is the fused kernel it names */
+}
+
+int pass_has(const struct sw_stack *s, enum pass_id p) { return s && (s->passes & (1u << p)) != 0; }
+
+static int need_source(struct ju *j, const cJSON *o)
+{
+    char src[1024];
+    return ju_str(j, o, "source", 0, src, sizeof src);
+}
+
+static int get_bool(struct ju *j, const cJSON *o, const char *key, int *out)
+{
+    const cJSON *b = cJSON_GetObjectItemCaseSensitive(o, key);
+    if (!b)
+        return DSE_OK;
+    if (!cJSON_IsBool(b)) {
+        size_t old = ju_key(j, key);
+        int rc = ju_fail(j, "expected true or false");
+        ju_pop(j, old);
+        return rc;
+    }
+    *out = cJSON_IsTrue(b);
+    return DSE_OK;
+}
+
+static int get_enum(struct ju *j, const cJSON *o, const char *key, const char *const *names, int *out)
+{
+    if (!cJSON_GetObjectItemCaseSensitive(o, key))
+        return DSE_OK;
+    char s[64], list[200];
+    int rc = ju_str(j, o, key, 0, s, sizeof s);
+    if (rc)
+        return rc;
+    int i = ju_lookup(names, s);
+    if (i < 0) {
+        ju_list_names(names, list, sizeof list);
+        size_t old = ju_key(j, key);
+        rc = ju_fail(j, "unknown value '%s' (expected one of: %s)", s, list);
+        ju_pop(j, old);
+        return rc;
+    }
+    *out = i;
+    return DSE_OK;
+}
+
+static int load_targets(struct ju *j, const cJSON *root, struct sw_stack *s)
+{
+    const cJSON *arr;
+    int n, rc;
+    if ((rc = ju_array(j, root, "targets", 0, HW_CLASS_COUNT, &arr, &n)))
+        return rc;
+    size_t old = ju_key(j, "targets");
+    if (n == 0)
+        rc = ju_fail(j, "expected at least one device class (cpu, gpu, systolic, npu)");
+    for (int i = 0; i < n && !rc; i++) {
+        const cJSON *c = cJSON_GetArrayItem(arr, i);
+        size_t o2 = ju_idx(j, i);
+        int k = cJSON_IsString(c) ? ju_lookup(hw_class_names, c->valuestring) : -1;
+        if (k < 0) {
+            char list[64];
+            ju_list_names(hw_class_names, list, sizeof list);
+            rc = ju_fail(j, "expected a device class (one of: %s)", list);
+        } else if (s->targets & (1u << k)) {
+            rc = ju_fail(j, "'%s' is listed twice", c->valuestring);
+        }
+        s->targets |= k >= 0 ? 1u << k : 0;
+        ju_pop(j, o2);
+    }
+    ju_pop(j, old);
+    return rc;
+}
+
+static int load_passes(struct ju *j, const cJSON *root, struct sw_stack *s)
+{
+    const char *keys[PASS_COUNT + 3];
+    for (int p = 0; p < PASS_COUNT; p++)
+        keys[p] = pass_table[p].name;
+    keys[PASS_COUNT] = "source";
+    keys[PASS_COUNT + 1] = "note";
+    keys[PASS_COUNT + 2] = NULL;
+    const cJSON *o = cJSON_GetObjectItemCaseSensitive(root, "passes");
+    size_t old = ju_key(j, "passes");
+    int rc = o ? ju_object(j, o, keys) : ju_fail(j, "missing (expected an object of pass name -> true/false, source)");
+    for (int p = 0; p < PASS_COUNT && !rc; p++) {
+        int on = 0;
+        rc = get_bool(j, o, pass_table[p].name, &on);
+        if (on)
+            s->passes |= 1u << p;
+    }
+    if (!rc)
+        rc = need_source(j, o);
+    ju_pop(j, old);
+    return rc;
+}
+
+static int load_memory(struct ju *j, const cJSON *root, struct sw_stack *s)
+{
+    static const char *const keys[] = {"weights_on_chip", "kv_cache", "kv_block_tokens", "partition", "source",
+                                       "note", NULL};
+    const cJSON *o = cJSON_GetObjectItemCaseSensitive(root, "memory");
+    if (!o)
+        return DSE_OK;
+    size_t old = ju_key(j, "memory");
+    int kv = KV_CONTIGUOUS, part = PART_ANY, rc;
+    long long blk = 0;
+    double share = 0;
+    if (!(rc = ju_object(j, o, keys)) && !(rc = ju_num(j, o, "weights_on_chip", JU_OPT | JU_NONNEG, 1, &share)) &&
+        !(rc = get_enum(j, o, "kv_cache", kv_alloc_names, &kv)) &&
+        !(rc = ju_int(j, o, "kv_block_tokens", JU_OPT, 1, 1 << 20, &blk)) &&
+        !(rc = get_enum(j, o, "partition", partition_names, &part)) && !(rc = need_source(j, o))) {
+        size_t o2 = ju_key(j, "kv_block_tokens");
+        if (kv == KV_PAGED && blk == 0)
+            rc = ju_fail(j, "missing: a paged KV cache needs its block size in tokens");
+        else if (kv != KV_PAGED && blk)
+            rc = ju_fail(j, "only a paged KV cache (kv_cache \"paged\") has blocks");
+        ju_pop(j, o2);
+    }
+    ju_pop(j, old);
+    s->weights_on_chip = share > 0;
+    s->pin_share = share;
+    s->kv = (enum kv_alloc)kv;
+    s->kv_block_tokens = (int)blk;
+    s->partition = (enum partition)part;
+    return rc;
+}
+
+static int load_runtime(struct ju *j, const cJSON *root, struct sw_stack *s)
+{
+    static const char *const keys[] = {"host_us_per_kernel", "per_step_us", "per_request_us", "source", "note", NULL};
+    const cJSON *o = cJSON_GetObjectItemCaseSensitive(root, "runtime");
+    if (!o)
+        return DSE_OK;
+    size_t old = ju_key(j, "runtime");
+    double h = 0, step = 0, req = 0;
+    int rc;
+    if (!(rc = ju_object(j, o, keys)) && !(rc = ju_num(j, o, "host_us_per_kernel", JU_OPT | JU_NONNEG, 1e6, &h)) &&
+        !(rc = ju_num(j, o, "per_step_us", JU_OPT | JU_NONNEG, 1e7, &step)) &&
+        !(rc = ju_num(j, o, "per_request_us", JU_OPT | JU_NONNEG, 1e8, &req)))
+        rc = need_source(j, o);
+    ju_pop(j, old);
+    s->host_kernel_s = h * 1e-6;
+    s->per_step_s = step * 1e-6;
+    s->per_request_s = req * 1e-6;
+    return rc;
+}
+
+int pass_load_buf(const char *buf, unsigned long len, const char *fname, struct sw_stack *s, struct dse_err *e)
+{
+    static const char *const keys[] = {"schema",  "name",    "description", "targets", "passes",
+                                       "memory",  "runtime", "source",      "note",    NULL};
+    cJSON *root = NULL;
+    struct ju j;
+    char schema[32];
+    int rc;
+    memset(s, 0, sizeof *s);
+    if ((rc = ju_parse(buf, len, fname, &root, e)))
+        return rc;
+    ju_init(&j, fname, e);
+    if ((rc = ju_object(&j, root, keys)) || (rc = ju_str(&j, root, "schema", 0, schema, sizeof schema)))
+        goto out;
+    if (strcmp(schema, "dse-software-1") != 0) {
+        ju_key(&j, "schema");
+        rc = ju_fail(&j, "expected \"dse-software-1\", got \"%s\"", schema);
+        goto out;
+    }
+    if ((rc = ju_str(&j, root, "name", 0, s->name, sizeof s->name)) ||
+        (rc = ju_str(&j, root, "description", JU_OPT, s->description, sizeof s->description)) ||
+        (rc = load_targets(&j, root, s)) || (rc = load_passes(&j, root, s)) || (rc = load_memory(&j, root, s)) ||
+        (rc = load_runtime(&j, root, s)))
+        goto out;
+    if (!strcmp(s->name, "none")) {
+        ju_key(&j, "name");
+        rc = ju_fail(&j, "\"none\" is the built-in stack of a device that names none; choose another name");
+        goto out;
+    }
+    dse_strlcpy(s->path, fname, sizeof s->path);
+out:
+    cJSON_Delete(root);
+    if (rc)
+        memset(s, 0, sizeof *s);
+    return rc;
+}
+
+int pass_load_file(const char *path, struct sw_stack *s, struct dse_err *e)
+{
+    char *buf;
+    size_t len;
+    int rc = ju_read_file(path, JU_MAX_FILE_BYTES, &buf, &len, e);
+    if (rc)
+        return rc;
+    rc = pass_load_buf(buf, len, path, s, e);
+    free(buf);
+    return rc;
+}
+
+static int is_file(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+int pass_resolve(const char *name, const char *near_file, char *out, unsigned long n, struct dse_err *e)
+{
+    if (!*name)
+        return dse_err_set(e, DSE_EINPUT, NULL, "software", "expected a stack name or file, got an empty string");
+    if (strchr(name, '/') || is_file(name)) { /* a path: the loader reports what is wrong with it */
+        snprintf(out, n, "%s", name);
+        return DSE_OK;
+    }
+    char root[512] = "..";
+    const char *slash = near_file ? strrchr(near_file, '/') : NULL;
+    if (slash) /* the folder above the file's own (hwdesc/x.json -> ./software) */
+        snprintf(root, sizeof root, "%.*s/..", (int)(slash - near_file), near_file);
+    const char *bases[3] = {".", root, DSE_DATADIR};
+    for (int b = 0; b < 3; b++) {
+        snprintf(out, n, "%s/software/%s.json", bases[b], name);
+        if (is_file(out))
+            return DSE_OK;
+    }
+    return dse_err_set(e, DSE_EINPUT, NULL, "software",
+                       "no software stack '%s': no software/%s.json here, beside %s, or in %s (dse list software)",
+                       name, name, near_file ? near_file : ".", DSE_DATADIR);
+}
+
+int pass_load_named(const char *name, const char *near_file, struct sw_stack *s, struct dse_err *e)
+{
+    char path[1024];
+    if (!strcmp(name, "none")) {
+        pass_none(s);
+        return DSE_OK;
+    }
+    int rc = pass_resolve(name, near_file, path, sizeof path, e);
+    return rc ? rc : pass_load_file(path, s, e);
+}
+
+int pass_check_target(const struct sw_stack *s, const struct hw_device *d, struct dse_err *e)
+{
+    if (s->targets & (1u << d->cls))
+        return DSE_OK;
+    char list[64] = "";
+    size_t at = 0;
+    for (int c = 0; c < HW_CLASS_COUNT; c++)
+        if (s->targets & (1u << c))
+            at += (size_t)snprintf(list + at, sizeof list - at, "%s%s", at ? ", " : "", hw_class_names[c]);
+    return dse_err_set(e, DSE_EINPUT, NULL, "software", "stack '%s' compiles for %s devices, not '%s' (class %s)",
+                       s->name, list, d->name, hw_class_names[d->cls]);
+}
