@@ -372,7 +372,8 @@ static void place_ops(const struct eval_req *r, const struct wl_graph *g, struct
 
 /* Bytes of a KV-cache tensor as the stack's runtime allocates it once `grow` more tokens joined it: a
  * paged cache rounds each sequence's tokens (rows, dim 1) up to whole blocks (vLLM: blocks of 16, the
- * last partly filled); contiguous and concatenated caches hold the tokens exactly. */
+ * last partly filled); contiguous and concatenated caches hold the tokens exactly. (A decode step's
+ * new token is counted unrounded beside the past it joins: at most one block's rounding is missed.) */
 static double kv_alloc_bytes(const struct sw_stack *sw, const struct wl_tensor *t, const struct prec_cfg *p,
                              int64_t grow)
 {
@@ -419,8 +420,10 @@ static int eval_graph(const struct eval_req *r, const struct wl_graph *g, double
     struct exec_cfg x = r->x;
     x.graph_weight_bytes = params * prec_bytes(r->x.prec.w);
     x.graph_capture |= pass_has(r->sw, PASS_LAUNCH);
-    int planned = pass_plan_memory(r->sw, &sys->dev[r->dev], g, &r->x.prec, s->home);
+    int planned = pass_plan_memory(r->sw, &sys->dev[r->dev], g, &r->x.prec, s->home), has_past = 0;
     place_ops(r, g, s);
+    for (int i = 0; i < g->n_t && !has_past; i++)
+        has_past = g->t[i].kind == WL_KV && g->t[i].producer < 0;
     for (int i = 0; i < g->n_op; i++) {
         const struct wl_op *op = &g->op[i];
         struct op_cost c;
@@ -493,7 +496,11 @@ static int eval_graph(const struct eval_req *r, const struct wl_graph *g, double
             int t = op->out[m];
             s->loc[t] = dev;
             if (g->t[t].kind == WL_KV && !s->seen[t]) {
-                u->kv[dev] += kv_alloc_bytes(r->sw, &g->t[t], &r->x.prec, 0) * g->t[t].count;
+                /* a step's new K and V: the whole cache of a prefill; appended to the cache (its last
+                 * block, already counted with the cache) when the graph reads a past */
+                u->kv[dev] += (has_past ? wl_kv_bytes(&g->t[t], &r->x.prec, 0)
+                                        : kv_alloc_bytes(r->sw, &g->t[t], &r->x.prec, 0)) *
+                              g->t[t].count;
                 s->seen[t] = 1;
             }
         }

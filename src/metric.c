@@ -33,6 +33,8 @@ const struct metric metric_table[] = {
     {"memory_ms", "ms", DIR_NONE, "sum of operator memory times", F(memory_s), 1e3, 0},
     {"overhead_ms", "ms", DIR_NONE, "sum of fixed per-operator costs", F(overhead_s), 1e3, 0},
     {"transfer_ms", "ms", DIR_NONE, "link transfers for operators placed on another device", F(xfer_s), 1e3, 0},
+    {"runtime_ms", "ms", DIR_NONE, "host and runtime time the devices do not hide: kernel issue beyond device time, per-step and per-request work", F(runtime_s), 1e3, 0},
+    {"kernels", "1", DIR_MIN, "kernel launches of the phase, every step (the software stack's fusion)", F(kernels), 1, 0},
     {"energy_compute_mJ", "mJ", DIR_NONE, "arithmetic energy", F(energy_compute_J), 1e3, 0},
     {"energy_memory_mJ", "mJ", DIR_NONE, "memory access energy, all levels", F(energy_memory_J), 1e3, 0},
     {"energy_static_mJ", "mJ", DIR_NONE, "idle power of every device of the system x latency", F(energy_static_J), 1e3, 0},

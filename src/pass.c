@@ -10,7 +10,8 @@
  *               by it alone is folded into that op's weights and bias: it becomes a view, and the
  *               producer adds its bias in the epilogue (1 FLOP per output when it had none).
  *   fusion      an op joins the kernel of the producer of one of its inputs (input 0 first) when that
- *               tensor (through views) has this op as its only reader and the pair is one the stack
+ *               tensor (through views) has this op as its only reader, or as the first of its readers
+ *               (then it is still written: vLLM's fused residual add + RMSNorm), and the pair is one the stack
  *               fuses: element-wise after a GEMM or convolution (epilogue_fusion), element-wise after
  *               element-wise, a gather or a pool (eltwise_fusion), element-wise after a norm or softmax,
  *               or a norm or softmax after element-wise ops (norm_fusion; one reduction per kernel).
@@ -133,14 +134,19 @@ out:
 
 /* ---- bn_fold and fusion ---- */
 
-/* The op that produces what op reads as input `slot`, looking through views read by one op alone;
- * *path gets the views passed (at most WL_MAX_OPS), *np their number. -1 when the tensor (or a view's
- * input on the way) has other readers or no producer. */
-static int source_op(const struct wl_graph *g, const int *readers, int t, int *path, int *np)
+/* The op that produces tensor t, which op `reader` reads, looking through views read by one op alone;
+ * *path gets the views passed, *np their number; *shared is set when t itself has other readers too
+ * (then reader must be its first: its producer's output is still written, and no other reader can lie
+ * between them). -1 when there is no such producer. */
+static int source_op(const struct wl_graph *g, const int *readers, const int *first_reader, int t, int reader,
+                     int *path, int *np, int *shared)
 {
     *np = 0;
+    *shared = readers[t] > 1;
+    if (*shared && (first_reader[t] != reader || !(g->t[t].producer >= 0 && !wl_op_is_view(&g->op[g->t[t].producer]))))
+        return -1;
     for (;;) {
-        if (readers[t] != 1)
+        if (readers[t] != 1 && *np > 0)
             return -1;
         int p = g->t[t].producer;
         if (p < 0 || !wl_op_is_view(&g->op[p]))
@@ -168,9 +174,9 @@ static void bn_fold(struct wl_graph *g, const int *readers)
     }
 }
 
-struct kinfo { /* a kernel being formed: its first op's role and whether it holds a reduction */
+struct kinfo { /* a kernel being formed: its first op's role, whether it holds a reduction, its last op */
     enum op_role lead;
-    int reduction;
+    int reduction, tail;
 };
 
 static int fuses(const struct sw_stack *s, const struct kinfo *k, enum op_role r)
@@ -194,14 +200,21 @@ static int fuse(const struct sw_stack *s, struct wl_graph *g, const int *readers
     int *next = malloc(sizeof *next * (size_t)n), *indeg = calloc((size_t)n, sizeof *indeg);
     int *queue = malloc(sizeof *queue * (size_t)n), *newid = malloc(sizeof *newid * (size_t)n);
     int *cstart = calloc((size_t)nt + 1, sizeof *cstart), *cons = malloc(sizeof *cons * (size_t)(edges + 1));
-    if (!ki || !path || !order || !next || !indeg || !queue || !newid || !cstart || !cons) {
+    int *first_reader = malloc(sizeof *first_reader * (size_t)(nt + 1));
+    if (!ki || !path || !order || !next || !indeg || !queue || !newid || !cstart || !cons || !first_reader) {
         rc = dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
         goto out;
     }
+    for (int t = 0; t < nt; t++)
+        first_reader[t] = -1;
+    for (int i = n - 1; i >= 0; i--)
+        for (int m = 0; m < g->op[i].n_in; m++)
+            first_reader[g->op[i].in[m]] = i;
     for (int i = 0; i < n; i++) {
         g->op[i].kernel = i;
         ki[i].lead = op_info[g->op[i].type].role;
         ki[i].reduction = ki[i].lead == ROLE_REDUCTION;
+        ki[i].tail = i;
     }
     for (int i = 0; i < n; i++) {
         struct wl_op *o = &g->op[i];
@@ -209,18 +222,20 @@ static int fuse(const struct sw_stack *s, struct wl_graph *g, const int *readers
         if (wl_op_is_view(o) || (r != ROLE_POINTWISE && r != ROLE_REDUCTION))
             continue;
         for (int slot = 0; slot < o->n_in; slot++) {
-            int np, q = source_op(g, readers, o->in[slot], path, &np);
+            int np, shared, q = source_op(g, readers, first_reader, o->in[slot], i, path, &np, &shared);
             if (q < 0 || wl_op_is_view(&g->op[q]) || g->op[q].count != o->count)
                 continue;
             struct kinfo *k = &ki[g->op[q].kernel];
-            if (!fuses(s, k, r))
+            if (k->tail != q || !fuses(s, k, r)) /* a kernel grows at its end only: a chain */
                 continue;
             o->kernel = g->op[q].kernel;
             for (int v = 0; v < np; v++)
                 g->op[path[v]].kernel = o->kernel;
             k->reduction |= r == ROLE_REDUCTION;
+            k->tail = i;
             o->fused_in |= (unsigned char)(1u << slot);
-            g->op[q].fused_out |= 1;
+            if (!shared) /* read only here: never written (a shared one is, for its other readers) */
+                g->op[q].fused_out |= 1;
             break;
         }
     }
@@ -292,6 +307,7 @@ out:
     free(newid);
     free(cstart);
     free(cons);
+    free(first_reader);
     return rc;
 }
 
@@ -343,7 +359,7 @@ double pass_kernel_launches(const struct wl_graph *g)
 int pass_plan_memory(const struct sw_stack *s, const struct hw_device *d, const struct wl_graph *g,
                      const struct prec_cfg *p, signed char *home)
 {
-    if (!s || (!s->weights_on_chip && !pass_has(s, PASS_LAYER_FUSION)))
+    if (!s || (!s->weights_on_chip && !s->activations_on_chip && !pass_has(s, PASS_LAYER_FUSION)))
         return 0;
     int L = -1, last = d->n_mem - 1;
     for (int l = 0; l < last; l++) /* the largest software-managed level below main memory */

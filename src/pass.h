@@ -54,12 +54,13 @@ extern const char *const partition_names[PART_COUNT + 1];
 
 struct sw_stack {
     char name[SW_NAME_LEN];
-    char description[256];
+    char description[512];
     char path[512];           /* the file it came from ("" for the built-in "none") */
     unsigned targets;         /* bit per enum hw_class it compiles for */
     unsigned passes;          /* bit per enum pass_id */
     int weights_on_chip;      /* the planner pins weights into software-managed SRAM, layer by layer ... */
     double pin_share;         /* ... while they fit in this share of it (memory.weights_on_chip) */
+    int activations_on_chip;  /* the planner keeps activations in that SRAM between layers when they fit */
     enum kv_alloc kv;
     int kv_block_tokens;      /* KV_PAGED */
     enum partition partition;
@@ -97,7 +98,7 @@ double pass_kernel_launches(const struct wl_graph *g);
 /* The memory planner of stack s for device d: home[t] is the memory level tensor t lives in for ops
  * on d, or -1 where the cost model's default applies (model_roofline.c: activations in the nearest
  * on-chip level whose half holds them). It plans only for stacks that manage on-chip memory
- * (weights_on_chip or layer_fusion) on devices with a software-managed sram level below main memory:
+ * (weights_on_chip, activations_on_chip or layer_fusion) on devices with a software-managed sram level below main memory:
  * weights are pinned, in the order ops first read them, into the largest such level while they fit in
  * pin_share of it (the rest stream from main memory); an activation stays in that level when it fits
  * in half of what the pinned weights leave, or, with layer fusion, when the band its consumer works on

@@ -134,17 +134,17 @@ static int load_passes(struct ju *j, const cJSON *root, struct sw_stack *s)
 
 static int load_memory(struct ju *j, const cJSON *root, struct sw_stack *s)
 {
-    static const char *const keys[] = {"weights_on_chip", "kv_cache", "kv_block_tokens", "partition", "source",
-                                       "note", NULL};
+    static const char *const keys[] = {"weights_on_chip", "activations_on_chip", "kv_cache", "kv_block_tokens",
+                                       "partition", "source", "note", NULL};
     const cJSON *o = cJSON_GetObjectItemCaseSensitive(root, "memory");
     if (!o)
         return DSE_OK;
     size_t old = ju_key(j, "memory");
-    int kv = KV_CONTIGUOUS, part = PART_ANY, rc;
+    int kv = KV_CONTIGUOUS, part = PART_ANY, act = 0, rc;
     long long blk = 0;
     double share = 0;
     if (!(rc = ju_object(j, o, keys)) && !(rc = ju_num(j, o, "weights_on_chip", JU_OPT | JU_NONNEG, 1, &share)) &&
-        !(rc = get_enum(j, o, "kv_cache", kv_alloc_names, &kv)) &&
+        !(rc = get_bool(j, o, "activations_on_chip", &act)) && !(rc = get_enum(j, o, "kv_cache", kv_alloc_names, &kv)) &&
         !(rc = ju_int(j, o, "kv_block_tokens", JU_OPT, 1, 1 << 20, &blk)) &&
         !(rc = get_enum(j, o, "partition", partition_names, &part)) && !(rc = need_source(j, o))) {
         size_t o2 = ju_key(j, "kv_block_tokens");
@@ -157,6 +157,7 @@ static int load_memory(struct ju *j, const cJSON *root, struct sw_stack *s)
     ju_pop(j, old);
     s->weights_on_chip = share > 0;
     s->pin_share = share;
+    s->activations_on_chip = act;
     s->kv = (enum kv_alloc)kv;
     s->kv_block_tokens = (int)blk;
     s->partition = (enum partition)part;
