@@ -1,6 +1,6 @@
-/* cli_compare.c -- `dse compare HW1 HW2 [...] --workload W`: one workload on several hardware
- * proposals side by side, each on its default (or --device) device and precision, with ratios to
- * the first. */
+/* cli_compare.c -- `dse compare HW1 [HW2 ...] --workload W [--software S1,S2]`: one workload on
+ * several hardware proposals and software stacks side by side (a row per system x stack), each on its
+ * default (or --device) device, precision and stack, with ratios to the first row. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +13,8 @@
 #include "metric.h"
 
 #define MAX_HW 16
+#define MAX_SW 8
+#define MAX_ROWS (MAX_HW * MAX_SW)
 
 static struct cli_opt compare_opts_proto[] = {
     {"workload", 1, "model (models/ file or name)", NULL},
@@ -23,6 +25,8 @@ static struct cli_opt compare_opts_proto[] = {
     {"prompt", 1, "prompt tokens; sequence length for encoders", NULL},
     {"generate", 1, "output tokens for --phase generate (default 128)", NULL},
     {"fidelity", 1, "analytical (default) or cycle", NULL},
+    {"software", 1, "software stacks, comma-separated (a row per system and stack; default: each device's own)",
+     NULL},
     {"json", 0, "print one JSON object", NULL},
     {"help", 0, "this help", NULL},
     {NULL, 0, NULL, NULL},
@@ -41,8 +45,11 @@ int cmd_compare(int argc, char **argv)
     int nhw, rc, have_model = 0;
     struct wl_model model;
     struct hw_system *sys = NULL;
-    struct eval_result res[MAX_HW];
-    char devname[MAX_HW][HW_NAME_LEN], prec[MAX_HW][64], sysname[MAX_HW][HW_NAME_LEN];
+    struct sw_stack *stacks = NULL;
+    int nsw = 0, nrow = 0;
+    static struct eval_result res[MAX_ROWS];
+    static char devname[MAX_ROWS][HW_NAME_LEN], prec[MAX_ROWS][64], sysname[MAX_ROWS][HW_NAME_LEN],
+        swname[MAX_ROWS][SW_NAME_LEN];
     struct eval_req base;
     memset(res, 0, sizeof res);
     memset(&base, 0, sizeof base);
@@ -51,15 +58,36 @@ int cmd_compare(int argc, char **argv)
         goto out;
     if (cli_get(opts, "help")) {
         printf("usage: dse compare HW1 HW2 [...] --workload W [options]\n\n"
-               "Evaluates one workload on several hardware descriptions and prints them side by side with the\n"
-               "ratio of each to the first (analytical roofline, uncalibrated).\n\noptions:\n");
+               "Evaluates one workload on several hardware descriptions (and, with --software, software stacks)\n"
+               "and prints them side by side with the ratio of each to the first row.\n\noptions:\n");
         cli_print_options(compare_opts_proto);
         return 0;
     }
     const char *wl = cli_get(opts, "workload");
-    if (nhw < 2 || !wl) {
+    stacks = calloc(MAX_SW, sizeof *stacks);
+    if (!stacks) {
+        rc = dse_err_set(&e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+        goto out;
+    }
+    if (cli_get(opts, "software")) { /* loaded once, each used on every system */
+        char list[1024], *save = NULL;
+        dse_strlcpy(list, cli_get(opts, "software"), sizeof list);
+        for (char *t = strtok_r(list, ",", &save); t && !rc; t = strtok_r(NULL, ",", &save)) {
+            if (nsw == MAX_SW)
+                rc = dse_err_set(&e, DSE_EINPUT, NULL, "--software", "at most %d stacks", MAX_SW);
+            else
+                rc = pass_load_named(t, NULL, &stacks[nsw++], &e);
+            for (int k = 0; k < nsw - 1 && !rc; k++)
+                if (!strcmp(stacks[k].name, stacks[nsw - 1].name))
+                    rc = dse_err_set(&e, DSE_EINPUT, NULL, "--software", "stack '%s' given twice", t);
+        }
+        if (rc)
+            goto out;
+    }
+    if (nhw * (nsw ? nsw : 1) < 2 || !wl) {
         rc = dse_err_set(&e, DSE_EINPUT, NULL, NULL,
-                         "compare: expected two or more hardware descriptions and --workload (see dse help compare)");
+                         "compare: expected --workload and two or more hardware descriptions, or one with two or more "
+                         "--software stacks (see dse help compare)");
         goto out;
     }
     static const char *const wl_ext[] = {".json", ".csv", NULL}, *const hw_ext[] = {".json", ".cfg", NULL};
@@ -80,9 +108,11 @@ int cmd_compare(int argc, char **argv)
         goto out;
     }
     for (int i = 0; i < nhw; i++) {
-        if ((rc = cli_resolve("compare", "hwdesc", hw[i], hw_ext, path, sizeof path, &e)) ||
-            (rc = cli_load_hw(path, &sys[i], &e)))
+        char hwpath[1024];
+        if ((rc = cli_resolve("compare", "hwdesc", hw[i], hw_ext, hwpath, sizeof hwpath, &e)) ||
+            (rc = cli_load_hw(hwpath, &sys[i], &e)))
             goto out;
+        for (int k = 0; k < (nsw ? nsw : 1); k++) {
         struct eval_req r = base;
         r.sys = &sys[i];
         for (int t = 0; t < OP_COUNT; t++)
@@ -100,21 +130,30 @@ int cmd_compare(int argc, char **argv)
             int p = eval_default_prec(&sys[i].dev[r.dev]);
             r.x.prec.w = r.x.prec.a = r.x.prec.kv = (enum prec)(p < 0 ? P_FP32 : p);
         }
-        prec_format(&r.x.prec, prec[i], sizeof prec[i]);
-        dse_strlcpy(devname[i], sys[i].dev[r.dev].name, sizeof devname[i]);
-        dse_strlcpy(sysname[i], sys[i].name, sizeof sysname[i]);
-        if ((rc = eval_run(&r, &res[i], &e)))
+        struct sw_stack own;
+        if (!nsw && (rc = pass_load_named(sys[i].dev[r.dev].software[0] ? sys[i].dev[r.dev].software : "none", hwpath,
+                                          &own, &e)))
             goto out;
+        r.sw = nsw ? &stacks[k] : &own;
+        int row = nrow++;
+        prec_format(&r.x.prec, prec[row], sizeof prec[row]);
+        dse_strlcpy(devname[row], sys[i].dev[r.dev].name, sizeof devname[row]);
+        dse_strlcpy(sysname[row], sys[i].name, sizeof sysname[row]);
+        dse_strlcpy(swname[row], r.sw->name, sizeof swname[row]);
+        if ((rc = eval_run(&r, &res[row], &e)))
+            goto out;
+        }
     }
     enum wl_phase ph = wl_model_is_lm(&model) ? base.phase : PH_NONE;
     if (cli_get(opts, "json")) {
         cJSON *o = cJSON_CreateObject(), *a = cJSON_AddArrayToObject(o, "systems");
         cJSON_AddStringToObject(o, "workload", model.name);
         cJSON_AddStringToObject(o, "model_tier", fidelity_names[base.x.fidelity]);
-        for (int i = 0; i < nhw; i++) {
+        for (int i = 0; i < nrow; i++) {
             cJSON *s = cJSON_CreateObject(), *t;
             cJSON_AddStringToObject(s, "hw", sysname[i]);
             cJSON_AddStringToObject(s, "device", devname[i]);
+            cJSON_AddStringToObject(s, "software", swname[i]);
             cJSON_AddStringToObject(s, "precision", prec[i]);
             cJSON_AddBoolToObject(s, "feasible", res[i].feasible);
             if (!res[i].feasible)
@@ -134,15 +173,15 @@ int cmd_compare(int argc, char **argv)
         cJSON_Delete(o);
         goto out;
     }
-    printf("dse compare: %s, batch %lld%s (%s tier, uncalibrated; ratios are to the first system)\n\n", model.name,
+    printf("dse compare: %s, batch %lld%s (%s tier, uncalibrated; ratios are to the first row)\n\n", model.name,
            (long long)base.batch, ph == PH_GENERATE ? ", generate" : "", fidelity_names[base.x.fidelity]);
-    printf("%-30s %-8s %-22s", "hw", "device", "precision");
+    printf("%-30s %-8s %-14s %-22s", "hw", "device", "software", "precision");
     for (int k = 0; columns[k]; k++)
         if (metric_applies(metric_find(columns[k]), ph))
             printf(" %22s", columns[k]);
     printf("\n");
-    for (int i = 0; i < nhw; i++) {
-        printf("%-30.30s %-8.8s %-22.22s", sysname[i], devname[i], prec[i]);
+    for (int i = 0; i < nrow; i++) {
+        printf("%-30.30s %-8.8s %-14.14s %-22.22s", sysname[i], devname[i], swname[i], prec[i]);
         if (!res[i].feasible) {
             printf(" infeasible: %s\n", res[i].reason);
             continue;
@@ -166,8 +205,9 @@ int cmd_compare(int argc, char **argv)
 out:
     if (rc)
         dse_err_print(stderr, &e);
-    for (int i = 0; i < MAX_HW; i++)
+    for (int i = 0; i < nrow; i++)
         eval_result_free(&res[i]);
+    free(stacks);
     if (have_model)
         wl_model_free(&model);
     free(sys);

@@ -1,4 +1,4 @@
-/* cli_list.c -- `dse list hw|models|sweeps`: what ships, one line each. */
+/* cli_list.c -- `dse list hw|models|sweeps|software`: what ships, one line each. */
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -154,12 +154,39 @@ static int list_sweeps(const char *dir, char **names, int n)
     return bad ? DSE_EINPUT : DSE_OK;
 }
 
+static int list_software(const char *dir, char **names, int n)
+{
+    int bad = 0;
+    printf("%-16s %-22s %-10s %-8s %s\n", "name", "targets", "kv_cache", "host_us", "passes");
+    for (int i = 0; i < n; i++) {
+        char path[1024], targets[64] = "", passes[256] = "";
+        struct dse_err e;
+        struct sw_stack s;
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        if (pass_load_file(path, &s, &e)) {
+            dse_err_print(stderr, &e);
+            bad = 1;
+            continue;
+        }
+        for (int c = 0; c < HW_CLASS_COUNT; c++)
+            if (s.targets & (1u << c))
+                snprintf(targets + strlen(targets), sizeof targets - strlen(targets), "%s%s", targets[0] ? "," : "",
+                         hw_class_names[c]);
+        for (int p = 0; p < PASS_COUNT; p++)
+            if (pass_has(&s, (enum pass_id)p))
+                snprintf(passes + strlen(passes), sizeof passes - strlen(passes), "%s%s", passes[0] ? " " : "",
+                         pass_table[p].name);
+        printf("%-16s %-22s %-10s %-8.3g %s\n", s.name, targets, kv_alloc_names[s.kv], s.host_kernel_s * 1e6, passes);
+    }
+    return bad ? DSE_EINPUT : DSE_OK;
+}
+
 int cmd_list(int argc, char **argv)
 {
-    static const char *const what[] = {"hw", "models", "sweeps", NULL};
-    static const char *const dirs[] = {"hwdesc", "models", "sweeps"};
+    static const char *const what[] = {"hw", "models", "sweeps", "software", NULL};
+    static const char *const dirs[] = {"hwdesc", "models", "sweeps", "software"};
     if (argc < 3 || ju_lookup(what, argv[2]) < 0 || argc > 3) {
-        fprintf(stderr, "dse: usage: dse list hw|models|sweeps\n");
+        fprintf(stderr, "dse: usage: dse list hw|models|sweeps|software\n");
         return DSE_EINPUT;
     }
     int k = ju_lookup(what, argv[2]);
@@ -170,7 +197,10 @@ int cmd_list(int argc, char **argv)
         fprintf(stderr, "dse: %s: cannot open directory\n", dir);
         return DSE_EINPUT;
     }
-    int rc = k == 0 ? list_hw(dir, names, n) : k == 1 ? list_models(dir, names, n) : list_sweeps(dir, names, n);
+    int rc = k == 0   ? list_hw(dir, names, n)
+             : k == 1 ? list_models(dir, names, n)
+             : k == 2 ? list_sweeps(dir, names, n)
+                      : list_software(dir, names, n);
     for (int i = 0; i < n; i++)
         free(names[i]);
     return rc;

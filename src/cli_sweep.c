@@ -265,6 +265,11 @@ static char *json_inputs(const struct sweep_spec *sp)
         snprintf(h, sizeof h, "%016llx", sp->wl[i].hash);
         cJSON_AddStringToObject(o, sp->wl[i].path, h);
     }
+    for (int i = 0; i < sp->n_stacks; i++)
+        if (sp->stack[i].path[0]) {
+            snprintf(h, sizeof h, "%016llx", sp->stack_hash[i]);
+            cJSON_AddStringToObject(o, sp->stack[i].path, h);
+        }
     char *s = cJSON_PrintUnformatted(o);
     cJSON_Delete(o);
     return s;

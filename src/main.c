@@ -16,7 +16,7 @@ struct command {
 
 static const struct command commands[] = {
     {"eval", cmd_eval, "evaluate one workload on one device: per-operator breakdown and totals"},
-    {"list", cmd_list, "list shipped hardware, models or sweeps: dse list hw|models|sweeps"},
+    {"list", cmd_list, "list shipped hardware, models, sweeps or software stacks: dse list hw|models|sweeps|software"},
     {"sweep", cmd_sweep, "explore a design space: every point to SQLite, the Pareto front on screen and plotted"},
     {"plot", cmd_plot, "plot a sweep database with gnuplot: dse plot DB [--x M --y M] [-o FILE.png|.svg]"},
     {"compare", cmd_compare, "one workload on several hardware proposals side by side, with ratios"},
@@ -72,7 +72,7 @@ int main(int argc, char **argv)
         if (!c->run)
             return not_built(c);
         if (!strcmp(c->name, "list")) {
-            printf("usage: dse list hw|models|sweeps\n  %s\n", c->summary);
+            printf("usage: dse list hw|models|sweeps|software\n  %s\n", c->summary);
             return 0;
         }
         char *hargv[3] = {argv[0], (char *)c->name, "--help"};

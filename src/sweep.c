@@ -22,7 +22,7 @@ struct place {
 
 struct sweep_prep {
     const struct sweep_spec *sp;
-    int ax_sys, ax_wl, ax_prec, ax_batch, ax_place, ax_mem, ax_power, ax_fid;
+    int ax_sys, ax_wl, ax_prec, ax_batch, ax_place, ax_mem, ax_power, ax_fid, ax_sw;
     int ax_hw[SW_MAX_AXES], n_hw;
     int n_sys, n_combo, n_power, n_variants, n_place, n_batch, n_prec;
     struct hw_system *variants;
@@ -30,7 +30,9 @@ struct sweep_prep {
     int *default_dev, *default_prec; /* [variant] */
     struct prec_cfg *precs;          /* [precision value] */
     double *proxy;                   /* [precision value][workload]: measured accuracy proxy */
-    struct eval_graphs *graphs;      /* [workload][batch value] */
+    struct eval_graphs *graphs;      /* [workload][batch value][stack]: built for the stacks points use */
+    int n_stk;                       /* sp->n_stacks + 1: the last is the built-in none */
+    struct sw_stack none;
     struct eval_scratch *scratch;    /* [thread] */
     struct eval_result *results;     /* [thread] */
     int n_threads;
@@ -225,6 +227,16 @@ static int build_variants(struct sweep_prep *p, struct dse_err *e)
     return rc;
 }
 
+static const struct sw_stack *stack_of(const struct sweep_prep *p, int si)
+{
+    return si < p->sp->n_stacks ? &p->sp->stack[si] : &p->none;
+}
+
+static size_t graph_of(const struct sweep_prep *p, int w, int b, int si)
+{
+    return ((size_t)w * p->n_batch + b) * p->n_stk + si;
+}
+
 static int variant_of(const struct sweep_prep *p, long long point)
 {
     const struct sweep_spec *sp = p->sp;
@@ -245,7 +257,7 @@ int sweep_prepare(const struct sweep_spec *sp, struct sweep_prep **out, struct d
     if (metric_count > (int)(sizeof ((struct sw_row *)0)->metric / sizeof(double)))
         return free(p), dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "metric registry larger than a row");
     p->sp = sp;
-    p->ax_sys = p->ax_wl = p->ax_prec = p->ax_batch = p->ax_place = p->ax_mem = p->ax_power = p->ax_fid = -1;
+    p->ax_sys = p->ax_wl = p->ax_prec = p->ax_batch = p->ax_place = p->ax_mem = p->ax_power = p->ax_fid = p->ax_sw = -1;
     for (int a = 0; a < sp->n_axes; a++) {
         switch (sp->axes[a].kind) {
         case AX_SYSTEM: p->ax_sys = a; break;
@@ -257,6 +269,7 @@ int sweep_prepare(const struct sweep_spec *sp, struct sweep_prep **out, struct d
         case AX_POWER: p->ax_power = a; break;
         case AX_HW: p->ax_hw[p->n_hw++] = a; break;
         case AX_FIDELITY: p->ax_fid = a; break;
+        case AX_SOFTWARE: p->ax_sw = a; break;
         }
     }
     /* Counted in double (16 axes of 1024 values would be 2^160) before any int holds them. */
@@ -283,7 +296,9 @@ int sweep_prepare(const struct sweep_spec *sp, struct sweep_prep **out, struct d
     p->default_prec = calloc((size_t)p->n_variants, sizeof *p->default_prec);
     p->precs = calloc((size_t)(p->n_prec ? p->n_prec : 1), sizeof *p->precs);
     p->proxy = calloc((size_t)(p->n_prec ? p->n_prec : 1) * sp->n_workloads, sizeof *p->proxy);
-    p->graphs = calloc((size_t)sp->n_workloads * p->n_batch, sizeof *p->graphs);
+    p->n_stk = sp->n_stacks + 1;
+    pass_none(&p->none);
+    p->graphs = calloc((size_t)sp->n_workloads * p->n_batch * p->n_stk, sizeof *p->graphs);
     if (!p->variants || !p->places || !p->default_dev || !p->default_prec || !p->precs || !p->graphs || !p->proxy) {
         rc = dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
         goto fail;
@@ -323,13 +338,29 @@ int sweep_prepare(const struct sweep_spec *sp, struct sweep_prep **out, struct d
         if ((rc = wl_check_context(&sp->wl[w].model, sp->wl[w].phase, sp->wl[w].prompt, sp->wl[w].gen, sp->path, jp, e)))
             goto fail;
     }
+    /* The stacks points can use: the axis's, the spec's, else the defaults of the devices that can be
+     * primary (a placement's device, or the default device of each variant). */
+    char used[SW_MAX_STACKS + 1] = {0};
+    if (p->ax_sw >= 0)
+        for (int i = 0; i < sp->axes[p->ax_sw].n; i++)
+            used[sp->axes[p->ax_sw].v[i].ref] = 1;
+    else if (sp->sw_fixed >= 0)
+        used[sp->sw_fixed] = 1;
+    else
+        for (int v = 0; v < p->n_variants; v++)
+            for (int k = 0; k < (p->n_place ? p->n_place : 1); k++) {
+                int d = p->n_place ? p->places[(size_t)v * p->n_place + k].dev : p->default_dev[v];
+                int si = sp->dev_stack[v / (p->n_combo * p->n_power)][d];
+                used[si >= 0 ? si : p->n_stk - 1] = 1;
+            }
     for (int w = 0; w < sp->n_workloads; w++)
-        for (int b = 0; b < p->n_batch; b++) {
-            int64_t batch = p->ax_batch >= 0 ? (int64_t)sp->axes[p->ax_batch].v[b].num : 1;
-            if ((rc = eval_graphs_build(&sp->wl[w].model, sp->wl[w].phase, batch, sp->wl[w].prompt, NULL,
-                                        &p->graphs[w * p->n_batch + b], e)))
-                goto fail;
-        }
+        for (int b = 0; b < p->n_batch; b++)
+            for (int si = 0; si < p->n_stk; si++) {
+                int64_t batch = p->ax_batch >= 0 ? (int64_t)sp->axes[p->ax_batch].v[b].num : 1;
+                if (used[si] && (rc = eval_graphs_build(&sp->wl[w].model, sp->wl[w].phase, batch, sp->wl[w].prompt,
+                                                        stack_of(p, si), &p->graphs[graph_of(p, w, b, si)], e)))
+                    goto fail;
+            }
     *out = p;
     return DSE_OK;
 fail:
@@ -347,7 +378,7 @@ int sweep_scratch_init(struct sweep_prep *p, int threads, struct dse_err *e)
         return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
     p->n_threads = threads;
     for (int t = 0; t < threads; t++)
-        for (int g = 0; g < p->sp->n_workloads * p->n_batch; g++) {
+        for (int g = 0; g < p->sp->n_workloads * p->n_batch * p->n_stk; g++) {
             int rc = eval_scratch_fit(&p->scratch[t], &p->graphs[g], e);
             if (rc)
                 return rc;
@@ -359,7 +390,7 @@ void sweep_prep_free(struct sweep_prep *p)
 {
     if (!p)
         return;
-    for (int g = 0; p->graphs && g < p->sp->n_workloads * p->n_batch; g++)
+    for (int g = 0; p->graphs && g < p->sp->n_workloads * p->n_batch * p->n_stk; g++)
         eval_graphs_free(&p->graphs[g]);
     for (int t = 0; t < p->n_threads; t++) {
         eval_scratch_free(&p->scratch[t]);
@@ -445,7 +476,7 @@ static int eval_rows(const struct sweep_prep *p, long long key, int m0, int m1, 
     r.phase = sp->wl[w].phase;
     r.prompt = sp->wl[w].prompt;
     r.gen = sp->wl[w].gen;
-    r.batch = p->graphs[w * p->n_batch + b].batch;
+    r.batch = p->ax_batch >= 0 ? (int64_t)sp->axes[p->ax_batch].v[b].num : 1;
     r.skip_capacity = 1;
     r.x.fidelity = sp->fidelity;
     if (p->ax_fid >= 0)
@@ -471,9 +502,16 @@ static int eval_rows(const struct sweep_prep *p, long long key, int m0, int m1, 
     } else {
         why = "the default device has no GEMM precision";
     }
+    int si = p->ax_sw >= 0 ? sp->axes[p->ax_sw].v[sweep_axis_index(sp, key, p->ax_sw)].ref : sp->sw_fixed;
+    if (si < 0) { /* the primary device's own stack */
+        si = sp->dev_stack[v / (p->n_combo * p->n_power)][r.dev];
+        if (si < 0)
+            si = p->n_stk - 1;
+    }
+    r.sw = stack_of(p, si);
     struct eval_result *res = &p->results[thread];
     if (!why) {
-        int rc = eval_point(&r, &p->graphs[w * p->n_batch + b], &p->scratch[thread], res, e);
+        int rc = eval_point(&r, &p->graphs[graph_of(p, w, b, si)], &p->scratch[thread], res, e);
         if (rc == DSE_EINPUT) { /* a device this point cannot use (class check): infeasible, not fatal */
             res->feasible = 0;
             dse_strlcpy(res->reason, e->msg, sizeof res->reason);

@@ -32,13 +32,16 @@
  * evaluates each point once, is cheaper and exact. */
 #define SW_NSGA2_EVALS_PER_POINT 10
 
-enum sw_axis_kind { AX_SYSTEM, AX_WORKLOAD, AX_PRECISION, AX_BATCH, AX_PLACEMENT, AX_MEMORY, AX_POWER, AX_HW, AX_FIDELITY };
+enum sw_axis_kind { AX_SYSTEM, AX_WORKLOAD, AX_PRECISION, AX_BATCH, AX_PLACEMENT, AX_MEMORY, AX_POWER, AX_HW, AX_FIDELITY,
+                    AX_SOFTWARE };
+#define SW_MAX_STACKS 16 /* software stacks a spec reaches (axis values, "software", devices' defaults) */
 enum sw_method { SEARCH_GRID, SEARCH_RANDOM, SEARCH_NSGA2 };
 
 struct sw_value {
     char s[96];  /* the value as text (numbers formatted with %.17g) */
     double num;  /* the number, for numeric axes */
     int is_num;
+    int ref;     /* AX_SOFTWARE: its index in sweep_spec.stack */
 };
 
 struct sw_axis {
@@ -89,6 +92,13 @@ struct sweep_spec {
     int n_con;
     struct sw_constraint con[SW_MAX_CONSTRAINTS];
     enum fidelity fidelity; /* when there is no fidelity axis */
+    /* Software stacks, loaded with the spec: a software axis's values, the spec's "software" (sw_fixed,
+     * -1 when absent) and every device's default (dev_stack[system][device], -1: none, the built-in). */
+    int n_stacks;
+    struct sw_stack stack[SW_MAX_STACKS];
+    unsigned long long stack_hash[SW_MAX_STACKS]; /* FNV-1a 64 of each stack's file (0: built-in) */
+    int sw_fixed;
+    int dev_stack[SW_MAX_SYSTEMS][HW_MAX_DEVICES];
     enum sw_method method;
     long long samples, population, generations;
     unsigned long seed;

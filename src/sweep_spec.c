@@ -150,8 +150,10 @@ static int load_workload(struct ju *j, const cJSON *o, const char *spec_path, un
 
 static int axis_kind(const char *name, enum sw_axis_kind *k)
 {
-    static const char *const names[] = {"precision", "batch", "placement", "memory_GB", "power_W", "fidelity", NULL};
-    static const enum sw_axis_kind kinds[] = {AX_PRECISION, AX_BATCH, AX_PLACEMENT, AX_MEMORY, AX_POWER, AX_FIDELITY};
+    static const char *const names[] = {"precision", "batch",    "placement", "memory_GB",
+                                        "power_W",   "fidelity", "software",  NULL};
+    static const enum sw_axis_kind kinds[] = {AX_PRECISION, AX_BATCH,    AX_PLACEMENT, AX_MEMORY,
+                                              AX_POWER,     AX_FIDELITY, AX_SOFTWARE};
     int i = ju_lookup(names, name);
     if (i >= 0) {
         *k = kinds[i];
@@ -191,6 +193,105 @@ static int placement_key(const char *s, char *key, size_t n, char *why, size_t w
     return 0;
 }
 
+/* The index in sp->stack of the stack `name` (a path, a name in software/, or none), resolved near
+ * file (the spec's or a hwdesc's path), loading it the first time; -1 with the error in j. */
+static int add_stack(struct ju *j, struct sweep_spec *sp, const char *name, const char *file, unsigned flags)
+{
+    char path[1024] = "";
+    struct dse_err pe;
+    if (strcmp(name, "none")) {
+        static const char *const ext[] = {".json", NULL};
+        if (flags & SW_LOAD_SHIPPED_ONLY) {
+            if (resolve(file, "software", name, ext, path, sizeof path, flags))
+                return ju_fail(j, "no shipped software stack '%s'", name), -1;
+        } else if (pass_resolve(name, file, path, sizeof path, &pe)) {
+            return ju_fail(j, "%s", pe.msg), -1;
+        }
+    }
+    for (int k = 0; k < sp->n_stacks; k++)
+        if (!strcmp(sp->stack[k].path, path) || (!path[0] && !strcmp(sp->stack[k].name, "none")))
+            return k;
+    if (sp->n_stacks >= SW_MAX_STACKS)
+        return ju_fail(j, "more than %d software stacks (axis values and devices' defaults)", SW_MAX_STACKS), -1;
+    struct sw_stack *s = &sp->stack[sp->n_stacks];
+    if (!path[0]) {
+        pass_none(s);
+        sp->stack_hash[sp->n_stacks] = 0;
+        return sp->n_stacks++;
+    }
+    char *buf;
+    size_t len;
+    int rc = ju_read_file(path, JU_MAX_FILE_BYTES, &buf, &len, j->e);
+    if (!rc) {
+        rc = pass_load_buf(buf, len, path, s, j->e);
+        sp->stack_hash[sp->n_stacks] = fnv1a(buf, len);
+        free(buf);
+    }
+    return rc ? -1 : sp->n_stacks++;
+}
+
+/* The stacks a spec reaches: its software axis's values, its "software" (then no axis), and every
+ * device's default (hwdesc "software"), each loaded once before anything is evaluated. */
+static int load_stacks(struct ju *j, const cJSON *root, const char *path, unsigned flags, struct sweep_spec *sp)
+{
+    sp->sw_fixed = -1;
+    for (int a = 0; a < sp->n_axes; a++) {
+        struct sw_axis *ax = &sp->axes[a];
+        if (ax->kind != AX_SOFTWARE)
+            continue;
+        size_t old = ju_key(j, "axes");
+        ju_key(j, "software");
+        for (int i = 0; i < ax->n; i++) {
+            size_t o2 = ju_idx(j, i);
+            if ((ax->v[i].ref = add_stack(j, sp, ax->v[i].s, path, flags)) < 0)
+                return j->e->code ? j->e->code : DSE_EINPUT;
+            for (int k = 0; k < i; k++)
+                if (ax->v[k].ref == ax->v[i].ref)
+                    return ju_fail(j, "stack %s given twice (as [%d] %s)", ax->v[i].s, k, ax->v[k].s);
+            ju_pop(j, o2);
+        }
+        ju_pop(j, old);
+    }
+    const cJSON *sw = cJSON_GetObjectItemCaseSensitive(root, "software");
+    if (sw) {
+        char name[512];
+        int rc = ju_str(j, root, "software", 0, name, sizeof name);
+        if (rc)
+            return rc;
+        size_t old = ju_key(j, "software");
+        for (int a = 0; a < sp->n_axes; a++)
+            if (sp->axes[a].kind == AX_SOFTWARE)
+                return ju_fail(j, "give the stack here or as an axis, not both");
+        if ((sp->sw_fixed = add_stack(j, sp, name, path, flags)) < 0)
+            return j->e->code ? j->e->code : DSE_EINPUT;
+        ju_pop(j, old);
+    }
+    for (int s = 0; s < sp->n_systems; s++) { /* devices' defaults, resolved beside their hwdesc */
+        cJSON *sys = cJSON_Parse(sp->system_text[s]);
+        const cJSON *devs = sys ? cJSON_GetObjectItemCaseSensitive(sys, "devices") : NULL, *d;
+        int k = 0, rc = DSE_OK;
+        for (int i = 0; i < HW_MAX_DEVICES; i++)
+            sp->dev_stack[s][i] = -1;
+        cJSON_ArrayForEach(d, devs)
+        {
+            const cJSON *n = cJSON_GetObjectItemCaseSensitive(d, "software");
+            if (k < HW_MAX_DEVICES && cJSON_IsString(n) && n->valuestring[0]) {
+                size_t old = ju_key(j, "system");
+                if ((sp->dev_stack[s][k] = add_stack(j, sp, n->valuestring, sp->system_path[s], flags)) < 0)
+                    rc = j->e->code ? j->e->code : DSE_EINPUT;
+                ju_pop(j, old);
+            }
+            k++;
+            if (rc)
+                break;
+        }
+        cJSON_Delete(sys);
+        if (rc)
+            return rc;
+    }
+    return DSE_OK;
+}
+
 static int load_axis(struct ju *j, const cJSON *arr, const char *name, struct sw_axis *a)
 {
     int n = cJSON_GetArraySize(arr), rc = DSE_OK;
@@ -222,7 +323,8 @@ static int load_axis(struct ju *j, const cJSON *arr, const char *name, struct sw
                 rc = ju_fail(j, "expected an integer batch size in [1, 1000000], got %.17g", v->num);
             else if ((a->kind == AX_MEMORY || a->kind == AX_POWER) && !(v->num > 0 && v->num < 1e9))
                 rc = ju_fail(j, "expected a positive number below 1e9, got %.17g", v->num);
-            else if (a->kind == AX_PRECISION || a->kind == AX_PLACEMENT || a->kind == AX_FIDELITY)
+            else if (a->kind == AX_PRECISION || a->kind == AX_PLACEMENT || a->kind == AX_FIDELITY ||
+                     a->kind == AX_SOFTWARE)
                 rc = ju_fail(j, "expected a string");
         } else if (cJSON_IsString(x) && x->valuestring[0] && strlen(x->valuestring) < sizeof v->s) {
             a->numeric = 0;
@@ -496,8 +598,8 @@ static int load_search(struct ju *j, const cJSON *root, struct sweep_spec *sp)
 static int load_text(char *buf, size_t len, const char *path, unsigned flags, struct sweep_spec *sp,
                      struct dse_err *e)
 {
-    static const char *const keys[] = {"name", "description", "note", "workload", "system", "axes", "objectives",
-                                       "constraints", "search", "fidelity", NULL};
+    static const char *const keys[] = {"name",       "description", "note",   "workload", "system",   "axes",
+                                       "objectives", "constraints", "search", "fidelity", "software", NULL};
     cJSON *root = NULL;
     struct ju j;
     int rc;
@@ -608,7 +710,8 @@ static int load_text(char *buf, size_t len, const char *path, unsigned flags, st
         size_t o2 = ju_key(&j, a->string);
         enum sw_axis_kind k;
         if (axis_kind(a->string, &k)) {
-            rc = ju_fail(&j, "unknown axis (known: precision, batch, placement, memory_GB, power_W, fidelity, hw:PATH)");
+            rc = ju_fail(&j, "unknown axis (known: precision, batch, placement, memory_GB, power_W, fidelity, software, "
+                             "hw:PATH)");
             goto out;
         }
         for (int i = 0; i < sp->n_axes; i++)
@@ -637,7 +740,7 @@ static int load_text(char *buf, size_t len, const char *path, unsigned flags, st
         memmove(&sp->axes[mem_axis], &sp->axes[mem_axis + 1], sizeof m * (size_t)(sp->n_axes - 1 - mem_axis));
         sp->axes[sp->n_axes - 1] = m;
     }
-    if ((rc = check_sizes(&j, sp)))
+    if ((rc = check_sizes(&j, sp)) || (rc = load_stacks(&j, root, path, flags, sp)))
         goto out;
 
     /* objectives */

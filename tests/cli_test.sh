@@ -258,7 +258,7 @@ expect_ok_has help "eval" help
 expect_ok_has help-dash "usage:" --help
 expect_ok_has help-h "usage:" -h
 expect_ok_has help-eval "--hw" help eval
-expect_ok_has help-list "dse list hw|models|sweeps" help list
+expect_ok_has help-list "dse list hw|models|sweeps|software" help list
 expect_ok_has eval-help "--workload" eval --help
 
 dse
@@ -271,15 +271,15 @@ expect_fail_usage unknown-command 2 "unknown command 'frobnicate'" frobnicate
 expect_fail_usage help-unknown-command 2 "unknown command 'frobnicate'" help frobnicate
 expect_fail sweep-no-spec 2 "sweep: expected one spec file" sweep
 expect_fail plot-no-db 2 "plot: missing DB" plot
-expect_fail compare-one-hw 2 "compare: expected two or more hardware descriptions" compare "$H" --workload tiny-mlp
+expect_fail compare-one-hw 2 "compare: expected --workload and two or more hardware descriptions" compare "$H" --workload tiny-mlp
 expect_fail validate-bad-option 2 "validate: unknown option '--anything'" validate --anything
 expect_fail calibrate-needs-out 2 "--out CAL.json is required" calibrate --hw "$H"
 expect_fail probe-bad-option 2 "probe: unknown option '--hw'" probe --hw "$H"
 expect_ok help-validate help validate
 
-expect_fail list-no-arg 2 "usage: dse list hw|models|sweeps" list
-expect_fail list-unknown 2 "usage: dse list hw|models|sweeps" list gpus
-expect_fail list-extra 2 "usage: dse list hw|models|sweeps" list hw extra
+expect_fail list-no-arg 2 "usage: dse list hw|models|sweeps|software" list
+expect_fail list-unknown 2 "usage: dse list hw|models|sweeps|software" list gpus
+expect_fail list-extra 2 "usage: dse list hw|models|sweeps|software" list hw extra
 
 expect_fail eval-no-args 2 "--hw and --workload are required" eval
 expect_fail eval-missing-hw 2 "--hw and --workload are required" eval --workload tiny-mlp
