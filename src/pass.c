@@ -66,13 +66,13 @@ static int merge_group(struct wl_graph *g, const int *group, int n, int serial, 
     for (int i = 0; i < y0->rank; i++)
         d[i] = y0->dim[i];
     d[y0->rank - 1] = N;
-    int ins[3], out;
+    int ins[3], out, rank = y0->rank; /* g->t may move as tensors are added */
     ins[0] = o0->in[0];
     if ((ins[1] = wl_add_tensor(g, wname, WL_WEIGHT, 2, wd, e)) < 0)
         return e->code;
     if (o0->n_in == 3 && (ins[2] = wl_add_tensor(g, bname, WL_WEIGHT, 1, &N, e)) < 0)
         return e->code;
-    if ((out = wl_add_tensor(g, oname, WL_ACT, y0->rank, d, e)) < 0)
+    if ((out = wl_add_tensor(g, oname, WL_ACT, rank, d, e)) < 0)
         return e->code;
     o0 = &g->op[group[0]];
     int transb = o0->transb, n_in = o0->n_in;

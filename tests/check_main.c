@@ -44,6 +44,7 @@ int main(void)
     srunner_add_suite(sr, make_kern_suite());
     srunner_add_suite(sr, make_probe_suite());
     srunner_add_suite(sr, make_power_suite());
+    srunner_add_suite(sr, make_pass_suite());
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
     int run = srunner_ntests_run(sr);
