@@ -104,6 +104,10 @@ struct hw_device {
     double calib_mape_pct;          /* held-out error of a calibration (efficiency.heldout_mape_pct), or -1 */
     double eff_class[EC_COUNT];     /* compute efficiency per operator class (compute / vector, or per_class) */
     double eff_level[HW_MAX_MEM];   /* bandwidth efficiency per memory level (memory, or per_level) */
+    double eff_prec[P_COUNT];       /* GEMM engines' efficiency per arithmetic precision (per_precision; 1) */
+    double gemm_k_half;             /* K at which a GEMM's K loop reaches half its rate (gemm_k_half; 0: none) */
+    double bw_half_bytes;           /* bytes a kernel moves at main memory to reach half its bandwidth
+                                       (efficiency.bw_half_MB; 0: none) */
     unsigned ops_mask;              /* bit (1u << op_type) set when the device runs that operator */
     struct hw_array array;
     struct hw_gpu gpu;

@@ -537,8 +537,10 @@ static int load_level_effs(struct ju *j, const cJSON *pl, struct hw_device *d)
 static int load_efficiency(struct ju *j, const cJSON *o, struct hw_system *sys, struct hw_device *d, int *bad)
 {
     (void)sys;
-    static const char *const keys[] = {"compute", "vector", "memory", "per_class", "per_level", "serial_fraction",
-                                       "heldout_mape_pct", "source", "note", NULL};
+    static const char *const keys[] = {"compute",         "vector",           "memory",      "per_class",
+                                       "per_level",       "per_precision",    "gemm_k_half", "bw_half_MB",
+                                       "serial_fraction", "heldout_mape_pct", "source",      "note",
+                                       NULL};
     d->eff_compute = d->eff_vector = d->eff_memory = 1.0;
     d->calib_mape_pct = -1;
     d->serial_fraction = 0;
@@ -546,8 +548,12 @@ static int load_efficiency(struct ju *j, const cJSON *o, struct hw_system *sys, 
         d->eff_class[c] = 1;
     for (int m = 0; m < HW_MAX_MEM; m++)
         d->eff_level[m] = 1;
+    for (int p = 0; p < P_COUNT; p++)
+        d->eff_prec[p] = 1;
+    d->gemm_k_half = d->bw_half_bytes = 0;
     int rc;
     size_t old;
+    double bw_half_MB = 0;
     const cJSON *ef = section(j, o, "efficiency", &old);
     if (!ef)
         return DSE_OK;
@@ -555,6 +561,8 @@ static int load_efficiency(struct ju *j, const cJSON *o, struct hw_system *sys, 
         !(rc = ju_num(j, ef, "vector", JU_OPT | JU_POS, 4, &d->eff_vector)) &&
         !(rc = ju_num(j, ef, "memory", JU_OPT | JU_POS, 4, &d->eff_memory)) &&
         !(rc = ju_num(j, ef, "serial_fraction", JU_OPT | JU_NONNEG, 1, &d->serial_fraction)) &&
+        !(rc = ju_num(j, ef, "gemm_k_half", JU_OPT | JU_NONNEG, 1e6, &d->gemm_k_half)) &&
+        !(rc = ju_num(j, ef, "bw_half_MB", JU_OPT | JU_NONNEG, 1e6, &bw_half_MB)) &&
         !(rc = ju_num(j, ef, "heldout_mape_pct", JU_OPT | JU_NONNEG, 1e6, &d->calib_mape_pct)))
         rc = need_source(j, ef);
     for (int c = 0; c < EC_COUNT; c++)
@@ -570,6 +578,14 @@ static int load_efficiency(struct ju *j, const cJSON *o, struct hw_system *sys, 
             d->eff_class[EC_MATMUL_SKINNY] = d->eff_class[EC_MATMUL];
         if (!cJSON_GetObjectItemCaseSensitive(pc, "attention_decode"))
             d->eff_class[EC_ATTENTION_DECODE] = d->eff_class[EC_ATTENTION];
+        ju_pop(j, o2);
+    }
+    d->bw_half_bytes = bw_half_MB * 1e6;
+    const cJSON *pp = rc ? NULL : cJSON_GetObjectItemCaseSensitive(ef, "per_precision");
+    if (pp && !(rc = ju_object(j, pp, prec_names))) {
+        size_t o2 = ju_key(j, "per_precision");
+        for (int p = 0; p < P_COUNT && !rc; p++)
+            rc = ju_num(j, pp, prec_names[p], JU_OPT | JU_POS, 4, &d->eff_prec[p]);
         ju_pop(j, o2);
     }
     const cJSON *pl = rc ? NULL : cJSON_GetObjectItemCaseSensitive(ef, "per_level");

@@ -4,6 +4,8 @@
  * without it the cycle tier is refused, not faked. */
 #include "model.h"
 
+#include <math.h>
+
 static int need_engine(const struct hw_device *d, enum hw_engine e, const char *why, struct dse_err *err)
 {
     for (int i = 0; i < d->n_compute; i++)
@@ -132,6 +134,66 @@ double model_launch_s(const struct hw_device *d, const struct wl_op *op, const s
 int model_planned_home(const struct exec_cfg *x, int t) { return x->home ? x->home[t] : -1; }
 
 double model_attention_scores(const struct wl_op *op) { return op->gbatch * op->gm * op->gn; }
+
+void model_gpu_tiling(const struct hw_device *d, const struct wl_op *op, struct gpu_tiling *t)
+{
+    const struct hw_gpu *gp = &d->gpu;
+    double M = op->gm, N = op->gn, K = op->gk, pm = 16, pn = 16;
+    t->conc = (double)gp->sms * gp->ctas_per_sm;
+    t->tm = gp->tile_m;
+    t->tn = gp->tile_n;
+    while (pm < M && pm < t->tm)
+        pm *= 2;
+    while (pn < N && pn < t->tn)
+        pn *= 2;
+    t->tm = pm < t->tm ? pm : t->tm;
+    t->tn = pn < t->tn ? pn : t->tn;
+    t->tiles_m = ceil(M / t->tm);
+    t->tiles_n = ceil(N / t->tn);
+    t->tiles = op->gbatch * t->tiles_m * t->tiles_n;
+    t->split = 1;
+    if (t->tiles < t->conc) { /* split-K, up to one chunk of tile_k per CTA */
+        t->split = floor(t->conc / t->tiles);
+        double kmax = ceil(K / gp->tile_k);
+        if (t->split > kmax)
+            t->split = kmax;
+        if (t->split < 1)
+            t->split = 1;
+    }
+    t->tiles *= t->split;
+    t->waves = ceil(t->tiles / t->conc);
+}
+
+double model_gemm_eff(const struct hw_device *d, const struct wl_op *op, enum prec p, int quantize)
+{
+    if (!op_type_is_gemm(op->type))
+        return 1;
+    double f = d->eff_prec[p];
+    if (d->gemm_k_half > 0 && op->gk > 0)
+        f *= op->gk / (op->gk + d->gemm_k_half);
+    if (!quantize || !(op->macs > 0))
+        return f;
+    if (d->cls == HW_GPU && d->gpu.present && op->type != OP_ATTENTION) {
+        struct gpu_tiling t;
+        model_gpu_tiling(d, op, &t);
+        f *= op->gbatch * op->gm * op->gn * op->gk / (t.waves * t.conc * t.tm * t.tn * ceil(op->gk / t.split) * t.split);
+    } else if (d->array.present) {
+        struct sa_gemm s;
+        model_systolic_gemm(d->array.rows, d->array.cols, d->array.dataflow, op->gm, op->gk, op->gn, &s);
+        f *= s.mapping_efficiency;
+    } else if (d->cls == HW_CPU && d->cpu.present) {
+        double mr = d->cpu.mr, nr = d->cpu.nr;
+        f *= op->gm * op->gn / (ceil(op->gm / mr) * mr * ceil(op->gn / nr) * nr);
+    }
+    return f;
+}
+
+double model_mem_s(const struct hw_device *d, int l, double bytes, double bw)
+{
+    if (!(bytes > 0))
+        return 0;
+    return (bytes + (l == d->n_mem - 1 ? d->bw_half_bytes : 0)) / bw;
+}
 
 double model_extra_bytes(const struct wl_graph *g, const struct wl_op *op, const struct exec_cfg *x)
 {

@@ -103,6 +103,25 @@ double model_attention_scores(const struct wl_op *op);
 /* The level tensor t lives in by the stack's memory plan, or -1 when there is none for it. */
 int model_planned_home(const struct exec_cfg *x, int t);
 
+/* Kernel efficiency terms, one set for both tiers (docs/models.md, "Kernel efficiency"):
+ * GPU thread-block tiles for a GEMM (a matmul or convolution's GEMM view): tiles of tm x tn outputs,
+ * shrunk to the next power of two >= M (or N), at least 16, for skinny shapes as GEMM libraries pick;
+ * split-K across CTAs when the tiles cannot fill the GPU; waves of SMs x ctas_per_sm tiles. */
+struct gpu_tiling {
+    double tm, tn, tiles_m, tiles_n, tiles, split, waves, conc;
+};
+void model_gpu_tiling(const struct hw_device *d, const struct wl_op *op, struct gpu_tiling *t);
+/* The factor on a GEMM-like op's achieved compute rate: the engine's efficiency at precision p
+ * (efficiency.per_precision), the K loop's depth K / (K + gemm_k_half), and, with quantize set (the
+ * analytical tier; the cycle tiers count these themselves), the work padded to whole tiles and waves:
+ * a GPU's thread-block tiles (model_gpu_tiling), a systolic array's folds (model_systolic_gemm), a
+ * CPU's mr x nr micro-tiles. In (0, 4]; 1 for other ops and for a device that describes none of it. */
+double model_gemm_eff(const struct hw_device *d, const struct wl_op *op, enum prec p, int quantize);
+/* Seconds to move `bytes` through main memory level l of d at bandwidth bw (already derated): a kernel
+ * too small to fill the memory system reaches bytes / (bytes + bw_half_bytes) of it (the volume at
+ * which it reaches half: efficiency.bw_half_MB), i.e. (bytes + bw_half_bytes) / bw; other levels bytes / bw. */
+double model_mem_s(const struct hw_device *d, int l, double bytes, double bw);
+
 /* Costs op at x->fidelity: the class's cycle tier, or OPS_NO_TIER when it has none. */
 enum op_status model_cost(const struct hw_device *d, const struct wl_graph *g, const struct wl_op *op,
                           const struct exec_cfg *x, struct op_cost *c);

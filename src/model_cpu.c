@@ -30,7 +30,8 @@ enum op_status model_cpu_cycle(const struct hw_device *d, const struct wl_graph 
     int parallel = model_cpu_parallel(g, op); /* below the grain an op runs on one core (model.h) */
     if (!parallel)
         threads = 1;
-    double peak = d->peak[c->engine][c->cprec] * d->eff_class[model_eff_class(op)], per_core = peak / cores;
+    double peak = d->peak[c->engine][c->cprec] * d->eff_class[model_eff_class(op)] * model_gemm_eff(d, op, c->cprec, 0),
+           per_core = peak / cores;
     int last = d->n_mem - 1;
     double e = prec_bytes(c->cprec), compulsory = 0;
     for (int k = 0; k < op->n_in; k++) /* an embedding's gathered rows, an expert bank's touched experts */

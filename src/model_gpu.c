@@ -60,7 +60,7 @@ enum op_status model_gpu_cycle(const struct hw_device *d, const struct wl_graph 
     if (!op_type_is_gemm(op->type)) { /* streaming: the roofline's traffic at the achieved bandwidth */
         double m = 0;
         for (int l = 0; l < d->n_mem; l++) {
-            double s = c->bytes[l] / (d->mem[l].bandwidth_Bps * d->eff_memory * (l == last ? gp->bw_fraction : 1));
+            double s = model_mem_s(d, l, c->bytes[l], d->mem[l].bandwidth_Bps * d->eff_memory * (l == last ? gp->bw_fraction : 1));
             if (s > m) {
                 m = s;
                 c->mem_level = l;
@@ -71,7 +71,8 @@ enum op_status model_gpu_cycle(const struct hw_device *d, const struct wl_graph 
         return OPS_OK;
     }
     double e = prec_bytes(c->cprec), conc = (double)gp->sms * gp->ctas_per_sm;
-    double peak_tile = d->peak[c->engine][c->cprec] * d->eff_compute / conc;
+    double peak_tile =
+        d->peak[c->engine][c->cprec] * d->eff_class[model_eff_class(op)] * model_gemm_eff(d, op, c->cprec, 0) / conc;
     double tm = gp->tile_m, tn = gp->tile_n, M = op->gm, N = op->gn, K = op->gk;
     double a_bytes = 0, b_bytes = 0, o_bytes = 0, tiles, work, l2_bytes, dram;
     for (int k = 0; k < op->n_in; k++) { /* an expert bank: the experts the tokens reach */
@@ -94,27 +95,13 @@ enum op_status model_gpu_cycle(const struct hw_device *d, const struct wl_graph 
             l2_bytes += extra;
         }
     } else {
-        /* Kernel choice: tiles shrink to the next power of two >= M (or N), at least 16, as GEMM
-         * libraries pick smaller tiles for skinny shapes; when the tiles cannot fill the GPU, K is
-         * split across CTAs (split-K) up to one chunk of tile_k per CTA. */
-        double pm = 16, pn = 16, split = 1;
-        while (pm < M && pm < tm)
-            pm *= 2;
-        while (pn < N && pn < tn)
-            pn *= 2;
-        tm = pm < tm ? pm : tm;
-        tn = pn < tn ? pn : tn;
-        double tiles_m = ceil(M / tm), tiles_n = ceil(N / tn);
-        tiles = op->gbatch * tiles_m * tiles_n;
-        if (tiles < conc) {
-            split = floor(conc / tiles);
-            double kmax = ceil(K / gp->tile_k);
-            if (split > kmax)
-                split = kmax;
-            if (split < 1)
-                split = 1;
-        }
-        tiles *= split;
+        /* Kernel choice: tiles shrink for skinny shapes, split-K fills the GPU (model_gpu_tiling). */
+        struct gpu_tiling gt;
+        model_gpu_tiling(d, op, &gt);
+        double split = gt.split, tiles_m = gt.tiles_m, tiles_n = gt.tiles_n;
+        tm = gt.tm;
+        tn = gt.tn;
+        tiles = gt.tiles;
         work = 2 * tm * tn * ceil(K / split);
         l2_bytes = tiles * (tm + tn) * ceil(K / split) * e + o_bytes * split;
         if (a_bytes + b_bytes <= d->mem[l2].capacity_bytes / 2 || last == 0) {
@@ -132,7 +119,8 @@ enum op_status model_gpu_cycle(const struct hw_device *d, const struct wl_graph 
     c->bytes[last] = dram;
     if (last > 0)
         c->bytes[l2] = l2_bytes;
-    double t_l2 = last > 0 ? l2_bytes / (d->mem[l2].bandwidth_Bps * d->eff_memory) : 0, t_dram = dram / hbm;
+    double t_l2 = last > 0 ? l2_bytes / (d->mem[l2].bandwidth_Bps * d->eff_memory) : 0,
+           t_dram = model_mem_s(d, last, dram, hbm);
     c->memory_s = t_l2 > t_dram ? t_l2 : t_dram;
     c->mem_level = t_l2 > t_dram ? l2 : last;
     c->energy_memory_J = level_energy(d, c);

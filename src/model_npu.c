@@ -65,7 +65,7 @@ enum op_status model_npu_cycle(const struct hw_device *d, const struct wl_graph 
                                                 (op->type == OP_ATTENTION ? 2 : 1);
         c->cycles_compute = cyc;
         c->mapping_efficiency = s.mapping_efficiency;
-        c->compute_s = cyc / clock / d->eff_compute;
+        c->compute_s = cyc / clock / (d->eff_compute * model_gemm_eff(d, op, c->cprec, 0));
     } else {
         peak = op_type_is_gemm(op->type) ? hw_gemm_peak(d, c->cprec, NULL) : hw_vector_peak(d, c->cprec, NULL);
         c->compute_s = peak > 0 ? op->flops / (peak * (op_type_is_gemm(op->type) ? d->eff_compute : d->eff_vector)) : 0;

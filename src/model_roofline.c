@@ -3,8 +3,9 @@
  *   compute_s  = flops / (peak(engine, precision) x efficiency of the operator's class: matmul,
  *                matmul_skinny, conv2d, conv2d_depthwise, attention, attention_decode, softmax,
  *                norm, eltwise; efficiency.compute for the GEMM-like ones and efficiency.vector for
- *                the rest unless per_class says; calibrated per class); on a CPU x s for a depthwise
- *                convolution of stride s (its vectors gather lanes)
+ *                the rest unless per_class says; calibrated per class x, for GEMM-like ones, the
+ *                kernel terms of model_gemm_eff: precision, K depth, tile/wave/fold quantization);
+ *                on a CPU x s for a depthwise convolution of stride s (its vectors gather lanes)
  *   home(x)    = the memory level an operand lives in: where the software stack's memory planner
  *                puts it (pass_plan_memory: weights pinned in a scratchpad, activations kept on
  *                chip), else the last level, except that an activation stays in the nearest on-chip
@@ -17,7 +18,8 @@
  *                operand A once per output-column tile and B once per output-row tile of side
  *                t = floor(sqrt(S / (ea + eb + 4))), S being the capacity of the levels nearer the
  *                compute than l (the 4 bytes hold an fp32 accumulator). Level 0 sees no tiling.
- *   memory_s   = max over levels of bytes_l / (bandwidth_l x efficiency of level l)
+ *   memory_s   = max over levels of bytes_l / (bandwidth_l x efficiency of level l), at main memory
+ *                (bytes + bw_half_bytes) / (...) (model_mem_s: small kernels reach less bandwidth)
  *   (with x->warm, as in a kernel timed over repeated runs, every tensor lives in the nearest level
  *   whose half holds it)
  *   prep_s     = on a CPU, a phase before the op (model_cpu_prep_s): a GEMM's set-up and the copy of
@@ -160,7 +162,7 @@ enum op_status model_roofline_cost(const struct hw_device *d, const struct wl_gr
                 bytes += bytes_of[k] * (role[k] == 0 ? ra : role[k] == 1 ? rb : 1) *
                          (k >= op->n_in && k < op->n_in + op->n_out ? wa : 1);
         c->bytes[l] = bytes;
-        double s = bytes / (d->mem[l].bandwidth_Bps * d->eff_level[l]);
+        double s = model_mem_s(d, l, bytes, d->mem[l].bandwidth_Bps * d->eff_level[l]);
         if (s >= c->memory_s) {
             c->memory_s = s;
             c->mem_level = l;
@@ -170,7 +172,7 @@ enum op_status model_roofline_cost(const struct hw_device *d, const struct wl_gr
     }
 
     enum hw_eff_class ec = model_eff_class(op);
-    c->compute_s = peak > 0 ? op->flops / (peak * d->eff_class[ec]) : 0;
+    c->compute_s = peak > 0 ? op->flops / (peak * d->eff_class[ec] * model_gemm_eff(d, op, c->cprec, 1)) : 0;
     if (op->type == OP_ATTENTION && op->attn_unfused && peak > 0) {
         /* QK^T and PV as GEMMs over the whole S x T matrix (masked scores are computed too), the
          * softmax as a vector kernel */

@@ -831,13 +831,14 @@ if [ "$have_python" = 1 ]; then
     # Measurements from another machine: the H200 spot check (validate/gpu/README.md) imported against the
     # GPU's hwdesc: its recorded errors were -19.6, -38.9, -24.1 % with a 4 us launch per kernel; with the
     # GPU-side launch now 2.4 us (RRZE gpu-benches; the host's part is the software stack's) the GEMV's
-    # 0.05229 ms measured against (0.02797 + 0.0024) ms gives -41.9 %, the others -19.7 and -24.5 %; the
-    # energy error is predicted / measured - 1 of the one case that has a measured energy.
+    # 0.05229 ms measured against (0.02797 + 0.0024) ms gives -41.9 %, the add -24.5 %, and the 8192^3
+    # GEMM's 64 x 64 tiles fill ceil(4096 / 132) = 32 waves of 132 (96.97 %): 1.1137 / 0.9697 + 0.0024
+    # = 1.1484 ms, -17.2 %; the energy error is predicted / measured - 1 of the one case that has one.
     "$DSE_BIN" validate --hw nvidia-h200-sxm-141gb --import tests/data/import-gpu.csv --json --db "$tmp/v.db" --plot none >"$tmp/vg.json" 2>"$tmp/vg.err"
     if python3 -c "
 import json,sys
 d=json.load(open(sys.argv[1])); k=d['kernels']
-assert [round(x['error_pct'],1) for x in k]==[-19.7,-41.9,-24.5] and all(x['device']=='gpu' for x in k)
+assert [round(x['error_pct'],1) for x in k]==[-17.2,-41.9,-24.5] and all(x['device']=='gpu' for x in k)
 assert d['n_energy']==1 and abs(k[0]['energy_error_pct']-100*(k[0]['predicted_mJ']/970.8608-1))<1e-9 and 'measured_mJ' not in k[1]
 " "$tmp/vg.json" 2>/dev/null; then
         ok validate-import-gpu
