@@ -44,5 +44,8 @@ int cmd_sweep(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
+/* dse validate --published, dse calibrate --published (cli_published.c), with the parsed options. */
+int cli_validate_published(const struct cli_opt *opts);
+int cli_calibrate_published(const struct cli_opt *opts);
 
 #endif

@@ -29,7 +29,15 @@
 #include "validate.h"
 
 static struct cli_opt validate_opts_proto[] = {
-    {"hw", 1, "host hwdesc (default hwdesc/host.json; probed first when absent)", NULL},
+    {"hw", 1, "host hwdesc (default hwdesc/host.json; probed first when absent); with --published: the device to check", NULL},
+    {"published", 0, "predict the published measurements of validate/published (each case's device, stack and "
+                     "workload) and report their errors", NULL},
+    {"corpus", 1, "with --published: a folder of corpus CSV files, or one file (default validate/published)", NULL},
+    {"half", 1, "with --published: show the fit half only ('fit', for choosing model terms without seeing the "
+                "held-out cases), the held-out half, or all (default)", NULL},
+    {"software", 1, "with --published: one stack for every case, or 'default' for each device's own", NULL},
+    {"write-error-bars", 1, "with --published: write the held-out error bars per device class and workload kind "
+                            "(JSON; dse eval reads validate/published/error-bars.json)", NULL},
     {"suite", 1, "kernel suite (default validate/full.json, or validate/quick.json with --quick)", NULL},
     {"import", 1, "compare external measurements (suite JSON with measured_ms, CSV, or a dse --json result) instead of measuring", NULL},
     {"device", 1, "with --import: the hwdesc device of cases that name none (default: its first device)", NULL},
@@ -46,7 +54,11 @@ static struct cli_opt validate_opts_proto[] = {
 };
 
 static struct cli_opt calibrate_opts_proto[] = {
-    {"hw", 1, "host hwdesc to calibrate (default hwdesc/host.json)", NULL},
+    {"hw", 1, "host hwdesc to calibrate (default hwdesc/host.json); with --published: the device (hwdesc name)", NULL},
+    {"published", 0, "fit the device's efficiencies to its fit half of validate/published, report the held-out "
+                     "error, write the calibrated hwdesc", NULL},
+    {"corpus", 1, "with --published: a folder of corpus CSV files, or one file (default validate/published)", NULL},
+    {"software", 1, "with --published: one stack for every case, or 'default' for each device's own", NULL},
     {"out", 1, "calibrated hwdesc to write (required)", NULL},
     {"suite", 1, "kernel suite (default validate/full.json, or validate/quick.json with --quick)", NULL},
     {"import", 1, "fit to external measurements instead of measuring", NULL},
@@ -608,6 +620,14 @@ int cmd_validate(int argc, char **argv)
         free(sys);
         return precision_errors(cli_get(opts, "json") != NULL);
     }
+    if (cli_get(opts, "published")) {
+        free(sys);
+        return cli_validate_published(opts);
+    }
+    if (cli_get(opts, "corpus") || cli_get(opts, "software") || cli_get(opts, "write-error-bars") || cli_get(opts, "half")) {
+        rc = dse_err_set(&e, DSE_EINPUT, NULL, NULL, "validate: --corpus, --software and --write-error-bars go with --published");
+        goto out;
+    }
     int json = cli_get(opts, "json") != NULL;
     if ((rc = host(opts, sys, &dev, hwpath, sizeof hwpath, &e)) ||
         (rc = run_suite(opts, &s, &graphs, sys, dev, f, threads, "validate", 1, &mi, &e)))
@@ -905,6 +925,11 @@ int cmd_calibrate(int argc, char **argv)
                "(docs/models.md).\n\noptions:\n");
         cli_print_options(calibrate_opts_proto);
         goto out;
+    }
+    if (cli_get(opts, "published")) {
+        free(sys);
+        free(cal);
+        return cli_calibrate_published(opts);
     }
     if (!cli_get(opts, "out")) {
         rc = dse_err_set(&e, DSE_EINPUT, NULL, NULL, "calibrate: --out CAL.json is required (see dse help calibrate)");

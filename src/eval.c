@@ -393,11 +393,14 @@ static double kv_alloc_bytes(const struct sw_stack *sw, const struct wl_tensor *
 static void runtime_step(const struct eval_req *r, struct eval_result *res, double dev_s, double launches)
 {
     const struct sw_stack *sw = r->sw;
-    if (!sw)
+    const struct hw_device *d = &r->sys->dev[r->dev];
+    double extra = d->per_step_s; /* the system's own runtime work per pass (overhead.per_step_us) */
+    if (sw) {
+        double host = pass_has(sw, PASS_LAUNCH) ? 0 : launches * sw->host_kernel_s;
+        extra += (d->cls == HW_CPU ? host : host > dev_s ? host - dev_s : 0) + sw->per_step_s;
+    }
+    if (!(extra > 0))
         return;
-    double host = pass_has(sw, PASS_LAUNCH) ? 0 : launches * sw->host_kernel_s;
-    double extra = r->sys->dev[r->dev].cls == HW_CPU ? host : host > dev_s ? host - dev_s : 0;
-    extra += sw->per_step_s;
     res->t.latency_s += extra;
     res->t.runtime_s += extra;
 }
@@ -612,10 +615,9 @@ static int eval_ops(const struct eval_req *r, const struct eval_graphs *eg, stru
     if (rc || !res->feasible)
         return rc;
     double act = u.act;
-    if (r->sw) { /* the request's own runtime work, then the first step's */
-        res->t.latency_s += r->sw->per_request_s;
-        res->t.runtime_s += r->sw->per_request_s;
-    }
+    double req = pd->per_request_s + (r->sw ? r->sw->per_request_s : 0); /* the request's own runtime work */
+    res->t.latency_s += req;
+    res->t.runtime_s += req;
     runtime_step(r, res, res->t.latency_s - res->t.runtime_s, eg->first_launches);
     res->first_s = res->t.latency_s;
     res->t.kernels = eg->first_launches;

@@ -95,6 +95,9 @@ struct hw_device {
     char software[64];              /* its default software stack (software/NAME.json); "" for none */
     double per_op_s;                /* fixed cost per kernel launch (a stream launch on a GPU) */
     double graph_node_s;            /* GPU: the same for a kernel replayed from a captured graph */
+    double per_step_s;              /* runtime work per forward pass on this system beyond the stack's (its
+                                       host, driver and runtime: overhead.per_step_us) */
+    double per_request_s;           /* the same per request (overhead.per_request_us) */
     double pack_elem_per_s[2];      /* CPU: GEMM elements packed per second, left and right operand (0: none) */
     double gemm_setup_s;            /* CPU: fixed cost of a packed GEMM call (buffers, barriers) */
     double fork_join_s;             /* CPU: cost of running an op on all cores (a parallel region) */
@@ -105,6 +108,8 @@ struct hw_device {
     double eff_class[EC_COUNT];     /* compute efficiency per operator class (compute / vector, or per_class) */
     double eff_level[HW_MAX_MEM];   /* bandwidth efficiency per memory level (memory, or per_level) */
     double eff_prec[P_COUNT];       /* GEMM engines' efficiency per arithmetic precision (per_precision; 1) */
+    double eff_mclass[EC_COUNT];    /* main-memory bandwidth efficiency per operator class, on top of the
+                                       level's (memory_per_class; 1) */
     double gemm_k_half;             /* K at which a GEMM's K loop reaches half its rate (gemm_k_half; 0: none) */
     double bw_half_bytes;           /* bytes a kernel moves at main memory to reach half its bandwidth
                                        (efficiency.bw_half_MB; 0: none) */

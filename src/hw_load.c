@@ -481,9 +481,10 @@ static int load_area(struct ju *j, const cJSON *o, struct hw_system *sys, struct
 static int load_overhead(struct ju *j, const cJSON *o, struct hw_system *sys, struct hw_device *d, int *bad)
 {
     (void)sys;
-    static const char *const keys[] = {"per_op_us", "graph_node_us", "fork_join_us", "gemm_setup_us", "per_group_us",
-                                       "pack_left_Gelem_per_s", "pack_right_Gelem_per_s", "source", "note", NULL};
-    double us = 0, gn = 0, pl = 0, pr = 0, setup = 0, fj = 0, pg = 0;
+    static const char *const keys[] = {"per_op_us", "graph_node_us", "per_step_us", "per_request_us", "fork_join_us",
+                                       "gemm_setup_us", "per_group_us", "pack_left_Gelem_per_s", "pack_right_Gelem_per_s",
+                                       "source", "note", NULL};
+    double us = 0, gn = 0, step = 0, req = 0, pl = 0, pr = 0, setup = 0, fj = 0, pg = 0;
     int rc;
     size_t old;
     const cJSON *ov = section(j, o, "overhead", &old);
@@ -491,6 +492,8 @@ static int load_overhead(struct ju *j, const cJSON *o, struct hw_system *sys, st
         return DSE_OK;
     if (!(rc = ju_object(j, ov, keys)) && !(rc = ju_num(j, ov, "per_op_us", JU_NONNEG, 1e6, &us)) &&
         !(rc = ju_num(j, ov, "graph_node_us", JU_OPT | JU_NONNEG, 1e6, &gn)) &&
+        !(rc = ju_num(j, ov, "per_step_us", JU_OPT | JU_NONNEG, 1e7, &step)) &&
+        !(rc = ju_num(j, ov, "per_request_us", JU_OPT | JU_NONNEG, 1e8, &req)) &&
         !(rc = ju_num(j, ov, "gemm_setup_us", JU_OPT | JU_NONNEG, 1e6, &setup)) &&
         !(rc = ju_num(j, ov, "fork_join_us", JU_OPT | JU_NONNEG, 1e6, &fj)) &&
         !(rc = ju_num(j, ov, "per_group_us", JU_OPT | JU_NONNEG, 1e6, &pg)) &&
@@ -501,6 +504,8 @@ static int load_overhead(struct ju *j, const cJSON *o, struct hw_system *sys, st
     KEEP(rc);
     d->per_op_s = us * 1e-6;
     d->graph_node_s = gn * 1e-6;
+    d->per_step_s = step * 1e-6;
+    d->per_request_s = req * 1e-6;
     d->pack_elem_per_s[0] = pl * 1e9;
     d->pack_elem_per_s[1] = pr * 1e9;
     d->gemm_setup_s = setup * 1e-6;
@@ -539,8 +544,8 @@ static int load_efficiency(struct ju *j, const cJSON *o, struct hw_system *sys, 
     (void)sys;
     static const char *const keys[] = {"compute",         "vector",           "memory",      "per_class",
                                        "per_level",       "per_precision",    "gemm_k_half", "bw_half_MB",
-                                       "serial_fraction", "heldout_mape_pct", "source",      "note",
-                                       NULL};
+                                       "memory_per_class", "serial_fraction", "heldout_mape_pct", "source",
+                                       "note",            NULL};
     d->eff_compute = d->eff_vector = d->eff_memory = 1.0;
     d->calib_mape_pct = -1;
     d->serial_fraction = 0;
@@ -550,6 +555,8 @@ static int load_efficiency(struct ju *j, const cJSON *o, struct hw_system *sys, 
         d->eff_level[m] = 1;
     for (int p = 0; p < P_COUNT; p++)
         d->eff_prec[p] = 1;
+    for (int c = 0; c < EC_COUNT; c++)
+        d->eff_mclass[c] = 1;
     d->gemm_k_half = d->bw_half_bytes = 0;
     int rc;
     size_t old;
@@ -586,6 +593,13 @@ static int load_efficiency(struct ju *j, const cJSON *o, struct hw_system *sys, 
         size_t o2 = ju_key(j, "per_precision");
         for (int p = 0; p < P_COUNT && !rc; p++)
             rc = ju_num(j, pp, prec_names[p], JU_OPT | JU_POS, 4, &d->eff_prec[p]);
+        ju_pop(j, o2);
+    }
+    const cJSON *mc = rc ? NULL : cJSON_GetObjectItemCaseSensitive(ef, "memory_per_class");
+    if (mc && !(rc = ju_object(j, mc, hw_eff_class_names))) {
+        size_t o2 = ju_key(j, "memory_per_class");
+        for (int c = 0; c < EC_COUNT && !rc; c++)
+            rc = ju_num(j, mc, hw_eff_class_names[c], JU_OPT | JU_POS, 4, &d->eff_mclass[c]);
         ju_pop(j, o2);
     }
     const cJSON *pl = rc ? NULL : cJSON_GetObjectItemCaseSensitive(ef, "per_level");

@@ -181,6 +181,8 @@ int hw_load_scalesim_buf(const char *buf, unsigned long len, const char *fname, 
         d->eff_level[m] = 1;
     for (int p = 0; p < P_COUNT; p++)
         d->eff_prec[p] = 1;
+    for (int k = 0; k < EC_COUNT; k++)
+        d->eff_mclass[k] = 1;
     d->ops_mask = (1u << OP_COUNT) - 1;
     d->array = (struct hw_array){1, (int)val[0], (int)val[1], 1, (enum hw_dataflow)df, val[2] * 1024, val[3] * 1024,
                                  val[4] * 1024, (enum hw_sa_interface)mode, mode == SA_USER ? bw : 0};

@@ -188,11 +188,13 @@ double model_gemm_eff(const struct hw_device *d, const struct wl_op *op, enum pr
     return f;
 }
 
-double model_mem_s(const struct hw_device *d, int l, double bytes, double bw)
+double model_mem_s(const struct hw_device *d, const struct wl_op *op, int l, double bytes, double bw)
 {
     if (!(bytes > 0))
         return 0;
-    return (bytes + (l == d->n_mem - 1 ? d->bw_half_bytes : 0)) / bw;
+    if (l != d->n_mem - 1)
+        return bytes / bw;
+    return (bytes + d->bw_half_bytes) / (bw * d->eff_mclass[model_eff_class(op)]);
 }
 
 double model_extra_bytes(const struct wl_graph *g, const struct wl_op *op, const struct exec_cfg *x)

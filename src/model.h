@@ -117,10 +117,12 @@ void model_gpu_tiling(const struct hw_device *d, const struct wl_op *op, struct 
  * a GPU's thread-block tiles (model_gpu_tiling), a systolic array's folds (model_systolic_gemm), a
  * CPU's mr x nr micro-tiles. In (0, 4]; 1 for other ops and for a device that describes none of it. */
 double model_gemm_eff(const struct hw_device *d, const struct wl_op *op, enum prec p, int quantize);
-/* Seconds to move `bytes` through main memory level l of d at bandwidth bw (already derated): a kernel
- * too small to fill the memory system reaches bytes / (bytes + bw_half_bytes) of it (the volume at
- * which it reaches half: efficiency.bw_half_MB), i.e. (bytes + bw_half_bytes) / bw; other levels bytes / bw. */
-double model_mem_s(const struct hw_device *d, int l, double bytes, double bw);
+/* Seconds op needs to move `bytes` through memory level l of d at bandwidth bw (already derated by the
+ * level's efficiency): at main memory the op's class reaches its own share of it (memory_per_class: a
+ * GEMV or a paged attention reaches less than a streaming copy), and a kernel too small to fill the
+ * memory system reaches bytes / (bytes + bw_half_bytes) of it (efficiency.bw_half_MB):
+ * (bytes + bw_half_bytes) / (bw x eff_mclass); other levels bytes / bw. */
+double model_mem_s(const struct hw_device *d, const struct wl_op *op, int l, double bytes, double bw);
 
 /* Costs op at x->fidelity: the class's cycle tier, or OPS_NO_TIER when it has none. */
 enum op_status model_cost(const struct hw_device *d, const struct wl_graph *g, const struct wl_op *op,

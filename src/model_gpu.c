@@ -60,7 +60,7 @@ enum op_status model_gpu_cycle(const struct hw_device *d, const struct wl_graph 
     if (!op_type_is_gemm(op->type)) { /* streaming: the roofline's traffic at the achieved bandwidth */
         double m = 0;
         for (int l = 0; l < d->n_mem; l++) {
-            double s = model_mem_s(d, l, c->bytes[l], d->mem[l].bandwidth_Bps * d->eff_memory * (l == last ? gp->bw_fraction : 1));
+            double s = model_mem_s(d, op, l, c->bytes[l], d->mem[l].bandwidth_Bps * d->eff_memory * (l == last ? gp->bw_fraction : 1));
             if (s > m) {
                 m = s;
                 c->mem_level = l;
@@ -120,7 +120,7 @@ enum op_status model_gpu_cycle(const struct hw_device *d, const struct wl_graph 
     if (last > 0)
         c->bytes[l2] = l2_bytes;
     double t_l2 = last > 0 ? l2_bytes / (d->mem[l2].bandwidth_Bps * d->eff_memory) : 0,
-           t_dram = model_mem_s(d, last, dram, hbm);
+           t_dram = model_mem_s(d, op, last, dram, hbm);
     c->memory_s = t_l2 > t_dram ? t_l2 : t_dram;
     c->mem_level = t_l2 > t_dram ? l2 : last;
     c->energy_memory_J = level_energy(d, c);

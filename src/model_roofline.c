@@ -162,7 +162,7 @@ enum op_status model_roofline_cost(const struct hw_device *d, const struct wl_gr
                 bytes += bytes_of[k] * (role[k] == 0 ? ra : role[k] == 1 ? rb : 1) *
                          (k >= op->n_in && k < op->n_in + op->n_out ? wa : 1);
         c->bytes[l] = bytes;
-        double s = model_mem_s(d, l, bytes, d->mem[l].bandwidth_Bps * d->eff_level[l]);
+        double s = model_mem_s(d, op, l, bytes, d->mem[l].bandwidth_Bps * d->eff_level[l]);
         if (s >= c->memory_s) {
             c->memory_s = s;
             c->mem_level = l;

@@ -96,4 +96,78 @@ int calib_fit(const struct hw_system *sys, int dev, const struct vk *k, const st
 /* Applies c to a device. */
 void calib_apply(struct hw_device *d, const struct calib *c);
 
+/* ---- published measurements (validate_published.c; validate/published/README.md) ---- */
+
+enum pmetric { PM_LATENCY, PM_THROUGHPUT, PM_TOKENS, PM_TTFT, PM_TPOT, PM_KERNEL_MS, PM_TFLOPS, PM_COUNT };
+extern const char *const pmetric_names[PM_COUNT + 1];
+/* Workload kinds, for reporting and error bars. */
+enum pkind { PK_KERNEL, PK_LLM_PREFILL, PK_LLM_DECODE, PK_LLM_GENERATE, PK_CNN, PK_ENCODER, PK_OTHER, PK_COUNT };
+extern const char *const pkind_names[PK_COUNT + 1];
+
+struct pcase {
+    char id[64], file[256];
+    int line;
+    char device[HW_NAME_LEN], framework[128], software[64], workload[160], precision[32];
+    char source[512], url[320], date[16], note[1024];
+    enum wl_phase phase;
+    int is_kernel;           /* the workload is a kernel (phase kernel): k */
+    struct vk k;
+    long long batch, prompt, gen, instances;
+    enum pmetric metric;
+    double value;            /* as published, in the metric's unit */
+    int heldout;             /* the split rule: FNV-1a 32 of the id is odd */
+    /* set by pcase_predict */
+    int ok;                  /* predicted (else reason says why not) */
+    char reason[320];
+    enum pkind kind;
+    int dev_class;           /* enum hw_class of the device it ran on */
+    double predicted, error; /* the metric as dse predicts it; predicted / value - 1 */
+};
+
+struct pcorpus {
+    struct pcase *c;
+    int n, cap;
+};
+
+/* Reads the corpus files (the columns of validate/published/README.md, in any order): every field
+ * checked, ids unique across files. */
+int pcorpus_load(const char *const *paths, int n, struct pcorpus *pc, struct dse_err *e);
+void pcorpus_free(struct pcorpus *pc);
+int pcase_is_heldout(const char *id);
+/* Whether the metric grows as the system gets faster (throughput, tokens/s, TFLOPS). */
+int pmetric_is_rate(enum pmetric m);
+/* The error of the predicted time: predicted / measured time - 1 (negative: dse too fast). */
+double pcase_time_error(const struct pcase *c);
+/* Predicts case c on the default device of sys with workload m (NULL for a kernel) and stack sw. A
+ * point dse finds infeasible, or a stack that does not target the device, leaves c->ok 0 with the
+ * reason; DSE_OK unless evaluation fails outright. */
+int pcase_predict(struct pcase *c, const struct hw_system *sys, const struct wl_model *m, const struct sw_stack *sw,
+                  enum fidelity f, struct dse_err *e);
+
+struct pstats {
+    int n, within20, within25;
+    double mape_pct, within20_pct, within25_pct;
+    double p10_pct, median_pct, p90_pct; /* of the time error (pcase_time_error) */
+};
+/* A published calibration: one device's efficiencies and overheads fitted to its fit-half cases
+ * (validate_published.c), each a factor on the hwdesc's value. */
+enum pparam { PP_GEMM, PP_ATTENTION, PP_VECTOR, PP_MEMORY, PP_DECODE_MEMORY, PP_LOW_PRECISION, PP_LAUNCH, PP_STEP,
+              PP_REQUEST, PP_COUNT };
+#define PP_TIMES PP_LAUNCH /* the factors from here on scale times; the ones before, efficiencies */
+extern const char *const pparam_names[PP_COUNT + 1];
+#define PCALIB_RIDGE 0.02     /* weight of the pull of each log-factor towards 0 (the hwdesc's value) */
+#define PCALIB_MAX_CASES 512
+/* Multiplies d's efficiencies and overheads by factor[PP_*] (efficiencies held in (0.001, 1]). */
+void pcalib_apply(struct hw_device *d, const double *factor);
+/* Fits factor[] to cases c[idx[0..n)] on sys's default device, each with its workload model[i] and
+ * stack sw[i] (indexed like c), minimizing the squared log error plus PCALIB_RIDGE x the squared
+ * log-factors; free_param[k] tells which factors the cases could move (the others stay 1). */
+int pcalib_fit(struct pcase *c, const int *idx, int n, const struct hw_system *sys,
+               const struct wl_model *const *model, const struct sw_stack *const *sw, enum fidelity f, double *factor,
+               int *free_param, struct dse_err *e);
+
+/* Statistics of the predicted cases for which want(case, ctx) holds (want NULL: all). */
+void pstats_of(const struct pcase *c, int n, int (*want)(const struct pcase *, const void *), const void *ctx,
+               struct pstats *s);
+
 #endif

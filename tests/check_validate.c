@@ -250,12 +250,23 @@ START_TEST(host_load_arithmetic)
 }
 END_TEST
 
+START_TEST(published_split_rule)
+{
+    /* The held-out rule of validate/published/README.md: FNV-1a 32 of the id, odd = held out. Test
+     * vectors of FNV-1a 32 (Fowler, Noll, Vo): "a" 0xe40c292c, "b" 0xe70c2de5, "foobar" 0xbf9cf968. */
+    ck_assert_int_eq(pcase_is_heldout("a"), 0);
+    ck_assert_int_eq(pcase_is_heldout("b"), 1);
+    ck_assert_int_eq(pcase_is_heldout("foobar"), 0);
+}
+END_TEST
+
 Suite *make_validate_suite(void)
 {
     Suite *s = suite_create("validate");
     TCase *t = tcase_create("validate");
     tcase_set_timeout(t, 60);
     tcase_add_test(t, suites_load_and_shapes);
+    tcase_add_test(t, published_split_rule);
     tcase_add_test(t, graphs_match_kernels);
     tcase_add_test(t, calibration_recovers_known_efficiencies);
     tcase_add_test(t, prediction_follows_threads);

@@ -1369,6 +1369,72 @@ else
     skip scalesim-v2-figures "python3 not found"
 fi
 
+# ---- issue 10: software stacks, the published corpus, calibration on its fit half ----
+P=tests/data/published
+expect_ok_has list-software "tensorrt" list software
+expect_json software-default-per-device "
+need(d['software'] == 'tensorrt', 'software %r' % d['software'])
+" eval --hw nvidia-h100-sxm5-80gb --workload tiny-mlp --json
+expect_ok_has eval-fused-kernels "conv1 + conv1.bn + conv1.act" eval --hw nvidia-h100-sxm5-80gb --workload resnet50 --precision int8 --software tensorrt --top 100
+# ResNet-50 int8 at batch 256 on an H100: eager runs 174 kernels, tensorrt folds and fuses them into 54
+# (53 convolutions with their BatchNorm, activation and residual add, and the pool... and fc): fewer kernels
+# and less time.
+expect_json software-fusion-faster "
+need(d['totals']['kernels'] < 100, 'kernels %r' % d['totals']['kernels'])
+" eval --hw nvidia-h100-sxm5-80gb --workload resnet50 --precision int8 --batch 256 --software tensorrt --json
+expect_ok_has software-wrong-target-reason "compiles for cpu, systolic, npu devices" eval --hw nvidia-h100-sxm5-80gb --workload tiny-mlp --software tflite-edgetpu
+expect_ok_has compare-software "vllm" compare nvidia-h100-sxm5-80gb --workload llama-3.2-1b --batch 4 --software tensorrt,vllm
+expect_fail compare-software-twice 2 "given twice" compare nvidia-h100-sxm5-80gb --workload llama-3.2-1b --software vllm,vllm
+# A software axis: 4 stacks x 2 batches; the Edge TPU compiler does not target a GPU (both its points
+# infeasible); the best decode rate is a CUDA-graph stack's at batch 8.
+printf '{"name":"sw","workload":{"model":"models/llama-3.2-1b.json","phase":"decode","prompt":128},"system":"hwdesc/nvidia-h100-sxm5-80gb.json","axes":{"software":["eager","tensorrt","vllm","tflite-edgetpu"],"batch":[1,8]},"objectives":[{"metric":"tokens_per_s","goal":"max"}]}' >"$tmp/sw.json"
+expect_json sweep-software-axis "
+need(d['points'] == 8 and d['feasible'] == 6, 'points %r feasible %r' % (d['points'], d['feasible']))
+need(d['front'][0]['software'] == 'vllm' and d['front'][0]['batch'] == 8, 'front %r' % d['front'])
+" sweep "$tmp/sw.json" --no-db --json
+printf '{"name":"sw2","workload":{"model":"models/tiny-mlp.json"},"system":"hwdesc/nvidia-h100-sxm5-80gb.json","software":"vllm","axes":{"software":["eager"]},"objectives":[{"metric":"latency_ms","goal":"min"}]}' >"$tmp/sw2.json"
+expect_fail sweep-software-twice 2 "not both" sweep "$tmp/sw2.json" --no-db
+printf '{"name":"sw3","workload":{"model":"models/tiny-mlp.json"},"system":"hwdesc/nvidia-h100-sxm5-80gb.json","axes":{"software":["nosuch"]},"objectives":[{"metric":"latency_ms","goal":"min"}]}' >"$tmp/sw3.json"
+expect_fail sweep-software-unknown 2 "no software stack 'nosuch'" sweep "$tmp/sw3.json" --no-db
+# The published corpus: a case is predicted as dse eval predicts the same point (here the 8192^3 fp16
+# GEMM and ResNet-50 int8 at batch 8 with tensorrt), its error is predicted / measured - 1, and the
+# split is the README's rule (t-llama-c hashes odd: held out).
+expect_json published-tiny "
+c = {k['id']: k for k in d['cases']}
+need(set(c) == {'t-gemm-a', 't-resnet-b', 't-llama-c'}, 'cases %r' % sorted(c))
+need(c['t-llama-c']['heldout'] and not c['t-gemm-a']['heldout'] and not c['t-resnet-b']['heldout'], 'split')
+for k in c.values():
+    need(abs(k['error_pct'] - 100 * (k['predicted'] / k['measured'] - 1)) < 1e-9, 'error of %s' % k['id'])
+need(d['heldout']['n'] == 1 and d['fit']['n'] == 2, 'halves %r %r' % (d['fit']['n'], d['heldout']['n']))
+" validate --published --corpus $P/tiny.csv --json
+"$DSE_BIN" eval --hw nvidia-h100-sxm5-80gb --workload resnet50 --precision int8 --batch 8 --software tensorrt --json >"$tmp/r8.json" 2>/dev/null
+"$DSE_BIN" validate --published --corpus $P/tiny.csv --json >"$tmp/pub.json" 2>/dev/null
+if python3 -c "
+import json,sys
+e=json.load(open(sys.argv[1])); p={k['id']: k for k in json.load(open(sys.argv[2]))['cases']}
+assert abs(p['t-resnet-b']['predicted'] - e['totals']['throughput_per_s']) < 1e-6 * e['totals']['throughput_per_s']
+" "$tmp/r8.json" "$tmp/pub.json" 2>/dev/null; then ok published-matches-eval; else fail published-matches-eval "validate --published and eval differ"; fi
+for bad in "unknown-metric|metric: 'speed'" "unquoted|fields where the header has" "dup-id|is also" "no-column|lacks column 'unit'" "bad-unit|is not a unit of latency_ms" "bad-phase|phase: expected" "zero-value|value: expected a positive number" "kernel-shape|workload:"; do
+    n=${bad%%|*}
+    expect_fail "published-bad-$n" 2 "${bad#*|}" validate --published --corpus "$D/bad-published-$n.csv"
+done
+# The shipped corpus: at least 80 cases on at least 9 shipped devices, every one predicted.
+expect_json published-corpus "
+need(len(d['cases']) >= 80, '%d cases' % len(d['cases']))
+need(len({k['device'] for k in d['cases']}) >= 9, 'devices %r' % sorted({k['device'] for k in d['cases']}))
+bad = [k['id'] + ': ' + k['reason'] for k in d['cases'] if 'predicted' not in k]
+need(not bad, 'not predicted: %r' % bad[:3])
+" validate --published --json
+expect_fail published-no-device 2 "no published case ran on 'google-tpu-v4'" validate --published --corpus $P/tiny.csv --hw google-tpu-v4
+expect_fail published-half 2 "expected fit, heldout or all" validate --published --corpus $P/tiny.csv --half some
+"$DSE_BIN" calibrate --published --corpus $P/tiny.csv --hw nvidia-h100-sxm5-80gb --out "$tmp/cal.json" --force >"$tmp/cal.out" 2>&1
+if grep -q "fitted factors" "$tmp/cal.out" && "$DSE_BIN" eval --hw "$tmp/cal.json" --workload tiny-mlp --json 2>/dev/null | python3 -c "import json,sys; d=json.load(sys.stdin); assert d['validation']['calibrated']"; then
+    ok calibrate-published-writes
+else
+    fail calibrate-published-writes "$(head -c 300 "$tmp/cal.out")"
+fi
+expect_fail calibrate-published-needs-hw 2 "--hw NAME" calibrate --published --corpus $P/tiny.csv --out "$tmp/x.json"
+
 # Every shipped description is installed and distributed (Makefile.am lists each by name).
 missing=""
 for f in hwdesc/*.json models/*.json models/*.csv sweeps/*.json software/*.json; do

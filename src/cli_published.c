@@ -1,0 +1,625 @@
+/* cli_published.c -- `dse validate --published` (every case of the published corpus predicted with the
+ * case's device, stack and workload; errors per case, per device, per device class and overall, on the
+ * fit and held-out halves) and `dse calibrate --published --hw NAME` (one device's efficiencies fitted
+ * on its fit half, the held-out error reported before and after, a calibrated hwdesc written). */
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "cli.h"
+#include "jsonu.h"
+#include "validate.h"
+
+/* What the cases name, each loaded once: systems, their stacks and the workloads. */
+struct pctx {
+    int n_sys, n_sw, n_wl;
+    char sys_name[64][HW_NAME_LEN], sys_path[64][1024];
+    struct hw_system *sys[64];
+    char sw_key[64][HW_NAME_LEN + 64]; /* system name + stack name */
+    struct sw_stack sw[64];
+    char wl_name[96][160];
+    struct wl_model wl[96];
+};
+
+static void pctx_free(struct pctx *x)
+{
+    for (int i = 0; i < x->n_sys; i++)
+        free(x->sys[i]);
+    for (int i = 0; i < x->n_wl; i++)
+        wl_model_free(&x->wl[i]);
+    free(x);
+}
+
+static int get_sys(struct pctx *x, const char *name, int *out, struct dse_err *e)
+{
+    for (int i = 0; i < x->n_sys; i++)
+        if (!strcmp(x->sys_name[i], name))
+            return *out = i, DSE_OK;
+    if (x->n_sys == 64)
+        return dse_err_set(e, DSE_EINPUT, NULL, NULL, "more than 64 devices in the corpus");
+    static const char *const ext[] = {".json", NULL};
+    int k = x->n_sys, rc;
+    if ((rc = cli_resolve("device", "hwdesc", name, ext, x->sys_path[k], sizeof x->sys_path[k], e)))
+        return rc;
+    if (!(x->sys[k] = malloc(sizeof *x->sys[k])))
+        return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+    if ((rc = hw_load_file(x->sys_path[k], x->sys[k], e))) {
+        free(x->sys[k]);
+        return rc;
+    }
+    dse_strlcpy(x->sys_name[k], name, sizeof x->sys_name[k]);
+    x->n_sys++;
+    *out = k;
+    return DSE_OK;
+}
+
+/* The stack of case c on system s: the case's (software "default": the device's own). */
+static int get_sw(struct pctx *x, int s, const char *name, const struct sw_stack **out, struct dse_err *e)
+{
+    const struct hw_system *sys = x->sys[s];
+    const struct hw_device *d = &sys->dev[eval_default_device(sys)];
+    if (!strcmp(name, "default"))
+        name = d->software[0] ? d->software : "none";
+    char key[HW_NAME_LEN + 64];
+    snprintf(key, sizeof key, "%s/%s", x->sys_name[s], name);
+    for (int i = 0; i < x->n_sw; i++)
+        if (!strcmp(x->sw_key[i], key))
+            return *out = &x->sw[i], DSE_OK;
+    if (x->n_sw == 64)
+        return dse_err_set(e, DSE_EINPUT, NULL, NULL, "more than 64 system x stack pairs in the corpus");
+    int rc = pass_load_named(name, x->sys_path[s], &x->sw[x->n_sw], e);
+    if (rc)
+        return rc;
+    dse_strlcpy(x->sw_key[x->n_sw], key, sizeof x->sw_key[0]);
+    *out = &x->sw[x->n_sw++];
+    return DSE_OK;
+}
+
+static int get_wl(struct pctx *x, const char *name, const struct wl_model **out, struct dse_err *e)
+{
+    for (int i = 0; i < x->n_wl; i++)
+        if (!strcmp(x->wl_name[i], name))
+            return *out = &x->wl[i], DSE_OK;
+    if (x->n_wl == 96)
+        return dse_err_set(e, DSE_EINPUT, NULL, NULL, "more than 96 workloads in the corpus");
+    static const char *const ext[] = {".json", ".csv", NULL};
+    char path[1024];
+    int rc = cli_resolve("workload", "models", name, ext, path, sizeof path, e);
+    if (rc || (rc = wl_load_file(path, &x->wl[x->n_wl], e)))
+        return rc;
+    dse_strlcpy(x->wl_name[x->n_wl], name, sizeof x->wl_name[0]);
+    *out = &x->wl[x->n_wl++];
+    return DSE_OK;
+}
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* The corpus: every .csv of dir (sorted), or the one file given. */
+static int load_corpus(const char *where, struct pcorpus *pc, struct dse_err *e)
+{
+    char dir[512];
+    if (where && strstr(where, ".csv")) {
+        const char *one[1] = {where};
+        return pcorpus_load(one, 1, pc, e);
+    }
+    if (where)
+        dse_strlcpy(dir, where, sizeof dir);
+    else
+        cli_data_dir("validate/published", dir, sizeof dir);
+    DIR *d = opendir(dir);
+    if (!d)
+        return dse_err_set(e, DSE_EINPUT, dir, NULL, "cannot open the corpus folder");
+    char *names[256], paths[256][600];
+    int n = 0;
+    struct dirent *de;
+    while ((de = readdir(d)) && n < 256) {
+        size_t l = strlen(de->d_name);
+        if (l > 4 && !strcmp(de->d_name + l - 4, ".csv") && de->d_name[0] != '.')
+            names[n++] = strdup(de->d_name);
+    }
+    closedir(d);
+    qsort(names, (size_t)n, sizeof *names, cmp_str);
+    const char *p[256];
+    for (int i = 0; i < n; i++) {
+        snprintf(paths[i], sizeof paths[i], "%s/%s", dir, names[i] ? names[i] : "");
+        p[i] = paths[i];
+    }
+    int rc = n ? pcorpus_load(p, n, pc, e) : dse_err_set(e, DSE_EINPUT, dir, NULL, "no .csv files");
+    for (int i = 0; i < n; i++)
+        free(names[i]);
+    return rc;
+}
+
+/* Predicts every case (of device `only` when given) with the stacks as the cases name them, or
+ * each device's own with software "default". */
+static int predict_all(struct pcorpus *pc, struct pctx *x, const char *only, const char *software, enum fidelity f,
+                       struct dse_err *e)
+{
+    for (int i = 0; i < pc->n; i++) {
+        struct pcase *c = &pc->c[i];
+        c->ok = 0;
+        if (only && strcmp(c->device, only)) {
+            snprintf(c->reason, sizeof c->reason, "not selected");
+            continue;
+        }
+        int s = 0, rc;
+        const struct sw_stack *sw = NULL;
+        const struct wl_model *m = NULL;
+        char where[400];
+        snprintf(where, sizeof where, "%s line %d (%s)", c->file, c->line, c->id);
+        if ((rc = get_sys(x, c->device, &s, e)) || (rc = get_sw(x, s, software ? software : c->software, &sw, e)) ||
+            (!c->is_kernel && (rc = get_wl(x, c->workload, &m, e))) || (rc = pcase_predict(c, x->sys[s], m, sw, f, e))) {
+            char msg[sizeof e->msg];
+            dse_strlcpy(msg, e->msg, sizeof msg);
+            return dse_err_set(e, rc, NULL, NULL, "%s: %s", where, msg);
+        }
+    }
+    return DSE_OK;
+}
+
+static int sel_device(const struct pcase *c, const void *ctx) { return !strcmp(c->device, (const char *)ctx); }
+static int sel_heldout(const struct pcase *c, const void *ctx) { return c->heldout == *(const int *)ctx; }
+static int sel_device_half(const struct pcase *c, const void *ctx)
+{
+    const char *const *v = ctx;
+    return !strcmp(c->device, v[0]) && c->heldout == (v[1][0] == 'h');
+}
+static int sel_class_half(const struct pcase *c, const void *ctx)
+{
+    const int *v = ctx;
+    return c->dev_class == v[0] && (v[1] < 0 || c->heldout == v[1]);
+}
+static int sel_class_kind(const struct pcase *c, const void *ctx)
+{
+    const int *v = ctx;
+    return c->heldout && c->dev_class == v[0] && (v[1] < 0 || (int)c->kind == v[1]);
+}
+
+static void stats_json(cJSON *o, const char *key, const struct pstats *s)
+{
+    cJSON *x = cJSON_AddObjectToObject(o, key);
+    cJSON_AddNumberToObject(x, "n", s->n);
+    if (!s->n)
+        return;
+    cJSON_AddNumberToObject(x, "mape_pct", s->mape_pct);
+    cJSON_AddNumberToObject(x, "within20_pct", s->within20_pct);
+    cJSON_AddNumberToObject(x, "within25_pct", s->within25_pct);
+    cJSON_AddNumberToObject(x, "time_error_p10_pct", s->p10_pct);
+    cJSON_AddNumberToObject(x, "time_error_median_pct", s->median_pct);
+    cJSON_AddNumberToObject(x, "time_error_p90_pct", s->p90_pct);
+}
+
+static int show_half = -1; /* --half: 0 fit only, 1 held-out only, -1 all (set once, before printing) */
+
+static void stats_line(const char *label, const struct pstats *all, const struct pstats *fit, const struct pstats *held)
+{
+    if (show_half == 0) {
+        if (fit->n)
+            printf("  %-30s %5.1f%% (%d, %3.0f%% <=20%%)\n", label, fit->mape_pct, fit->n, fit->within20_pct);
+        return;
+    }
+    char a[64] = "-", f[64] = "-", h[64] = "-";
+    if (all->n)
+        snprintf(a, sizeof a, "%5.1f%% (%d, %3.0f%% <=20%%)", all->mape_pct, all->n, all->within20_pct);
+    if (fit->n)
+        snprintf(f, sizeof f, "%5.1f%% (%d)", fit->mape_pct, fit->n);
+    if (held->n)
+        snprintf(h, sizeof h, "%5.1f%% (%d, %3.0f%% <=25%%)", held->mape_pct, held->n, held->within25_pct);
+    printf("  %-30s %-28s %-16s %s\n", label, a, f, h);
+}
+
+/* Writes the error bars of every device class and workload kind with held-out cases to path, as JSON:
+ * what dse eval and dse sweep show beside a prediction (eval.h: eval_error_bars). */
+static int write_error_bars(const char *path, const struct pcorpus *pc, const char *software, struct dse_err *e)
+{
+    cJSON *o = cJSON_CreateObject(), *arr = cJSON_AddArrayToObject(o, "classes");
+    char today[16];
+    time_t t = time(NULL);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(today, sizeof today, "%Y-%m-%d", &tm);
+    cJSON_AddStringToObject(o, "schema", "dse-error-bars-1");
+    char src[400];
+    snprintf(src, sizeof src,
+             "written by dse validate --published --write-error-bars on %s: the 10th and 90th percentile of "
+             "predicted / measured time - 1 over the held-out cases of validate/published (stacks: %s)",
+             today, software ? software : "each case's");
+    cJSON_AddStringToObject(o, "source", src);
+    for (int cls = 0; cls < HW_CLASS_COUNT; cls++)
+        for (int k = -1; k < PK_COUNT; k++) {
+            int v[2] = {cls, k};
+            struct pstats s;
+            pstats_of(pc->c, pc->n, sel_class_kind, v, &s);
+            if (s.n < 3) /* too few for a percentile */
+                continue;
+            cJSON *x = cJSON_CreateObject();
+            cJSON_AddStringToObject(x, "class", hw_class_names[cls]);
+            cJSON_AddStringToObject(x, "kind", k < 0 ? "all" : pkind_names[k]);
+            cJSON_AddNumberToObject(x, "n", s.n);
+            cJSON_AddNumberToObject(x, "low_pct", s.p10_pct);
+            cJSON_AddNumberToObject(x, "high_pct", s.p90_pct);
+            cJSON_AddNumberToObject(x, "mape_pct", s.mape_pct);
+            cJSON_AddItemToArray(arr, x);
+        }
+    char *txt = cJSON_Print(o);
+    cJSON_Delete(o);
+    if (!txt)
+        return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+    char tmp[1100];
+    snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
+    FILE *f = fopen(tmp, "w");
+    int ok = f && fputs(txt, f) >= 0 && fputc('\n', f) != EOF;
+    if (f)
+        ok = fclose(f) == 0 && ok;
+    free(txt);
+    if (!ok || rename(tmp, path)) {
+        unlink(tmp);
+        return dse_err_set(e, DSE_ERUNTIME, path, NULL, "cannot write: %s", strerror(errno));
+    }
+    return DSE_OK;
+}
+
+int cli_validate_published(const struct cli_opt *opts)
+{
+    struct dse_err e;
+    struct pcorpus pc;
+    int rc;
+    enum fidelity f = FID_ANALYTICAL;
+    dse_err_clear(&e);
+    struct pctx *x = calloc(1, sizeof *x);
+    if (!x)
+        return fprintf(stderr, "dse: out of memory\n"), DSE_ERUNTIME;
+    const char *only = cli_get(opts, "hw"), *software = cli_get(opts, "software"), *half = cli_get(opts, "half");
+    show_half = -1;
+    if (half && strcmp(half, "all")) {
+        if (strcmp(half, "fit") && strcmp(half, "heldout")) {
+            rc = dse_err_set(&e, DSE_EINPUT, NULL, "--half", "expected fit, heldout or all, got '%s'", half);
+            dse_err_print(stderr, &e);
+            free(x);
+            return rc;
+        }
+        show_half = half[0] == 'h';
+    }
+    if ((cli_get(opts, "fidelity") && (rc = cli_fidelity(cli_get(opts, "fidelity"), &f, &e))) ||
+        (rc = load_corpus(cli_get(opts, "corpus"), &pc, &e))) {
+        dse_err_print(stderr, &e);
+        free(x);
+        return rc;
+    }
+    if (only) { /* a device the corpus has, by its hwdesc name */
+        int any = 0;
+        for (int i = 0; i < pc.n; i++)
+            any |= !strcmp(pc.c[i].device, only);
+        if (!any) {
+            rc = dse_err_set(&e, DSE_EINPUT, NULL, "--hw", "no published case ran on '%s'", only);
+            goto out;
+        }
+    }
+    if ((rc = predict_all(&pc, x, only, software, f, &e)))
+        goto out;
+    int zero = 0, one = 1;
+    struct pstats all, fit, held;
+    pstats_of(pc.c, pc.n, NULL, NULL, &all);
+    pstats_of(pc.c, pc.n, sel_heldout, &zero, &fit);
+    pstats_of(pc.c, pc.n, sel_heldout, &one, &held);
+    if (cli_get(opts, "json")) {
+        cJSON *o = cJSON_CreateObject(), *cases = cJSON_AddArrayToObject(o, "cases"), *per = NULL;
+        cJSON_AddStringToObject(o, "software", software ? software : "each case's");
+        cJSON_AddStringToObject(o, "model_tier", fidelity_names[f]);
+        for (int i = 0; i < pc.n; i++) {
+            const struct pcase *c = &pc.c[i];
+            if ((only && strcmp(c->device, only)) || (show_half >= 0 && c->heldout != show_half))
+                continue;
+            cJSON *k = cJSON_CreateObject();
+            cJSON_AddStringToObject(k, "id", c->id);
+            cJSON_AddStringToObject(k, "device", c->device);
+            cJSON_AddStringToObject(k, "software", software ? software : c->software);
+            cJSON_AddStringToObject(k, "workload", c->workload);
+            cJSON_AddStringToObject(k, "kind", pkind_names[c->kind]);
+            cJSON_AddStringToObject(k, "metric", pmetric_names[c->metric]);
+            cJSON_AddNumberToObject(k, "measured", c->value);
+            cJSON_AddBoolToObject(k, "heldout", c->heldout);
+            if (c->ok) {
+                cJSON_AddNumberToObject(k, "predicted", c->predicted);
+                cJSON_AddNumberToObject(k, "error_pct", 100 * c->error);
+                cJSON_AddNumberToObject(k, "time_error_pct", 100 * pcase_time_error(c));
+            } else {
+                cJSON_AddStringToObject(k, "reason", c->reason);
+            }
+            cJSON_AddStringToObject(k, "source", c->source);
+            cJSON_AddItemToArray(cases, k);
+        }
+        stats_json(o, "all", &all);
+        stats_json(o, "fit", &fit);
+        stats_json(o, "heldout", &held);
+        per = cJSON_AddObjectToObject(o, "devices");
+        for (int s = 0; s < x->n_sys; s++) {
+            cJSON *d = cJSON_AddObjectToObject(per, x->sys_name[s]);
+            struct pstats ds;
+            const char *v0[2] = {x->sys_name[s], "f"}, *v1[2] = {x->sys_name[s], "h"};
+            pstats_of(pc.c, pc.n, sel_device, x->sys_name[s], &ds);
+            stats_json(d, "all", &ds);
+            pstats_of(pc.c, pc.n, sel_device_half, v0, &ds);
+            stats_json(d, "fit", &ds);
+            pstats_of(pc.c, pc.n, sel_device_half, v1, &ds);
+            stats_json(d, "heldout", &ds);
+        }
+        per = cJSON_AddObjectToObject(o, "classes");
+        for (int cls = 0; cls < HW_CLASS_COUNT; cls++) {
+            int v[2] = {cls, 1};
+            struct pstats cs;
+            pstats_of(pc.c, pc.n, sel_class_half, v, &cs);
+            if (cs.n)
+                stats_json(per, hw_class_names[cls], &cs);
+        }
+        char *txt = cJSON_Print(o);
+        cJSON_Delete(o);
+        if (txt)
+            puts(txt);
+        free(txt);
+    } else {
+        printf("dse validate --published: %d cases%s%s, %s tier, software %s\n\n", all.n, only ? " on " : "",
+               only ? only : "", fidelity_names[f], software ? software : "as each case names it");
+        printf("%-46s %-12s %-16s %12s %12s %8s %s\n", "case", "half", "metric", "measured", "predicted", "error",
+               "kind");
+        for (int i = 0; i < pc.n; i++) {
+            const struct pcase *c = &pc.c[i];
+            if ((only && strcmp(c->device, only)) || (show_half >= 0 && c->heldout != show_half))
+                continue;
+            if (!c->ok) {
+                printf("%-46.46s %-12s %-16s %12.5g %12s %8s %s: %s\n", c->id, c->heldout ? "held-out" : "fit",
+                       pmetric_names[c->metric], c->value, "-", "-", pkind_names[c->kind], c->reason);
+                continue;
+            }
+            printf("%-46.46s %-12s %-16s %12.5g %12.5g %+7.1f%% %s\n", c->id, c->heldout ? "held-out" : "fit",
+                   pmetric_names[c->metric], c->value, c->predicted, 100 * c->error, pkind_names[c->kind]);
+        }
+        if (show_half == 0)
+            printf("\n  %-30s %s\n", "MAPE", "fit (n, within +-20 %)");
+        else
+            printf("\n  %-30s %-28s %-16s %s\n", "MAPE", "all (n, within +-20 %)", "fit (n)",
+                   "held-out (n, within +-25 %)");
+        for (int s = 0; s < x->n_sys; s++) {
+            struct pstats ds, df, dh;
+            const char *v0[2] = {x->sys_name[s], "f"}, *v1[2] = {x->sys_name[s], "h"};
+            pstats_of(pc.c, pc.n, sel_device, x->sys_name[s], &ds);
+            pstats_of(pc.c, pc.n, sel_device_half, v0, &df);
+            pstats_of(pc.c, pc.n, sel_device_half, v1, &dh);
+            stats_line(x->sys_name[s], &ds, &df, &dh);
+        }
+        for (int cls = 0; cls < HW_CLASS_COUNT; cls++) {
+            int va[2] = {cls, -1}, vf[2] = {cls, 0}, vh[2] = {cls, 1};
+            struct pstats cs, cf, ch;
+            char label[48];
+            pstats_of(pc.c, pc.n, sel_class_half, va, &cs);
+            pstats_of(pc.c, pc.n, sel_class_half, vf, &cf);
+            pstats_of(pc.c, pc.n, sel_class_half, vh, &ch);
+            snprintf(label, sizeof label, "class %s", hw_class_names[cls]);
+            if (cs.n)
+                stats_line(label, &cs, &cf, &ch);
+        }
+        stats_line("overall", &all, &fit, &held);
+    }
+    if (cli_get(opts, "write-error-bars") && (rc = write_error_bars(cli_get(opts, "write-error-bars"), &pc, software, &e)))
+        goto out;
+out:
+    if (rc)
+        dse_err_print(stderr, &e);
+    pcorpus_free(&pc);
+    pctx_free(x);
+    return rc;
+}
+
+/* Writes the calibrated device d (of the hwdesc at in) to out: its efficiency per class, main memory's
+ * and decode kernels' bandwidth efficiency, its low-precision engines, its launch and per-step
+ * overheads, with the fit's source and held-out error. Everything else of the file is kept. */
+static int write_published(const char *in, const char *out, const struct hw_device *d, const char *src,
+                           double heldout_mape, struct dse_err *e)
+{
+    char *buf;
+    size_t len;
+    cJSON *root;
+    int rc = ju_read_file(in, JU_MAX_FILE_BYTES, &buf, &len, e);
+    if (rc)
+        return rc;
+    rc = ju_parse(buf, len, in, &root, e);
+    free(buf);
+    if (rc)
+        return rc;
+    cJSON *devs = cJSON_GetObjectItemCaseSensitive(root, "devices"), *dv = NULL, *it;
+    cJSON_ArrayForEach(it, devs)
+    {
+        const cJSON *nm = cJSON_GetObjectItemCaseSensitive(it, "name");
+        if (cJSON_IsString(nm) && !strcmp(nm->valuestring, d->name))
+            dv = it;
+    }
+    if (!dv) {
+        cJSON_Delete(root);
+        return dse_err_set(e, DSE_EINPUT, in, NULL, "no device '%s' to calibrate", d->name);
+    }
+    cJSON *ef = cJSON_GetObjectItemCaseSensitive(dv, "efficiency");
+    if (!ef)
+        ef = cJSON_AddObjectToObject(dv, "efficiency");
+    cJSON *pc = cJSON_CreateObject(), *pl = cJSON_GetObjectItemCaseSensitive(ef, "per_level");
+    for (int k = 0; k < EC_COUNT; k++)
+        cJSON_AddNumberToObject(pc, hw_eff_class_names[k], d->eff_class[k]);
+    cJSON_DeleteItemFromObjectCaseSensitive(ef, "per_class");
+    cJSON_AddItemToObject(ef, "per_class", pc);
+    if (!pl)
+        pl = cJSON_AddObjectToObject(ef, "per_level");
+    cJSON_DeleteItemFromObjectCaseSensitive(pl, d->mem[d->n_mem - 1].name);
+    cJSON_AddNumberToObject(pl, d->mem[d->n_mem - 1].name, d->eff_level[d->n_mem - 1]);
+    cJSON *mc = cJSON_CreateObject(), *pp = cJSON_CreateObject();
+    cJSON_AddNumberToObject(mc, "matmul_skinny", d->eff_mclass[EC_MATMUL_SKINNY]);
+    cJSON_AddNumberToObject(mc, "attention_decode", d->eff_mclass[EC_ATTENTION_DECODE]);
+    cJSON_DeleteItemFromObjectCaseSensitive(ef, "memory_per_class");
+    cJSON_AddItemToObject(ef, "memory_per_class", mc);
+    static const enum prec low[] = {P_FP8, P_INT8, P_INT4};
+    for (size_t i = 0; i < sizeof low / sizeof low[0]; i++)
+        cJSON_AddNumberToObject(pp, prec_names[low[i]], d->eff_prec[low[i]]);
+    cJSON_DeleteItemFromObjectCaseSensitive(ef, "per_precision");
+    cJSON_AddItemToObject(ef, "per_precision", pp);
+    cJSON_DeleteItemFromObjectCaseSensitive(ef, "heldout_mape_pct");
+    cJSON_AddNumberToObject(ef, "heldout_mape_pct", heldout_mape);
+    cJSON_DeleteItemFromObjectCaseSensitive(ef, "source");
+    cJSON_AddStringToObject(ef, "source", src);
+    cJSON *ov = cJSON_GetObjectItemCaseSensitive(dv, "overhead");
+    if (!ov)
+        ov = cJSON_AddObjectToObject(dv, "overhead");
+    cJSON_DeleteItemFromObjectCaseSensitive(ov, "per_op_us");
+    cJSON_DeleteItemFromObjectCaseSensitive(ov, "per_step_us");
+    cJSON_DeleteItemFromObjectCaseSensitive(ov, "per_request_us");
+    cJSON_AddNumberToObject(ov, "per_op_us", d->per_op_s * 1e6);
+    cJSON_AddNumberToObject(ov, "per_step_us", d->per_step_s * 1e6);
+    cJSON_AddNumberToObject(ov, "per_request_us", d->per_request_s * 1e6);
+    const cJSON *os = cJSON_GetObjectItemCaseSensitive(ov, "source");
+    char osrc[2048];
+    snprintf(osrc, sizeof osrc, "%s%s%s", cJSON_IsString(os) ? os->valuestring : "", cJSON_IsString(os) ? "; " : "",
+             "per_op_us, per_step_us and per_request_us: see efficiency.source");
+    cJSON_DeleteItemFromObjectCaseSensitive(ov, "source");
+    cJSON_AddStringToObject(ov, "source", osrc);
+    char *txt = cJSON_Print(root);
+    cJSON_Delete(root);
+    if (!txt)
+        return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+    char tmp[1100];
+    snprintf(tmp, sizeof tmp, "%s.%ld.tmp", out, (long)getpid());
+    FILE *f = fopen(tmp, "w");
+    int ok = f && fputs(txt, f) >= 0 && fputc('\n', f) != EOF;
+    if (f)
+        ok = fclose(f) == 0 && ok;
+    free(txt);
+    struct hw_system *check = malloc(sizeof *check);
+    if (ok && check && !(rc = hw_load_file(tmp, check, e)) && rename(tmp, out) == 0) {
+        free(check);
+        return DSE_OK;
+    }
+    free(check);
+    unlink(tmp);
+    return rc ? rc : dse_err_set(e, DSE_ERUNTIME, out, NULL, "cannot write the calibrated hwdesc: %s", strerror(errno));
+}
+
+int cli_calibrate_published(const struct cli_opt *opts)
+{
+    struct dse_err e;
+    struct pcorpus pc;
+    int rc, *idx = NULL, n_fit = 0;
+    enum fidelity f = FID_ANALYTICAL;
+    const struct wl_model **models = NULL;
+    const struct sw_stack **stacks = NULL;
+    struct hw_system *after = NULL;
+    dse_err_clear(&e);
+    memset(&pc, 0, sizeof pc);
+    struct pctx *x = calloc(1, sizeof *x);
+    if (!x)
+        return fprintf(stderr, "dse: out of memory\n"), DSE_ERUNTIME;
+    const char *name = cli_get(opts, "hw"), *out = cli_get(opts, "out"), *software = cli_get(opts, "software");
+    if (!name || !out) {
+        rc = dse_err_set(&e, DSE_EINPUT, NULL, NULL, "calibrate --published: --hw NAME (a device of the corpus) and "
+                                                     "--out FILE are required");
+        goto done;
+    }
+    if ((cli_get(opts, "fidelity") && (rc = cli_fidelity(cli_get(opts, "fidelity"), &f, &e))) ||
+        (rc = load_corpus(cli_get(opts, "corpus"), &pc, &e)) || (rc = predict_all(&pc, x, name, software, f, &e)))
+        goto done;
+    int s = -1;
+    for (int i = 0; i < x->n_sys; i++)
+        if (!strcmp(x->sys_name[i], name))
+            s = i;
+    if (s < 0) {
+        rc = dse_err_set(&e, DSE_EINPUT, NULL, "--hw", "no published case ran on '%s'", name);
+        goto done;
+    }
+    idx = malloc(sizeof *idx * (size_t)pc.n);
+    models = calloc((size_t)pc.n, sizeof *models);
+    stacks = calloc((size_t)pc.n, sizeof *stacks);
+    after = malloc(sizeof *after);
+    if (!idx || !models || !stacks || !after) {
+        rc = dse_err_set(&e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+        goto done;
+    }
+    for (int i = 0; i < pc.n; i++) { /* the fit cases, each with its workload and stack */
+        struct pcase *c = &pc.c[i];
+        if (strcmp(c->device, name))
+            continue;
+        int si;
+        if ((rc = get_sys(x, c->device, &si, &e)) || (rc = get_sw(x, si, software ? software : c->software, &stacks[i], &e)) ||
+            (!c->is_kernel && (rc = get_wl(x, c->workload, &models[i], &e))))
+            goto done;
+        if (!c->heldout && c->ok)
+            idx[n_fit++] = i;
+    }
+    const char *v0[2] = {name, "f"}, *v1[2] = {name, "h"};
+    struct pstats fit0, held0, fit1, held1;
+    pstats_of(pc.c, pc.n, sel_device_half, v0, &fit0);
+    pstats_of(pc.c, pc.n, sel_device_half, v1, &held0);
+    if (n_fit < 2) {
+        rc = dse_err_set(&e, DSE_EINPUT, NULL, "--hw", "'%s' has %d predicted fit cases: too few to fit", name, n_fit);
+        goto done;
+    }
+    double factor[PP_COUNT];
+    int free_param[PP_COUNT];
+    if ((rc = pcalib_fit(pc.c, idx, n_fit, x->sys[s], models, stacks, f, factor, free_param, &e)))
+        goto done;
+    *after = *x->sys[s];
+    int dev = eval_default_device(after);
+    pcalib_apply(&after->dev[dev], factor);
+    for (int i = 0; i < pc.n; i++)
+        if (!strcmp(pc.c[i].device, name) && (rc = pcase_predict(&pc.c[i], after, models[i], stacks[i], f, &e)))
+            goto done;
+    pstats_of(pc.c, pc.n, sel_device_half, v0, &fit1);
+    pstats_of(pc.c, pc.n, sel_device_half, v1, &held1);
+    printf("dse calibrate --published: %s (device '%s'), %d fit cases, %d held out\n", name, after->dev[dev].name,
+           fit0.n, held0.n);
+    printf("  fitted factors (x the hwdesc's value):");
+    for (int k = 0; k < PP_COUNT; k++)
+        if (free_param[k])
+            printf(" %s %.3g", pparam_names[k], factor[k]);
+    printf("\n  MAPE       fit: %.1f%% -> %.1f%%   held-out: %.1f%% -> %.1f%% (within +-25 %%: %.0f%% -> %.0f%%)\n",
+           fit0.mape_pct, fit1.mape_pct, held0.mape_pct, held1.mape_pct, held0.within25_pct, held1.within25_pct);
+    printf("  fit cases after the fit:\n");
+    for (int i = 0; i < n_fit; i++) {
+        const struct pcase *c = &pc.c[idx[i]];
+        printf("    %-46.46s %-16s %12.5g %12.5g %+7.1f%%\n", c->id, pmetric_names[c->metric], c->value, c->predicted,
+               100 * c->error);
+    }
+    int worse = held0.n && held1.mape_pct > held0.mape_pct;
+    if (worse && !cli_get(opts, "force")) {
+        rc = dse_err_set(&e, DSE_ERUNTIME, NULL, NULL,
+                         "calibrate: the fit is worse on the held-out cases (%.1f%% against %.1f%% before): %s not "
+                         "written (--force writes it anyway)",
+                         held1.mape_pct, held0.mape_pct, out);
+        goto done;
+    }
+    char today[16], src[1024];
+    time_t t = time(NULL);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(today, sizeof today, "%Y-%m-%d", &tm);
+    snprintf(src, sizeof src,
+             "fitted by dse calibrate --published %s on the %d fit-half cases of validate/published for this device "
+             "(GSL nonlinear least squares on log(predicted / measured), a weak pull to the uncalibrated values); "
+             "held-out MAPE on %d cases: %.1f%% before, %.1f%% after (heldout_mape_pct)%s",
+             today, fit0.n, held0.n, held0.mape_pct, held1.mape_pct,
+             worse ? " (written with --force: worse than the uncalibrated model)" : "");
+    if ((rc = write_published(x->sys_path[s], out, &after->dev[dev], src, held1.n ? held1.mape_pct : fit1.mape_pct, &e)))
+        goto done;
+    printf("  wrote %s\n", out);
+done:
+    if (rc)
+        dse_err_print(stderr, &e);
+    free(idx);
+    free(models);
+    free(stacks);
+    free(after);
+    pcorpus_free(&pc);
+    pctx_free(x);
+    return rc;
+}
