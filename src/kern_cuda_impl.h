@@ -88,8 +88,47 @@ int kcui_blas(struct kcui_job *j, cublasStatus_t s, const char *what);
  * launch on j->st. 0 or an error from the functions above. */
 int kcui_nn_setup(struct kcui_job *j);
 int kcui_nn_launch(struct kcui_job *j);
+/* kern_cuda_attn.cu: the same for attention. */
+int kcui_attn_setup(struct kcui_job *j);
+int kcui_attn_launch(struct kcui_job *j);
 /* Grid size for grid-stride loops: enough blocks of `threads` to fill the GPU a few times over. */
 unsigned kcui_grid(const struct kcui_job *j, long long work, int threads);
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#define TRY(x)                                                                                                 \
+    do {                                                                                                       \
+        int rc_ = (x);                                                                                         \
+        if (rc_)                                                                                               \
+            return rc_;                                                                                        \
+    } while (0)
+
+/* Conversions between float and the element types, and warp reductions (every lane gets the result). */
+
+__host__ __device__ __forceinline__ float to_f(float x) { return x; }
+__host__ __device__ __forceinline__ float to_f(__half x) { return __half2float(x); }
+__host__ __device__ __forceinline__ float to_f(__nv_bfloat16 x) { return __bfloat162float(x); }
+template <class T> __host__ __device__ __forceinline__ T from_f(float x);
+template <> __host__ __device__ __forceinline__ float from_f<float>(float x) { return x; }
+template <> __host__ __device__ __forceinline__ __half from_f<__half>(float x) { return __float2half(x); }
+template <> __host__ __device__ __forceinline__ __nv_bfloat16 from_f<__nv_bfloat16>(float x)
+{
+    return __float2bfloat16(x);
+}
+
+__device__ __forceinline__ float warp_sum(float v)
+{
+    for (int o = 16; o > 0; o >>= 1)
+        v += __shfl_xor_sync(0xffffffffu, v, o);
+    return v;
+}
+__device__ __forceinline__ float warp_max(float v)
+{
+    for (int o = 16; o > 0; o >>= 1)
+        v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, o));
+    return v;
+}
 #endif
 
 #endif
