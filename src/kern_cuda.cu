@@ -49,6 +49,10 @@ int kcui_cuda(struct kcui_job *j, cudaError_t e, const char *what)
 {
     if (e == cudaSuccess)
         return 0;
+    if (e == cudaErrorMemoryAllocation) { // not sticky: clear it, and the case is one this GPU cannot hold
+        cudaGetLastError();
+        return kcui_skip(j, "%s: %s (%s)", what, cudaGetErrorString(e), cudaGetErrorName(e));
+    }
     return kcui_fail(j, "%s: %s (%s)", what, cudaGetErrorString(e), cudaGetErrorName(e));
 }
 
