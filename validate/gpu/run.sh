@@ -106,7 +106,7 @@ gpu_state() { # $1: when
 
 # ---- check, then time ----
 tmo=
-command -v timeout >/dev/null 2>&1 && tmo="timeout 280"
+command -v timeout >/dev/null 2>&1 && tmo="timeout 240"
 rcfile=build-cuda/kcu_run.rc
 # shellcheck disable=SC2086 # KCU_RUN_FLAGS is a list of options
 { $tmo "$kcu" --check ${KCU_RUN_FLAGS:-} "$suite" >>"$out"; echo $? >"$rcfile"; } 2>&1 | tee "$log"
@@ -115,7 +115,7 @@ gpu_state after >>"$out"
 case $rc in
 0) echo "run.sh: $(($(grep -c '^[a-z]' "$out") - 1)) measurements in $out" ;;
 3) echo "run.sh: kcu_run finds no usable GPU (its message above)" >&2 ;;
-124) echo "run.sh: kcu_run ran past 280 s and was stopped; what it measured is in $out" >&2 ;;
+124) echo "run.sh: kcu_run ran past 240 s and was stopped; what it measured is in $out" >&2 ;;
 *) echo "run.sh: kcu_run exited $rc (a check or a case failed: '# check ... FAILED' and '# failed' lines in $out)" >&2 ;;
 esac
 exit "$rc"
