@@ -44,9 +44,9 @@ struct vsuite {
 
 /* Loads a suite (JSON: {"name", "kernels": [{"kernel", "precision", "shape": {...}, "measured_ms"?,
  * "measured_mJ"?, "device"?}]}), an import CSV (a header naming the columns kernel, shape,
- * measured_ms and optionally precision, measured_mJ, device, note; shape as "M=1;N=2;K=3"), or the
- * --json result of dse validate or calibrate. A case with measured_ms may use any precision (it ran
- * elsewhere); one to run here, the precisions of the native kernels. */
+ * measured_ms and optionally precision, measured_mJ, device, note, p25_ms, p75_ms, runs; shape as
+ * "M=1;N=2;K=3"), or the --json result of dse validate or calibrate. A case with measured_ms may use
+ * any precision (it ran elsewhere); one to run here, the precisions of the native kernels. */
 int vsuite_load(const char *path, struct vsuite *s, struct dse_err *e);
 /* The same from text[0..len); path names it in messages, and a name ending in .csv reads as CSV. */
 int vsuite_load_buf(const char *text, size_t len, const char *path, struct vsuite *s, struct dse_err *e);

@@ -170,11 +170,13 @@ static int load_case(struct ju *j, const cJSON *o, struct vk *k)
 }
 
 /* CSV import: a header names the columns (any order): kernel, shape ("M=1;N=2;K=3"), measured_ms, and
- * optionally precision (default fp32), measured_mJ, device, note. Each row is re-expressed as a suite
- * case, so that one checker serves both formats. */
-enum { CSV_KERNEL, CSV_SHAPE, CSV_PREC, CSV_MS, CSV_MJ, CSV_DEVICE, CSV_NOTE, CSV_COLS };
-static const char *const csv_names[CSV_COLS + 1] = {"kernel", "shape", "precision", "measured_ms", "measured_mJ",
-                                                    "device", "note", NULL};
+ * optionally precision (default fp32), measured_mJ, device, note, and p25_ms, p75_ms, runs (the spread
+ * and count of the timed runs, as validate/gpu/kcu_run writes them: read past, not used). Each row is
+ * re-expressed as a suite case, so that one checker serves both formats. */
+enum { CSV_KERNEL, CSV_SHAPE, CSV_PREC, CSV_MS, CSV_MJ, CSV_DEVICE, CSV_NOTE, CSV_P25, CSV_P75, CSV_RUNS, CSV_COLS };
+static const char *const csv_names[CSV_COLS + 1] = {"kernel", "shape",  "precision", "measured_ms", "measured_mJ",
+                                                    "device", "note",   "p25_ms",    "p75_ms",      "runs",
+                                                    NULL};
 #define CSV_MAX_FIELDS 16
 
 /* Splits line l at commas into at most CSV_MAX_FIELDS fields (in place); returns the count, or -1. */
@@ -226,7 +228,7 @@ static int load_csv(char *text, const char *path, struct vsuite *s, struct dse_e
             if (col[CSV_KERNEL] < 0 || col[CSV_SHAPE] < 0 || col[CSV_MS] < 0)
                 return dse_err_set(e, DSE_EINPUT, path, where,
                                    "the header must name kernel, shape and measured_ms (and may name precision, "
-                                   "measured_mJ, device, note)");
+                                   "measured_mJ, device, note, p25_ms, p75_ms, runs)");
             ncols = n;
             continue;
         }

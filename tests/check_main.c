@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "check_suites.h"
+#include "config.h"
 #include "hw.h"
 #include "wl.h"
 
@@ -45,6 +46,9 @@ int main(void)
     srunner_add_suite(sr, make_probe_suite());
     srunner_add_suite(sr, make_power_suite());
     srunner_add_suite(sr, make_pass_suite());
+#ifdef HAVE_CUDA
+    srunner_add_suite(sr, make_kern_cuda_suite());
+#endif
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
     int run = srunner_ntests_run(sr);

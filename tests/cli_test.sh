@@ -845,8 +845,20 @@ assert d['n_energy']==1 and abs(k[0]['energy_error_pct']-100*(k[0]['predicted_mJ
     else
         fail validate-import-gpu "$(head -c 300 "$tmp/vg.err") $(head -c 300 "$tmp/vg.json")"
     fi
+    # The same three measurements in validate/gpu/kcu_run's format (p25_ms, p75_ms, runs; comment lines
+    # for skipped and unimported cases) give the same errors as the CSV above.
+    "$DSE_BIN" validate --hw nvidia-h200-sxm-141gb --import tests/data/import-kcu.csv --json --db "$tmp/v.db" --plot none >"$tmp/vk.json" 2>"$tmp/vk.err"
+    if python3 -c "
+import json,sys
+k=json.load(open(sys.argv[1]))['kernels']
+assert [round(x['error_pct'],1) for x in k]==[-17.2,-41.9,-24.5] and all(x['device']=='gpu' for x in k)
+" "$tmp/vk.json" 2>/dev/null; then
+        ok validate-import-kcu
+    else
+        fail validate-import-kcu "$(head -c 300 "$tmp/vk.err") $(head -c 300 "$tmp/vk.json")"
+    fi
     printf 'kernel,shape,measured_ms,board\ngemm,M=8;N=8;K=8,0.1,x\n' >"$tmp/badcol.csv"
-    expect_fail validate-import-bad-column 2 "badcol.csv: line 1: column 'board': unknown (known: kernel, shape, precision, measured_ms, measured_mJ, device, note)" validate --hw nvidia-h200-sxm-141gb --import "$tmp/badcol.csv"
+    expect_fail validate-import-bad-column 2 "badcol.csv: line 1: column 'board': unknown (known: kernel, shape, precision, measured_ms, measured_mJ, device, note, p25_ms, p75_ms, runs)" validate --hw nvidia-h200-sxm-141gb --import "$tmp/badcol.csv"
     printf 'kernel,shape,measured_ms,device\ngemm,M=8;N=8;K=8,0.1,tpu\n' >"$tmp/baddev.csv"
     expect_fail validate-import-no-device 2 "no device 'tpu' in nvidia-h200-sxm-141gb" validate --hw nvidia-h200-sxm-141gb --import "$tmp/baddev.csv"
     expect_fail validate-device-native 2 "--device applies to --import" validate --hw nvidia-h200-sxm-141gb --device gpu --quick
