@@ -417,6 +417,29 @@ out:
     return rc;
 }
 
+/* cJSON_Print indents with tabs and puts one after each key's colon; the shipped hwdescs use two spaces
+ * and ": ". A raw tab can only be layout (cJSON escapes those in strings): a leading one becomes two
+ * spaces, any other one space. Returns a new string (NULL when out of memory); txt is freed. */
+static char *untab(char *txt)
+{
+    size_t n = strlen(txt) * 2 + 1;
+    char *o = malloc(n), *w = o;
+    if (o)
+        for (const char *p = txt; *p; p++) {
+            int lead = p == txt || p[-1] == '\n' || (p[-1] == '\t' && (w - o >= 2 && w[-1] == ' ' && w[-2] == ' '));
+            if (*p != '\t')
+                *w++ = *p;
+            else if (lead)
+                *w++ = ' ', *w++ = ' ';
+            else
+                *w++ = ' ';
+        }
+    if (o)
+        *w = 0;
+    free(txt);
+    return o;
+}
+
 /* Writes the calibrated device d (of the hwdesc at in) to out: its efficiency per class, main memory's
  * and decode kernels' bandwidth efficiency, its low-precision engines, its launch and per-step
  * overheads, with the fit's source and held-out error. Everything else of the file is kept. */
@@ -488,6 +511,8 @@ static int write_published(const char *in, const char *out, const struct hw_devi
     char *txt = cJSON_Print(root);
     cJSON_Delete(root);
     if (!txt)
+        return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+    if (!(txt = untab(txt)))
         return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
     char tmp[1100];
     snprintf(tmp, sizeof tmp, "%s.%ld.tmp", out, (long)getpid());
@@ -571,6 +596,7 @@ int cli_calibrate_published(const struct cli_opt *opts)
     *after = *x->sys[s];
     int dev = eval_default_device(after);
     pcalib_apply(&after->dev[dev], factor);
+    pcalib_round(&after->dev[dev]);
     for (int i = 0; i < pc.n; i++)
         if (!strcmp(pc.c[i].device, name) && (rc = pcase_predict(&pc.c[i], after, models[i], stacks[i], f, &e)))
             goto done;

@@ -159,6 +159,8 @@ extern const char *const pparam_names[PP_COUNT + 1];
 #define PCALIB_MAX_CASES 512
 /* Multiplies d's efficiencies and overheads by factor[PP_*] (efficiencies held in (0.001, 1]). */
 void pcalib_apply(struct hw_device *d, const double *factor);
+/* Rounds a calibrated device's fitted values to three significant digits, as they ship. */
+void pcalib_round(struct hw_device *d);
 /* Fits factor[] to cases c[idx[0..n)] on sys's default device, each with its workload model[i] and
  * stack sw[i] (indexed like c), minimizing the squared log error plus PCALIB_RIDGE x the squared
  * log-factors; free_param[k] tells which factors the cases could move (the others stay 1). */

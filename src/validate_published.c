@@ -614,6 +614,30 @@ void pcalib_apply(struct hw_device *d, const double *factor)
     d->per_request_s = (d->per_request_s > 0 ? d->per_request_s : 1e-6) * factor[PP_REQUEST];
 }
 
+/* Three significant digits: what a calibrated hwdesc ships, so the held-out error reported is that of the
+ * file as written, and the file does not carry the fit's noise as fifteen digits. */
+static double round_sig3(double v)
+{
+    if (!(v > 0) || !isfinite(v))
+        return v;
+    double m = pow(10, 2 - floor(log10(v)));
+    return round(v * m) / m;
+}
+
+void pcalib_round(struct hw_device *d)
+{
+    for (int k = 0; k < EC_COUNT; k++)
+        d->eff_class[k] = round_sig3(d->eff_class[k]);
+    d->eff_level[d->n_mem - 1] = round_sig3(d->eff_level[d->n_mem - 1]);
+    d->eff_mclass[EC_MATMUL_SKINNY] = round_sig3(d->eff_mclass[EC_MATMUL_SKINNY]);
+    d->eff_mclass[EC_ATTENTION_DECODE] = round_sig3(d->eff_mclass[EC_ATTENTION_DECODE]);
+    for (size_t i = 0; i < sizeof low_precs / sizeof low_precs[0]; i++)
+        d->eff_prec[low_precs[i]] = round_sig3(d->eff_prec[low_precs[i]]);
+    d->per_op_s = round_sig3(d->per_op_s * 1e6) * 1e-6;
+    d->per_step_s = round_sig3(d->per_step_s * 1e6) * 1e-6;
+    d->per_request_s = round_sig3(d->per_request_s * 1e6) * 1e-6;
+}
+
 struct pfit {
     struct pcase *c;
     const int *idx; /* the fit cases */
