@@ -9,6 +9,7 @@
 #include <cjson/cJSON.h>
 
 #include "cli.h"
+#include "errbar.h"
 #include "eval.h"
 #include "metric.h"
 
@@ -50,7 +51,10 @@ int cmd_compare(int argc, char **argv)
     static struct eval_result res[MAX_ROWS];
     static char devname[MAX_ROWS][HW_NAME_LEN], prec[MAX_ROWS][64], sysname[MAX_ROWS][HW_NAME_LEN],
         swname[MAX_ROWS][SW_NAME_LEN];
+    static int calibrated[MAX_ROWS];
     struct eval_req base;
+    static struct eb_table ebt; /* (per process; compare runs once) */
+    char ebpath[1024];
     memset(res, 0, sizeof res);
     memset(&base, 0, sizeof base);
     dse_err_clear(&e);
@@ -102,6 +106,12 @@ int cmd_compare(int argc, char **argv)
         goto out;
     if (cli_get(opts, "fidelity") && (rc = cli_fidelity(cli_get(opts, "fidelity"), &base.x.fidelity, &e)))
         goto out;
+    /* the error bars dse eval shows, found the same way (the shipped table) */
+    if (eb_resolve(NULL, ebpath, sizeof ebpath)) {
+        if ((rc = eb_load_file(ebpath, &ebt, &e)))
+            goto out;
+        base.errbars = &ebt;
+    }
     sys = malloc(sizeof *sys * (size_t)nhw);
     if (!sys) {
         rc = dse_err_set(&e, DSE_ERUNTIME, NULL, NULL, "out of memory");
@@ -140,6 +150,7 @@ int cmd_compare(int argc, char **argv)
         dse_strlcpy(devname[row], sys[i].dev[r.dev].name, sizeof devname[row]);
         dse_strlcpy(sysname[row], sys[i].name, sizeof sysname[row]);
         dse_strlcpy(swname[row], r.sw->name, sizeof swname[row]);
+        calibrated[row] = sys[i].dev[r.dev].calib_mape_pct >= 0;
         if ((rc = eval_run(&r, &res[row], &e)))
             goto out;
         }
@@ -156,8 +167,16 @@ int cmd_compare(int argc, char **argv)
             cJSON_AddStringToObject(s, "software", swname[i]);
             cJSON_AddStringToObject(s, "precision", prec[i]);
             cJSON_AddBoolToObject(s, "feasible", res[i].feasible);
+            cJSON_AddBoolToObject(s, "calibrated", calibrated[i]);
             if (!res[i].feasible)
                 cJSON_AddStringToObject(s, "reason", res[i].reason);
+            else if (isfinite(res[i].t.err_low_pct)) { /* of the time: predicted / measured - 1 */
+                cJSON *x = cJSON_AddObjectToObject(s, "expected_error_pct");
+                cJSON_AddNumberToObject(x, "low", res[i].t.err_low_pct);
+                cJSON_AddNumberToObject(x, "high", res[i].t.err_high_pct);
+            } else {
+                cJSON_AddNullToObject(s, "expected_error_pct");
+            }
             t = cJSON_AddObjectToObject(s, "totals");
             for (int k = 0; res[i].feasible && columns[k]; k++) {
                 const struct metric *m = metric_find(columns[k]);
@@ -173,15 +192,22 @@ int cmd_compare(int argc, char **argv)
         cJSON_Delete(o);
         goto out;
     }
-    printf("dse compare: %s, batch %lld%s (%s tier, uncalibrated; ratios are to the first row)\n\n", model.name,
-           (long long)base.batch, ph == PH_GENERATE ? ", generate" : "", fidelity_names[base.x.fidelity]);
-    printf("%-30s %-8s %-14s %-22s", "hw", "device", "software", "precision");
+    printf("dse compare: %s, batch %lld%s (%s tier; ratios are to the first row; error_%%: the expected time error, "
+           "10th-90th percentile of held-out published cases of the device's class and workload kind, * when the "
+           "device is uncalibrated%s)\n\n",
+           model.name, (long long)base.batch, ph == PH_GENERATE ? ", generate" : "", fidelity_names[base.x.fidelity],
+           base.errbars ? "" : "; no validate/published/error-bars.json found");
+    printf("%-30s %-8s %-14s %-22s %-12s", "hw", "device", "software", "precision", "error_%");
     for (int k = 0; columns[k]; k++)
         if (metric_applies(metric_find(columns[k]), ph))
             printf(" %22s", columns[k]);
     printf("\n");
     for (int i = 0; i < nrow; i++) {
-        printf("%-30.30s %-8.8s %-14.14s %-22.22s", sysname[i], devname[i], swname[i], prec[i]);
+        char eb[32] = "n/a";
+        if (res[i].feasible && isfinite(res[i].t.err_low_pct))
+            snprintf(eb, sizeof eb, "%+.0f..%+.0f%s", res[i].t.err_low_pct, res[i].t.err_high_pct,
+                     calibrated[i] ? "" : "*");
+        printf("%-30.30s %-8.8s %-14.14s %-22.22s %-12s", sysname[i], devname[i], swname[i], prec[i], eb);
         if (!res[i].feasible) {
             printf(" infeasible: %s\n", res[i].reason);
             continue;

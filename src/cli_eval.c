@@ -9,6 +9,7 @@
 #include "cli.h"
 #include "config.h"
 #include "gitversion.h"
+#include "errbar.h"
 #include "eval.h"
 #include "jsonu.h"
 #include "metric.h"
@@ -28,6 +29,8 @@ static struct cli_opt eval_opts_proto[] = {
     {"software", 1, "software stack (software/ file or name from dse list software, or none; default: the "
                     "device's own, named in its hwdesc)", NULL},
     {"cpu-threads", 1, "CPU: cores used (default: all; both tiers)", NULL},
+    {"error-bars", 1, "error-bar table (default: validate/published/error-bars.json, found as software/ is; none: "
+                      "no interval)", NULL},
     {"json", 0, "print one JSON object", NULL},
     {"csv", 0, "print per-operator CSV rows", NULL},
     {"scalesim-csv", 0, "print SCALE-Sim's COMPUTE_REPORT.csv for a SCALE-Sim .cfg (needs --fidelity cycle)", NULL},
@@ -57,9 +60,37 @@ static int cmp_time(const void *a, const void *b)
 static const char *validation_note(const struct hw_device *d, char *buf, size_t n)
 {
     if (d->calib_mape_pct >= 0)
-        snprintf(buf, n, "calibrated by dse calibrate: expected error about %.1f%% (held-out MAPE)", d->calib_mape_pct);
+        snprintf(buf, n, "calibrated (held-out MAPE %.1f%%)", d->calib_mape_pct);
     else
-        snprintf(buf, n, "uncalibrated: no measured error for this device yet (dse validate, dse calibrate)");
+        snprintf(buf, n, "uncalibrated: no fit of this device's own (dse calibrate)");
+    return buf;
+}
+
+/* The error bars of the result, in a sentence: the interval, what it is of, and what it means for the
+ * latency; an uncalibrated device's interval is its class's, from calibrated devices. */
+static const char *errbar_note(const struct eval_req *r, const struct eval_result *res, enum wl_phase ph, char *buf,
+                               size_t n)
+{
+    const struct eval_totals *t = &res->t;
+    const struct hw_device *d = &r->sys->dev[r->dev];
+    const char *cls = hw_class_names[d->cls], *kind = pkind_names[eb_kind_of(r->model, ph)];
+    if (!r->errbars)
+        snprintf(buf, n, "no error bars (no validate/published/error-bars.json found; dse validate --published "
+                         "--write-error-bars writes one)");
+    else if (strcmp(r->errbars->tier, fidelity_names[r->x.fidelity]))
+        snprintf(buf, n, "no error bars for the %s tier (%s holds the %s tier's)", fidelity_names[r->x.fidelity],
+                 r->errbars->path, r->errbars->tier);
+    else if (isnan(t->err_low_pct))
+        snprintf(buf, n, "no error bars: the published corpus has under %d held-out %s cases (%s)", EB_MIN_CASES, cls,
+                 r->errbars->path);
+    else
+        snprintf(buf, n,
+                 "expected error of the time %+.0f%% to %+.0f%% (10th-90th percentile over %d held-out %s %s cases "
+                 "of validate/published): latency_ms likely %.4g to %.4g%s",
+                 t->err_low_pct, t->err_high_pct, t->err_n, cls, t->err_fallback ? "(all kinds)" : kind,
+                 ms(t->latency_s) / (1 + t->err_high_pct / 100), ms(t->latency_s) / (1 + t->err_low_pct / 100),
+                 d->calib_mape_pct >= 0 ? "" : "; this device is uncalibrated: the interval is its class's, from "
+                                               "calibrated devices, and its own error may be larger");
     return buf;
 }
 
@@ -125,9 +156,12 @@ static void print_human(const struct eval_req *r, const struct eval_result *res,
                (long long)r->prompt);
     else
         printf("\n");
-    char vn[160];
-    printf("model: %s; software: %s; %s\n\n", r->x.fidelity == FID_CYCLE ? "cycle-approximate tier" : "analytical roofline",
+    char vn[160], eb[600];
+    printf("model: %s; software: %s; %s\n", r->x.fidelity == FID_CYCLE ? "cycle-approximate tier" : "analytical roofline",
            r->sw ? r->sw->name : "none", validation_note(d, vn, sizeof vn));
+    if (res->feasible)
+        printf("%s\n", errbar_note(r, res, ph, eb, sizeof eb));
+    printf("\n");
     if (!res->feasible) {
         printf("INFEASIBLE: %s\n", res->reason);
         return;
@@ -175,8 +209,8 @@ static void print_human(const struct eval_req *r, const struct eval_result *res,
         if (!metric_applies(m, ph) || !strcmp(m->name, "weight_bytes"))
             continue;
         double val = metric_value(m, &res->t);
-        if ((!strcmp(m->name, "price_USD") && val == 0) || (!strcmp(m->name, "die_area_mm2") && isnan(val)))
-            continue;
+        if ((!strcmp(m->name, "price_USD") && val == 0) || (isnan(val) && strstr(m->name, "cost_per_") != m->name))
+            continue; /* (n/a areas and error bars are said above or have no row) */
         if (isnan(val))
             printf("  %-22s %14s  %s\n", m->name, "n/a", "no price or rent in the hwdesc");
         else
@@ -319,13 +353,27 @@ static int print_json(const struct eval_req *r, const struct eval_result *res, c
     val = cJSON_AddObjectToObject(o, "validation");
     if (val) {
         const struct hw_device *d = &r->sys->dev[r->dev];
-        char vn[160];
+        char vn[160], eb[600];
         cJSON_AddBoolToObject(val, "calibrated", d->calib_mape_pct >= 0);
         if (d->calib_mape_pct >= 0)
-            cJSON_AddNumberToObject(val, "expected_error_pct", d->calib_mape_pct);
+            cJSON_AddNumberToObject(val, "heldout_mape_pct", d->calib_mape_pct);
         else
-            cJSON_AddNullToObject(val, "expected_error_pct");
+            cJSON_AddNullToObject(val, "heldout_mape_pct");
+        cJSON *x = res->feasible && !isnan(res->t.err_low_pct) ? cJSON_AddObjectToObject(val, "expected_error_pct")
+                                                               : (cJSON_AddNullToObject(val, "expected_error_pct"), NULL);
+        if (x) { /* of the time: predicted / measured - 1 */
+            cJSON_AddNumberToObject(x, "low", res->t.err_low_pct);
+            cJSON_AddNumberToObject(x, "high", res->t.err_high_pct);
+            cJSON_AddNumberToObject(x, "n", res->t.err_n);
+            cJSON_AddStringToObject(x, "class", hw_class_names[d->cls]);
+            cJSON_AddStringToObject(x, "kind", res->t.err_fallback ? "all" : pkind_names[eb_kind_of(r->model, ph)]);
+            cJSON_AddNumberToObject(x, "latency_ms_low", ms(res->t.latency_s) / (1 + res->t.err_high_pct / 100));
+            cJSON_AddNumberToObject(x, "latency_ms_high", ms(res->t.latency_s) / (1 + res->t.err_low_pct / 100));
+            cJSON_AddStringToObject(x, "source", r->errbars->path);
+        }
         cJSON_AddStringToObject(val, "note", validation_note(d, vn, sizeof vn));
+        if (res->feasible)
+            cJSON_AddStringToObject(val, "error_bars", errbar_note(r, res, ph, eb, sizeof eb));
     }
     t = cJSON_AddObjectToObject(o, "totals");
     for (int i = 0; t && res->feasible && i < metric_count; i++)
@@ -378,6 +426,7 @@ int cmd_eval(int argc, char **argv)
     int have_model = 0;
     struct eval_result res = {0};
     struct sw_stack sw;
+    struct eb_table ebt;
     char hwp[1024], wlp[1024];
     dse_err_clear(&e);
     if ((rc = cli_parse(argc, argv, 2, opts, pos, 0, &npos, "eval", &e)))
@@ -505,6 +554,16 @@ int cmd_eval(int argc, char **argv)
     if (cli_get(opts, "top") && (rc = cli_int("top", cli_get(opts, "top"), 1, 100000, &top, &e)))
         goto out;
 
+    /* the error bars: --error-bars FILE (none: without), else the table found beside the hwdesc */
+    const char *ebp = cli_get(opts, "error-bars");
+    char ebpath[1024];
+    if (!ebp || strcmp(ebp, "none")) {
+        if (ebp)
+            dse_strlcpy(ebpath, ebp, sizeof ebpath);
+        if ((ebp || eb_resolve(hwp, ebpath, sizeof ebpath)) && (rc = eb_load_file(ebpath, &ebt, &e)))
+            goto out;
+        r.errbars = ebpath[0] ? &ebt : NULL;
+    }
     r.accuracy_proxy = eval_accuracy_proxy(&r.x.prec, wl_model_is_lm(&model));
     if ((rc = eval_run(&r, &res, &e)))
         goto out;

@@ -215,42 +215,68 @@ static void stats_line(const char *label, const struct pstats *all, const struct
     printf("  %-30s %-28s %-16s %s\n", label, a, f, h);
 }
 
+/* cJSON_Print indents with tabs and puts one after each key's colon; the shipped hwdescs use two spaces
+ * and ": ". A raw tab can only be layout (cJSON escapes those in strings): a leading one becomes two
+ * spaces, any other one space. Returns a new string (NULL when out of memory); txt is freed. */
+static char *untab(char *txt)
+{
+    size_t n = strlen(txt) * 2 + 1;
+    char *o = malloc(n), *w = o;
+    if (o)
+        for (const char *p = txt; *p; p++) {
+            int lead = p == txt || p[-1] == '\n' || (p[-1] == '\t' && (w - o >= 2 && w[-1] == ' ' && w[-2] == ' '));
+            if (*p != '\t')
+                *w++ = *p;
+            else if (lead)
+                *w++ = ' ', *w++ = ' ';
+            else
+                *w++ = ' ';
+        }
+    if (o)
+        *w = 0;
+    free(txt);
+    return o;
+}
+
 /* Writes the error bars of every device class and workload kind with held-out cases to path, as JSON:
  * what dse eval and dse sweep show beside a prediction (eval.h: eval_error_bars). */
-static int write_error_bars(const char *path, const struct pcorpus *pc, const char *software, struct dse_err *e)
+static int write_error_bars(const char *path, const struct pcorpus *pc, const char *software, enum fidelity tier,
+                            struct dse_err *e)
 {
-    cJSON *o = cJSON_CreateObject(), *arr = cJSON_AddArrayToObject(o, "classes");
+    cJSON *o = cJSON_CreateObject(), *arr;
     char today[16];
     time_t t = time(NULL);
     struct tm tm;
     gmtime_r(&t, &tm);
     strftime(today, sizeof today, "%Y-%m-%d", &tm);
     cJSON_AddStringToObject(o, "schema", "dse-error-bars-1");
+    cJSON_AddStringToObject(o, "tier", fidelity_names[tier]);
     char src[400];
     snprintf(src, sizeof src,
              "written by dse validate --published --write-error-bars on %s: the 10th and 90th percentile of "
              "predicted / measured time - 1 over the held-out cases of validate/published (stacks: %s)",
              today, software ? software : "each case's");
     cJSON_AddStringToObject(o, "source", src);
+    arr = cJSON_AddArrayToObject(o, "classes");
     for (int cls = 0; cls < HW_CLASS_COUNT; cls++)
         for (int k = -1; k < PK_COUNT; k++) {
             int v[2] = {cls, k};
             struct pstats s;
             pstats_of(pc->c, pc->n, sel_class_kind, v, &s);
-            if (s.n < 3) /* too few for a percentile */
+            if (s.n < EB_MIN_CASES) /* too few for a percentile */
                 continue;
             cJSON *x = cJSON_CreateObject();
             cJSON_AddStringToObject(x, "class", hw_class_names[cls]);
             cJSON_AddStringToObject(x, "kind", k < 0 ? "all" : pkind_names[k]);
             cJSON_AddNumberToObject(x, "n", s.n);
-            cJSON_AddNumberToObject(x, "low_pct", s.p10_pct);
-            cJSON_AddNumberToObject(x, "high_pct", s.p90_pct);
-            cJSON_AddNumberToObject(x, "mape_pct", s.mape_pct);
+            cJSON_AddNumberToObject(x, "low_pct", round(10 * s.p10_pct) / 10);
+            cJSON_AddNumberToObject(x, "high_pct", round(10 * s.p90_pct) / 10);
+            cJSON_AddNumberToObject(x, "mape_pct", round(10 * s.mape_pct) / 10);
             cJSON_AddItemToArray(arr, x);
         }
     char *txt = cJSON_Print(o);
     cJSON_Delete(o);
-    if (!txt)
+    if (!txt || !(txt = untab(txt)))
         return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
     char tmp[1100];
     snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
@@ -286,6 +312,13 @@ int cli_validate_published(const struct cli_opt *opts)
             return rc;
         }
         show_half = half[0] == 'h';
+    }
+    if (only && cli_get(opts, "write-error-bars")) { /* the bars are of whole classes: every device predicted */
+        dse_err_set(&e, DSE_EINPUT, NULL, "--write-error-bars", "goes without --hw: error bars come from every "
+                                                                 "held-out case of a device class");
+        dse_err_print(stderr, &e);
+        free(x);
+        return DSE_EINPUT;
     }
     if ((cli_get(opts, "fidelity") && (rc = cli_fidelity(cli_get(opts, "fidelity"), &f, &e))) ||
         (rc = load_corpus(cli_get(opts, "corpus"), &pc, &e))) {
@@ -323,6 +356,8 @@ int cli_validate_published(const struct cli_opt *opts)
             cJSON_AddStringToObject(k, "software", software ? software : c->software);
             cJSON_AddStringToObject(k, "workload", c->workload);
             cJSON_AddStringToObject(k, "kind", pkind_names[c->kind]);
+            if (c->ok)
+                cJSON_AddStringToObject(k, "class", hw_class_names[c->dev_class]);
             cJSON_AddStringToObject(k, "metric", pmetric_names[c->metric]);
             cJSON_AddNumberToObject(k, "measured", c->value);
             cJSON_AddBoolToObject(k, "heldout", c->heldout);
@@ -407,7 +442,7 @@ int cli_validate_published(const struct cli_opt *opts)
         }
         stats_line("overall", &all, &fit, &held);
     }
-    if (cli_get(opts, "write-error-bars") && (rc = write_error_bars(cli_get(opts, "write-error-bars"), &pc, software, &e)))
+    if (cli_get(opts, "write-error-bars") && (rc = write_error_bars(cli_get(opts, "write-error-bars"), &pc, software, f, &e)))
         goto out;
 out:
     if (rc)
@@ -415,29 +450,6 @@ out:
     pcorpus_free(&pc);
     pctx_free(x);
     return rc;
-}
-
-/* cJSON_Print indents with tabs and puts one after each key's colon; the shipped hwdescs use two spaces
- * and ": ". A raw tab can only be layout (cJSON escapes those in strings): a leading one becomes two
- * spaces, any other one space. Returns a new string (NULL when out of memory); txt is freed. */
-static char *untab(char *txt)
-{
-    size_t n = strlen(txt) * 2 + 1;
-    char *o = malloc(n), *w = o;
-    if (o)
-        for (const char *p = txt; *p; p++) {
-            int lead = p == txt || p[-1] == '\n' || (p[-1] == '\t' && (w - o >= 2 && w[-1] == ' ' && w[-2] == ' '));
-            if (*p != '\t')
-                *w++ = *p;
-            else if (lead)
-                *w++ = ' ', *w++ = ' ';
-            else
-                *w++ = ' ';
-        }
-    if (o)
-        *w = 0;
-    free(txt);
-    return o;
 }
 
 /* Writes the calibrated device d (of the hwdesc at in) to out: its efficiency per class, main memory's

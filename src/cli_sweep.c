@@ -62,6 +62,7 @@ struct run {
     long long *point;
     unsigned char *feasible;
     double *obj;
+    double *err; /* per point: expected_error_low_pct, expected_error_high_pct (NAN: none) */
     long long n_feasible;
     int progress, quiet;
     int store_failed; /* the database refused a write (disk full, I/O): what was committed can be resumed */
@@ -145,7 +146,10 @@ static int grow(struct run *r, long long need, struct dse_err *e)
     double *o = f ? realloc(r->obj, sizeof *o * (size_t)cap * r->sp->n_obj) : NULL;
     if (o)
         r->obj = o;
-    if (!o)
+    double *er = o ? realloc(r->err, sizeof *er * (size_t)cap * 2) : NULL;
+    if (er)
+        r->err = er;
+    if (!er)
         return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
     r->cap = cap;
     return DSE_OK;
@@ -177,6 +181,8 @@ static int sink_rows(void *ctx, const struct sw_row *rows, int n, struct dse_err
         r->point[r->n] = rows[i].point;
         r->feasible[r->n] = (unsigned char)rows[i].feasible;
         sweep_objectives(r->sp, &rows[i], r->obj + (size_t)r->n * r->sp->n_obj);
+        r->err[2 * r->n] = rows[i].metric[r->sp->err_low_m];
+        r->err[2 * r->n + 1] = rows[i].metric[r->sp->err_high_m];
         r->n_feasible += rows[i].feasible;
         r->n++;
     }
@@ -245,10 +251,44 @@ static void load_one(void *ctx, long long point, int feasible, const char *reaso
         tally_reason(r, reason);
     r->point[r->n] = point;
     r->feasible[r->n] = (unsigned char)feasible;
-    for (int i = 0; i < r->sp->n_obj; i++)
-        r->obj[(size_t)r->n * r->sp->n_obj + i] = r->sp->obj[i].maximize ? -vals[i] : vals[i];
+    /* vals: the objectives, then the error bars (cmd_sweep's column list); ranked as sink ranks */
+    const struct sweep_spec *sp = r->sp;
+    struct sw_row row;
+    for (int i = 0; i < metric_count; i++)
+        row.metric[i] = NAN;
+    for (int i = 0; i < sp->n_obj; i++)
+        row.metric[sp->obj[i].m - metric_table] = vals[i];
+    row.metric[sp->err_low_m] = r->err[2 * r->n] = vals[sp->n_obj];
+    row.metric[sp->err_high_m] = r->err[2 * r->n + 1] = vals[sp->n_obj + 1];
+    sweep_objectives(sp, &row, r->obj + (size_t)r->n * sp->n_obj);
     r->n_feasible += feasible;
     r->n++;
+}
+
+/* What is known of the results' error: each system's calibration (its primary device's held-out
+ * error, or none), and the error bars every point carries. */
+static void print_accuracy(const struct sweep_spec *sp)
+{
+    struct hw_system *sys = malloc(sizeof *sys);
+    struct dse_err e;
+    printf("accuracy:");
+    for (int i = 0; sys && i < sp->n_systems; i++) {
+        if (hw_load_file(sp->system_path[i], sys, &e))
+            continue;
+        const struct hw_device *d = &sys->dev[eval_default_device(sys)];
+        if (d->calib_mape_pct >= 0)
+            printf("%s %s calibrated (held-out MAPE %.1f%%)", i ? ";" : "", sys->name, d->calib_mape_pct);
+        else
+            printf("%s %s uncalibrated", i ? ";" : "", sys->name);
+    }
+    free(sys);
+    if (sp->have_errbars)
+        printf("\n  every point has expected_error_low_pct / expected_error_high_pct: the 10th-90th percentile of the "
+               "time error over held-out published cases of its device class and workload kind (%s%s); ranked on %s\n",
+               sp->errbars.path, "; an uncalibrated device's own error may be larger",
+               sp->pessimistic ? "the pessimistic end (\"rank\": \"pessimistic\")" : "predicted values");
+    else
+        printf("\n  no error bars (\"error_bars\": \"none\", or no validate/published/error-bars.json found)\n");
 }
 
 static char *json_inputs(const struct sweep_spec *sp)
@@ -270,6 +310,10 @@ static char *json_inputs(const struct sweep_spec *sp)
             snprintf(h, sizeof h, "%016llx", sp->stack_hash[i]);
             cJSON_AddStringToObject(o, sp->stack[i].path, h);
         }
+    if (sp->have_errbars) { /* the intervals stored with every point */
+        snprintf(h, sizeof h, "%016llx", sp->errbars_hash);
+        cJSON_AddStringToObject(o, sp->errbars.path, h);
+    }
     char *s = cJSON_PrintUnformatted(o);
     cJSON_Delete(o);
     return s;
@@ -403,6 +447,7 @@ static void print_front(const struct run *r, const long long *front, long long n
         cJSON_AddNumberToObject(o, "feasible", (double)r->n_feasible);
         if (isfinite(hv))
             cJSON_AddNumberToObject(o, "hypervolume", hv);
+        cJSON_AddStringToObject(o, "rank", sp->pessimistic ? "pessimistic" : "predicted");
         fa = cJSON_AddArrayToObject(o, "front");
         for (long long i = 0; i < nf; i++) {
             cJSON *p = cJSON_CreateObject();
@@ -418,6 +463,13 @@ static void print_front(const struct run *r, const long long *front, long long n
             }
             for (int k = 0; k < sp->n_obj; k++)
                 cJSON_AddNumberToObject(p, sp->obj[k].m->name, shown(sp, k, r->obj[(size_t)x * sp->n_obj + k]));
+            if (isfinite(r->err[2 * x])) { /* of the time: predicted / measured - 1 */
+                cJSON *ee = cJSON_AddObjectToObject(p, "expected_error_pct");
+                cJSON_AddNumberToObject(ee, "low", r->err[2 * x]);
+                cJSON_AddNumberToObject(ee, "high", r->err[2 * x + 1]);
+            } else {
+                cJSON_AddNullToObject(p, "expected_error_pct");
+            }
             cJSON_AddItemToArray(fa, p);
         }
         char *s = cJSON_Print(o);
@@ -433,7 +485,7 @@ static void print_front(const struct run *r, const long long *front, long long n
             printf(",%s", sp->axes[r->order[pos]].name);
         for (int k = 0; k < sp->n_obj; k++)
             printf(",%s", sp->obj[k].m->name);
-        printf("\n");
+        printf(",expected_error_low_pct,expected_error_high_pct\n");
         for (long long i = 0; i < nf; i++) {
             long long x = front[i];
             axis_values(r, r->point[x], vals);
@@ -442,7 +494,10 @@ static void print_front(const struct run *r, const long long *front, long long n
                 printf(",%s", vals[pos]);
             for (int k = 0; k < sp->n_obj; k++)
                 printf(",%.9g", shown(sp, k, r->obj[(size_t)x * sp->n_obj + k]));
-            printf("\n");
+            if (isfinite(r->err[2 * x]))
+                printf(",%.4g,%.4g\n", r->err[2 * x], r->err[2 * x + 1]);
+            else
+                printf(",,\n");
         }
         return;
     }
@@ -454,8 +509,9 @@ static void print_front(const struct run *r, const long long *front, long long n
             if (r->obj[(size_t)front[i] * sp->n_obj + k] < r->obj[(size_t)best[k] * sp->n_obj + k])
                 best[k] = front[i];
     }
-    printf("Pareto front: %lld points (sorted by %s, %s is better; * = best per objective)\n", nf, sp->obj[0].m->name,
-           sp->obj[0].maximize ? "higher" : "lower");
+    printf("Pareto front: %lld points (sorted by %s, %s is better; * = best per objective%s)\n", nf,
+           sp->obj[0].m->name, sp->obj[0].maximize ? "higher" : "lower",
+           sp->pessimistic ? "; time-scaled objectives at the pessimistic end of their error bars" : "");
     /* Column widths from the header (hw: axes show their last path segment) and the values. */
     int width[SW_MAX_AXES];
     const char *head[SW_MAX_AXES];
@@ -472,7 +528,7 @@ static void print_front(const struct run *r, const long long *front, long long n
         printf("%-*s ", width[pos], head[pos]);
     for (int k = 0; k < sp->n_obj; k++)
         printf("%20s ", sp->obj[k].m->name);
-    printf(" same\n");
+    printf(" %-13s same\n", "error_%");
     /* Points with identical objectives (e.g. differing only in a memory size that fits) share a
      * row: the first is shown, "same" counts the others (all are in the database). */
     long long rows = 0, i = 0;
@@ -490,6 +546,10 @@ static void print_front(const struct run *r, const long long *front, long long n
                 star |= best[k] == front[q];
             printf("%19.5g%c ", shown(sp, k, r->obj[(size_t)x * sp->n_obj + k]), star ? '*' : ' ');
         }
+        char eb[32] = "n/a";
+        if (isfinite(r->err[2 * x]))
+            snprintf(eb, sizeof eb, "%+.0f..%+.0f", r->err[2 * x], r->err[2 * x + 1]);
+        printf(" %-13s", eb);
         if (j - i > 1)
             printf(" +%lld", j - i - 1);
         printf("\n");
@@ -631,11 +691,13 @@ int cmd_sweep(int argc, char **argv)
     char hash[24];
     snprintf(hash, sizeof hash, "%016llx", sp.hash);
     if ((r.run_id = resume_id) > 0) {
-        const char *names[SW_MAX_OBJ];
+        const char *names[SW_MAX_OBJ + 2];
         for (int k = 0; k < sp.n_obj; k++)
             names[k] = sp.obj[k].m->name;
+        names[sp.n_obj] = metric_table[sp.err_low_m].name;
+        names[sp.n_obj + 1] = metric_table[sp.err_high_m].name;
         struct load_ctx lc = {&r, DSE_OK, &e};
-        if ((rc = store_load(st, r.run_id, names, sp.n_obj, load_one, &lc, &e)) || (rc = lc.rc))
+        if ((rc = store_load(st, r.run_id, names, sp.n_obj + 2, load_one, &lc, &e)) || (rc = lc.rc))
             goto out;
         r.n_stored = r.n;
         fprintf(stderr, "dse: resuming run %lld of %s: %lld points already stored\n", r.run_id, db, r.n);
@@ -786,9 +848,10 @@ int cmd_sweep(int argc, char **argv)
         int fid_axis = 0;
         for (int a = 0; a < sp.n_axes; a++)
             fid_axis |= sp.axes[a].kind == AX_FIDELITY;
-        printf("model: %s, uncalibrated (see docs/models.md; measured error so far: validate/gpu/README.md)\n",
-               fid_axis ? "analytical and cycle-approximate tiers (the fidelity axis)"
-               : sp.fidelity == FID_CYCLE ? "cycle-approximate tier" : "analytical roofline");
+        printf("model: %s (docs/models.md)\n", fid_axis ? "analytical and cycle-approximate tiers (the fidelity axis)"
+                                                 : sp.fidelity == FID_CYCLE ? "cycle-approximate tier"
+                                                                            : "analytical roofline");
+        print_accuracy(&sp);
         for (int g = 0; g < groups; g++)
             if (isfinite(ghv[g]))
                 printf("hypervolume of the front%s%s: %.6g (reference: worst feasible value + 10%% of the range, "
@@ -830,6 +893,7 @@ out:
     free(r.point);
     free(r.feasible);
     free(r.obj);
+    free(r.err);
     free(inputs);
     free(objs);
     free(axes);

@@ -8,6 +8,8 @@
  * window - 1 cached tokens per step and its cache holds at most window tokens. */
 #include "eval.h"
 
+#include "errbar.h"
+
 #include "kern.h"
 
 #include <math.h>
@@ -802,6 +804,23 @@ static int throttle(const struct eval_req *r, const struct eval_graphs *eg, stru
     return DSE_OK;
 }
 
+/* The interval the error-bar table gives this point: its primary device's class and its workload's
+ * kind, for the tier the table's residuals are of. */
+static void error_bars(const struct eval_req *r, enum wl_phase ph, struct eval_totals *T)
+{
+    T->err_low_pct = T->err_high_pct = NAN;
+    T->err_n = T->err_fallback = 0;
+    if (!r->errbars || strcmp(r->errbars->tier, fidelity_names[r->x.fidelity]))
+        return;
+    const struct eb_row *row =
+        eb_find(r->errbars, r->sys->dev[r->dev].cls, eb_kind_of(r->model, ph), &T->err_fallback);
+    if (row) {
+        T->err_low_pct = row->low_pct;
+        T->err_high_pct = row->high_pct;
+        T->err_n = row->n;
+    }
+}
+
 /* Totals derived from the raw sums: static energy, power, rates, costs. */
 static int finish(const struct eval_req *r, const struct eval_graphs *eg, struct eval_result *res, struct dse_err *e)
 {
@@ -824,6 +843,7 @@ static int finish(const struct eval_req *r, const struct eval_graphs *eg, struct
         if (res->used & (1u << d))
             T->die_area_mm2 += hw_die_area_mm2(&sys->dev[d]);
     T->energy_static_J = idle * T->latency_s;
+    error_bars(r, eg->phase, T);
     for (int i = 0; i < res->n_ops; i++)
         res->ops[i].energy_J += idle * res->ops[i].time_s;
     T->energy_J = T->energy_compute_J + T->energy_memory_J + T->energy_static_J + T->energy_link_J;

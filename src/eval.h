@@ -20,6 +20,8 @@
 #define EVAL_AMORTIZE_S (3.0 * 365 * 86400) /* purchase price spread over 3 years of use */
 #define EVAL_USD_PER_KWH 0.10               /* electricity */
 
+struct eb_table;
+
 struct eval_req {
     const struct hw_system *sys;
     const struct sw_stack *sw; /* the software stack its graphs were built with (NULL: none) */
@@ -36,6 +38,7 @@ struct eval_req {
     int want_ops;          /* fill per-operator rows */
     double accuracy_proxy; /* > 0: the measured error of this precision (eval_accuracy_proxy); else the
                               unit-roundoff estimate prec_accuracy_proxy */
+    const struct eb_table *errbars; /* the error bars (errbar.h) the result carries; NULL: none */
 };
 
 /* Graphs for one (workload, phase, batch, prompt, software stack): built once, the stack's passes
@@ -95,6 +98,9 @@ struct eval_totals {
     double cost_per_Mtoken_USD;     /* NAN when no price or rent is known */
     double cost_per_Minference_USD; /* NAN when no price or rent is known */
     double accuracy_proxy;          /* relative numerical error of the precision configuration */
+    double err_low_pct, err_high_pct; /* the expected time error's interval (errbar.h), NAN when none:
+                                         no table, none for the device's class, or another tier */
+    int err_n, err_fallback;          /* its held-out cases; 1 when the class's all-kinds row gave it */
     double throttle_slowdown;       /* latency / latency unthrottled: 1 when no device hit its power limit */
     double kernels;                 /* kernel launches of the evaluated phase (every step) */
     double runtime_s;               /* host and runtime time not hidden by the devices: kernel issue beyond

@@ -1,47 +1,53 @@
 /* metric.c -- the metric registry. */
 #include "metric.h"
 
+#include <math.h>
+
 #include <stddef.h>
 #include <string.h>
+
+#include "errbar.h"
 
 #define F(field) offsetof(struct eval_totals, field)
 #define LM ((1u << PH_PREFILL) | (1u << PH_DECODE) | (1u << PH_GENERATE))
 
 const struct metric metric_table[] = {
-    {"latency_ms", "ms", DIR_MIN, "end-to-end time of the evaluated phase", F(latency_s), 1e3, 0},
-    {"throughput_per_s", "1/s", DIR_MAX, "inferences (sequences) per second: batch / latency", F(throughput_per_s), 1, 0},
-    {"energy_mJ", "mJ", DIR_MIN, "energy of the evaluated phase, static included", F(energy_J), 1e3, 0},
-    {"avg_power_W", "W", DIR_MIN, "energy / latency", F(avg_power_W), 1, 0},
-    {"throttle_slowdown", "1", DIR_MIN, "latency / unthrottled latency: above 1 when a device throttled to fit its TDP or power cap", F(throttle_slowdown), 1, 0},
-    {"peak_memory_MB", "MB", DIR_MIN, "weights + KV cache + peak live activations", F(peak_memory_bytes), 1e-6, 0},
-    {"kv_cache_MB", "MB", DIR_MIN, "KV cache at its largest", F(kv_bytes), 1e-6, LM},
-    {"macs", "MAC", DIR_NONE, "multiply-accumulates", F(macs), 1, 0},
-    {"flops", "FLOP", DIR_NONE, "arithmetic operations (a MAC is 2)", F(flops), 1, 0},
-    {"params", "1", DIR_NONE, "parameters", F(params), 1, 0},
-    {"active_params", "1", DIR_NONE, "parameters one token uses (MoE: its top-k routed experts, not all)", F(active_params), 1, 0},
-    {"weight_bytes", "B", DIR_MIN, "weights at the weight precision", F(weight_bytes), 1, 0},
-    {"ttft_ms", "ms", DIR_MIN, "time to first token (prefill)", F(ttft_s), 1e3, (1u << PH_PREFILL) | (1u << PH_GENERATE)},
-    {"tpot_ms", "ms", DIR_MIN, "time per output token (mean decode step)", F(tpot_s), 1e3, (1u << PH_DECODE) | (1u << PH_GENERATE)},
-    {"tokens_per_s", "token/s", DIR_MAX, "tokens per second over the phase (generate: batch x output tokens / latency)", F(tokens_per_s), 1, LM},
-    {"decode_tokens_per_s", "token/s", DIR_MAX, "batch / time per output token", F(decode_tokens_per_s), 1, (1u << PH_DECODE) | (1u << PH_GENERATE)},
-    {"energy_per_token_mJ", "mJ", DIR_MIN, "energy / tokens of the phase", F(energy_per_token_J), 1e3, LM},
-    {"energy_per_inference_mJ", "mJ", DIR_MIN, "energy / batch (per sequence or input)", F(energy_per_inference_J), 1e3, 0},
-    {"cost_per_Mtoken_USD", "USD", DIR_MIN, "price over 3 years + electricity at 0.10 USD/kWh, or rent, per million tokens", F(cost_per_Mtoken_USD), 1, LM},
-    {"cost_per_Minference_USD", "USD", DIR_MIN, "as cost_per_Mtoken_USD, per million inferences (sequences)", F(cost_per_Minference_USD), 1, 0},
-    {"accuracy_proxy", "1", DIR_MIN, "relative numerical error of the precisions used (docs/models.md)", F(accuracy_proxy), 1, 0},
-    {"compute_ms", "ms", DIR_NONE, "sum of operator compute times", F(compute_s), 1e3, 0},
-    {"memory_ms", "ms", DIR_NONE, "sum of operator memory times", F(memory_s), 1e3, 0},
-    {"overhead_ms", "ms", DIR_NONE, "sum of fixed per-operator costs", F(overhead_s), 1e3, 0},
-    {"transfer_ms", "ms", DIR_NONE, "link transfers for operators placed on another device", F(xfer_s), 1e3, 0},
-    {"runtime_ms", "ms", DIR_NONE, "host and runtime time the devices do not hide: kernel issue beyond device time, per-step and per-request work", F(runtime_s), 1e3, 0},
-    {"kernels", "1", DIR_MIN, "kernel launches of the phase, every step (the software stack's fusion)", F(kernels), 1, 0},
-    {"energy_compute_mJ", "mJ", DIR_NONE, "arithmetic energy", F(energy_compute_J), 1e3, 0},
-    {"energy_memory_mJ", "mJ", DIR_NONE, "memory access energy, all levels", F(energy_memory_J), 1e3, 0},
-    {"energy_static_mJ", "mJ", DIR_NONE, "idle power of every device of the system x latency", F(energy_static_J), 1e3, 0},
-    {"energy_link_mJ", "mJ", DIR_NONE, "link transfer energy", F(energy_link_J), 1e3, 0},
-    {"main_memory_MB", "MB", DIR_NONE, "bytes moved to or from main memory", F(main_bytes), 1e-6, 0},
-    {"price_USD", "USD", DIR_MIN, "purchase price of the system (every device)", F(price_USD), 1, 0},
-    {"die_area_mm2", "mm2", DIR_MIN, "die area of the devices used (area model or datasheet)", F(die_area_mm2), 1, 0},
+    {"latency_ms", "ms", DIR_MIN, "end-to-end time of the evaluated phase", F(latency_s), 1e3, 0, 1},
+    {"throughput_per_s", "1/s", DIR_MAX, "inferences (sequences) per second: batch / latency", F(throughput_per_s), 1, 0, -1},
+    {"energy_mJ", "mJ", DIR_MIN, "energy of the evaluated phase, static included", F(energy_J), 1e3, 0, 0},
+    {"avg_power_W", "W", DIR_MIN, "energy / latency", F(avg_power_W), 1, 0, 0},
+    {"throttle_slowdown", "1", DIR_MIN, "latency / unthrottled latency: above 1 when a device throttled to fit its TDP or power cap", F(throttle_slowdown), 1, 0, 0},
+    {"peak_memory_MB", "MB", DIR_MIN, "weights + KV cache + peak live activations", F(peak_memory_bytes), 1e-6, 0, 0},
+    {"kv_cache_MB", "MB", DIR_MIN, "KV cache at its largest", F(kv_bytes), 1e-6, LM, 0},
+    {"macs", "MAC", DIR_NONE, "multiply-accumulates", F(macs), 1, 0, 0},
+    {"flops", "FLOP", DIR_NONE, "arithmetic operations (a MAC is 2)", F(flops), 1, 0, 0},
+    {"params", "1", DIR_NONE, "parameters", F(params), 1, 0, 0},
+    {"active_params", "1", DIR_NONE, "parameters one token uses (MoE: its top-k routed experts, not all)", F(active_params), 1, 0, 0},
+    {"weight_bytes", "B", DIR_MIN, "weights at the weight precision", F(weight_bytes), 1, 0, 0},
+    {"ttft_ms", "ms", DIR_MIN, "time to first token (prefill)", F(ttft_s), 1e3, (1u << PH_PREFILL) | (1u << PH_GENERATE), 1},
+    {"tpot_ms", "ms", DIR_MIN, "time per output token (mean decode step)", F(tpot_s), 1e3, (1u << PH_DECODE) | (1u << PH_GENERATE), 1},
+    {"tokens_per_s", "token/s", DIR_MAX, "tokens per second over the phase (generate: batch x output tokens / latency)", F(tokens_per_s), 1, LM, -1},
+    {"decode_tokens_per_s", "token/s", DIR_MAX, "batch / time per output token", F(decode_tokens_per_s), 1, (1u << PH_DECODE) | (1u << PH_GENERATE), -1},
+    {"energy_per_token_mJ", "mJ", DIR_MIN, "energy / tokens of the phase", F(energy_per_token_J), 1e3, LM, 0},
+    {"energy_per_inference_mJ", "mJ", DIR_MIN, "energy / batch (per sequence or input)", F(energy_per_inference_J), 1e3, 0, 0},
+    {"cost_per_Mtoken_USD", "USD", DIR_MIN, "price over 3 years + electricity at 0.10 USD/kWh, or rent, per million tokens", F(cost_per_Mtoken_USD), 1, LM, 1},
+    {"cost_per_Minference_USD", "USD", DIR_MIN, "as cost_per_Mtoken_USD, per million inferences (sequences)", F(cost_per_Minference_USD), 1, 0, 1},
+    {"accuracy_proxy", "1", DIR_MIN, "relative numerical error of the precisions used (docs/models.md)", F(accuracy_proxy), 1, 0, 0},
+    {"compute_ms", "ms", DIR_NONE, "sum of operator compute times", F(compute_s), 1e3, 0, 0},
+    {"memory_ms", "ms", DIR_NONE, "sum of operator memory times", F(memory_s), 1e3, 0, 0},
+    {"overhead_ms", "ms", DIR_NONE, "sum of fixed per-operator costs", F(overhead_s), 1e3, 0, 0},
+    {"transfer_ms", "ms", DIR_NONE, "link transfers for operators placed on another device", F(xfer_s), 1e3, 0, 0},
+    {"runtime_ms", "ms", DIR_NONE, "host and runtime time the devices do not hide: kernel issue beyond device time, per-step and per-request work", F(runtime_s), 1e3, 0, 0},
+    {"kernels", "1", DIR_MIN, "kernel launches of the phase, every step (the software stack's fusion)", F(kernels), 1, 0, 0},
+    {"energy_compute_mJ", "mJ", DIR_NONE, "arithmetic energy", F(energy_compute_J), 1e3, 0, 0},
+    {"energy_memory_mJ", "mJ", DIR_NONE, "memory access energy, all levels", F(energy_memory_J), 1e3, 0, 0},
+    {"energy_static_mJ", "mJ", DIR_NONE, "idle power of every device of the system x latency", F(energy_static_J), 1e3, 0, 0},
+    {"energy_link_mJ", "mJ", DIR_NONE, "link transfer energy", F(energy_link_J), 1e3, 0, 0},
+    {"main_memory_MB", "MB", DIR_NONE, "bytes moved to or from main memory", F(main_bytes), 1e-6, 0, 0},
+    {"price_USD", "USD", DIR_MIN, "purchase price of the system (every device)", F(price_USD), 1, 0, 0},
+    {"die_area_mm2", "mm2", DIR_MIN, "die area of the devices used (area model or datasheet)", F(die_area_mm2), 1, 0, 0},
+    {"expected_error_low_pct", "%", DIR_NONE, "expected error of the predicted time, low end: 10th percentile of predicted / measured time - 1 over the published corpus's held-out cases of this device class and workload kind (validate/published/error-bars.json); negative: dse too fast", F(err_low_pct), 1, 0, 0},
+    {"expected_error_high_pct", "%", DIR_NONE, "expected error of the predicted time, high end: the 90th percentile, as expected_error_low_pct", F(err_high_pct), 1, 0, 0},
 };
 const int metric_count = (int)(sizeof metric_table / sizeof metric_table[0]);
 
@@ -59,3 +65,8 @@ double metric_value(const struct metric *m, const struct eval_totals *t)
 }
 
 int metric_applies(const struct metric *m, enum wl_phase ph) { return m->phases == 0 || (m->phases & (1u << ph)); }
+
+double metric_pessimistic(const struct metric *m, double v, double low_pct)
+{
+    return m->time_exp && isfinite(low_pct) ? eb_pessimistic(v, m->time_exp, low_pct) : v;
+}

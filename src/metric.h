@@ -15,6 +15,8 @@ struct metric {
     size_t offset;    /* of the double in struct eval_totals */
     double scale;     /* value = field x scale */
     unsigned phases;  /* bit (1 << wl_phase) where the metric is defined; 0 = always */
+    int time_exp;     /* the metric scales as time^time_exp (1: a latency or a cost of time, -1: a rate,
+                         0: neither), for ranking on the pessimistic end of the error bars */
 };
 
 extern const struct metric metric_table[];
@@ -23,5 +25,8 @@ extern const int metric_count;
 const struct metric *metric_find(const char *name);
 double metric_value(const struct metric *m, const struct eval_totals *t);
 int metric_applies(const struct metric *m, enum wl_phase ph);
+/* A point's value of m at the pessimistic end of its error bars (errbar.h: eb_pessimistic), from its
+ * expected_error_low_pct; the value itself when m does not scale with time or there is no interval. */
+double metric_pessimistic(const struct metric *m, double v, double low_pct);
 
 #endif

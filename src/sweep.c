@@ -434,7 +434,8 @@ static const char *metric_needs(const struct metric *m)
     return "";
 }
 
-/* Applies constraints and checks that every objective has a value. */
+/* Applies constraints and checks that every objective has a value (and, ranking pessimistically, an
+ * interval). */
 static void judge(const struct sweep_spec *sp, struct sw_row *r)
 {
     for (int i = 0; i < sp->n_con && r->feasible; i++) {
@@ -451,13 +452,18 @@ static void judge(const struct sweep_spec *sp, struct sw_row *r)
             row_infeasible(r, why);
         }
     }
-    for (int i = 0; i < sp->n_obj && r->feasible; i++)
+    for (int i = 0; i < sp->n_obj && r->feasible; i++) {
+        char why[200];
         if (isnan(r->metric[sp->obj[i].m - metric_table])) {
-            char why[200];
             snprintf(why, sizeof why, "objective %s not available for this point%s", sp->obj[i].m->name,
                      metric_needs(sp->obj[i].m));
             row_infeasible(r, why);
+        } else if (sp->pessimistic && sp->obj[i].m->time_exp && isnan(r->metric[sp->err_low_m])) {
+            snprintf(why, sizeof why, "objective %s: no error bars for this device class and workload kind "
+                                      "(rank: pessimistic)", sp->obj[i].m->name);
+            row_infeasible(r, why);
         }
+    }
 }
 
 /* Evaluates the key point once and writes the rows of memory values m0..m1) into rows[0..m1 - m0). */
@@ -478,6 +484,7 @@ static int eval_rows(const struct sweep_prep *p, long long key, int m0, int m1, 
     r.gen = sp->wl[w].gen;
     r.batch = p->ax_batch >= 0 ? (int64_t)sp->axes[p->ax_batch].v[b].num : 1;
     r.skip_capacity = 1;
+    r.errbars = sp->have_errbars ? &sp->errbars : NULL;
     r.x.fidelity = sp->fidelity;
     if (p->ax_fid >= 0)
         r.x.fidelity = (enum fidelity)ju_lookup(fidelity_names, sp->axes[p->ax_fid].v[sweep_axis_index(sp, key, p->ax_fid)].s);
@@ -565,8 +572,9 @@ int sweep_eval_point(const struct sweep_prep *p, long long point, int thread, st
 
 void sweep_objectives(const struct sweep_spec *sp, const struct sw_row *r, double *obj)
 {
+    double low = sp->pessimistic ? r->metric[sp->err_low_m] : NAN;
     for (int i = 0; i < sp->n_obj; i++) {
-        double v = r->metric[sp->obj[i].m - metric_table];
+        double v = metric_pessimistic(sp->obj[i].m, r->metric[sp->obj[i].m - metric_table], low);
         obj[i] = sp->obj[i].maximize ? -v : v;
     }
 }

@@ -10,6 +10,7 @@
 
 #include <signal.h>
 
+#include "errbar.h"
 #include "eval.h"
 #include "metric.h"
 
@@ -99,6 +100,14 @@ struct sweep_spec {
     unsigned long long stack_hash[SW_MAX_STACKS]; /* FNV-1a 64 of each stack's file (0: built-in) */
     int sw_fixed;
     int dev_stack[SW_MAX_SYSTEMS][HW_MAX_DEVICES];
+    /* Error bars (errbar.h): the spec's "error_bars" file, else validate/published/error-bars.json
+     * found as software/ is; have_errbars 0 when there is none or the spec says "none". With
+     * "rank": "pessimistic" objectives that scale with time are ranked at the interval's slow end. */
+    struct eb_table errbars;
+    int have_errbars;
+    unsigned long long errbars_hash;
+    int pessimistic;
+    int err_low_m, err_high_m; /* registry indices of expected_error_low_pct and _high_pct */
     enum sw_method method;
     long long samples, population, generations;
     unsigned long seed;

@@ -594,12 +594,70 @@ static int load_search(struct ju *j, const cJSON *root, struct sweep_spec *sp)
     return DSE_OK;
 }
 
+/* "error_bars" (a file, or "none") and "rank" ("predicted", the default, or "pessimistic"). Without
+ * "error_bars" the shipped table is used when found (with SW_LOAD_SHIPPED_ONLY: under the current
+ * directory only); pessimistic ranking needs a table. */
+static int load_error_bars(struct ju *j, const cJSON *root, const char *path, unsigned flags, struct sweep_spec *sp)
+{
+    char file[512] = "", rank[16] = "predicted", found[1024];
+    int rc;
+    if ((rc = ju_str(j, root, "error_bars", JU_OPT, file, sizeof file)) ||
+        (rc = ju_str(j, root, "rank", JU_OPT, rank, sizeof rank)))
+        return rc;
+    if (strcmp(rank, "predicted") && strcmp(rank, "pessimistic")) {
+        size_t old = ju_key(j, "rank");
+        rc = ju_fail(j, "expected \"predicted\" or \"pessimistic\", got \"%s\"", rank);
+        ju_pop(j, old);
+        return rc;
+    }
+    sp->pessimistic = rank[1] == 'e';
+    sp->err_low_m = (int)(metric_find("expected_error_low_pct") - metric_table);
+    sp->err_high_m = (int)(metric_find("expected_error_high_pct") - metric_table);
+    static const char shipped[] = "validate/published/error-bars.json";
+    if (!strcmp(file, "none")) {
+        found[0] = '\0';
+    } else if (file[0]) {
+        if ((flags & SW_LOAD_SHIPPED_ONLY) && strcmp(file, shipped)) {
+            size_t old = ju_key(j, "error_bars");
+            rc = ju_fail(j, "only the shipped %s or none here", shipped);
+            ju_pop(j, old);
+            return rc;
+        }
+        dse_strlcpy(found, file, sizeof found);
+    } else if (flags & SW_LOAD_SHIPPED_ONLY) {
+        dse_strlcpy(found, is_file(shipped) ? shipped : "", sizeof found);
+    } else if (!eb_resolve(path, found, sizeof found)) {
+        found[0] = '\0';
+    }
+    if (found[0]) {
+        char *buf;
+        size_t len;
+        if ((rc = ju_read_file(found, JU_MAX_FILE_BYTES, &buf, &len, j->e)))
+            return rc;
+        rc = eb_load_buf(buf, len, found, &sp->errbars, j->e);
+        sp->errbars_hash = fnv1a(buf, len);
+        free(buf);
+        if (rc)
+            return rc;
+        sp->have_errbars = 1;
+    }
+    if (sp->pessimistic && !sp->have_errbars) {
+        size_t old = ju_key(j, "rank");
+        rc = ju_fail(j, "pessimistic ranking needs error bars: %s", file[0] ? "\"error_bars\" is \"none\""
+                                                                     : "no validate/published/error-bars.json found");
+        ju_pop(j, old);
+        return rc;
+    }
+    return DSE_OK;
+}
+
 /* Takes buf (len bytes, NUL-terminated, malloc'd): it becomes sp->text. */
 static int load_text(char *buf, size_t len, const char *path, unsigned flags, struct sweep_spec *sp,
                      struct dse_err *e)
 {
-    static const char *const keys[] = {"name",       "description", "note",   "workload", "system",   "axes",
-                                       "objectives", "constraints", "search", "fidelity", "software", NULL};
+    static const char *const keys[] = {"name",       "description", "note",   "workload", "system",     "axes",
+                                       "objectives", "constraints", "search", "fidelity", "software",   "error_bars",
+                                       "rank",       NULL};
     cJSON *root = NULL;
     struct ju j;
     int rc;
@@ -816,6 +874,8 @@ static int load_text(char *buf, size_t len, const char *path, unsigned flags, st
     sp->n_con = n;
     ju_pop(&j, 0);
 
+    if ((rc = load_error_bars(&j, root, path, flags, sp)))
+        goto out;
     rc = load_search(&j, root, sp);
 out:
     cJSON_Delete(root);

@@ -4,6 +4,7 @@
 #ifndef DSE_VALIDATE_H
 #define DSE_VALIDATE_H
 
+#include "errbar.h"
 #include "eval.h"
 
 enum vk_type { VK_GEMM, VK_CONV, VK_ATTENTION, VK_SOFTMAX, VK_LAYERNORM, VK_RMSNORM, VK_GELU, VK_SILU, VK_ADD,
@@ -100,9 +101,6 @@ void calib_apply(struct hw_device *d, const struct calib *c);
 
 enum pmetric { PM_LATENCY, PM_THROUGHPUT, PM_TOKENS, PM_TTFT, PM_TPOT, PM_KERNEL_MS, PM_TFLOPS, PM_COUNT };
 extern const char *const pmetric_names[PM_COUNT + 1];
-/* Workload kinds, for reporting and error bars. */
-enum pkind { PK_KERNEL, PK_LLM_PREFILL, PK_LLM_DECODE, PK_LLM_GENERATE, PK_CNN, PK_ENCODER, PK_OTHER, PK_COUNT };
-extern const char *const pkind_names[PK_COUNT + 1];
 
 struct pcase {
     char id[64], file[256];
@@ -132,6 +130,8 @@ struct pcorpus {
 /* Reads the corpus files (the columns of validate/published/README.md, in any order): every field
  * checked, ids unique across files. */
 int pcorpus_load(const char *const *paths, int n, struct pcorpus *pc, struct dse_err *e);
+/* The same from one file's text[0..len) named fname (the fuzz target's entry). */
+int pcorpus_load_buf(const char *text, size_t len, const char *fname, struct pcorpus *pc, struct dse_err *e);
 void pcorpus_free(struct pcorpus *pc);
 int pcase_is_heldout(const char *id);
 /* Whether the metric grows as the system gets faster (throughput, tokens/s, TFLOPS). */
@@ -156,6 +156,8 @@ enum pparam { PP_GEMM, PP_ATTENTION, PP_VECTOR, PP_MEMORY, PP_DECODE_MEMORY, PP_
 #define PP_TIMES PP_LAUNCH /* the factors from here on scale times; the ones before, efficiencies */
 extern const char *const pparam_names[PP_COUNT + 1];
 #define PCALIB_RIDGE 0.02     /* weight of the pull of each log-factor towards 0 (the hwdesc's value) */
+#define PCALIB_RIDGE_UNSOURCED 1e-4 /* the same for an overhead the hwdesc does not give */
+#define PCALIB_LAUNCH_SPAN 2  /* a sourced per-kernel launch latency moves by at most this factor */
 #define PCALIB_MAX_CASES 512
 /* Multiplies d's efficiencies and overheads by factor[PP_*] (efficiencies held in (0.001, 1]). */
 void pcalib_apply(struct hw_device *d, const double *factor);

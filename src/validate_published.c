@@ -24,8 +24,6 @@
 
 const char *const pmetric_names[PM_COUNT + 1] = {"latency_ms", "throughput_per_s", "tokens_per_s", "ttft_ms",
                                                  "tpot_ms",    "kernel_ms",        "tflops",       NULL};
-const char *const pkind_names[PK_COUNT + 1] = {"kernel", "llm-prefill", "llm-decode", "llm-generate", "cnn", "encoder",
-                                               "other", NULL};
 
 /* Units a metric may be published in (the same quantity under the names sources use). */
 static const char *const metric_units[PM_COUNT][6] = {
@@ -233,19 +231,18 @@ static int load_row(char **f, const char *file, int line, struct pcase *c, struc
     return DSE_OK;
 }
 
-static int load_file(const char *path, struct pcorpus *pc, struct dse_err *e)
+/* Reads the cases of one file, buf (len bytes, NUL-terminated, modified in place), into pc. */
+static int load_buf(char *buf, size_t len, const char *path, struct pcorpus *pc, struct dse_err *e)
 {
-    char *buf, *save = NULL, *f[C_COUNT + 1];
-    size_t len;
-    int rc = ju_read_file(path, JU_MAX_FILE_BYTES, &buf, &len, e), line = 0, header = 0, col[C_COUNT];
-    if (rc)
+    char *f[C_COUNT + 1], *next;
+    int rc, line = 0, header = 0, col[C_COUNT];
+    if ((rc = ju_text_check(buf, len, path, e)))
         return rc;
-    if ((rc = ju_text_check(buf, len, path, e))) {
-        free(buf);
-        return rc;
-    }
-    for (char *l = strtok_r(buf, "\n", &save); l && !rc; l = strtok_r(NULL, "\n", &save)) {
-        line++; /* strtok_r skips empty lines: their numbers are lost, the rows' are kept below */
+    for (char *l = buf; l && !rc; l = next) {
+        line++; /* every line counts, empty ones too, so that messages name the file's own line */
+        next = strchr(l, '\n');
+        if (next)
+            *next++ = '\0';
         if (!*l || *l == '#' || !strcmp(l, "\r"))
             continue;
         char where[32], *raw[C_COUNT + 1];
@@ -292,9 +289,20 @@ static int load_file(const char *path, struct pcorpus *pc, struct dse_err *e)
         if (!(rc = load_row(f, path, line, &pc->c[pc->n], e)))
             pc->n++;
     }
-    free(buf);
     if (!rc && !header)
         rc = dse_err_set(e, DSE_EINPUT, path, NULL, "no header line");
+    return rc;
+}
+
+static int load_file(const char *path, struct pcorpus *pc, struct dse_err *e)
+{
+    char *buf;
+    size_t len;
+    int rc = ju_read_file(path, JU_MAX_FILE_BYTES, &buf, &len, e);
+    if (rc)
+        return rc;
+    rc = load_buf(buf, len, path, pc, e);
+    free(buf);
     return rc;
 }
 
@@ -303,14 +311,42 @@ static int cmp_id(const void *a, const void *b)
     return strcmp(((const struct pcase *)a)->id, ((const struct pcase *)b)->id);
 }
 
+/* The checks across files: some case, and ids unique. */
+static int corpus_check(const char *first, struct pcorpus *pc, struct dse_err *e);
+
+int pcorpus_load_buf(const char *text, size_t len, const char *fname, struct pcorpus *pc, struct dse_err *e)
+{
+    memset(pc, 0, sizeof *pc);
+    if (len > JU_MAX_FILE_BYTES)
+        return dse_err_set(e, DSE_EINPUT, fname, NULL, "larger than %u bytes", JU_MAX_FILE_BYTES);
+    char *buf = malloc(len + 1);
+    if (!buf)
+        return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+    memcpy(buf, text, len);
+    buf[len] = '\0';
+    int rc = load_buf(buf, len, fname, pc, e);
+    free(buf);
+    return rc ? (pcorpus_free(pc), rc) : corpus_check(fname, pc, e);
+}
+
 int pcorpus_load(const char *const *paths, int n, struct pcorpus *pc, struct dse_err *e)
 {
     memset(pc, 0, sizeof *pc);
     int rc = DSE_OK;
     for (int i = 0; i < n && !rc; i++)
         rc = load_file(paths[i], pc, e);
-    if (!rc && pc->n == 0)
-        rc = dse_err_set(e, DSE_EINPUT, n ? paths[0] : NULL, NULL, "no published cases");
+    if (rc) {
+        pcorpus_free(pc);
+        return rc;
+    }
+    return corpus_check(n ? paths[0] : NULL, pc, e);
+}
+
+static int corpus_check(const char *first, struct pcorpus *pc, struct dse_err *e)
+{
+    int rc = DSE_OK;
+    if (pc->n == 0)
+        rc = dse_err_set(e, DSE_EINPUT, first, NULL, "no published cases");
     if (!rc) { /* ids are unique across files: a duplicate would count one measurement twice */
         struct pcase *sorted = malloc(sizeof *sorted * (size_t)pc->n);
         if (!sorted)
@@ -356,16 +392,11 @@ static enum pkind kind_of(const struct pcase *c, const struct wl_model *m)
 {
     if (c->is_kernel)
         return PK_KERNEL;
-    if (wl_model_is_lm(m)) {
-        if (c->metric == PM_TTFT || c->phase == PH_PREFILL)
-            return PK_LLM_PREFILL;
-        if (c->metric == PM_TPOT || c->phase == PH_DECODE)
-            return PK_LLM_DECODE;
-        return PK_LLM_GENERATE;
-    }
-    if (m->kind == WLM_CNN)
-        return PK_CNN;
-    return m->kind == WLM_TRANSFORMER ? PK_ENCODER : PK_OTHER;
+    if (wl_model_is_lm(m) && c->metric == PM_TTFT) /* the prefill of a generate run */
+        return PK_LLM_PREFILL;
+    if (wl_model_is_lm(m) && c->metric == PM_TPOT)
+        return PK_LLM_DECODE;
+    return eb_kind_of(m, c->phase);
 }
 
 /* One of n instances of sys: the primary device's share of it (a CPU runs an instance on cores / n:
@@ -564,8 +595,7 @@ static const enum prec low_precs[] = {P_FP8, P_INT8, P_INT4};
  * looks right (the hwdesc's peaks are datasheet figures, which published measurements do not exceed).
  * While fitting, the cap is 4 and a steep penalty past 1 keeps the fit below it (a hard cap would stop
  * the search at the boundary, where every uncalibrated efficiency starts). */
-static double eff_cap = 1;
-static double clamp_eff(double v) { return v < 1e-3 ? 1e-3 : v > eff_cap ? eff_cap : v; }
+static double clamp_eff(double v, double cap) { return v < 1e-3 ? 1e-3 : v > cap ? cap : v; }
 
 /* The largest of the efficiencies factor k scales (for the penalty past 1). */
 static double param_max_eff(const struct hw_device *d, int k)
@@ -595,24 +625,28 @@ static double param_max_eff(const struct hw_device *d, int k)
     }
 }
 
-void pcalib_apply(struct hw_device *d, const double *factor)
+/* Applies the factors with efficiencies held at or below cap (the fit lets them pass 1 and pays for
+ * it in its residuals; a calibrated device keeps them at most 1). */
+static void apply_capped(struct hw_device *d, const double *factor, double cap)
 {
     for (size_t i = 0; i < sizeof gemm_classes / sizeof gemm_classes[0]; i++)
-        d->eff_class[gemm_classes[i]] = clamp_eff(d->eff_class[gemm_classes[i]] * factor[PP_GEMM]);
+        d->eff_class[gemm_classes[i]] = clamp_eff(d->eff_class[gemm_classes[i]] * factor[PP_GEMM], cap);
     for (size_t i = 0; i < sizeof attn_classes / sizeof attn_classes[0]; i++)
-        d->eff_class[attn_classes[i]] = clamp_eff(d->eff_class[attn_classes[i]] * factor[PP_ATTENTION]);
+        d->eff_class[attn_classes[i]] = clamp_eff(d->eff_class[attn_classes[i]] * factor[PP_ATTENTION], cap);
     for (size_t i = 0; i < sizeof vec_classes / sizeof vec_classes[0]; i++)
-        d->eff_class[vec_classes[i]] = clamp_eff(d->eff_class[vec_classes[i]] * factor[PP_VECTOR]);
-    d->eff_level[d->n_mem - 1] = clamp_eff(d->eff_level[d->n_mem - 1] * factor[PP_MEMORY]);
-    d->eff_mclass[EC_MATMUL_SKINNY] = clamp_eff(d->eff_mclass[EC_MATMUL_SKINNY] * factor[PP_DECODE_MEMORY]);
-    d->eff_mclass[EC_ATTENTION_DECODE] = clamp_eff(d->eff_mclass[EC_ATTENTION_DECODE] * factor[PP_DECODE_MEMORY]);
+        d->eff_class[vec_classes[i]] = clamp_eff(d->eff_class[vec_classes[i]] * factor[PP_VECTOR], cap);
+    d->eff_level[d->n_mem - 1] = clamp_eff(d->eff_level[d->n_mem - 1] * factor[PP_MEMORY], cap);
+    d->eff_mclass[EC_MATMUL_SKINNY] = clamp_eff(d->eff_mclass[EC_MATMUL_SKINNY] * factor[PP_DECODE_MEMORY], cap);
+    d->eff_mclass[EC_ATTENTION_DECODE] = clamp_eff(d->eff_mclass[EC_ATTENTION_DECODE] * factor[PP_DECODE_MEMORY], cap);
     for (size_t i = 0; i < sizeof low_precs / sizeof low_precs[0]; i++)
-        d->eff_prec[low_precs[i]] = clamp_eff(d->eff_prec[low_precs[i]] * factor[PP_LOW_PRECISION]);
+        d->eff_prec[low_precs[i]] = clamp_eff(d->eff_prec[low_precs[i]] * factor[PP_LOW_PRECISION], cap);
     /* times: factors on the hwdesc's, or on 1 us when it has none */
     d->per_op_s = (d->per_op_s > 0 ? d->per_op_s : 1e-6) * factor[PP_LAUNCH];
     d->per_step_s = (d->per_step_s > 0 ? d->per_step_s : 1e-6) * factor[PP_STEP];
     d->per_request_s = (d->per_request_s > 0 ? d->per_request_s : 1e-6) * factor[PP_REQUEST];
 }
+
+void pcalib_apply(struct hw_device *d, const double *factor) { apply_capped(d, factor, 1); }
 
 /* Three significant digits: what a calibrated hwdesc ships, so the held-out error reported is that of the
  * file as written, and the file does not carry the fit's noise as fifteen digits. */
@@ -660,18 +694,27 @@ static void factors_of(const struct pfit *pf, const gsl_vector *x, double *facto
         factor[k] = pf->free_param[k] ? exp(gsl_vector_get(x, (size_t)i++)) : 1;
 }
 
+/* The pull of parameter k towards the hwdesc's value: PCALIB_RIDGE, but for a time the hwdesc does
+ * not give (a runtime overhead fitted from 1 us) only PCALIB_RIDGE_UNSOURCED, which keeps it
+ * determined without preferring one overhead over another because of a placeholder. */
+static double param_ridge(const struct pfit *pf, int k)
+{
+    const struct hw_device *d = &pf->sys->dev[pf->dev];
+    double base = k == PP_LAUNCH ? d->per_op_s : k == PP_STEP ? d->per_step_s : k == PP_REQUEST ? d->per_request_s : 1;
+    return base > 0 ? pf->ridge : PCALIB_RIDGE_UNSOURCED;
+}
+
 /* Residuals: log(predicted / measured) of each fit case, then sqrt(ridge) x each free log-factor (a
  * weak pull towards the hwdesc's values, so a factor the few cases cannot tell stays put), then for
- * each free efficiency 10 x how far past 1 (in log) it would take the largest efficiency it scales. */
+ * each free efficiency 10 x how far past 1 (in log) it would take the largest efficiency it scales (and
+ * for a sourced launch latency, 10 x how far past PCALIB_LAUNCH_SPAN it would move it). */
 static int pfit_residuals(const gsl_vector *x, void *data, gsl_vector *f)
 {
     struct pfit *pf = data;
     double factor[PP_COUNT];
     factors_of(pf, x, factor);
     *pf->work = *pf->sys;
-    eff_cap = 4;
-    pcalib_apply(&pf->work->dev[pf->dev], factor);
-    eff_cap = 1;
+    apply_capped(&pf->work->dev[pf->dev], factor, 4);
     for (int i = 0; i < pf->n; i++) {
         struct pcase c = pf->c[pf->idx[i]];
         struct dse_err e;
@@ -686,9 +729,15 @@ static int pfit_residuals(const gsl_vector *x, void *data, gsl_vector *f)
         if (!pf->free_param[k])
             continue;
         double th = gsl_vector_get(x, (size_t)i), past = 0;
-        gsl_vector_set(f, (size_t)(pf->n + i), sqrt(pf->ridge) * th);
+        gsl_vector_set(f, (size_t)(pf->n + i), sqrt(param_ridge(pf, k)) * th);
         if (k < PP_TIMES) {
             past = log(param_max_eff(&pf->sys->dev[pf->dev], k)) + th;
+            past = past > 0 ? 10 * past : 0;
+        } else if (k == PP_LAUNCH && pf->sys->dev[pf->dev].per_op_s > 0) {
+            /* a launch latency the hwdesc has from a measurement moves at most PCALIB_LAUNCH_SPAN either
+             * way: the fit must not turn a runtime's per-request or per-step cost into a launch cost
+             * that every kernel of every workload would then pay */
+            past = fabs(th) - log(PCALIB_LAUNCH_SPAN);
             past = past > 0 ? 10 * past : 0;
         }
         gsl_vector_set(f, (size_t)(pf->n + pf->n_free + i), past);

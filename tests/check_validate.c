@@ -8,6 +8,8 @@
 
 #include "check_fixtures.h"
 #include "check_suites.h"
+#include "errbar.h"
+#include "eval.h"
 #include "hostload.h"
 #include "validate.h"
 
@@ -260,6 +262,106 @@ START_TEST(published_split_rule)
 }
 END_TEST
 
+/* An error-bar table: gpu has an all-kinds row and a cnn row; npu only a cnn row. */
+static const char EB_GOOD[] =
+    "{\"schema\": \"dse-error-bars-1\", \"tier\": \"analytical\", \"source\": \"test\", \"classes\": ["
+    "{\"class\": \"gpu\", \"kind\": \"all\", \"n\": 30, \"low_pct\": -25, \"high_pct\": 40, \"mape_pct\": 21},"
+    "{\"class\": \"gpu\", \"kind\": \"cnn\", \"n\": 7, \"low_pct\": -20, \"high_pct\": 30, \"mape_pct\": 23},"
+    "{\"class\": \"npu\", \"kind\": \"cnn\", \"n\": 5, \"low_pct\": -40, \"high_pct\": 100, \"mape_pct\": 43}]}";
+
+START_TEST(error_bars_table)
+{
+    struct eb_table t;
+    struct dse_err e;
+    int fb;
+    ck_assert_msg(eb_load_buf(EB_GOOD, sizeof EB_GOOD - 1, "eb.json", &t, &e) == DSE_OK, "%s", e.msg);
+    ck_assert_int_eq(t.n, 3);
+    const struct eb_row *r = eb_find(&t, HW_GPU, PK_CNN, &fb); /* its own row */
+    ck_assert(r && r->n == 7 && r->low_pct == -20 && r->high_pct == 30 && !fb);
+    r = eb_find(&t, HW_GPU, PK_LLM_DECODE, &fb); /* no row of its kind: the class's over all kinds */
+    ck_assert(r && r->n == 30 && fb);
+    ck_assert_ptr_null(eb_find(&t, HW_NPU, PK_ENCODER, &fb)); /* npu has no all-kinds row */
+    ck_assert_ptr_null(eb_find(&t, HW_CPU, PK_CNN, &fb));
+    /* The pessimistic end: error = predicted / true time - 1, so at -20 % the true time is predicted /
+     * 0.8: a 10 ms latency becomes 12.5 ms, 100 inferences/s become 80; a quantity not scaling with
+     * time stays. */
+    ck_assert_double_eq_tol(eb_pessimistic(10, 1, -20), 12.5, 1e-12);
+    ck_assert_double_eq_tol(eb_pessimistic(100, -1, -20), 80, 1e-12);
+    ck_assert(eb_pessimistic(7, 0, -20) == 7);
+    /* at +30 % (dse too slow) the pessimistic end is the predicted time / 1.3: faster */
+    ck_assert_double_eq_tol(eb_pessimistic(13, 1, 30), 10, 1e-12);
+
+    static const struct {
+        const char *text, *msg;
+    } bad[] = {
+        {"{\"schema\": \"dse-error-bars-2\", \"tier\": \"analytical\", \"source\": \"s\", \"classes\": []}",
+         "expected \"dse-error-bars-1\""},
+        {"{\"schema\": \"dse-error-bars-1\", \"tier\": \"exact\", \"source\": \"s\", \"classes\": []}",
+         "tier: expected analytical or cycle"},
+        {"{\"schema\": \"dse-error-bars-1\", \"tier\": \"analytical\", \"source\": \"s\", \"classes\": [{\"class\": "
+         "\"fpga\", \"kind\": \"all\", \"n\": 3, \"low_pct\": -1, \"high_pct\": 1, \"mape_pct\": 1}]}",
+         "classes[0].class: expected a device class"},
+        {"{\"schema\": \"dse-error-bars-1\", \"tier\": \"analytical\", \"source\": \"s\", \"classes\": [{\"class\": "
+         "\"gpu\", \"kind\": \"movies\", \"n\": 3, \"low_pct\": -1, \"high_pct\": 1, \"mape_pct\": 1}]}",
+         "classes[0].kind: expected all or a workload kind"},
+        {"{\"schema\": \"dse-error-bars-1\", \"tier\": \"analytical\", \"source\": \"s\", \"classes\": [{\"class\": "
+         "\"gpu\", \"kind\": \"all\", \"n\": 3, \"low_pct\": 5, \"high_pct\": 1, \"mape_pct\": 1}]}",
+         "classes[0].low_pct: expected a number above -100 and at most high_pct (1), got 5"},
+        {"{\"schema\": \"dse-error-bars-1\", \"tier\": \"analytical\", \"source\": \"s\", \"classes\": [{\"class\": "
+         "\"gpu\", \"kind\": \"all\", \"n\": 3, \"low_pct\": -100, \"high_pct\": 1, \"mape_pct\": 1}]}",
+         "got -100"},
+        {"{\"schema\": \"dse-error-bars-1\", \"tier\": \"analytical\", \"source\": \"s\", \"classes\": [{\"class\": "
+         "\"gpu\", \"kind\": \"all\", \"n\": 2, \"low_pct\": -1, \"high_pct\": 1, \"mape_pct\": 1}]}",
+         "classes[0].n"},
+        {"{\"schema\": \"dse-error-bars-1\", \"tier\": \"analytical\", \"source\": \"s\", \"classes\": [{\"class\": "
+         "\"gpu\", \"kind\": \"all\", \"n\": 3, \"low_pct\": -1, \"high_pct\": 1, \"mape_pct\": 1}, {\"class\": "
+         "\"gpu\", \"kind\": \"all\", \"n\": 4, \"low_pct\": -1, \"high_pct\": 1, \"mape_pct\": 1}]}",
+         "given twice"},
+        {"{\"schema\": \"dse-error-bars-1\", \"tier\": \"analytical\", \"source\": \"s\", \"classes\": [], \"x\": 1}",
+         "x"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        ck_assert_msg(eb_load_buf(bad[i].text, strlen(bad[i].text), "eb.json", &t, &e) == DSE_EINPUT, "case %zu loads", i);
+        ck_assert_msg(strstr(e.msg, bad[i].msg) != NULL, "case %zu: '%s' lacks '%s'", i, e.msg, bad[i].msg);
+    }
+}
+END_TEST
+
+START_TEST(error_bars_in_eval)
+{
+    /* An evaluation carries its class and kind's interval: a graph workload (kind other) on a GPU
+     * falls back to the gpu all-kinds row; a table of another tier gives none. */
+    struct eb_table t;
+    struct dse_err e;
+    ck_assert(eb_load_buf(EB_GOOD, sizeof EB_GOOD - 1, "eb.json", &t, &e) == DSE_OK);
+    struct hw_system *s = test_fixture(FIX_GPU);
+    struct wl_model m;
+    test_model("models/tiny-mlp.json", &m);
+    struct eval_req r;
+    memset(&r, 0, sizeof r);
+    r.sys = s;
+    r.model = &m;
+    r.dev = eval_default_device(s);
+    for (int k = 0; k < OP_COUNT; k++)
+        r.type_dev[k] = -1;
+    r.x.prec.w = r.x.prec.a = r.x.prec.kv = P_FP16;
+    r.batch = r.prompt = r.gen = 1;
+    r.errbars = &t;
+    struct eval_result res = {0};
+    ck_assert_msg(eval_run(&r, &res, &e) == DSE_OK, "%s", e.msg);
+    ck_assert(res.feasible && res.t.err_low_pct == -25 && res.t.err_high_pct == 40 && res.t.err_n == 30 &&
+              res.t.err_fallback);
+    dse_strlcpy(t.tier, "cycle", sizeof t.tier);
+    ck_assert(eval_run(&r, &res, &e) == DSE_OK);
+    ck_assert(isnan(res.t.err_low_pct) && isnan(res.t.err_high_pct));
+    r.errbars = NULL;
+    ck_assert(eval_run(&r, &res, &e) == DSE_OK && isnan(res.t.err_low_pct));
+    eval_result_free(&res);
+    wl_model_free(&m);
+    free(s);
+}
+END_TEST
+
 Suite *make_validate_suite(void)
 {
     Suite *s = suite_create("validate");
@@ -267,6 +369,8 @@ Suite *make_validate_suite(void)
     tcase_set_timeout(t, 60);
     tcase_add_test(t, suites_load_and_shapes);
     tcase_add_test(t, published_split_rule);
+    tcase_add_test(t, error_bars_table);
+    tcase_add_test(t, error_bars_in_eval);
     tcase_add_test(t, graphs_match_kernels);
     tcase_add_test(t, calibration_recovers_known_efficiencies);
     tcase_add_test(t, prediction_follows_threads);

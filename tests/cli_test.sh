@@ -890,7 +890,7 @@ assert [round(x['error_pct'],1) for x in k]==[-17.2,-41.9,-24.5] and all(x['devi
     expect_fail validate-repeat-range 2 "--repeat: expected an integer in [1, 20], got '0'" validate --hw "$H" --suite tests/data/validate-tiny.json --repeat 0
     "$DSE_BIN" calibrate --hw "$H" --import tests/data/import-fit.json --out "$tmp/cal.json" --json >"$tmp/c.json" 2>"$tmp/c.err"
     if python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['heldout_mape_after_pct'] <= d['heldout_mape_before_pct'] and d['n_heldout']==6" "$tmp/c.json" 2>/dev/null &&
-        "$DSE_BIN" eval --hw "$tmp/cal.json" --workload tiny-mlp --json | python3 -c "import json,sys; d=json.load(sys.stdin); assert d['validation']['calibrated'] and d['validation']['expected_error_pct'] >= 0" 2>/dev/null; then
+        "$DSE_BIN" eval --hw "$tmp/cal.json" --workload tiny-mlp --json | python3 -c "import json,sys; d=json.load(sys.stdin); assert d['validation']['calibrated'] and d['validation']['heldout_mape_pct'] >= 0" 2>/dev/null; then
         ok calibrate-import
     else
         fail calibrate-import "$(head -c 300 "$tmp/c.err") $(head -c 300 "$tmp/c.json")"
@@ -1447,6 +1447,82 @@ else
     fail calibrate-published-writes "$(head -c 300 "$tmp/cal.out")"
 fi
 expect_fail calibrate-published-needs-hw 2 "--hw NAME" calibrate --published --corpus $P/tiny.csv --out "$tmp/x.json"
+
+# Error bars (validate/published/error-bars.json): the 10th and 90th percentile, linearly interpolated,
+# of the held-out cases' time errors (predicted / measured time - 1) per device class and workload kind
+# (and per class over all kinds), where a group has at least 3 cases.
+"$DSE_BIN" validate --published --write-error-bars "$tmp/eb.json" >/dev/null 2>&1
+"$DSE_BIN" validate --published --json >"$tmp/pubc.json" 2>/dev/null
+if python3 -c "
+import json,sys
+eb=json.load(open(sys.argv[1])); cases=[c for c in json.load(open(sys.argv[2]))['cases'] if c['heldout'] and 'predicted' in c]
+def q(v, p):
+    v=sorted(v); x=p*(len(v)-1); i=int(x)
+    return v[-1] if i>=len(v)-1 else v[i]+(x-i)*(v[i+1]-v[i])
+rows={(r['class'],r['kind']):r for r in eb['classes']}
+groups={}
+for c in cases:
+    groups.setdefault((c['class'],c['kind']),[]).append(c['time_error_pct'])
+    groups.setdefault((c['class'],'all'),[]).append(c['time_error_pct'])
+want={k:v for k,v in groups.items() if len(v)>=3}
+assert set(rows)==set(want), (sorted(rows), sorted(want))
+for k,v in want.items():
+    r=rows[k]
+    assert r['n']==len(v) and abs(r['low_pct']-round(q(v,.1),1))<1e-9 and abs(r['high_pct']-round(q(v,.9),1))<1e-9, (k, r)
+assert eb['tier']=='analytical'
+" "$tmp/eb.json" "$tmp/pubc.json"; then ok error-bars-percentiles; else fail error-bars-percentiles "the written bars are not the held-out percentiles"; fi
+python3 -c "
+import json,sys
+a,b=(json.load(open(f)) for f in sys.argv[1:3])
+assert a['classes']==b['classes'] and a['tier']==b['tier']
+" "$tmp/eb.json" validate/published/error-bars.json 2>/dev/null && ok error-bars-shipped-current || fail error-bars-shipped-current "validate/published/error-bars.json is not what dse validate --published --write-error-bars writes now"
+# dse eval shows the interval of its device's class and workload kind: ResNet-50 on an H100 gets the
+# gpu cnn row, and the latency range is latency / (1 + high) .. latency / (1 + low).
+expect_json eval-error-bars "
+eb={(r['class'],r['kind']):r for r in json.load(open('validate/published/error-bars.json'))['classes']}
+x=d['validation']['expected_error_pct']; r=eb[('gpu','cnn')]; L=d['totals']['latency_ms']
+need(x['low']==r['low_pct'] and x['high']==r['high_pct'] and x['n']==r['n'] and x['kind']=='cnn', 'interval %r' % x)
+need(abs(x['latency_ms_low']-L/(1+r['high_pct']/100))<1e-9*L and abs(x['latency_ms_high']-L/(1+r['low_pct']/100))<1e-9*L, 'range %r' % x)
+need(d['validation']['calibrated'] and 'expected error of the time' in d['validation']['error_bars'], 'note')
+" eval --hw nvidia-h100-sxm5-80gb --workload resnet50 --precision int8 --batch 256 --json
+# An uncalibrated device says so and gets its class's interval (TPU v4: the systolic rows).
+expect_json eval-error-bars-uncalibrated "
+x=d['validation']['expected_error_pct']
+need(not d['validation']['calibrated'] and x['class']=='systolic', 'interval %r' % x)
+need('uncalibrated' in d['validation']['error_bars'], d['validation']['error_bars'])
+" eval --hw google-tpu-v4 --workload llama-3.2-1b --json
+expect_json eval-error-bars-none "
+need(d['validation']['expected_error_pct'] is None, 'interval %r' % d['validation']['expected_error_pct'])
+" eval --hw nvidia-h100-sxm5-80gb --workload tiny-mlp --error-bars none --json
+printf '{"schema":"dse-error-bars-1","tier":"analytical","source":"t","classes":[{"class":"gpu","kind":"all","n":3,"low_pct":-120,"high_pct":5,"mape_pct":1}]}' >"$tmp/badeb.json"
+expect_fail eval-error-bars-bad 2 "classes[0].low_pct: expected a number above -100" eval --hw nvidia-h100-sxm5-80gb --workload tiny-mlp --error-bars "$tmp/badeb.json"
+expect_fail error-bars-need-all-devices 2 "goes without --hw" validate --published --hw nvidia-h100-sxm5-80gb --write-error-bars "$tmp/x.json"
+# Sweeps store the interval with every point and can rank on its pessimistic end: a rate at
+# predicted x (1 + low / 100), a time at predicted / (1 + low / 100).
+printf '{"name":"ebp","workload":{"model":"models/llama-3.2-1b.json","phase":"decode","prompt":128},"system":"hwdesc/nvidia-h100-sxm5-80gb.json","axes":{"batch":[1,8]},"rank":"pessimistic","objectives":[{"metric":"tokens_per_s","goal":"max"},{"metric":"latency_ms","goal":"min"}]}' >"$tmp/ebp.json"
+printf '{"name":"ebq","workload":{"model":"models/llama-3.2-1b.json","phase":"decode","prompt":128},"system":"hwdesc/nvidia-h100-sxm5-80gb.json","axes":{"batch":[1,8]},"objectives":[{"metric":"tokens_per_s","goal":"max"},{"metric":"latency_ms","goal":"min"}]}' >"$tmp/ebq.json"
+"$DSE_BIN" sweep "$tmp/ebp.json" --no-db --json >"$tmp/ebp.out" 2>/dev/null
+"$DSE_BIN" sweep "$tmp/ebq.json" --no-db --json >"$tmp/ebq.out" 2>/dev/null
+if python3 -c "
+import json,sys
+p=json.load(open(sys.argv[1])); q=json.load(open(sys.argv[2]))
+assert p['rank']=='pessimistic' and q['rank']=='predicted'
+qp={x['batch']:x for x in q['front']}
+for x in p['front']:
+    y=qp[x['batch']]; lo=y['expected_error_pct']['low']
+    assert x['expected_error_pct']==y['expected_error_pct']
+    assert abs(x['tokens_per_s']-y['tokens_per_s']*(1+lo/100))<1e-9*y['tokens_per_s'], (x, y)
+    assert abs(x['latency_ms']-y['latency_ms']/(1+lo/100))<1e-9*y['latency_ms'], (x, y)
+" "$tmp/ebp.out" "$tmp/ebq.out"; then ok sweep-rank-pessimistic; else fail sweep-rank-pessimistic "$(head -c 300 "$tmp/ebp.out")"; fi
+expect_json compare-error-bars "
+s={x['hw']: x for x in d['systems']}
+need(s['nvidia-h100-sxm5-80gb']['calibrated'] and not s['google-tpu-v4']['calibrated'], 'calibrated %r' % s)
+need(all(x['expected_error_pct']['low'] < x['expected_error_pct']['high'] for x in s.values()), 'intervals')
+" compare nvidia-h100-sxm5-80gb google-tpu-v4 --workload llama-3.2-1b --json
+printf '{"name":"ebn","workload":{"model":"models/tiny-mlp.json"},"system":"hwdesc/nvidia-h100-sxm5-80gb.json","error_bars":"none","rank":"pessimistic","objectives":[{"metric":"latency_ms","goal":"min"}]}' >"$tmp/ebn.json"
+expect_fail sweep-rank-needs-error-bars 2 "pessimistic ranking needs error bars" sweep "$tmp/ebn.json" --no-db
+printf '{"name":"ebr","workload":{"model":"models/tiny-mlp.json"},"system":"hwdesc/nvidia-h100-sxm5-80gb.json","rank":"worst","objectives":[{"metric":"latency_ms","goal":"min"}]}' >"$tmp/ebr.json"
+expect_fail sweep-rank-unknown 2 "rank: expected" sweep "$tmp/ebr.json" --no-db
 
 # Every shipped description is installed and distributed (Makefile.am lists each by name).
 missing=""
