@@ -141,3 +141,5 @@ int hw_link_between(const struct hw_system *sys, int a, int b)
             return i;
     return -1;
 }
+
+int hw_first_shared_level(const struct hw_device *d) { return d->n_mem >= 3 ? 1 : 0; }

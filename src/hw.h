@@ -145,6 +145,10 @@ int hw_load_file(const char *path, struct hw_system *sys, struct dse_err *e);
 int hw_load_buf(const char *buf, unsigned long len, const char *fname, struct hw_system *sys,
                 struct dse_err *e);
 
+/* The innermost memory level software places tensors in: 1 when the device has three or more levels
+ * (level 0 is its engines' own: accumulators, a register file, an L1), else 0. The cost models' default
+ * homes and the stacks' memory planner both start there. */
+int hw_first_shared_level(const struct hw_device *d);
 int hw_find_device(const struct hw_system *sys, const char *name); /* index or -1 */
 /* Reads a SCALE-Sim configuration (.cfg) as a one-device systolic system (hw_scalesim.c). */
 int hw_load_scalesim_cfg(const char *path, struct hw_system *sys, struct dse_err *e);

@@ -84,7 +84,7 @@ static int home_level(const struct hw_device *d, const struct wl_graph *g, int t
                       const struct exec_cfg *x)
 {
     const struct wl_tensor *t = &g->t[ti];
-    int last = d->n_mem - 1, first = d->n_mem >= 3 ? 1 : 0, planned = model_planned_home(x, ti);
+    int last = d->n_mem - 1, first = hw_first_shared_level(d), planned = model_planned_home(x, ti);
     if (planned >= 0 && planned <= last && !x->warm)
         return planned;
     if (x->warm) { /* a kernel timed over repeated runs: its tensors stay where they fit */

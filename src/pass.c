@@ -362,7 +362,8 @@ int pass_plan_memory(const struct sw_stack *s, const struct hw_device *d, const 
     if (!s || (!s->weights_on_chip && !s->activations_on_chip && !pass_has(s, PASS_LAYER_FUSION)))
         return 0;
     int L = -1, last = d->n_mem - 1;
-    for (int l = 0; l < last; l++) /* the largest software-managed level below main memory */
+    /* the largest software-managed level below main memory, not the engines' own (accumulators) */
+    for (int l = hw_first_shared_level(d); l < last; l++)
         if (d->mem[l].kind == MEM_SRAM && (L < 0 || d->mem[l].capacity_bytes > d->mem[L].capacity_bytes))
             L = l;
     if (L < 0)

@@ -246,6 +246,64 @@ START_TEST(planner_pins_weights_in_order)
 }
 END_TEST
 
+START_TEST(planner_unified_buffer_size)
+{
+    /* A TPU v1-like device: 4 MiB accumulators (the array's own), a unified buffer of 2, 8 or 24 MiB,
+     * DRAM. A stack pinning weights while they fit 0.75 of the buffer plans into the buffer, never the
+     * accumulators (level 0, even when larger). int8 weights of THREE: 4 MiB each, read once per
+     * inference (M = 1). 2 MiB: 1.5 MiB for weights, none pinned: fc1..fc3 each read 4,194,304 B of
+     * weights; 8 MiB: 6 MiB, w1 pinned (w1 + w2 = 8 MiB > 6): fc2 and fc3 read theirs; 24 MiB: 18 MiB,
+     * all three pinned (12 MiB): fc2 and fc3 read nothing, fc1 only its 1 KiB input. The activations
+     * (4 KiB and 1 KiB) stay in the buffer in every case. */
+    static const int ub_MiB[] = {2, 8, 24};
+    static const double fc2_bytes[] = {4194304, 4194304, 0}, fc3_bytes[] = {4194304, 4194304, 0};
+    struct wl_model m;
+    load_graph(THREE, &m);
+    struct sw_stack s = stack_with(1u << PASS_ATTENTION);
+    s.targets = (1u << HW_CLASS_COUNT) - 1;
+    s.weights_on_chip = 1;
+    s.pin_share = 0.75;
+    s.activations_on_chip = 1;
+    for (int i = 0; i < 3; i++) {
+        char json[2048];
+        snprintf(json, sizeof json,
+                 "{\"schema\":\"dse-hwdesc-1\",\"name\":\"ub\",\"devices\":[{\"name\":\"tpu\",\"class\":\"systolic\","
+                 "\"clock\":{\"base_MHz\":1000,\"boost_MHz\":1000,\"source\":\"t\"},"
+                 "\"compute\":[{\"engine\":\"matrix\",\"precision\":\"int8\",\"units\":1,\"flops_per_cycle_per_unit\":32768,"
+                 "\"headline_TOPS\":32.768,\"source\":\"t\"}],\"memory\":["
+                 "{\"name\":\"acc\",\"kind\":\"sram\",\"capacity_MiB\":4,\"bandwidth_GBps\":1000,\"source\":\"t\"},"
+                 "{\"name\":\"ub\",\"kind\":\"sram\",\"capacity_MiB\":%d,\"bandwidth_GBps\":500,\"source\":\"t\"},"
+                 "{\"name\":\"dram\",\"kind\":\"dram\",\"capacity_GiB\":8,\"bandwidth_GBps\":30,\"energy_pJ_per_byte\":20,\"source\":\"t\"}],"
+                 "\"power\":{\"idle_W\":20,\"tdp_W\":400,\"source\":\"t\"}}]}",
+                 ub_MiB[i]);
+        struct hw_system *sys = test_fixture(json);
+        struct wl_graph g;
+        struct dse_err e;
+        struct wl_shape sh = {1, 1, 0};
+        ck_assert_int_eq(wl_build(&m, &sh, &g, &e), DSE_OK);
+        signed char home[16];
+        struct prec_cfg p = {P_INT8, P_INT8, P_INT8};
+        ck_assert_int_eq(pass_plan_memory(&s, &sys->dev[0], &g, &p, home), 1);
+        ck_assert_int_eq(home[wl_find_tensor(&g, "h1")], 1);
+        ck_assert_int_eq(home[wl_find_tensor(&g, "h2")], 1);
+        ck_assert_int_eq(home[wl_find_tensor(&g, "w1")], ub_MiB[i] >= 8 ? 1 : 2);
+        ck_assert_int_eq(home[wl_find_tensor(&g, "w3")], ub_MiB[i] >= 24 ? 1 : 2);
+        wl_graph_free(&g);
+        struct eval_result res;
+        run(sys, &m, P_INT8, &s, &res);
+        for (int k = 0; k < res.n_ops; k++) {
+            if (!strcmp(res.ops[k].name, "fc2"))
+                ck_assert_msg(res.ops[k].bytes == fc2_bytes[i], "UB %d MiB: fc2 %.0f B", ub_MiB[i], res.ops[k].bytes);
+            if (!strcmp(res.ops[k].name, "fc3"))
+                ck_assert_msg(res.ops[k].bytes == fc3_bytes[i], "UB %d MiB: fc3 %.0f B", ub_MiB[i], res.ops[k].bytes);
+        }
+        eval_result_free(&res);
+        free(sys);
+    }
+    wl_model_free(&m);
+}
+END_TEST
+
 START_TEST(planner_layer_fusion_band)
 {
     /* An int8 activation of 64 x 512 x 512 = 16 MiB does not fit half of the 24 MiB SRAM (12 MiB), but
@@ -352,6 +410,7 @@ Suite *make_pass_suite(void)
     tcase_add_test(t, unfused_attention_scores);
     tcase_add_test(t, planner_pins_weights_in_order);
     tcase_add_test(t, planner_layer_fusion_band);
+    tcase_add_test(t, planner_unified_buffer_size);
     tcase_add_test(t, runtime_host_bound_and_steps);
     tcase_add_test(t, shipped_stacks_load);
     suite_add_tcase(s, t);

@@ -158,8 +158,8 @@ START_TEST(shipped_never_exceed_limits)
                     double sum = 0;
                     for (int d = 0; d < s->n_dev; d++) {
                         if (!(res.used & (1u << d))) { /* idles: its idle power counts, under its limit */
-                            double cap = s->dev[d].power_cap_W;
-                            sum += cap > 0 && cap < s->dev[d].tdp_W ? cap : s->dev[d].tdp_W;
+                            double pc = s->dev[d].power_cap_W;
+                            sum += pc > 0 && pc < s->dev[d].tdp_W ? pc : s->dev[d].tdp_W;
                             continue;
                         }
                         ck_assert_msg(res.dev_power_W[d] <= res.dev_limit_W[d] * (1 + 1e-9),
