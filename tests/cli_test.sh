@@ -1524,6 +1524,16 @@ expect_fail sweep-rank-needs-error-bars 2 "pessimistic ranking needs error bars"
 printf '{"name":"ebr","workload":{"model":"models/tiny-mlp.json"},"system":"hwdesc/nvidia-h100-sxm5-80gb.json","rank":"worst","objectives":[{"metric":"latency_ms","goal":"min"}]}' >"$tmp/ebr.json"
 expect_fail sweep-rank-unknown 2 "rank: expected" sweep "$tmp/ebr.json" --no-db
 
+# The TPU v1 paper's comparison with shipped files (validate/tpuv1/reproduce.sh): Table 6's per-die
+# performance relative to Haswell, geometric and weighted means, TPU 14.5 and 29.2 (Jouppi et al. ISCA
+# 2017); dse's must stay within 20 % of them (16.7 and 30.8 when this test was written, 2026-12-01).
+if sh validate/tpuv1/reproduce.sh "$DSE_BIN" >"$tmp/tpuv1.out" 2>&1 && python3 -c "
+import re,sys
+m=re.search(r'summary: tpu_gm=([0-9.]+) tpu_wm=([0-9.]+) k80_gm=([0-9.]+) k80_wm=([0-9.]+)', open(sys.argv[1]).read())
+gm,wm=float(m.group(1)),float(m.group(2))
+assert abs(gm/14.5-1) <= 0.2 and abs(wm/29.2-1) <= 0.2, (gm, wm)
+" "$tmp/tpuv1.out"; then ok tpuv1-paper-table6; else fail tpuv1-paper-table6 "$(tail -c 300 "$tmp/tpuv1.out")"; fi
+
 # Every shipped description is installed and distributed (Makefile.am lists each by name).
 missing=""
 for f in hwdesc/*.json models/*.json models/*.csv sweeps/*.json software/*.json; do
