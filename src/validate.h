@@ -151,7 +151,7 @@ struct pstats {
 };
 /* A published calibration: one device's efficiencies and overheads fitted to its fit-half cases
  * (validate_published.c), each a factor on the hwdesc's value. */
-enum pparam { PP_GEMM, PP_ATTENTION, PP_VECTOR, PP_MEMORY, PP_DECODE_MEMORY, PP_LOW_PRECISION, PP_LAUNCH, PP_STEP,
+enum pparam { PP_GEMM, PP_ATTENTION, PP_VECTOR, PP_MEMORY, PP_DECODE_MEMORY, PP_FP8, PP_INT8, PP_LAUNCH, PP_STEP,
               PP_REQUEST, PP_COUNT };
 #define PP_TIMES PP_LAUNCH /* the factors from here on scale times; the ones before, efficiencies */
 extern const char *const pparam_names[PP_COUNT + 1];

@@ -579,17 +579,19 @@ void pstats_of(const struct pcase *c, int n, int (*want)(const struct pcase *, c
 /* What a published calibration may move (validate.h: enum pparam), each a log-scale factor on the
  * hwdesc's own value: the compute efficiency of GEMM-like classes, of attention, of vector ops; main
  * memory's bandwidth efficiency, and that of decode-shaped kernels (skinny matmuls, decode attention)
- * beside it; low-precision engines (fp8, int8, int4) against their peak; the launch per kernel and the
+ * beside it; the fp8 engines, and the int8 and int4 ones, against their peaks (separate paths: tensor
+ * cores' fp8 and integer pipelines, an NPU's int8 array); the launch per kernel and the
  * runtime's work per step. */
 const char *const pparam_names[PP_COUNT + 1] = {"gemm_efficiency",   "attention_efficiency", "vector_efficiency",
                                                 "memory_efficiency", "decode_memory_efficiency",
-                                                "low_precision_efficiency", "launch_us", "per_step_us",
+                                                "fp8_efficiency",    "int8_efficiency",      "launch_us", "per_step_us",
                                                 "per_request_us",    NULL};
 
 static const enum hw_eff_class gemm_classes[] = {EC_MATMUL, EC_MATMUL_SKINNY, EC_CONV, EC_CONV_DW};
 static const enum hw_eff_class attn_classes[] = {EC_ATTENTION, EC_ATTENTION_DECODE};
 static const enum hw_eff_class vec_classes[] = {EC_SOFTMAX, EC_NORM, EC_ELTWISE};
 static const enum prec low_precs[] = {P_FP8, P_INT8, P_INT4};
+static enum pparam prec_param(enum prec p) { return p == P_FP8 ? PP_FP8 : PP_INT8; }
 
 /* A fitted efficiency stays in (0.001, 1]: a rate above the hwdesc's peak would be a wrong answer that
  * looks right (the hwdesc's peaks are datasheet figures, which published measurements do not exceed).
@@ -617,9 +619,11 @@ static double param_max_eff(const struct hw_device *d, int k)
     case PP_MEMORY: return d->eff_level[d->n_mem - 1];
     case PP_DECODE_MEMORY:
         return fmax(d->eff_mclass[EC_MATMUL_SKINNY], d->eff_mclass[EC_ATTENTION_DECODE]) * d->eff_level[d->n_mem - 1];
-    case PP_LOW_PRECISION:
+    case PP_FP8:
+    case PP_INT8:
         for (size_t i = 0; i < sizeof low_precs / sizeof low_precs[0]; i++)
-            m = fmax(m, d->eff_prec[low_precs[i]]);
+            if (prec_param(low_precs[i]) == (enum pparam)k)
+                m = fmax(m, d->eff_prec[low_precs[i]]);
         return m;
     default: return 0;
     }
@@ -639,7 +643,7 @@ static void apply_capped(struct hw_device *d, const double *factor, double cap)
     d->eff_mclass[EC_MATMUL_SKINNY] = clamp_eff(d->eff_mclass[EC_MATMUL_SKINNY] * factor[PP_DECODE_MEMORY], cap);
     d->eff_mclass[EC_ATTENTION_DECODE] = clamp_eff(d->eff_mclass[EC_ATTENTION_DECODE] * factor[PP_DECODE_MEMORY], cap);
     for (size_t i = 0; i < sizeof low_precs / sizeof low_precs[0]; i++)
-        d->eff_prec[low_precs[i]] = clamp_eff(d->eff_prec[low_precs[i]] * factor[PP_LOW_PRECISION], cap);
+        d->eff_prec[low_precs[i]] = clamp_eff(d->eff_prec[low_precs[i]] * factor[prec_param(low_precs[i])], cap);
     /* times: factors on the hwdesc's, or on 1 us when it has none */
     d->per_op_s = (d->per_op_s > 0 ? d->per_op_s : 1e-6) * factor[PP_LAUNCH];
     d->per_step_s = (d->per_step_s > 0 ? d->per_step_s : 1e-6) * factor[PP_STEP];
