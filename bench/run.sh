@@ -25,6 +25,11 @@ echo "dse $($dse --version | cut -d' ' -f2-) on $(nproc) cores: $(grep -m1 'mode
 echo
 run "llm_edge_1m, every point stored" --db "$db"
 run "llm_edge_1m, no storage" --no-db
+# The same space with a software axis (compiled, none) in place of half the power caps: the stacks'
+# passes run once per graph, so the rate should not change.
+spec=bench/llm_edge_1m_sw.json
+points=$(python3 -c "import json; d=json.load(open('$spec'))['axes']; import math; print(2*math.prod(len(v) for v in d.values()))")
+run "llm_edge_1m_sw (software axis), no db" --no-db
 
 # The cycle tier: ResNet-50 (53 convolutions and the FC layer folded SCALE-Sim style) on a 128x128
 # weight-stationary array, whole dse eval processes, mean of 20.
