@@ -1,5 +1,5 @@
 /* fuzz_published.c -- libFuzzer target for the published-corpus CSV loader (pcorpus_load_buf,
- * validate/published/*.csv): the header's named columns, quoting, every field's check (devices,
+ * validate/published/NAME.csv): the header's named columns, quoting, every field's check (devices,
  * stacks, workloads and kernel shapes, phases, batch and token counts, precisions, metrics and their
  * units), ids unique. Build and run: sh fuzz/run.sh [seconds] published */
 #include <stddef.h>

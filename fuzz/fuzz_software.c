@@ -1,5 +1,5 @@
 /* fuzz_software.c -- libFuzzer target for the software stack loader (pass_load_buf): the schema,
- * targets, passes, memory planner and runtime fields of software/*.json and their bounds.
+ * targets, passes, memory planner and runtime fields of software/NAME.json and their bounds.
  * Build and run: sh fuzz/run.sh [seconds] software */
 #include <stddef.h>
 #include <stdint.h>
