@@ -1536,7 +1536,7 @@ assert abs(gm/14.5-1) <= 0.2 and abs(wm/29.2-1) <= 0.2, (gm, wm)
 
 # Every shipped description is installed and distributed (Makefile.am lists each by name).
 missing=""
-for f in hwdesc/*.json models/*.json models/*.csv sweeps/*.json software/*.json; do
+for f in hwdesc/*.json models/*.json models/*.csv models/tpuv1/*.json sweeps/*.json software/*.json validate/published/error-bars.json; do
     case $f in hwdesc/host*) continue ;; esac
     grep -q "^[[:space:]]*$f\( \\\\\)\?\$\|[[:space:]]$f[[:space:]]\|[[:space:]]$f\$" Makefile.am || missing="$missing $f"
 done

@@ -20,8 +20,12 @@ for row in mlp0:200:16 mlp1:168:168 lstm0:64:64 lstm1:96:96 cnn0:8:8 cnn1:32:32;
     for p in "tpu google-tpu-v1 int8 $bt" "k80 hwdesc/nvidia-k80.json fp32 $bc" \
         "hsw hwdesc/intel-haswell-e5-2699v3.json fp32 $bc"; do
         set -- $p
+        json=$("$DSE" eval --hw "$2" --workload "models/tpuv1/$app.json" --precision "$3" --batch "$4" --json) || {
+            echo "reproduce.sh: dse eval of $app on $2 failed" >&2
+            exit 1
+        }
         printf '%s %s %s ' "$app" "$1" "$4" >>"$out"
-        "$DSE" eval --hw "$2" --workload "models/tpuv1/$app.json" --precision "$3" --batch "$4" --json |
+        printf '%s' "$json" |
             python3 -c "import json,sys; t=json.load(sys.stdin)['totals']; print(t['throughput_per_s'], t['latency_ms'])" >>"$out"
     done
 done
