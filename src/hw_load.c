@@ -23,25 +23,6 @@ static int need_source(struct ju *j, const cJSON *o)
 }
 
 /* Reads a string member that must be one of names; returns the index in *out. */
-static int enum_field(struct ju *j, const cJSON *o, const char *key, const char *const *names, int *out)
-{
-    char s[64];
-    int rc = ju_str(j, o, key, 0, s, sizeof s);
-    if (rc)
-        return rc;
-    int i = ju_lookup(names, s);
-    if (i < 0) {
-        char list[256];
-        ju_list_names(names, list, sizeof list);
-        size_t old = ju_key(j, key);
-        rc = ju_fail(j, "unknown value '%s' (expected one of: %s)", s, list);
-        ju_pop(j, old);
-        return rc;
-    }
-    *out = i;
-    return DSE_OK;
-}
-
 static int load_mem(struct ju *j, const cJSON *o, double node, struct hw_mem *m)
 {
     static const char *const keys[] = {"name", "kind", "capacity_KiB", "capacity_MiB", "capacity_GiB",
@@ -49,7 +30,7 @@ static int load_mem(struct ju *j, const cJSON *o, double node, struct hw_mem *m)
                                        "source", "note", "description", NULL};
     int rc, kind = 0;
     if ((rc = ju_object(j, o, keys)) || (rc = ju_str(j, o, "name", 0, m->name, sizeof m->name)) ||
-        (rc = enum_field(j, o, "kind", hw_mem_kind_names, &kind)))
+        (rc = ju_enum(j, o, "kind", 0, hw_mem_kind_names, &kind)))
         return rc;
     m->kind = (enum hw_mem_kind)kind;
     static const char *const cap_keys[] = {"capacity_KiB", "capacity_MiB", "capacity_GiB"};
@@ -122,8 +103,8 @@ static int load_compute(struct ju *j, const cJSON *o, const struct hw_device *d,
     long long units = 0;
     double fpc = 0, clk = 0, en = -1;
     char unit[128];
-    if ((rc = ju_object(j, o, keys)) || (rc = enum_field(j, o, "engine", hw_engine_names, &eng)) ||
-        (rc = enum_field(j, o, "precision", prec_names, &p)) ||
+    if ((rc = ju_object(j, o, keys)) || (rc = ju_enum(j, o, "engine", 0, hw_engine_names, &eng)) ||
+        (rc = ju_enum(j, o, "precision", 0, prec_names, &p)) ||
         (rc = ju_int(j, o, "units", 0, 1, 10000000, &units)) || (rc = ju_str(j, o, "unit", JU_OPT, unit, sizeof unit)) ||
         (rc = ju_num(j, o, "flops_per_cycle_per_unit", JU_POS, 1e9, &fpc)) ||
         (rc = ju_num(j, o, "clock_MHz", JU_OPT | JU_POS, 1e5, &clk)) ||
@@ -375,7 +356,7 @@ static int load_array(struct ju *j, const cJSON *o, struct hw_system *sys, struc
         return DSE_OK;
     if (!(rc = ju_object(j, ay, keys)) && !(rc = ju_int(j, ay, "rows", 0, 1, 65536, &rows)) &&
         !(rc = ju_int(j, ay, "cols", 0, 1, 65536, &cols)) && !(rc = ju_int(j, ay, "count", JU_OPT, 1, 4096, &count)) &&
-        !(rc = enum_field(j, ay, "dataflow", hw_dataflow_names, &df)) &&
+        !(rc = ju_enum(j, ay, "dataflow", 0, hw_dataflow_names, &df)) &&
         !(rc = ju_num(j, ay, "ifmap_sram_KiB", JU_OPT | JU_POS, 1e9, &ik)) &&
         !(rc = ju_num(j, ay, "filter_sram_KiB", JU_OPT | JU_POS, 1e9, &fk)) &&
         !(rc = ju_num(j, ay, "ofmap_sram_KiB", JU_OPT | JU_POS, 1e9, &ok)))
@@ -662,7 +643,7 @@ static int load_device(struct ju *j, const cJSON *o, struct hw_system *sys, stru
         return rc;
     bad = rc != DSE_OK;
     if ((rc = ju_str(j, o, "name", 0, d->name, sizeof d->name)) ||
-        (rc = enum_field(j, o, "class", hw_class_names, &cls)) ||
+        (rc = ju_enum(j, o, "class", 0, hw_class_names, &cls)) ||
         (rc = ju_str(j, o, "model", JU_OPT, d->model, sizeof d->model)) ||
         (rc = ju_str(j, o, "software", JU_OPT, d->software, sizeof d->software)))
         return rc;
@@ -688,7 +669,7 @@ static int load_link(struct ju *j, const cJSON *o, const struct hw_system *sys, 
     const cJSON *arr;
     double bw = 0, lat = 0, en = -1;
     if ((rc = ju_object(j, o, keys)) || (rc = ju_str(j, o, "name", 0, l->name, sizeof l->name)) ||
-        (rc = enum_field(j, o, "type", link_types, &type)) || (rc = ju_array(j, o, "endpoints", 0, 2, &arr, &n)) ||
+        (rc = ju_enum(j, o, "type", 0, link_types, &type)) || (rc = ju_array(j, o, "endpoints", 0, 2, &arr, &n)) ||
         (rc = ju_num(j, o, "bandwidth_GBps", JU_POS, 1e7, &bw)) ||
         (rc = ju_num(j, o, "latency_us", JU_NONNEG, 1e7, &lat)) ||
         (rc = ju_num(j, o, "energy_pJ_per_byte", JU_OPT | JU_POS, 1e6, &en)) || (rc = need_source(j, o)))

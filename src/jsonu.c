@@ -555,3 +555,24 @@ out:
     ju_pop(j, old);
     return rc;
 }
+
+int ju_enum(struct ju *j, const cJSON *obj, const char *key, int flags, const char *const *names, int *out)
+{
+    char s[64];
+    if ((flags & JU_OPT) && !member(obj, key))
+        return DSE_OK;
+    int rc = ju_str(j, obj, key, 0, s, sizeof s);
+    if (rc)
+        return rc;
+    int i = ju_lookup(names, s);
+    if (i < 0) {
+        char list[256];
+        ju_list_names(names, list, sizeof list);
+        size_t old = ju_key(j, key);
+        rc = ju_fail(j, "unknown value '%s' (expected one of: %s)", s, list);
+        ju_pop(j, old);
+        return rc;
+    }
+    *out = i;
+    return DSE_OK;
+}

@@ -53,6 +53,9 @@ int ju_int(struct ju *j, const cJSON *obj, const char *key, int flags, long long
            long long *out);
 /* Copies a non-empty string of at most n-1 bytes. */
 int ju_str(struct ju *j, const cJSON *obj, const char *key, int flags, char *out, size_t n);
+/* A string that must be one of the NULL-terminated names: its index in *out (absent with JU_OPT:
+ * *out untouched); any other value is "unknown value 'x' (expected one of: a, b, c)". */
+int ju_enum(struct ju *j, const cJSON *obj, const char *key, int flags, const char *const *names, int *out);
 /* Array member: returns its element count in *count (0..max); absent with JU_OPT gives NULL. */
 int ju_array(struct ju *j, const cJSON *obj, const char *key, int flags, int max, const cJSON **arr,
              int *count);

@@ -62,26 +62,6 @@ static int get_bool(struct ju *j, const cJSON *o, const char *key, int *out)
     return DSE_OK;
 }
 
-static int get_enum(struct ju *j, const cJSON *o, const char *key, const char *const *names, int *out)
-{
-    if (!cJSON_GetObjectItemCaseSensitive(o, key))
-        return DSE_OK;
-    char s[64], list[200];
-    int rc = ju_str(j, o, key, 0, s, sizeof s);
-    if (rc)
-        return rc;
-    int i = ju_lookup(names, s);
-    if (i < 0) {
-        ju_list_names(names, list, sizeof list);
-        size_t old = ju_key(j, key);
-        rc = ju_fail(j, "unknown value '%s' (expected one of: %s)", s, list);
-        ju_pop(j, old);
-        return rc;
-    }
-    *out = i;
-    return DSE_OK;
-}
-
 static int load_targets(struct ju *j, const cJSON *root, struct sw_stack *s)
 {
     const cJSON *arr;
@@ -144,9 +124,10 @@ static int load_memory(struct ju *j, const cJSON *root, struct sw_stack *s)
     long long blk = 0;
     double share = 0;
     if (!(rc = ju_object(j, o, keys)) && !(rc = ju_num(j, o, "weights_on_chip", JU_OPT | JU_NONNEG, 1, &share)) &&
-        !(rc = get_bool(j, o, "activations_on_chip", &act)) && !(rc = get_enum(j, o, "kv_cache", kv_alloc_names, &kv)) &&
+        !(rc = get_bool(j, o, "activations_on_chip", &act)) &&
+        !(rc = ju_enum(j, o, "kv_cache", JU_OPT, kv_alloc_names, &kv)) &&
         !(rc = ju_int(j, o, "kv_block_tokens", JU_OPT, 1, 1 << 20, &blk)) &&
-        !(rc = get_enum(j, o, "partition", partition_names, &part)) && !(rc = need_source(j, o))) {
+        !(rc = ju_enum(j, o, "partition", JU_OPT, partition_names, &part)) && !(rc = need_source(j, o))) {
         size_t o2 = ju_key(j, "kv_block_tokens");
         if (kv == KV_PAGED && blk == 0)
             rc = ju_fail(j, "missing: a paged KV cache needs its block size in tokens");
