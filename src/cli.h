@@ -38,6 +38,18 @@ int cli_load_hw(const char *path, struct hw_system *sys, struct dse_err *e);
 /* Parses --fidelity analytical|cycle (enum fidelity of model.h). */
 int cli_fidelity(const char *s, enum fidelity *out, struct dse_err *e);
 
+struct cJSON;
+/* Today's UTC date as YYYY-MM-DD (buf of at least 11 bytes): what calibrations are stamped with. */
+void cli_today(char *buf, unsigned n);
+/* Reads the hwdesc at path and finds device `name` in its "devices": *root (the caller frees it with
+ * cJSON_Delete) and *dev within it; DSE_EINPUT naming the file when there is no such device. */
+int cli_hwdesc_device(const char *path, const char *name, struct cJSON **root, struct cJSON **dev,
+                      struct dse_err *e);
+/* Writes root as JSON in the shipped files' layout (two-space indents, "key": value) to path through a
+ * temporary file renamed into place, so a failure leaves path as it was; with is_hwdesc the
+ * temporary must load as a hwdesc first. root is deleted. */
+int cli_write_json(struct cJSON *root, const char *path, int is_hwdesc, struct dse_err *e);
+
 int cmd_eval(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);

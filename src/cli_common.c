@@ -1,12 +1,18 @@
 /* cli_common.c -- option parsing and data-file lookup shared by the commands. */
 #include "cli.h"
 #include "eval.h"
+#include "jsonu.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
 
 #ifndef DSE_DATADIR
 #define DSE_DATADIR "/usr/local/share/dse"
@@ -195,4 +201,91 @@ int cli_fidelity(const char *s, enum fidelity *out, struct dse_err *e)
             return DSE_OK;
         }
     return dse_err_set(e, DSE_EINPUT, NULL, "--fidelity", "expected analytical or cycle, got '%s'", s);
+}
+
+void cli_today(char *buf, unsigned n)
+{
+    time_t t = time(NULL);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(buf, n, "%Y-%m-%d", &tm);
+}
+
+int cli_hwdesc_device(const char *path, const char *name, cJSON **root, cJSON **dev, struct dse_err *e)
+{
+    char *buf;
+    size_t len;
+    int rc = ju_read_file(path, JU_MAX_FILE_BYTES, &buf, &len, e);
+    if (rc)
+        return rc;
+    rc = ju_parse(buf, len, path, root, e);
+    free(buf);
+    if (rc)
+        return rc;
+    cJSON *it;
+    *dev = NULL;
+    cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(*root, "devices"))
+    {
+        const cJSON *nm = cJSON_GetObjectItemCaseSensitive(it, "name");
+        if (cJSON_IsString(nm) && !strcmp(nm->valuestring, name))
+            *dev = it;
+    }
+    if (*dev)
+        return DSE_OK;
+    cJSON_Delete(*root);
+    *root = NULL;
+    return dse_err_set(e, DSE_EINPUT, path, NULL, "no device '%s' to calibrate", name);
+}
+
+/* cJSON_Print indents with tabs and puts one after each key's colon; the shipped hwdescs use two spaces
+ * and ": ". A raw tab can only be layout (cJSON escapes those in strings): a leading one becomes two
+ * spaces, any other one space. Returns a new string (NULL when out of memory); txt is freed. */
+static char *untab(char *txt)
+{
+    size_t n = strlen(txt) * 2 + 1;
+    char *o = malloc(n), *w = o;
+    if (o)
+        for (const char *p = txt; *p; p++) {
+            int lead = p == txt || p[-1] == '\n' || (p[-1] == '\t' && (w - o >= 2 && w[-1] == ' ' && w[-2] == ' '));
+            if (*p != '\t')
+                *w++ = *p;
+            else if (lead)
+                *w++ = ' ', *w++ = ' ';
+            else
+                *w++ = ' ';
+        }
+    if (o)
+        *w = 0;
+    free(txt);
+    return o;
+}
+
+int cli_write_json(cJSON *root, const char *path, int is_hwdesc, struct dse_err *e)
+{
+    char *txt = cJSON_Print(root);
+    cJSON_Delete(root);
+    if (!txt || !(txt = untab(txt)))
+        return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+    char tmp[1100];
+    snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
+    FILE *f = fopen(tmp, "w");
+    int ok = f && fputs(txt, f) >= 0 && fputc('\n', f) != EOF;
+    if (f && fclose(f) != 0)
+        ok = 0;
+    int err = ok ? 0 : errno, rc = DSE_OK;
+    free(txt);
+    if (ok && is_hwdesc) { /* never a calibrated hwdesc that dse itself would refuse */
+        struct hw_system *check = malloc(sizeof *check);
+        rc = check ? hw_load_file(tmp, check, e) : dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+        free(check);
+        ok = rc == DSE_OK;
+    }
+    if (ok && rename(tmp, path) != 0) {
+        ok = 0;
+        err = errno;
+    }
+    if (ok)
+        return DSE_OK;
+    unlink(tmp);
+    return rc ? rc : dse_err_set(e, DSE_ERUNTIME, path, NULL, "cannot write: %s", strerror(err));
 }

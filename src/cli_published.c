@@ -215,29 +215,6 @@ static void stats_line(const char *label, const struct pstats *all, const struct
     printf("  %-30s %-28s %-16s %s\n", label, a, f, h);
 }
 
-/* cJSON_Print indents with tabs and puts one after each key's colon; the shipped hwdescs use two spaces
- * and ": ". A raw tab can only be layout (cJSON escapes those in strings): a leading one becomes two
- * spaces, any other one space. Returns a new string (NULL when out of memory); txt is freed. */
-static char *untab(char *txt)
-{
-    size_t n = strlen(txt) * 2 + 1;
-    char *o = malloc(n), *w = o;
-    if (o)
-        for (const char *p = txt; *p; p++) {
-            int lead = p == txt || p[-1] == '\n' || (p[-1] == '\t' && (w - o >= 2 && w[-1] == ' ' && w[-2] == ' '));
-            if (*p != '\t')
-                *w++ = *p;
-            else if (lead)
-                *w++ = ' ', *w++ = ' ';
-            else
-                *w++ = ' ';
-        }
-    if (o)
-        *w = 0;
-    free(txt);
-    return o;
-}
-
 /* Writes the error bars of every device class and workload kind with held-out cases to path, as JSON:
  * what dse eval and dse sweep show beside a prediction (eval.h: eval_error_bars). */
 static int write_error_bars(const char *path, const struct pcorpus *pc, const char *software, enum fidelity tier,
@@ -245,10 +222,7 @@ static int write_error_bars(const char *path, const struct pcorpus *pc, const ch
 {
     cJSON *o = cJSON_CreateObject(), *arr;
     char today[16];
-    time_t t = time(NULL);
-    struct tm tm;
-    gmtime_r(&t, &tm);
-    strftime(today, sizeof today, "%Y-%m-%d", &tm);
+    cli_today(today, sizeof today);
     cJSON_AddStringToObject(o, "schema", "dse-error-bars-1");
     cJSON_AddStringToObject(o, "tier", fidelity_names[tier]);
     char src[400];
@@ -274,22 +248,7 @@ static int write_error_bars(const char *path, const struct pcorpus *pc, const ch
             cJSON_AddNumberToObject(x, "mape_pct", round(10 * s.mape_pct) / 10);
             cJSON_AddItemToArray(arr, x);
         }
-    char *txt = cJSON_Print(o);
-    cJSON_Delete(o);
-    if (!txt || !(txt = untab(txt)))
-        return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
-    char tmp[1100];
-    snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
-    FILE *f = fopen(tmp, "w");
-    int ok = f && fputs(txt, f) >= 0 && fputc('\n', f) != EOF;
-    if (f)
-        ok = fclose(f) == 0 && ok;
-    free(txt);
-    if (!ok || rename(tmp, path)) {
-        unlink(tmp);
-        return dse_err_set(e, DSE_ERUNTIME, path, NULL, "cannot write: %s", strerror(errno));
-    }
-    return DSE_OK;
+    return cli_write_json(o, path, 0, e);
 }
 
 int cli_validate_published(const struct cli_opt *opts)
@@ -458,27 +417,10 @@ out:
 static int write_published(const char *in, const char *out, const struct hw_device *d, const char *src,
                            double heldout_mape, struct dse_err *e)
 {
-    char *buf;
-    size_t len;
-    cJSON *root;
-    int rc = ju_read_file(in, JU_MAX_FILE_BYTES, &buf, &len, e);
+    cJSON *root, *dv;
+    int rc = cli_hwdesc_device(in, d->name, &root, &dv, e);
     if (rc)
         return rc;
-    rc = ju_parse(buf, len, in, &root, e);
-    free(buf);
-    if (rc)
-        return rc;
-    cJSON *devs = cJSON_GetObjectItemCaseSensitive(root, "devices"), *dv = NULL, *it;
-    cJSON_ArrayForEach(it, devs)
-    {
-        const cJSON *nm = cJSON_GetObjectItemCaseSensitive(it, "name");
-        if (cJSON_IsString(nm) && !strcmp(nm->valuestring, d->name))
-            dv = it;
-    }
-    if (!dv) {
-        cJSON_Delete(root);
-        return dse_err_set(e, DSE_EINPUT, in, NULL, "no device '%s' to calibrate", d->name);
-    }
     cJSON *ef = cJSON_GetObjectItemCaseSensitive(dv, "efficiency");
     if (!ef)
         ef = cJSON_AddObjectToObject(dv, "efficiency");
@@ -520,27 +462,7 @@ static int write_published(const char *in, const char *out, const struct hw_devi
              "per_op_us, per_step_us and per_request_us: see efficiency.source");
     cJSON_DeleteItemFromObjectCaseSensitive(ov, "source");
     cJSON_AddStringToObject(ov, "source", osrc);
-    char *txt = cJSON_Print(root);
-    cJSON_Delete(root);
-    if (!txt)
-        return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
-    if (!(txt = untab(txt)))
-        return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
-    char tmp[1100];
-    snprintf(tmp, sizeof tmp, "%s.%ld.tmp", out, (long)getpid());
-    FILE *f = fopen(tmp, "w");
-    int ok = f && fputs(txt, f) >= 0 && fputc('\n', f) != EOF;
-    if (f)
-        ok = fclose(f) == 0 && ok;
-    free(txt);
-    struct hw_system *check = malloc(sizeof *check);
-    if (ok && check && !(rc = hw_load_file(tmp, check, e)) && rename(tmp, out) == 0) {
-        free(check);
-        return DSE_OK;
-    }
-    free(check);
-    unlink(tmp);
-    return rc ? rc : dse_err_set(e, DSE_ERUNTIME, out, NULL, "cannot write the calibrated hwdesc: %s", strerror(errno));
+    return cli_write_json(root, out, 1, e);
 }
 
 int cli_calibrate_published(const struct cli_opt *opts)
@@ -637,10 +559,7 @@ int cli_calibrate_published(const struct cli_opt *opts)
         goto done;
     }
     char today[16], src[1024];
-    time_t t = time(NULL);
-    struct tm tm;
-    gmtime_r(&t, &tm);
-    strftime(today, sizeof today, "%Y-%m-%d", &tm);
+    cli_today(today, sizeof today);
     snprintf(src, sizeof src,
              "fitted by dse calibrate --published %s on the %d fit-half cases of validate/published for this device "
              "(GSL nonlinear least squares on log(predicted / measured), a weak pull to the uncalibrated values); "

@@ -754,32 +754,12 @@ static int write_calibrated(const char *in, const char *out, const char *devname
                             const struct calib *c, const char *suite, int n_train, int n_held, double before,
                             double after, double cv_mape, int forced, struct dse_err *e)
 {
-    char *buf;
-    size_t len;
-    cJSON *root;
-    int rc = ju_read_file(in, JU_MAX_FILE_BYTES, &buf, &len, e);
+    cJSON *root, *d;
+    int rc = cli_hwdesc_device(in, devname, &root, &d, e);
     if (rc)
         return rc;
-    rc = ju_parse(buf, len, in, &root, e);
-    free(buf);
-    if (rc)
-        return rc;
-    cJSON *devs = cJSON_GetObjectItemCaseSensitive(root, "devices"), *d = NULL, *it;
-    cJSON_ArrayForEach(it, devs)
-    {
-        const cJSON *nm = cJSON_GetObjectItemCaseSensitive(it, "name");
-        if (cJSON_IsString(nm) && !strcmp(nm->valuestring, devname))
-            d = it;
-    }
-    if (!d) {
-        cJSON_Delete(root);
-        return dse_err_set(e, DSE_EINPUT, in, NULL, "no device '%s' to calibrate", devname);
-    }
     char today[16], src[512];
-    time_t t = time(NULL);
-    struct tm tm;
-    gmtime_r(&t, &tm);
-    strftime(today, sizeof today, "%Y-%m-%d", &tm);
+    cli_today(today, sizeof today);
     snprintf(src, sizeof src,
              "fitted by dse calibrate %s on %d kernels of suite %s (GSL nonlinear least squares on log time); "
              "held-out MAPE on %d kernels: %.1f%% before, %.1f%% after; 3-fold cross-validated MAPE %.1f%% "
@@ -817,28 +797,7 @@ static int write_calibrated(const char *in, const char *out, const char *devname
     cJSON_DeleteItemFromObjectCaseSensitive(d, "overhead");
     cJSON_AddItemToObject(d, "efficiency", ef);
     cJSON_AddItemToObject(d, "overhead", ov);
-    char *txt = cJSON_Print(root);
-    cJSON_Delete(root);
-    if (!txt)
-        return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
-    char tmp[1100];
-    snprintf(tmp, sizeof tmp, "%s.%ld.tmp", out, (long)getpid());
-    FILE *f = fopen(tmp, "w");
-    if (!f) {
-        free(txt);
-        return dse_err_set(e, DSE_ERUNTIME, out, NULL, "cannot write: %s", strerror(errno));
-    }
-    int ok = fputs(txt, f) >= 0 && fputc('\n', f) != EOF;
-    ok = (fclose(f) == 0) && ok;
-    free(txt);
-    struct hw_system *check = malloc(sizeof *check);
-    if (ok && check && !(rc = hw_load_file(tmp, check, e)) && rename(tmp, out) == 0) {
-        free(check);
-        return DSE_OK;
-    }
-    free(check);
-    unlink(tmp);
-    return rc ? rc : dse_err_set(e, DSE_ERUNTIME, out, NULL, "cannot write the calibrated hwdesc");
+    return cli_write_json(root, out, 1, e);
 }
 
 /* Every third kernel is held out: a deterministic split that spans every kernel family. The hwdesc
