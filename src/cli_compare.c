@@ -53,7 +53,7 @@ int cmd_compare(int argc, char **argv)
         swname[MAX_ROWS][SW_NAME_LEN];
     static int calibrated[MAX_ROWS];
     struct eval_req base;
-    static struct eb_table ebt; /* (per process; compare runs once) */
+    struct eb_table ebt;
     char ebpath[1024];
     memset(res, 0, sizeof res);
     memset(&base, 0, sizeof base);

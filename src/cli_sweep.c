@@ -267,21 +267,18 @@ static void load_one(void *ctx, long long point, int feasible, const char *reaso
 
 /* What is known of the results' error: each system's calibration (its primary device's held-out
  * error, or none), and the error bars every point carries. */
-static void print_accuracy(const struct sweep_spec *sp)
+static void print_accuracy(const struct sweep_prep *prep)
 {
-    struct hw_system *sys = malloc(sizeof *sys);
-    struct dse_err e;
+    const struct sweep_spec *sp = sweep_prep_spec(prep);
     printf("accuracy:");
-    for (int i = 0; sys && i < sp->n_systems; i++) {
-        if (hw_load_file(sp->system_path[i], sys, &e))
-            continue;
+    for (int i = 0; i < sp->n_systems; i++) {
+        const struct hw_system *sys = sweep_prep_system(prep, i);
         const struct hw_device *d = &sys->dev[eval_default_device(sys)];
         if (d->calib_mape_pct >= 0)
             printf("%s %s calibrated (held-out MAPE %.1f%%)", i ? ";" : "", sys->name, d->calib_mape_pct);
         else
             printf("%s %s uncalibrated", i ? ";" : "", sys->name);
     }
-    free(sys);
     if (sp->have_errbars)
         printf("\n  every point has expected_error_low_pct / expected_error_high_pct: the 10th-90th percentile of the "
                "time error over held-out published cases of its device class and workload kind (%s%s); ranked on %s\n",
@@ -851,7 +848,7 @@ int cmd_sweep(int argc, char **argv)
         printf("model: %s (docs/models.md)\n", fid_axis ? "analytical and cycle-approximate tiers (the fidelity axis)"
                                                  : sp.fidelity == FID_CYCLE ? "cycle-approximate tier"
                                                                             : "analytical roofline");
-        print_accuracy(&sp);
+        print_accuracy(prep);
         for (int g = 0; g < groups; g++)
             if (isfinite(ghv[g]))
                 printf("hypervolume of the front%s%s: %.6g (reference: worst feasible value + 10%% of the range, "

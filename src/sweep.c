@@ -370,6 +370,11 @@ fail:
 
 const struct sweep_spec *sweep_prep_spec(const struct sweep_prep *p) { return p->sp; }
 
+const struct hw_system *sweep_prep_system(const struct sweep_prep *p, int s)
+{
+    return s >= 0 && s < p->n_sys ? &p->variants[(size_t)s * p->n_combo * p->n_power] : NULL;
+}
+
 int sweep_scratch_init(struct sweep_prep *p, int threads, struct dse_err *e)
 {
     p->scratch = calloc((size_t)threads, sizeof *p->scratch);

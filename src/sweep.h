@@ -143,6 +143,8 @@ void sweep_spec_free(struct sweep_spec *sp);
 int sweep_prepare(const struct sweep_spec *sp, struct sweep_prep **out, struct dse_err *e);
 void sweep_prep_free(struct sweep_prep *p);
 const struct sweep_spec *sweep_prep_spec(const struct sweep_prep *p);
+/* System s of the spec: its first variant (the first values of its hw: axes, the first power cap). */
+const struct hw_system *sweep_prep_system(const struct sweep_prep *p, int s);
 /* Number of threads' scratch the prep holds; evaluation uses thread-local scratch by index. */
 int sweep_scratch_init(struct sweep_prep *p, int threads, struct dse_err *e);
 
