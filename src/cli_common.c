@@ -242,18 +242,18 @@ int cli_hwdesc_device(const char *path, const char *name, cJSON **root, cJSON **
  * spaces, any other one space. Returns a new string (NULL when out of memory); txt is freed. */
 static char *untab(char *txt)
 {
-    size_t n = strlen(txt) * 2 + 1;
-    char *o = malloc(n), *w = o;
-    if (o)
-        for (const char *p = txt; *p; p++) {
-            int lead = p == txt || p[-1] == '\n' || (p[-1] == '\t' && (w - o >= 2 && w[-1] == ' ' && w[-2] == ' '));
-            if (*p != '\t')
-                *w++ = *p;
-            else if (lead)
-                *w++ = ' ', *w++ = ' ';
-            else
+    char *o = malloc(strlen(txt) * 2 + 1), *w = o;
+    int lead = 1; /* within a line's indentation */
+    for (const char *p = txt; o && *p; p++) {
+        if (*p != '\t') {
+            *w++ = *p;
+        } else {
+            *w++ = ' ';
+            if (lead)
                 *w++ = ' ';
         }
+        lead = *p == '\n' || (lead && *p == '\t');
+    }
     if (o)
         *w = 0;
     free(txt);
