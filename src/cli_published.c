@@ -542,8 +542,12 @@ int cli_calibrate_published(const struct cli_opt *opts)
     for (int k = 0; k < PP_COUNT; k++)
         if (free_param[k])
             printf(" %s %.3g", pparam_names[k], factor[k]);
-    printf("\n  MAPE       fit: %.1f%% -> %.1f%%   held-out: %.1f%% -> %.1f%% (within +-25 %%: %.0f%% -> %.0f%%)\n",
-           fit0.mape_pct, fit1.mape_pct, held0.mape_pct, held1.mape_pct, held0.within25_pct, held1.within25_pct);
+    printf("\n  MAPE       fit: %.1f%% -> %.1f%%   ", fit0.mape_pct, fit1.mape_pct);
+    if (held0.n)
+        printf("held-out: %.1f%% -> %.1f%% (within +-25 %%: %.0f%% -> %.0f%%)\n", held0.mape_pct, held1.mape_pct,
+               held0.within25_pct, held1.within25_pct);
+    else /* nothing to measure the fit against: say so rather than print 0 % */
+        printf("held-out: no cases of this device\n");
     printf("  fit cases after the fit:\n");
     for (int i = 0; i < n_fit; i++) {
         const struct pcase *c = &pc.c[idx[i]];
