@@ -29,6 +29,10 @@ static struct cli_opt eval_opts_proto[] = {
     {"software", 1, "software stack (software/ file or name from dse list software, or none; default: the "
                     "device's own, named in its hwdesc)", NULL},
     {"cpu-threads", 1, "CPU: cores used (default: all; both tiers)", NULL},
+    {"tp", 1, "tensor-parallel devices (a topology's hwdesc; default 1): heads, FFN and vocabulary split, all-reduces added", NULL},
+    {"pp", 1, "pipeline stages (default 1): the layers split, activations sent between stages", NULL},
+    {"dp", 1, "data-parallel replicas, each running --batch (default: the devices tp x pp leave)", NULL},
+    {"microbatches", 1, "micro-batches the batch is cut into through the pp stages (default 1)", NULL},
     {"error-bars", 1, "error-bar table (default: validate/published/error-bars.json, found as software/ is; none: "
                       "no interval)", NULL},
     {"json", 0, "print one JSON object", NULL},
@@ -91,6 +95,11 @@ static const char *errbar_note(const struct eval_req *r, const struct eval_resul
                  ms(t->latency_s) / (1 + t->err_high_pct / 100), ms(t->latency_s) / (1 + t->err_low_pct / 100),
                  d->calib_mape_pct >= 0 ? "" : "; this device is uncalibrated: the interval is its class's, from "
                                                "calibrated devices, and its own error may be larger");
+    if (t->devices > 1 && r->errbars) { /* the corpus's cases ran on one device each */
+        size_t at = strlen(buf);
+        snprintf(buf + at, n - at, "; from single-device cases: the layout's collectives and pipeline are not validated "
+                                   "yet");
+    }
     return buf;
 }
 
@@ -156,6 +165,20 @@ static void print_human(const struct eval_req *r, const struct eval_result *res,
                (long long)r->prompt);
     else
         printf("\n");
+    if (sys->topo.n_level) { /* the layout over the topology, innermost level first */
+        const struct par_layout *l = &r->layout;
+        printf("layout: tp %d x dp %d x pp %d", l->n[PAR_TP], l->n[PAR_DP], l->n[PAR_PP]);
+        if (l->n[PAR_PP] > 1)
+            printf(" (%d micro-batches of %lld)", l->microbatches, (long long)(r->batch / l->microbatches));
+        printf(" = %d devices '%s' on", hw_topo_devices(sys), d->name);
+        for (int i = 0; i < sys->topo.n_level; i++) {
+            const struct hw_topo_level *L = &sys->topo.level[i];
+            printf("%s %s %s of %d at %g GB/s", i ? "," : "", L->name, hw_topo_kind_names[L->kind], L->count,
+                   L->bandwidth_Bps / 1e9);
+        }
+        printf("; batch %lld per replica, metrics for the whole system (latency: one replica's)\n",
+               (long long)r->batch);
+    }
     char vn[160], eb[600];
     printf("model: %s; software: %s; %s\n", r->x.fidelity == FID_CYCLE ? "cycle-approximate tier" : "analytical roofline",
            r->sw ? r->sw->name : "none", validation_note(d, vn, sizeof vn));
@@ -268,7 +291,7 @@ static int print_scalesim(const struct eval_req *r, const struct eval_result *re
     const struct hw_device *d = &r->sys->dev[r->dev];
     enum wl_phase ph = wl_model_is_lm(r->model) ? r->phase : PH_NONE;
     struct eval_graphs eg;
-    int rc = eval_graphs_build(r->model, ph, r->batch, r->prompt, r->sw, &eg, e);
+    int rc = eval_graphs_build(r->model, ph, r->batch, r->prompt, 1, r->sw, &eg, e);
     if (rc)
         return rc;
     printf("%s\n", head[kind]);
@@ -345,6 +368,13 @@ static int print_json(const struct eval_req *r, const struct eval_result *res, c
         cJSON_AddNumberToObject(o, "generate", (double)r->gen);
     cJSON_AddStringToObject(o, "model_tier", fidelity_names[r->x.fidelity]);
     cJSON_AddStringToObject(o, "software", r->sw ? r->sw->name : "none");
+    cJSON *lay = cJSON_AddObjectToObject(o, "layout");
+    if (lay) {
+        for (int k = 0; k < PAR_DIM_COUNT; k++)
+            cJSON_AddNumberToObject(lay, par_dim_names[k], r->layout.n[k] > 0 ? r->layout.n[k] : 1);
+        cJSON_AddNumberToObject(lay, "microbatches", r->layout.microbatches > 0 ? r->layout.microbatches : 1);
+        cJSON_AddNumberToObject(lay, "devices", hw_topo_devices(r->sys));
+    }
     cJSON_AddBoolToObject(o, "feasible", res->feasible);
     if (!res->feasible)
         cJSON_AddStringToObject(o, "reason", res->reason);
@@ -355,6 +385,7 @@ static int print_json(const struct eval_req *r, const struct eval_result *res, c
         const struct hw_device *d = &r->sys->dev[r->dev];
         char vn[160], eb[600];
         cJSON_AddBoolToObject(val, "calibrated", d->calib_mape_pct >= 0);
+        cJSON_AddBoolToObject(val, "layout_validated", res->t.devices <= 1); /* no multi-device corpus yet */
         if (d->calib_mape_pct >= 0)
             cJSON_AddNumberToObject(val, "heldout_mape_pct", d->calib_mape_pct);
         else
@@ -550,6 +581,22 @@ int cmd_eval(int argc, char **argv)
         if (rc)
             goto out;
     }
+    static const char *const lay_opt[PAR_DIM_COUNT] = {"tp", "dp", "pp"};
+    for (int d = 0; d < PAR_DIM_COUNT; d++) {
+        long long v;
+        if (cli_get(opts, lay_opt[d]) &&
+            (rc = cli_int(lay_opt[d], cli_get(opts, lay_opt[d]), 1, HW_MAX_TOPO_DEVICES, &v, &e)))
+            goto out;
+        r.layout.n[d] = cli_get(opts, lay_opt[d]) ? (int)v : 0;
+    }
+    if (cli_get(opts, "microbatches")) {
+        long long v;
+        if ((rc = cli_int("microbatches", cli_get(opts, "microbatches"), 1, 4096, &v, &e)))
+            goto out;
+        r.layout.microbatches = (int)v;
+    }
+    if ((rc = par_layout_complete(sys, &r.layout, &e)))
+        goto out;
     long long top = 12;
     if (cli_get(opts, "top") && (rc = cli_int("top", cli_get(opts, "top"), 1, 100000, &top, &e)))
         goto out;

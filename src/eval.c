@@ -20,7 +20,7 @@
 
 struct eval_op_cost { /* one op's cost at the first decode step, reused by later steps */
     int dev, dynamic;
-    double time_s, compute_s, memory_s, overhead_s, xfer_s;
+    double time_s, compute_s, memory_s, overhead_s, xfer_s, comm_s; /* comm_s: of xfer_s, collectives */
     double cycles_compute, cycles_stall, mapping_efficiency, sram_reads, sram_writes, dram_reads, dram_writes;
     double e_compute, e_memory, e_link, main_bytes, utilization;
     enum bound bound;
@@ -43,6 +43,8 @@ double eval_accuracy_proxy(const struct prec_cfg *p, int has_kv)
 
 int eval_default_device(const struct hw_system *sys)
 {
+    if (sys->topo.n_level)
+        return sys->topo.dev;
     for (int i = 0; i < sys->n_dev; i++)
         if (sys->dev[i].cls != HW_CPU)
             return i;
@@ -121,15 +123,55 @@ static void infeasible(struct eval_result *res, const char *fmt, ...)
 
 /* ---- graphs and scratch ---- */
 
-int eval_graphs_build(const struct wl_model *m, enum wl_phase ph, int64_t batch, int64_t prompt,
+/* The stage split of g (eval_graphs: w_layers, w_before, w_after, boundary): a repeated op (count > 1)
+ * is a layer's; a weight read only outside them goes with the first stage when read before the first
+ * layer op, the last when after (both for a tied table); the boundary is input 0 of the first layer op. */
+static void stage_split(const struct wl_graph *g, double *w_layers, double *w_before, double *w_after,
+                        double *boundary)
+{
+    int first = -1, last = -1;
+    for (int i = 0; i < g->n_op; i++)
+        if (g->op[i].count > 1) {
+            if (first < 0)
+                first = i;
+            last = i;
+        }
+    *w_layers = *w_before = *w_after = 0;
+    *boundary = first >= 0 ? g->t[g->op[first].in[0]].elems : 0;
+    for (int t = 0; t < g->n_t; t++) {
+        const struct wl_tensor *tt = &g->t[t];
+        if (tt->kind != WL_WEIGHT)
+            continue;
+        int before = 0, after = 0, inside = 0;
+        for (int i = 0; i < g->n_op; i++)
+            for (int k = 0; k < g->op[i].n_in; k++)
+                if (g->op[i].in[k] == t) {
+                    if (first >= 0 && i >= first && i <= last && g->op[i].count > 1)
+                        inside = 1;
+                    else if (first < 0 || i < first)
+                        before = 1;
+                    else
+                        after = 1;
+                }
+        if (inside)
+            *w_layers += tt->elems * tt->count;
+        else {
+            *w_before += before ? tt->elems * tt->count : 0;
+            *w_after += after ? tt->elems * tt->count : 0;
+        }
+    }
+}
+
+int eval_graphs_build(const struct wl_model *m, enum wl_phase ph, int64_t batch, int64_t prompt, int tp,
                       const struct sw_stack *sw, struct eval_graphs *eg, struct dse_err *e)
 {
     memset(eg, 0, sizeof *eg);
     eg->phase = ph;
     eg->batch = batch;
     eg->prompt = prompt;
+    eg->tp = tp > 1 ? tp : 1;
     eg->sw = sw;
-    struct wl_shape sh = {batch, prompt, 0};
+    struct wl_shape sh = {batch, prompt, 0, eg->tp};
     if (ph == PH_DECODE) {
         sh.tokens = 1;
         sh.past = prompt;
@@ -144,8 +186,9 @@ int eval_graphs_build(const struct wl_model *m, enum wl_phase ph, int64_t batch,
     eg->first_params = wl_params(&eg->first);
     eg->first_active_params = wl_active_params(&eg->first);
     eg->first_launches = pass_kernel_launches(&eg->first);
+    stage_split(&eg->first, &eg->w_layers, &eg->w_before, &eg->w_after, &eg->boundary_elems);
     if (ph == PH_GENERATE) {
-        struct wl_shape ds = {batch, 1, prompt};
+        struct wl_shape ds = {batch, 1, prompt, eg->tp};
         rc = wl_build(m, &ds, &eg->decode, e);
         if (!rc)
             rc = pass_apply(sw, &eg->decode, e);
@@ -156,6 +199,8 @@ int eval_graphs_build(const struct wl_model *m, enum wl_phase ph, int64_t batch,
         }
         eg->decode_params = wl_params(&eg->decode);
         eg->decode_launches = pass_kernel_launches(&eg->decode);
+        double wl, wb, wa;
+        stage_split(&eg->decode, &wl, &wb, &wa, &eg->decode_boundary_elems);
     }
     return DSE_OK;
 }
@@ -252,21 +297,22 @@ static int push_op(struct eval_result *res, struct dse_err *e)
 static int account(const struct eval_req *r, struct eval_result *res, const struct wl_op *op, enum wl_phase ph,
                    int row, const struct eval_op_cost *c, struct dse_err *e)
 {
-    double n = op->count;
+    double n = op->count, ts = n * res->tscale, es = n * res->escale;
     struct eval_totals *T = &res->t;
-    T->compute_s += c->compute_s * n;
-    T->memory_s += c->memory_s * n;
-    T->overhead_s += c->overhead_s * n;
-    T->xfer_s += c->xfer_s * n;
-    T->latency_s += (c->time_s + c->xfer_s) * n;
-    T->energy_compute_J += c->e_compute * n;
-    T->energy_memory_J += c->e_memory * n;
-    T->energy_link_J += c->e_link * n;
-    T->macs += op->macs * n;
-    T->flops += op->flops * n;
-    T->main_bytes += c->main_bytes * n;
-    res->dev_dyn_J[c->dev] += (c->e_compute + c->e_memory + c->e_link) * n;
-    res->dev_busy_s[res->part][c->dev] += (c->time_s + c->xfer_s) * n;
+    T->compute_s += c->compute_s * ts;
+    T->memory_s += c->memory_s * ts;
+    T->overhead_s += c->overhead_s * ts;
+    T->xfer_s += c->xfer_s * ts;
+    T->comm_s += c->comm_s * ts;
+    T->latency_s += (c->time_s + c->xfer_s) * ts;
+    T->energy_compute_J += c->e_compute * es;
+    T->energy_memory_J += c->e_memory * es;
+    T->energy_link_J += c->e_link * es;
+    T->macs += op->macs * es;
+    T->flops += op->flops * es;
+    T->main_bytes += c->main_bytes * es;
+    res->dev_dyn_J[c->dev] += (c->e_compute + c->e_memory + c->e_link) * n * res->dscale;
+    res->dev_busy_s[res->part][c->dev] += (c->time_s + c->xfer_s) * ts;
     if (!r->want_ops)
         return DSE_OK;
     if (row == res->n_ops) {
@@ -283,16 +329,16 @@ static int account(const struct eval_req *r, struct eval_result *res, const stru
     }
     struct eval_op *o = &res->ops[row];
     o->count += n;
-    o->time_s += (c->time_s + c->xfer_s) * n;
-    o->compute_s += c->compute_s * n;
-    o->memory_s += c->memory_s * n;
-    o->overhead_s += c->overhead_s * n;
-    o->xfer_s += c->xfer_s * n;
+    o->time_s += (c->time_s + c->xfer_s) * ts;
+    o->compute_s += c->compute_s * ts;
+    o->memory_s += c->memory_s * ts;
+    o->overhead_s += c->overhead_s * ts;
+    o->xfer_s += c->xfer_s * ts;
     o->bound = c->bound;
-    o->macs += op->macs * n;
-    o->flops += op->flops * n;
-    o->bytes += c->main_bytes * n;
-    o->energy_J += (c->e_compute + c->e_memory + c->e_link) * n;
+    o->macs += op->macs * es;
+    o->flops += op->flops * es;
+    o->bytes += c->main_bytes * es;
+    o->energy_J += (c->e_compute + c->e_memory + c->e_link) * es;
     o->utilization = c->utilization;
     o->cycles_compute += c->cycles_compute * n;
     o->cycles_stall += c->cycles_stall * n;
@@ -471,7 +517,20 @@ static int eval_graph(const struct eval_req *r, const struct wl_graph *g, double
         struct eval_op_cost k;
         fill_cost(&k, dev, &c, &sys->dev[dev]);
         k.dynamic = (op_info[op->type].flags & OPF_KV) && op->n_in == 5;
-        k.xfer_s = k.e_link = 0;
+        k.xfer_s = k.e_link = k.comm_s = 0;
+        if (op_info[op->type].flags & OPF_COLL) { /* its link time over the layout's group (par.h) */
+            struct coll_cost cc;
+            int size, stride;
+            par_group(&r->layout, (enum par_dim)op->coll_dim, &size, &stride);
+            double b = wl_tensor_bytes(&g->t[op->type == OP_ALLGATHER ? op->out[0] : op->in[0]], &r->x.prec);
+            if ((rc = par_coll_cost(&sys->topo, op->type == OP_ALLGATHER ? COLL_ALLGATHER : COLL_ALLREDUCE, size, stride,
+                                    b, &cc, e)))
+                return rc;
+            k.xfer_s = k.comm_s = cc.time_s;
+            k.e_link = cc.energy_J;
+            if (cc.time_s > k.time_s)
+                k.bound = BOUND_NETWORK; /* the links, not the kernel's compute, memory or launch, set its time */
+        }
         for (int m = 0; m < op->n_in; m++) {
             int t = op->in[m];
             const struct wl_tensor *tt = &g->t[t];
@@ -572,14 +631,94 @@ void eval_capacity(const struct hw_system *sys, int primary, double capacity_byt
         if (capacity_bytes > 0 && (d == primary || (m->shared >= 0 && m->shared == pm->shared)))
             cap = capacity_bytes;
         if (total > cap) {
+            char who[200] = "";
+            const struct par_layout *l = &res->layout;
+            if (res->t.devices > 1 && d == sys->topo.dev)
+                snprintf(who, sizeof who, "%s '%s' of the %d of tp %d x dp %d x pp %d ",
+                         l->n[PAR_PP] > 1 ? "the most loaded (a first or last pipeline stage)" : "each", sys->dev[d].name,
+                         (int)res->t.devices, l->n[PAR_TP], l->n[PAR_DP], l->n[PAR_PP]);
             infeasible(res,
-                       "does not fit in memory: needs %.3g GB (weights %.3g GB + KV cache %.3g GB + activations %.3g GB) "
-                       "in '%s' of %.3g GB",
-                       total / 1e9, res->t.weight_bytes / 1e9, res->t.kv_bytes / 1e9, res->t.act_bytes / 1e9, m->name,
-                       cap / 1e9);
+                       "does not fit in memory: %sneeds %.3g GB (weights %.3g GB + KV cache %.3g GB + activations "
+                       "%.3g GB) in '%s' of %.3g GB",
+                       who, total / 1e9, res->t.weight_bytes / 1e9, res->t.kv_bytes / 1e9, res->t.act_bytes / 1e9,
+                       m->name, cap / 1e9);
             return;
         }
     }
+}
+
+/* Costs every operator of the point (the prefill or whole graph, then each decode step) and the
+ * memory each device needs: raw sums, before power limits, capacity and derived metrics. On return
+ * res->feasible is 0 when an operator cannot run (graph-level infeasibility). */
+/* A layout's pipeline (par.h): each pass of the graph (one micro-batch through every layer, one tp
+ * shard) runs as pp stages of 1/pp of it each. M micro-batches through pp stages take
+ *   prefill (or a whole inference):  (M + pp - 1) stage times   (the fill and drain of the pipe)
+ *   a decode step of all M:          max(M, pp) stage times     (a micro-batch's next token needs its
+ *                                                                last; fewer than pp leave stages idle)
+ * plus, on the critical path, the (pp - 1) sends of the boundary activation, each tp rank sending its
+ * 1/tp (Megatron-LM's scatter/gather). Energy: every device of the system, every micro-batch. */
+static double pipe_scale(const struct par_layout *l, int decode)
+{
+    double M = l->microbatches > 0 ? l->microbatches : 1, pp = l->n[PAR_PP] > 0 ? l->n[PAR_PP] : 1;
+    return decode ? (M > pp ? M : pp) / pp : (M + pp - 1) / pp;
+}
+
+static int pipe_sends(const struct eval_req *r, struct eval_result *res, double elems, struct dse_err *e)
+{
+    const struct par_layout *l = &r->layout;
+    int pp = l->n[PAR_PP], tp = l->n[PAR_TP] > 0 ? l->n[PAR_TP] : 1, size, stride;
+    if (pp <= 1 || !(elems > 0))
+        return DSE_OK;
+    par_group(l, PAR_PP, &size, &stride);
+    struct coll_cost c;
+    double bytes = elems * prec_bytes(r->x.prec.a);
+    int rc = par_coll_cost(&r->sys->topo, COLL_SENDRECV, 2, stride, bytes / tp, &c, e);
+    if (rc)
+        return rc;
+    double t = (pp - 1) * c.time_s, dp = l->n[PAR_DP] > 0 ? l->n[PAR_DP] : 1, M = l->microbatches > 0 ? l->microbatches : 1;
+    res->t.latency_s += t;
+    res->t.xfer_s += t;
+    res->t.comm_s += t;
+    res->t.pipe_s += t;
+    res->t.energy_link_J += dp * M * (pp - 1) * tp * c.energy_J;
+    res->t.pipe_J += dp * M * (pp - 1) * tp * c.energy_J;
+    res->dev_busy_s[res->part][r->dev] += t;
+    return DSE_OK;
+}
+
+int eval_check_layout(const struct eval_req *r, struct dse_err *e)
+{
+    const struct par_layout *l = &r->layout;
+    int M = l->microbatches > 0 ? l->microbatches : 1, pp = l->n[PAR_PP] > 0 ? l->n[PAR_PP] : 1;
+    int devs = l->n[PAR_TP] * (l->n[PAR_DP] > 0 ? l->n[PAR_DP] : 1) * pp;
+    if (devs > 1 && (r->sys->topo.n_level == 0 || r->dev != r->sys->topo.dev))
+        return dse_err_set(e, DSE_EINPUT, NULL, NULL, "a layout of %d devices runs on the topology's device%s%s%s", devs,
+                           r->sys->topo.n_level ? " '" : " (system '", r->sys->topo.n_level ? r->sys->dev[r->sys->topo.dev].name : r->sys->name,
+                           r->sys->topo.n_level ? "'" : "' has no topology)");
+    if (r->batch % M)
+        return dse_err_set(e, DSE_EINPUT, NULL, NULL, "microbatches %d must divide the batch %lld", M, (long long)r->batch);
+    if (M > 1 && pp == 1)
+        return dse_err_set(e, DSE_EINPUT, NULL, NULL, "microbatches %d need pipeline stages (pp > 1)", M);
+    if (pp > 1) {
+        if (r->model->kind != WLM_TRANSFORMER)
+            return dse_err_set(e, DSE_EINPUT, r->model->path, NULL,
+                               "pipeline stages (pp %d) split a model's repeated layers; %s has none to split: use dp",
+                               pp, r->model->name);
+        if (pp > r->model->tf.layers)
+            return dse_err_set(e, DSE_EINPUT, r->model->path, "num_hidden_layers",
+                               "pp %d stages need at least as many layers, %s has %lld", pp, r->model->name,
+                               (long long)r->model->tf.layers);
+    }
+    if (l->n[PAR_TP] > 1) {
+        if (r->model->kind != WLM_TRANSFORMER)
+            return dse_err_set(e, DSE_EINPUT, r->model->path, NULL,
+                               "tensor parallelism (tp %d) splits transformer configs (heads, FFN, vocabulary); %s is "
+                               "not one: use dp",
+                               l->n[PAR_TP], r->model->name);
+        struct wl_transformer sc;
+        return wl_shard_transformer(&r->model->tf, l->n[PAR_TP], r->model->path, &sc, e);
+    }
+    return DSE_OK;
 }
 
 /* Costs every operator of the point (the prefill or whole graph, then each decode step) and the
@@ -599,6 +738,14 @@ static int eval_ops(const struct eval_req *r, const struct eval_graphs *eg, stru
     res->ops = keep;
     res->cap_ops = keep_cap;
     res->feasible = 1;
+    const struct par_layout *L = &r->layout;
+    double M = L->microbatches > 0 ? L->microbatches : 1, pp = L->n[PAR_PP] > 0 ? L->n[PAR_PP] : 1;
+    double tp = L->n[PAR_TP] > 0 ? L->n[PAR_TP] : 1, dp = L->n[PAR_DP] > 0 ? L->n[PAR_DP] : 1;
+    res->layout = *L;
+    res->t.devices = tp * dp * pp;
+    res->escale = dp * tp * M;
+    res->dscale = M / pp;
+    res->tscale = pipe_scale(L, eg->phase == PH_DECODE);
     if ((rc = model_for(pd->cls)->check(pd, e)))
         return rc;
     enum wl_phase ph = eg->phase;
@@ -616,6 +763,8 @@ static int eval_ops(const struct eval_req *r, const struct eval_graphs *eg, stru
                     res, e);
     if (rc || !res->feasible)
         return rc;
+    if ((rc = pipe_sends(r, res, eg->boundary_elems, e)))
+        return rc;
     double act = u.act;
     double req = pd->per_request_s + (r->sw ? r->sw->per_request_s : 0); /* the request's own runtime work */
     res->t.latency_s += req;
@@ -628,10 +777,11 @@ static int eval_ops(const struct eval_req *r, const struct eval_graphs *eg, stru
         const struct wl_graph *g = &eg->decode;
         int row0 = res->n_ops;
         res->part = 1;
+        res->tscale = pipe_scale(L, 1);
         /* the cache at the last step: prompt + gen - 1 past tokens (a window's fewer) and the new one */
         double t0 = res->t.latency_s;
         rc = eval_graph(r, g, eg->decode_params, PH_DECODE, r->gen - 1, s, &ud, &used, s->contrib, res, e);
-        if (rc || !res->feasible)
+        if (rc || !res->feasible || (rc = pipe_sends(r, res, eg->decode_boundary_elems, e)))
             return rc;
         runtime_step(r, res, res->t.latency_s - t0, eg->decode_launches);
         for (int64_t i = 1; i < r->gen; i++) {
@@ -644,6 +794,8 @@ static int eval_ops(const struct eval_req *r, const struct eval_graphs *eg, stru
                 if ((rc = account(r, res, &g->op[k], PH_DECODE, row0 + k, &c, e)))
                     return rc;
             }
+            if ((rc = pipe_sends(r, res, eg->decode_boundary_elems, e)))
+                return rc;
             runtime_step(r, res, res->t.latency_s - t0, eg->decode_launches);
         }
         res->t.kernels += eg->decode_launches * (double)r->gen;
@@ -653,11 +805,17 @@ static int eval_ops(const struct eval_req *r, const struct eval_graphs *eg, stru
     }
     res->used = used;
 
+    /* Memory of the most loaded device: a pp stage holds 1/pp of the layers' weights and of the cache
+     * of every micro-batch, the first stage the embeddings and the last the head (the larger counts),
+     * one micro-batch's activations. */
+    double wshare = 1;
+    if (pp > 1 && eg->first_params > 0)
+        wshare = (eg->w_layers / pp + (eg->w_before > eg->w_after ? eg->w_before : eg->w_after)) / eg->first_params;
     struct eval_totals *T = &res->t;
     for (int d = 0; d < sys->n_dev; d++) {
-        double kv = u.kv[d];
-        res->need_bytes[d] = u.weights[d] + kv + (d == r->dev ? act : 0);
-        T->weight_bytes += u.weights[d];
+        double w = u.weights[d] * (d == r->dev ? wshare : 1), kv = u.kv[d] * (d == r->dev ? M / pp : 1);
+        res->need_bytes[d] = w + kv + (d == r->dev ? act : 0);
+        T->weight_bytes += w;
         T->kv_bytes += kv;
     }
     T->act_bytes = act;
@@ -831,17 +989,18 @@ static int finish(const struct eval_req *r, const struct eval_graphs *eg, struct
      * part of its price (the hwdesc puts a module's or an instance's price on one device); idle power,
      * price and rent sum over every device. */
     double idle = 0, price = 0, rent = 0;
-    for (int d = 0; d < sys->n_dev; d++) {
-        idle += sys->dev[d].idle_W;
-        price += sys->dev[d].price_USD;
-        rent += sys->dev[d].rent_USD_per_hour;
+    for (int d = 0; d < sys->n_dev; d++) { /* a topology's device once per device of the layout */
+        double n = sys->topo.n_level && d == sys->topo.dev ? T->devices : 1;
+        idle += n * sys->dev[d].idle_W;
+        price += n * sys->dev[d].price_USD;
+        rent += n * sys->dev[d].rent_USD_per_hour;
     }
     int priced = price > 0 || rent > 0;
     T->price_USD = price;
     T->die_area_mm2 = 0;
     for (int d = 0; d < sys->n_dev; d++)
         if (res->used & (1u << d))
-            T->die_area_mm2 += hw_die_area_mm2(&sys->dev[d]);
+            T->die_area_mm2 += hw_die_area_mm2(&sys->dev[d]) * (sys->topo.n_level && d == sys->topo.dev ? T->devices : 1);
     T->energy_static_J = idle * T->latency_s;
     error_bars(r, eg->phase, T);
     for (int i = 0; i < res->n_ops; i++)
@@ -849,12 +1008,13 @@ static int finish(const struct eval_req *r, const struct eval_graphs *eg, struct
     T->energy_J = T->energy_compute_J + T->energy_memory_J + T->energy_static_J + T->energy_link_J;
     T->avg_power_W = T->latency_s > 0 ? T->energy_J / T->latency_s : 0;
     T->peak_memory_bytes = T->weight_bytes + T->kv_bytes + T->act_bytes;
-    T->throughput_per_s = T->latency_s > 0 ? (double)r->batch / T->latency_s : 0;
+    double dp = r->layout.n[PAR_DP] > 0 ? r->layout.n[PAR_DP] : 1; /* replicas, each running r->batch */
+    T->throughput_per_s = T->latency_s > 0 ? dp * (double)r->batch / T->latency_s : 0;
     if (!isfinite(T->latency_s) || !isfinite(T->energy_J) || !isfinite(T->peak_memory_bytes))
         return dse_err_set(e, DSE_ERUNTIME, NULL, NULL,
                            "numeric overflow: the figures of this point exceed what a double holds (check the hwdesc "
                            "for rates near zero or sizes near the limits)");
-    double B = (double)r->batch, tokens = 0, first_s = res->first_s;
+    double B = dp * (double)r->batch, tokens = 0, first_s = res->first_s;
     switch (ph) {
     case PH_GENERATE:
         T->ttft_s = first_s;
@@ -876,6 +1036,7 @@ static int finish(const struct eval_req *r, const struct eval_graphs *eg, struct
     }
     if (tokens > 0) {
         T->tokens_per_s = tokens / T->latency_s;
+        T->tokens_per_s_per_device = T->tokens_per_s / (T->devices > 0 ? T->devices : 1);
         T->energy_per_token_J = T->energy_J / tokens;
     }
     T->energy_per_inference_J = T->energy_J / B;
@@ -910,8 +1071,11 @@ int eval_run(const struct eval_req *r, struct eval_result *res, struct dse_err *
     enum wl_phase ph = lm ? (r->phase == PH_NONE ? PH_GENERATE : r->phase) : PH_NONE;
     if (r->batch < 1 || r->prompt < 1 || (ph == PH_GENERATE && r->gen < 1))
         return dse_err_set(e, DSE_EINPUT, NULL, NULL, "batch, prompt and generated tokens must be positive");
-    int rc = eval_graphs_build(r->model, ph, r->batch, r->prompt, r->sw, &eg, e);
+    int rc = eval_check_layout(r, e);
     if (rc)
+        return rc;
+    int M = r->layout.microbatches > 0 ? r->layout.microbatches : 1;
+    if ((rc = eval_graphs_build(r->model, ph, r->batch / M, r->prompt, r->layout.n[PAR_TP], r->sw, &eg, e)))
         return rc;
     if (!(rc = eval_scratch_fit(&s, &eg, e)))
         rc = eval_point(r, &eg, &s, res, e);

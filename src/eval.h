@@ -14,6 +14,7 @@
 #define DSE_EVAL_H
 
 #include "model.h"
+#include "par.h"
 #include "pass.h"
 
 /* Cost assumptions for the cost metrics (docs/models.md). */
@@ -39,19 +40,30 @@ struct eval_req {
     double accuracy_proxy; /* > 0: the measured error of this precision (eval_accuracy_proxy); else the
                               unit-roundoff estimate prec_accuracy_proxy */
     const struct eb_table *errbars; /* the error bars (errbar.h) the result carries; NULL: none */
+    /* How the system's topology runs the workload (par.h): tp x dp x pp devices, completed by
+     * par_layout_complete (zeros: one device). batch is one replica's (a dp group member's): its
+     * sequences, cut into layout.microbatches micro-batches through the pp stages; the graphs are built
+     * for one micro-batch, sharded tp ways. */
+    struct par_layout layout;
 };
 
 /* Graphs for one (workload, phase, batch, prompt, software stack): built once, the stack's passes
  * applied, then read-only. */
 struct eval_graphs {
     enum wl_phase phase;
-    int64_t batch, prompt;
+    int64_t batch, prompt; /* batch: of one micro-batch */
+    int tp;                /* the graphs are one device's shard of tp (wl_shard_transformer) */
     const struct sw_stack *sw; /* the stack whose passes were applied (NULL: none) */
     struct wl_graph first;  /* the whole inference, the prefill, or the single decode step */
     struct wl_graph decode; /* generate: the first decode step (prompt tokens cached); else empty */
     double first_params, decode_params;
     double first_active_params; /* parameters a token uses (MoE: the routed experts it picks) */
     double first_launches, decode_launches; /* kernel launches of one execution (pass_kernel_launches) */
+    /* For pipeline stages (par.h): weight elements of the repeated layers (split over the stages) and
+     * of the rest read before them (the first stage: embeddings) and after them (the last: the head; a
+     * tied table is in both); elements of the activation entering the layers of the first graph and
+     * of a decode step (what crosses a stage boundary). */
+    double w_layers, w_before, w_after, boundary_elems, decode_boundary_elems;
 };
 
 /* Per-thread working memory, reused across points. */
@@ -103,6 +115,11 @@ struct eval_totals {
     int err_n, err_fallback;          /* its held-out cases; 1 when the class's all-kinds row gave it */
     double throttle_slowdown;       /* latency / latency unthrottled: 1 when no device hit its power limit */
     double kernels;                 /* kernel launches of the evaluated phase (every step) */
+    double devices;                 /* devices of the layout (tp x dp x pp; 1 without a topology) */
+    double comm_s;                  /* of xfer_s: collectives and pipeline sends over the topology */
+    double pipe_s, pipe_J;          /* of comm_s and energy_link_J: the sends between pipeline stages
+                                       (no operator's row holds them) */
+    double tokens_per_s_per_device; /* tokens_per_s / devices */
     double runtime_s;               /* host and runtime time not hidden by the devices: kernel issue beyond
                                        device time, per-step and per-request work (pass.h) */
 };
@@ -118,6 +135,11 @@ struct eval_result {
      * lower of TDP and power cap). */
     unsigned used;      /* bit d: device d ran an operator */
     int part;           /* 0 while the first graph is accounted, 1 for decode steps */
+    /* While a pass is accounted (eval.c): its times x tscale (the pipeline's schedule of its
+     * micro-batches over pp stages), the system's energy x escale (every device and micro-batch), a
+     * device's own dynamic energy x dscale (its share of the stages) */
+    double tscale, escale, dscale;
+    struct par_layout layout; /* the request's, for messages */
     double first_s;     /* latency of the first graph (the prefill of a generate) */
     double dev_dyn_J[HW_MAX_DEVICES], dev_busy_s[2][HW_MAX_DEVICES];
     double dev_power_W[HW_MAX_DEVICES], dev_limit_W[HW_MAX_DEVICES];
@@ -140,8 +162,12 @@ int eval_default_prec(const struct hw_device *d);
 int eval_parse_placement(const struct hw_system *sys, const char *s, int *dev, int *type_dev, struct dse_err *e);
 
 /* Builds the graphs and applies the stack's passes (sw NULL: none); sw must outlive eg. */
-int eval_graphs_build(const struct wl_model *m, enum wl_phase ph, int64_t batch, int64_t prompt,
+int eval_graphs_build(const struct wl_model *m, enum wl_phase ph, int64_t batch, int64_t prompt, int tp,
                       const struct sw_stack *sw, struct eval_graphs *eg, struct dse_err *e);
+/* Checks that r's layout can run its workload: pp needs repeated layers to split (a transformer) and
+ * no more stages than layers, the micro-batches must divide the batch, and tp must shard the model
+ * (wl_shard_transformer's errors). */
+int eval_check_layout(const struct eval_req *r, struct dse_err *e);
 void eval_graphs_free(struct eval_graphs *eg);
 int eval_scratch_fit(struct eval_scratch *s, const struct eval_graphs *eg, struct dse_err *e);
 void eval_scratch_free(struct eval_scratch *s);

@@ -11,6 +11,7 @@ const char *const hw_class_names[HW_CLASS_COUNT + 1] = {"cpu", "gpu", "systolic"
 const char *const hw_engine_names[ENG_COUNT + 1] = {"matrix", "vector", NULL};
 const char *const hw_mem_kind_names[MEM_KIND_COUNT + 1] = {"register", "sram", "cache", "dram", "host", NULL};
 const char *const hw_dataflow_names[DF_COUNT + 1] = {"os", "ws", "is", NULL};
+const char *const hw_topo_kind_names[TOPO_KIND_COUNT + 1] = {"switch", "ring", "torus", "fat_tree", NULL};
 
 double hw_default_mem_J_per_byte(enum hw_mem_kind k, double capacity_bytes, double process_nm)
 {
@@ -141,5 +142,7 @@ int hw_link_between(const struct hw_system *sys, int a, int b)
             return i;
     return -1;
 }
+
+int hw_topo_devices(const struct hw_system *sys) { return sys->topo.n_level > 0 ? sys->topo.devices : 1; }
 
 int hw_first_shared_level(const struct hw_device *d) { return d->n_mem >= 3 ? 1 : 0; }

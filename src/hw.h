@@ -129,6 +129,31 @@ struct hw_link {
     double bandwidth_Bps, latency_s, energy_J_per_byte;
 };
 
+/* A topology: N identical copies of one device joined by levels of interconnect, innermost first;
+ * level l groups `count` units of level l - 1 (level 0 groups devices), so the system has the
+ * product of the counts. Ranks are numbered with level 0 varying fastest. bandwidth_Bps is per
+ * device and direction: a switch's or fat tree's injection bandwidth, one link of a ring or torus
+ * (both of whose directions an algorithm may use). Collective costs: par.h. */
+#define HW_MAX_TOPO_LEVELS 4
+#define HW_MAX_TOPO_DEVICES 65536
+enum hw_topo_kind { TOPO_SWITCH, TOPO_RING, TOPO_TORUS, TOPO_FAT_TREE, TOPO_KIND_COUNT };
+extern const char *const hw_topo_kind_names[TOPO_KIND_COUNT + 1];
+struct hw_topo_level {
+    char name[HW_NAME_LEN];
+    enum hw_topo_kind kind;
+    int count;
+    int n_dims, dims[3]; /* torus: its dimensions (product = count); else 1, {count} */
+    double bandwidth_Bps, latency_s, energy_J_per_byte;
+    double base_latency_s; /* fixed cost of each collective at this level (a library's set-up and
+                              synchronisation: NCCL's base latency), beside latency_s per step */
+};
+struct hw_topology {
+    int n_level; /* 0: no topology (the system is one copy of each of its devices) */
+    int dev;     /* the replicated device */
+    struct hw_topo_level level[HW_MAX_TOPO_LEVELS];
+    int devices; /* product of the counts */
+};
+
 struct hw_system {
     char name[HW_NAME_LEN];
     char description[256];
@@ -138,6 +163,7 @@ struct hw_system {
     int n_dev;
     struct hw_link link[HW_MAX_LINKS];
     int n_link;
+    struct hw_topology topo;
 };
 
 /* Loads and validates a hwdesc file (fname is used in messages). sys is caller-owned. */
@@ -161,6 +187,8 @@ double hw_vector_peak(const struct hw_device *d, enum prec p, enum hw_engine *us
 double hw_max_peak(const struct hw_device *d, enum prec *p);
 /* Capacity of the level where tensors live (the last one). */
 double hw_main_capacity(const struct hw_device *d);
+/* Devices of the topology (1 without one). */
+int hw_topo_devices(const struct hw_system *sys);
 /* Index of the link joining devices a and b, or -1. */
 int hw_link_between(const struct hw_system *sys, int a, int b);
 /* Sets a device's power cap (0: none). The device obeys the lower of its cap and TDP as evaluation

@@ -619,8 +619,8 @@ static int load_ops(struct ju *j, const cJSON *o, struct hw_system *sys, struct 
     }
     ju_pop(j, old);
     KEEP(rc);
-    for (int t = 0; t < OP_COUNT; t++) /* views cost nothing anywhere */
-        if (op_info[t].flags & OPF_VIEW)
+    for (int t = 0; t < OP_COUNT; t++) /* views cost nothing anywhere; every device takes part in collectives */
+        if (op_info[t].flags & (OPF_VIEW | OPF_COLL))
             d->ops_mask |= 1u << t;
     return DSE_OK;
 }
@@ -703,10 +703,108 @@ static int load_link(struct ju *j, const cJSON *o, const struct hw_system *sys, 
     return DSE_OK;
 }
 
+/* One level of a topology (hw.h). A torus names its dims (1 to 3, product = count); other kinds none. */
+static int load_topo_level(struct ju *j, const cJSON *o, struct hw_topo_level *l)
+{
+    static const char *const keys[] = {"name", "kind", "count", "dims", "bandwidth_GBps", "latency_us",
+                                       "base_latency_us", "energy_pJ_per_byte", "source", "note", NULL};
+    int rc, kind = 0, n = 0;
+    long long count = 0;
+    const cJSON *arr;
+    double bw = 0, lat = 0, en = -1, base = 0;
+    if ((rc = ju_object(j, o, keys)) || (rc = ju_str(j, o, "name", 0, l->name, sizeof l->name)) ||
+        (rc = ju_enum(j, o, "kind", 0, hw_topo_kind_names, &kind)) ||
+        (rc = ju_int(j, o, "count", 0, 2, HW_MAX_TOPO_DEVICES, &count)) ||
+        (rc = ju_array(j, o, "dims", JU_OPT, 3, &arr, &n)) ||
+        (rc = ju_num(j, o, "bandwidth_GBps", JU_POS, 1e7, &bw)) ||
+        (rc = ju_num(j, o, "latency_us", JU_NONNEG, 1e7, &lat)) ||
+        (rc = ju_num(j, o, "base_latency_us", JU_OPT | JU_NONNEG, 1e7, &base)) ||
+        (rc = ju_num(j, o, "energy_pJ_per_byte", JU_OPT | JU_POS, 1e6, &en)) || (rc = need_source(j, o)))
+        return rc;
+    l->kind = (enum hw_topo_kind)kind;
+    l->base_latency_s = base * 1e-6;
+    l->count = (int)count;
+    l->n_dims = 1;
+    l->dims[0] = l->count;
+    if (arr && l->kind != TOPO_TORUS) {
+        ju_key(j, "dims");
+        return ju_fail(j, "only a torus has dims (this level is a %s)", hw_topo_kind_names[kind]);
+    }
+    if (l->kind == TOPO_TORUS) {
+        size_t old = ju_key(j, "dims");
+        if (!arr || n < 1)
+            return ju_fail(j, "a torus needs its dimensions, e.g. [4, 4, 4]");
+        long long prod = 1;
+        for (int i = 0; i < n; i++) {
+            const cJSON *v = cJSON_GetArrayItem(arr, i);
+            size_t o2 = ju_idx(j, i);
+            if (!cJSON_IsNumber(v) || v->valuedouble != floor(v->valuedouble) || v->valuedouble < 2 ||
+                v->valuedouble > HW_MAX_TOPO_DEVICES)
+                return ju_fail(j, "expected an integer in [2, %d]", HW_MAX_TOPO_DEVICES);
+            ju_pop(j, o2);
+            l->dims[i] = (int)v->valuedouble;
+            prod *= l->dims[i];
+        }
+        if (prod != count)
+            return ju_fail(j, "the dimensions multiply to %lld, but count is %lld", prod, count);
+        l->n_dims = n;
+        ju_pop(j, old);
+    }
+    l->bandwidth_Bps = bw * 1e9;
+    l->latency_s = lat * 1e-6;
+    /* Default: the links' default (PCIe-class SerDes, about 5 pJ/bit; docs/models.md). */
+    l->energy_J_per_byte = en > 0 ? en * 1e-12 : 40e-12;
+    return DSE_OK;
+}
+
+static int load_topology(struct ju *j, const cJSON *root, struct hw_system *sys)
+{
+    static const char *const keys[] = {"device", "levels", "source", "note", NULL};
+    struct hw_topology *t = &sys->topo;
+    char dev[HW_NAME_LEN];
+    const cJSON *arr;
+    int rc, n;
+    size_t old;
+    const cJSON *o = section(j, root, "topology", &old);
+    if (!o)
+        return DSE_OK;
+    if ((rc = ju_object(j, o, keys)) || (rc = ju_str(j, o, "device", 0, dev, sizeof dev)) ||
+        (rc = ju_array(j, o, "levels", 0, HW_MAX_TOPO_LEVELS, &arr, &n)))
+        return rc;
+    int d = hw_find_device(sys, dev);
+    if (d < 0) {
+        ju_key(j, "device");
+        return ju_fail(j, "expected the name of a device of this system, got '%s'", dev);
+    }
+    size_t o2 = ju_key(j, "levels");
+    if (n < 1)
+        return ju_fail(j, "expected at least one level");
+    double total = 1;
+    for (int i = 0; i < n; i++) {
+        size_t o3 = ju_idx(j, i);
+        if ((rc = load_topo_level(j, cJSON_GetArrayItem(arr, i), &t->level[i])))
+            return rc;
+        for (int k = 0; k < i; k++)
+            if (strcmp(t->level[k].name, t->level[i].name) == 0)
+                return ju_fail(j, "level name '%s' used twice", t->level[i].name);
+        total *= t->level[i].count;
+        if (total > HW_MAX_TOPO_DEVICES)
+            return ju_fail(j, "the levels hold %.0f devices so far, more than the %d supported", total,
+                           HW_MAX_TOPO_DEVICES);
+        ju_pop(j, o3);
+    }
+    ju_pop(j, o2);
+    ju_pop(j, old);
+    t->dev = d;
+    t->n_level = n;
+    t->devices = (int)total;
+    return DSE_OK;
+}
+
 int hw_load_buf(const char *buf, unsigned long len, const char *fname, struct hw_system *sys, struct dse_err *e)
 {
     static const char *const keys[] = {"schema", "name", "description", "memories", "devices", "links",
-                                       "note", "source", NULL};
+                                       "topology", "note", "source", NULL};
     cJSON *root = NULL;
     struct ju j;
     int rc, n;
@@ -783,6 +881,8 @@ int hw_load_buf(const char *buf, unsigned long len, const char *fname, struct hw
     if (rc)
         goto out;
     sys->n_link = n;
+    if (!dev_errors && (rc = load_topology(&j, root, sys)) && rc != DSE_EINPUT)
+        goto out;
     if (j.n_err)
         rc = DSE_EINPUT;
 out:

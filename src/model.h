@@ -9,7 +9,7 @@
 #include "hw.h"
 #include "wl.h"
 
-enum bound { BOUND_COMPUTE, BOUND_MEMORY, BOUND_OVERHEAD, BOUND_NONE, BOUND_COUNT };
+enum bound { BOUND_COMPUTE, BOUND_MEMORY, BOUND_OVERHEAD, BOUND_NONE, BOUND_NETWORK, BOUND_COUNT };
 extern const char *const bound_names[BOUND_COUNT + 1];
 
 /* Why an op cannot run on a device. */

@@ -46,7 +46,7 @@
 #include <math.h>
 #include <string.h>
 
-const char *const bound_names[BOUND_COUNT + 1] = {"compute", "memory", "overhead", "none", NULL};
+const char *const bound_names[BOUND_COUNT + 1] = {"compute", "memory", "overhead", "none", "network", NULL};
 
 static int vector_prec(const struct hw_device *d, enum prec want, double *peak, enum hw_engine *eng)
 {

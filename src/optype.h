@@ -18,6 +18,8 @@ enum op_type {
     OP_CONCAT,
     OP_RESHAPE,   /* a view: no data moves */
     OP_SLICE,     /* a view of the leading part of one axis: no data moves */
+    OP_ALLREDUCE, /* collective over a layout group (par.h): every member ends with the sum */
+    OP_ALLGATHER, /* collective over a layout group: the members' pieces joined along axis */
     OP_COUNT
 };
 
@@ -30,6 +32,7 @@ extern const char *const hw_eff_class_names[EC_COUNT + 1];
 #define OPF_VIEW 1u  /* moves no data and costs nothing (its output aliases its input) */
 #define OPF_GEMM 2u  /* GEMM-like: runs on matrix engines, has a GEMM view (gm, gn, gk, gbatch) */
 #define OPF_KV 4u    /* may read a KV cache (k_past, v_past): re-costed at every decode step */
+#define OPF_COLL 8u  /* a collective: its device kernel is costed like any op, its link time by par.h */
 
 /* When an operator takes its alternative efficiency class (eff_alt). */
 enum op_narrow {
@@ -46,6 +49,7 @@ enum op_role {
     ROLE_POINTWISE, /* element-wise: an epilogue of a producer, or a link of a fused chain */
     ROLE_DATA,      /* moves data (embedding gather, pooling, concat): a pointwise chain may follow it */
     ROLE_VIEW,      /* free */
+    ROLE_COLL,      /* a collective: a kernel of its own (nothing fuses into or with it) */
     ROLE_COUNT
 };
 

@@ -357,7 +357,7 @@ int sweep_prepare(const struct sweep_spec *sp, struct sweep_prep **out, struct d
         for (int b = 0; b < p->n_batch; b++)
             for (int si = 0; si < p->n_stk; si++) {
                 int64_t batch = p->ax_batch >= 0 ? (int64_t)sp->axes[p->ax_batch].v[b].num : 1;
-                if (used[si] && (rc = eval_graphs_build(&sp->wl[w].model, sp->wl[w].phase, batch, sp->wl[w].prompt,
+                if (used[si] && (rc = eval_graphs_build(&sp->wl[w].model, sp->wl[w].phase, batch, sp->wl[w].prompt, 1,
                                                         stack_of(p, si), &p->graphs[graph_of(p, w, b, si)], e)))
                     goto fail;
             }

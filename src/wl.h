@@ -66,7 +66,9 @@ struct wl_op {
     int pool_max;                       /* pool: 1 max, 0 average */
     int heads;                          /* attention: query heads (key/value heads follow from shapes) */
     int causal;                         /* attention */
-    int axis;                           /* concat, slice */
+    int axis;                           /* concat, slice, allgather */
+    int coll_dim;                       /* allreduce, allgather: the layout dimension whose group runs
+                                           it (enum par_dim: 0 tp) */
     int transb;                         /* matmul: second operand stored [N, K] */
     int ceil_mode;                      /* conv2d, pool: partial windows at the edge count (SCALE-Sim) */
     int64_t window;                     /* attention: sliding window, keys per query (itself included);
@@ -166,6 +168,8 @@ struct wl_transformer {
     int64_t block_layers[2][2];
     /* vision */
     int64_t image_size, patch_size, channels, num_labels;
+    int tp; /* a tensor-parallel shard (wl_shard_transformer): heads, KV heads, FFN widths and vocabulary
+               are one device's of tp, and the builder inserts the tp group's collectives; 0 or 1: whole */
 };
 
 struct wl_cnn {
@@ -187,6 +191,7 @@ struct wl_shape {
     int64_t batch;
     int64_t tokens;  /* new tokens per sequence in this step (prefill: the prompt; decode: 1) */
     int64_t past;    /* tokens already in the KV cache */
+    int tp;          /* tensor-parallel degree: the graph is one device's shard of tp (0 or 1: whole) */
 };
 
 /* Loads a model description: *.json (graph, transformer config or CNN spec) or *.csv (SCALE-Sim). */
@@ -235,5 +240,13 @@ int wl_build_transformer(const struct wl_transformer *c, const char *name, const
 int wl_build_cnn(const struct wl_cnn *c, const char *name, const struct wl_shape *s, struct wl_graph *g,
                  struct dse_err *e);
 int wl_parse_transformer(const void *json_root, const char *file, struct wl_transformer *c, struct dse_err *e);
+/* One device's shard of c under tensor parallelism of degree tp (Megatron-LM's split): attention heads
+ * and FFN widths split tp ways (tp must divide them), KV heads too or, when there are fewer than tp,
+ * one copy per device; the vocabulary (embedding rows, lm_head columns) padded to a multiple of tp and
+ * split; norms, routers and position tables whole on every device. The builder then adds an
+ * all-reduce after the embedding, each attention output projection and each MLP, and an all-gather
+ * of the logits. Errors name file and the config key. */
+int wl_shard_transformer(const struct wl_transformer *c, int tp, const char *file, struct wl_transformer *out,
+                         struct dse_err *e);
 
 #endif

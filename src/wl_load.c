@@ -449,12 +449,12 @@ int wl_load_buf(const char *buf, unsigned long len, const char *fname, int csv, 
     if (!rc && (m->kind == WLM_GRAPH || m->kind == WLM_TOPO)) {
         /* Validate once at batch 1 so a bad file fails at load time, not at evaluation. */
         struct wl_graph probe;
-        struct wl_shape s = {1, 1, 0};
+        struct wl_shape s = {1, 1, 0, 1};
         rc = wl_build(m, &s, &probe, e);
         wl_graph_free(&probe);
     } else if (!rc) {
         struct wl_graph probe;
-        struct wl_shape s = {1, wl_model_is_lm(m) ? 8 : 1, 0};
+        struct wl_shape s = {1, wl_model_is_lm(m) ? 8 : 1, 0, 1};
         rc = wl_build(m, &s, &probe, e);
         wl_graph_free(&probe);
     }
@@ -483,10 +483,19 @@ int wl_build(const struct wl_model *m, const struct wl_shape *s, struct wl_graph
     if (s->batch < 1 || s->batch > 1000000 || s->tokens < 1 || s->tokens > 10000000 || s->past < 0 ||
         s->past > 100000000)
         return dse_err_set(e, DSE_EINPUT, NULL, NULL, "batch, tokens or context out of range");
+    if (s->tp > 1 && m->kind != WLM_TRANSFORMER)
+        return dse_err_set(e, DSE_EINPUT, m->path, NULL,
+                           "tensor parallelism (tp %d) splits transformer configs (heads, FFN, vocabulary); %s is not "
+                           "one: use dp",
+                           s->tp, m->name);
     switch (m->kind) {
-    case WLM_TRANSFORMER:
-        rc = wl_build_transformer(&m->tf, m->name, s, g, e);
+    case WLM_TRANSFORMER: {
+        struct wl_transformer sc;
+        if ((rc = wl_shard_transformer(&m->tf, s->tp, m->path, &sc, e)))
+            return rc;
+        rc = wl_build_transformer(&sc, m->name, s, g, e);
         break;
+    }
     case WLM_CNN:
         rc = wl_build_cnn(&m->cnn, m->name, s, g, e);
         break;

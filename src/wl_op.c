@@ -385,6 +385,35 @@ static int check_slice(struct wl_opcheck *c)
     return DSE_OK;
 }
 
+/* A collective's device kernel reads its buffer and writes the result; an all-reduce adds the
+ * members' pieces (an add per element counted), an all-gather only copies. */
+static int check_allreduce(struct wl_opcheck *c)
+{
+    struct wl_op *o = cur(c);
+    const struct wl_tensor *x = in(c, 0);
+    if (o->coll_dim < 0 || o->coll_dim > 2)
+        return wl_op_fail(c, "group %d is not a layout dimension (0 tp, 1 dp, 2 pp)", o->coll_dim);
+    o->flops = x->elems;
+    return want_out(c, 0, x->rank, x->dim);
+}
+
+static int check_allgather(struct wl_opcheck *c)
+{
+    struct wl_op *o = cur(c);
+    const struct wl_tensor *x = in(c, 0), *y = &c->g->t[o->out[0]];
+    if (o->coll_dim < 0 || o->coll_dim > 2)
+        return wl_op_fail(c, "group %d is not a layout dimension (0 tp, 1 dp, 2 pp)", o->coll_dim);
+    if (o->axis < 0 || o->axis >= x->rank)
+        return wl_op_fail(c, "axis %d out of range for rank %d", o->axis, x->rank);
+    int ok = y->rank == x->rank && x->dim[o->axis] > 0 && y->dim[o->axis] % x->dim[o->axis] == 0;
+    for (int i = 0; ok && i < x->rank; i++)
+        ok = i == o->axis || y->dim[i] == x->dim[i];
+    if (!ok)
+        return wl_op_fail(c, "'%s' is not '%s' gathered along axis %d (a whole multiple of it there, equal elsewhere)",
+                          y->name, x->name, o->axis);
+    return DSE_OK;
+}
+
 const struct op_info op_info[OP_COUNT] = {
     /* name         flags                min max out  eff           eff_alt              narrow          role           check */
     [OP_MATMUL] = {"matmul", OPF_GEMM, 2, 3, 1, EC_MATMUL, EC_MATMUL_SKINNY, NARROW_ROWS, ROLE_GEMM, check_matmul},
@@ -400,6 +429,8 @@ const struct op_info op_info[OP_COUNT] = {
     [OP_CONCAT] = {"concat", 0, 2, WL_MAX_IN, 1, EC_ELTWISE, EC_ELTWISE, NARROW_NONE, ROLE_DATA, check_concat},
     [OP_RESHAPE] = {"reshape", OPF_VIEW, 1, 1, 1, EC_ELTWISE, EC_ELTWISE, NARROW_NONE, ROLE_VIEW, check_reshape},
     [OP_SLICE] = {"slice", OPF_VIEW, 1, 1, 1, EC_ELTWISE, EC_ELTWISE, NARROW_NONE, ROLE_VIEW, check_slice},
+    [OP_ALLREDUCE] = {"allreduce", OPF_COLL, 1, 1, 1, EC_ELTWISE, EC_ELTWISE, NARROW_NONE, ROLE_COLL, check_allreduce},
+    [OP_ALLGATHER] = {"allgather", OPF_COLL, 1, 1, 1, EC_ELTWISE, EC_ELTWISE, NARROW_NONE, ROLE_COLL, check_allgather},
 };
 _Static_assert(sizeof op_info / sizeof op_info[0] == OP_COUNT, "one op_info row per enum op_type");
 

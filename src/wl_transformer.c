@@ -525,6 +525,25 @@ static int64_t encoder_seq(const struct wl_transformer *c, const struct wl_shape
     return s->tokens;
 }
 
+/* A collective over the tp group on x: an all-reduce (same shape), or an all-gather along the last
+ * axis (tp x its width). */
+static int tp_collective(struct gb *b, const char *name, int x, int gather, int tp)
+{
+    if (b->rc || tp <= 1)
+        return x;
+    const struct wl_tensor *t = &b->g->t[x];
+    int64_t d[4] = {0, 0, 0, 0};
+    int r = t->rank;
+    for (int i = 0; i < r && i < 4; i++)
+        d[i] = t->dim[i];
+    if (gather)
+        d[r - 1] *= tp;
+    int y = gb_op(b, name, gather ? OP_ALLGATHER : OP_ALLREDUCE, &x, 1, name, WL_ACT, r, d[0], d[1], d[2], d[3]);
+    if (y >= 0)
+        b->g->op[b->g->n_op - 1].axis = r - 1;
+    return y;
+}
+
 /* Dense MLP on x: gated (act(gate) x up, then down) or two-matrix (fc1, act, fc2). pre names it. */
 static int dense_mlp(struct gb *b, const struct wl_transformer *c, const char *pre, int x, int64_t inter)
 {
@@ -665,6 +684,7 @@ static int layer(struct gb *b, const struct wl_transformer *c, const struct wl_s
         op->softcap = c->attn_softcap;
     }
     int o = gb_linear(b, "o_proj", att, h, c->out_bias, WL_ACT);
+    o = tp_collective(b, "attn_allreduce", o, 0, c->tp); /* row-parallel o_proj: partial sums */
     if (c->sandwich_norm)
         o = gb_norm(b, "attn_out_norm", 1, o);
     int x1 = gb_eltwise(b, "residual_attn", FN_ADD, x, o);
@@ -672,12 +692,43 @@ static int layer(struct gb *b, const struct wl_transformer *c, const struct wl_s
         x1 = gb_norm(b, "attn_norm", 0, x1);
     int n2 = post ? x1 : gb_norm(b, c->sandwich_norm ? "pre_mlp_norm" : "post_attention_norm", c->rms, x1);
     int mlp = moe ? moe_mlp(b, c, B, S, n2) : dense_mlp(b, c, "", n2, c->intermediate);
+    mlp = tp_collective(b, "mlp_allreduce", mlp, 0, c->tp); /* row-parallel down projection: partial sums */
     if (c->sandwich_norm)
         mlp = gb_norm(b, "mlp_out_norm", 1, mlp);
     x = gb_eltwise(b, "residual_mlp", FN_ADD, x1, mlp);
     if (post)
         x = gb_norm(b, "out_norm", 0, x);
     return x;
+}
+
+int wl_shard_transformer(const struct wl_transformer *c, int tp, const char *file, struct wl_transformer *out,
+                         struct dse_err *e)
+{
+    *out = *c;
+    if (tp <= 1)
+        return DSE_OK;
+    if (c->heads % tp)
+        return dse_err_set(e, DSE_EINPUT, file, "num_attention_heads",
+                           "%lld attention heads do not split over tp %d (tp must divide them)", (long long)c->heads, tp);
+    if (c->kv_heads % tp && tp % c->kv_heads)
+        return dse_err_set(e, DSE_EINPUT, file, "num_key_value_heads",
+                           "%lld key/value heads neither split over tp %d nor replicate evenly (one must divide the "
+                           "other)",
+                           (long long)c->kv_heads, tp);
+    const int64_t *ffn[3] = {&c->intermediate, &c->moe_intermediate, &c->shared_intermediate};
+    static const char *const key[3] = {"intermediate_size", "moe_intermediate_size", "shared_expert_intermediate_size"};
+    for (int i = 0; i < 3; i++)
+        if (*ffn[i] % tp)
+            return dse_err_set(e, DSE_EINPUT, file, key[i], "%lld does not split over tp %d (tp must divide it)",
+                               (long long)*ffn[i], tp);
+    out->heads = c->heads / tp;
+    out->kv_heads = c->kv_heads >= tp ? c->kv_heads / tp : 1; /* fewer KV heads than devices: each keeps a copy of one */
+    out->intermediate = c->intermediate / tp;
+    out->moe_intermediate = c->moe_intermediate / tp;
+    out->shared_intermediate = c->shared_intermediate / tp;
+    out->vocab = (c->vocab + tp - 1) / tp; /* padded to a multiple of tp, as Megatron-LM pads it */
+    out->tp = tp;
+    return DSE_OK;
 }
 
 int wl_build_transformer(const struct wl_transformer *c, const char *name, const struct wl_shape *s,
@@ -721,6 +772,7 @@ int wl_build_transformer(const struct wl_transformer *c, const char *name, const
         in[0] = gb_tensor(&b, "input_ids", WL_INDEX, 2, B, S, 0, 0);
         in[1] = gb_tensor(&b, "embed_tokens", WL_WEIGHT, 2, c->vocab, h, 0, 0);
         x = gb_op(&b, "embed_tokens", OP_EMBEDDING, in, 2, "embed_out", WL_ACT, 3, B, S, h, 0);
+        x = tp_collective(&b, "embed_allreduce", x, 0, c->tp); /* vocabulary-parallel: each shard's rows */
         if (c->embed_scale) /* gemma: x sqrt(hidden) */
             x = gb_eltwise(&b, "embed_scale", FN_SCALE, x, -1);
         if (c->learned_pos) {
@@ -780,7 +832,8 @@ int wl_build_transformer(const struct wl_transformer *c, const char *name, const
             logits = gb_linear(&b, "lm_head", last, c->vocab, 0, WL_ACT);
         }
         if (c->final_softcap > 0) /* c tanh(logits / c): tanh counted, the two scalings not */
-            gb_eltwise(&b, "logit_softcap", FN_TANH, logits, -1);
+            logits = gb_eltwise(&b, "logit_softcap", FN_TANH, logits, -1);
+        tp_collective(&b, "logits_allgather", logits, 1, c->tp); /* each shard's vocabulary columns */
     } else if (vit) {
         gb_linear(&b, "classifier", last, c->num_labels, 1, WL_ACT);
     } else if (c->pooler) {

@@ -639,6 +639,28 @@ need(d['phase'] == 'generate' and d['prompt'] == 64 and d['generate'] == 8, 'pha
 need(abs(t['tokens_per_s'] - 8 / (t['latency_ms'] / 1e3)) <= 1e-6 * t['tokens_per_s'], 'tokens_per_s %r is not 8 tokens / latency' % t['tokens_per_s'])
 "
 expect_json json-llama-generate "$PY_LM" eval --hw "$H" --workload llama-3.2-1b --phase generate --prompt 64 --generate 8 --json
+
+# Layouts over a topology (par.h): Llama-2-70B fits 8 H100s split tp 8, not one per replica.
+PY_TP8="$PY_TOTALS
+t = d['totals']
+need(d['feasible'], 'tp 8 infeasible: %r' % d.get('reason'))
+need(d['layout'] == {'tp': 8, 'dp': 1, 'pp': 1, 'microbatches': 1, 'devices': 8}, 'layout %r' % d.get('layout'))
+need(t['devices'] == 8 and t['comm_ms'] > 0, 'devices %r comm_ms %r' % (t['devices'], t['comm_ms']))
+# weights per device: 69 G parameters x 2 B / 8 is about 17.2 GB (norms whole on every device)
+need(17.0e3 < t['weight_bytes'] / 1e6 < 17.5e3, 'weight_bytes per device %r' % t['weight_bytes'])
+need(abs(t['tokens_per_s_per_device'] * 8 - t['tokens_per_s']) <= 1e-9 * t['tokens_per_s'], 'per device')
+need(d['validation']['layout_validated'] is False, 'layout_validated')
+"
+expect_json eval-tp8-70b "$PY_TP8" eval --hw nvidia-dgx-h100 --workload llama-2-70b --tp 8 --batch 4 --prompt 128 --generate 16 --json
+expect_ok_has eval-dp8-70b-infeasible "does not fit in memory: each 'gpu' of the 8 of tp 1 x dp 8 x pp 1" eval --hw nvidia-dgx-h100 --workload llama-2-70b --prompt 128 --generate 4
+expect_ok_has eval-layout-line "layout: tp 2 x dp 4 x pp 1 = 8 devices 'gpu' on nvlink switch of 8" eval --hw nvidia-dgx-a100 --workload llama-2-7b --tp 2 --prompt 64 --generate 4
+expect_ok_has eval-pp-cluster "layout: tp 8 x dp 8 x pp 4 (4 micro-batches of 2)" eval --hw nvidia-h100-cluster-32node --workload llama-2-70b --tp 8 --pp 4 --microbatches 4 --batch 8 --prompt 128 --generate 4
+expect_fail eval-tp-product 2 "tp 3 x dp 1 x pp 1 = 3 devices, but 'nvidia-dgx-h100' has 8" eval --hw nvidia-dgx-h100 --workload llama-2-7b --tp 3
+expect_fail eval-tp-heads 2 "gpt2.json: num_attention_heads: 12 attention heads do not split over tp 8" eval --hw nvidia-dgx-h100 --workload gpt2 --tp 8
+expect_fail eval-tp-no-topology 2 "'nvidia-h100-sxm5-80gb' has 1 (it has no topology: one device)" eval --hw nvidia-h100-sxm5-80gb --workload llama-2-7b --tp 2
+expect_fail eval-pp-cnn 2 "pipeline stages (pp 8) split a model's repeated layers; resnet50 has none to split" eval --hw nvidia-dgx-h100 --workload resnet50 --pp 8
+expect_fail eval-microbatch-batch 2 "microbatches 4 must divide the batch 6" eval --hw nvidia-dgx-h100 --workload llama-2-7b --pp 8 --microbatches 4 --batch 6
+expect_fail eval-topology-zero-bw 2 "bad-topology-zero-bw.json: topology.levels[0].bandwidth_GBps: expected a positive number, got 0" eval --hw "$D/bad-topology-zero-bw.json" --workload llama-2-7b
 expect_json json-llama-prefill "$PY_TOTALS
 need(d['phase'] == 'prefill', 'phase %r' % d['phase'])
 need(num(d['totals'].get('ttft_ms')), 'prefill lacks ttft_ms')

@@ -1,0 +1,380 @@
+/* check_par.c -- topologies, collectives and parallel layouts: alpha-beta costs worked by hand on
+ * fixtures with round numbers, the layout rules, the bad inputs, and layouts through eval. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check_fixtures.h"
+#include "check_suites.h"
+#include "eval.h"
+#include "par.h"
+
+#define US 1e-6
+
+/* FIX_GPU with a topology whose levels are `levels` (a JSON array body). */
+static struct hw_system *topo_fixture(const char *levels)
+{
+    static char buf[sizeof FIX_GPU + 2048];
+    snprintf(buf, sizeof buf, "%.*s,\"topology\":{\"device\":\"gpu\",\"levels\":[%s]}}", (int)(sizeof FIX_GPU - 2),
+             FIX_GPU, levels);
+    return test_fixture(buf);
+}
+
+/* An 8-way switch (100 GB/s, 1 us a step) under a 4-way fat tree (10 GB/s, 5 us): 32 devices. */
+static const char NODE8[] = "{\"name\":\"nvl\",\"kind\":\"switch\",\"count\":8,\"bandwidth_GBps\":100,\"latency_us\":1,"
+                            "\"source\":\"test fixture\"}";
+static const char IB4[] = "{\"name\":\"ib\",\"kind\":\"fat_tree\",\"count\":4,\"bandwidth_GBps\":10,\"latency_us\":5,"
+                          "\"source\":\"test fixture\"}";
+
+static double coll(const struct hw_system *s, enum coll_kind k, int size, int stride, double bytes)
+{
+    struct coll_cost c;
+    struct dse_err e;
+    ck_assert_msg(par_coll_cost(&s->topo, k, size, stride, bytes, &c, &e) == DSE_OK, "%s", e.msg);
+    return c.time_s;
+}
+
+START_TEST(switch_collectives)
+{
+    struct hw_system *s = topo_fixture(NODE8);
+    ck_assert_int_eq(s->topo.devices, 8);
+    /* all-reduce of 1 GB over 8: ring 2 x 7 x 1 us + 2 x 7/8 x 1e9 / 1e11 = 14 us + 17.5 ms; the tree
+     * 2 x 3 x 1 us + 2 x 1e9 / 1e11 = 20.006 ms is slower */
+    ck_assert_near(coll(s, COLL_ALLREDUCE, 8, 1, 1e9), 14 * US + 17.5e-3, 1e-12);
+    /* 8 KiB: the tree wins, 6 us + 2 x 8192 / 1e11 = 6.16384 us (the ring: 14.14336 us) */
+    ck_assert_near(coll(s, COLL_ALLREDUCE, 8, 1, 8192), 6 * US + 2 * 8192 / 1e11, 1e-12);
+    /* reduce-scatter and all-gather: 7 x 1 us + 7/8 x 1e9 / 1e11 */
+    ck_assert_near(coll(s, COLL_REDUCESCATTER, 8, 1, 1e9), 7 * US + 8.75e-3, 1e-12);
+    ck_assert_near(coll(s, COLL_ALLGATHER, 8, 1, 1e9), 7 * US + 8.75e-3, 1e-12);
+    /* all-to-all of 8e8: each sends 7/8 of it, 7 x 1 us + 7e8 / 1e11 */
+    ck_assert_near(coll(s, COLL_ALLTOALL, 8, 1, 8e8), 7 * US + 7e-3, 1e-12);
+    /* send/recv: 1 us + 1e9 / 1e11 */
+    ck_assert_near(coll(s, COLL_SENDRECV, 2, 4, 1e9), 1 * US + 1e-2, 1e-12);
+    /* a group of 2 every 4 (members 0 and 4): a ring of 2, 2 x 1 us + 2 x 1/2 x 1e9 / 1e11 */
+    ck_assert_near(coll(s, COLL_ALLREDUCE, 2, 4, 1e9), 2 * US + 1e-2, 1e-12);
+    /* nothing to do alone */
+    ck_assert(coll(s, COLL_ALLREDUCE, 1, 1, 1e9) == 0);
+    free(s);
+}
+END_TEST
+
+START_TEST(hierarchical_collectives)
+{
+    char lv[512];
+    snprintf(lv, sizeof lv, "%s,%s", NODE8, IB4);
+    struct hw_system *s = topo_fixture(lv);
+    ck_assert_int_eq(s->topo.devices, 32);
+    /* all-reduce of 1e9 over all 32: reduce-scatter in the node (7 us + 8.75 ms), all-reduce of 1e9/8
+     * over 4 nodes (ring 2 x 3 x 5 us + 2 x 3/4 x 1.25e8 / 1e10 = 30 us + 18.75 ms; the tree 20 us +
+     * 25 ms is slower), all-gather in the node (7 us + 8.75 ms) */
+    ck_assert_near(coll(s, COLL_ALLREDUCE, 32, 1, 1e9), 14 * US + 17.5e-3 + 30 * US + 18.75e-3, 1e-12);
+    /* the dp group of tp 8 x dp 4: one device per node, 4 apart by 8: 30 us + 2 x 3/4 x 1e9 / 1e10 */
+    ck_assert_near(coll(s, COLL_ALLREDUCE, 4, 8, 1e9), 30 * US + 0.15, 1e-12);
+    /* all-to-all of 3.2e9 over 32: the node carries 3.2e9 x 7 x 1 / 32 = 7e8 (7 us + 7 ms), the tree
+     * 3.2e9 x 3 x 8 / 32 = 2.4e9 (3 x 5 us + 0.24 s) */
+    ck_assert_near(coll(s, COLL_ALLTOALL, 32, 1, 3.2e9), 7 * US + 7e-3 + 15 * US + 0.24, 1e-12);
+    /* a send to the next node: 5 us + 1e9 / 1e10 */
+    ck_assert_near(coll(s, COLL_SENDRECV, 2, 8, 1e9), 5 * US + 0.1, 1e-12);
+    /* all-gather of 1e9 over 16 (two nodes): the same bytes per level as a reduce-scatter, 7 us +
+     * 7/8 x 1e9 / 1e11 in the node, 1 x 5 us + 1/2 x 1.25e8 / 1e10 across */
+    ck_assert_near(coll(s, COLL_ALLGATHER, 16, 1, 1e9), 7 * US + 8.75e-3 + 5 * US + 6.25e-3, 1e-12);
+    free(s);
+}
+END_TEST
+
+START_TEST(ring_and_torus_collectives)
+{
+    struct hw_system *s = topo_fixture("{\"name\":\"nl\",\"kind\":\"ring\",\"count\":12,\"bandwidth_GBps\":50,"
+                                       "\"latency_us\":1.5,\"source\":\"test fixture\"}");
+    /* the whole ring, both ways round (2 x 50 GB/s): 2 x (11 x 1.5 us + 11/12 x 1.2e9 / 1e11) */
+    ck_assert_near(coll(s, COLL_ALLREDUCE, 12, 1, 1.2e9), 2 * (16.5 * US + 11e-3), 1e-12);
+    /* 4 neighbours, a line (50 GB/s): 2 x (3 x 1.5 us + 3/4 x 1e9 / 5e10) */
+    ck_assert_near(coll(s, COLL_ALLREDUCE, 4, 1, 1e9), 2 * (4.5 * US + 15e-3), 1e-12);
+    /* every third of 12 closes the ring with hops of 3, sharing links with 2 other groups:
+     * 2 x (3 x 3 x 1.5 us + 3/4 x 1e9 / (2 x 5e10 / 3)) */
+    ck_assert_near(coll(s, COLL_ALLREDUCE, 4, 3, 1e9), 2 * (13.5 * US + 22.5e-3), 1e-12);
+    /* all-to-all of 1.2e9 over the 12: each sends 1.1e9, the distances min(d, 12 - d) sum to 36, the
+     * busiest link carries 1.1e9 x 36 / (2 x 11) = 1.8e9: 11 x 1.5 us + 1.8e9 / 5e10 */
+    ck_assert_near(coll(s, COLL_ALLTOALL, 12, 1, 1.2e9), 16.5 * US + 36e-3, 1e-12);
+    free(s);
+    s = topo_fixture("{\"name\":\"ici\",\"kind\":\"torus\",\"count\":64,\"dims\":[4,4,4],\"bandwidth_GBps\":45,"
+                     "\"latency_us\":1,\"source\":\"test fixture\"}");
+    /* dimension by dimension, each a closed ring both ways (9e10): 2 x 3 x 3 x 1 us + 2 x 3/4 x
+     * (6.4e8 + 1.6e8 + 4e7) / 9e10 = 18 us + 14 ms */
+    ck_assert_near(coll(s, COLL_ALLREDUCE, 64, 1, 6.4e8), 18 * US + 14e-3, 1e-12);
+    /* a send 4 ranks on: one hop in the second dimension, 1 us + 9e8 / 4.5e10 */
+    ck_assert_near(coll(s, COLL_SENDRECV, 2, 4, 9e8), 1 * US + 0.02, 1e-12);
+    /* 16 ranks on: one hop in the third; 32 on: two hops in the third, either way round */
+    ck_assert_near(coll(s, COLL_SENDRECV, 2, 16, 9e8), 1 * US + 0.02, 1e-12);
+    ck_assert_near(coll(s, COLL_SENDRECV, 2, 32, 9e8), 2 * US + 0.02, 1e-12);
+    free(s);
+    /* a fixed cost per collective and level */
+    s = topo_fixture("{\"name\":\"nvl\",\"kind\":\"switch\",\"count\":8,\"bandwidth_GBps\":100,\"latency_us\":1,"
+                     "\"base_latency_us\":6,\"source\":\"test fixture\"}");
+    ck_assert_near(coll(s, COLL_ALLREDUCE, 8, 1, 1e9), 6 * US + 14 * US + 17.5e-3, 1e-12);
+    free(s);
+}
+END_TEST
+
+START_TEST(layouts)
+{
+    char lv[512];
+    snprintf(lv, sizeof lv, "%s,%s", NODE8, IB4);
+    struct hw_system *s = topo_fixture(lv);
+    struct dse_err e;
+    struct par_layout l = {{8, 0, 0}, 0};
+    ck_assert_int_eq(par_layout_complete(s, &l, &e), DSE_OK);
+    ck_assert(l.n[PAR_TP] == 8 && l.n[PAR_DP] == 4 && l.n[PAR_PP] == 1 && l.microbatches == 1); /* dp fills */
+    int size, stride;
+    par_group(&l, PAR_DP, &size, &stride);
+    ck_assert(size == 4 && stride == 8);
+    struct par_layout bad = {{3, 0, 0}, 0};
+    ck_assert_int_eq(par_layout_complete(s, &bad, &e), DSE_EINPUT);
+    ck_assert_msg(strstr(e.msg, "tp 3 x dp 1 x pp 1 = 3 devices, but 'fix-gpu' has 32"), "%s", e.msg);
+    struct par_layout over = {{8, 8, 1}, 0};
+    ck_assert_int_eq(par_layout_complete(s, &over, &e), DSE_EINPUT);
+    free(s);
+    /* 12 devices as nodes of 6: a dp group of 3 every 4 (0, 4, 8) has two in node 0, one in node 1 */
+    s = topo_fixture("{\"name\":\"n6\",\"kind\":\"switch\",\"count\":6,\"bandwidth_GBps\":100,\"latency_us\":1,"
+                     "\"source\":\"test fixture\"},{\"name\":\"x\",\"kind\":\"fat_tree\",\"count\":2,"
+                     "\"bandwidth_GBps\":10,\"latency_us\":5,\"source\":\"test fixture\"}");
+    struct par_layout straddle = {{4, 3, 1}, 0};
+    ck_assert_int_eq(par_layout_complete(s, &straddle, &e), DSE_EINPUT);
+    ck_assert_msg(strstr(e.msg, "dp 3:") && strstr(e.msg, "straddles level 'n6'"), "%s", e.msg);
+    struct par_layout fine = {{6, 2, 1}, 0};
+    ck_assert_int_eq(par_layout_complete(s, &fine, &e), DSE_OK);
+    free(s);
+    /* no topology: one device */
+    s = test_fixture(FIX_GPU);
+    struct par_layout one = {{0, 0, 0}, 0};
+    ck_assert_int_eq(par_layout_complete(s, &one, &e), DSE_OK);
+    ck_assert(one.n[PAR_TP] == 1 && one.n[PAR_DP] == 1 && one.n[PAR_PP] == 1);
+    struct par_layout two = {{2, 0, 0}, 0};
+    ck_assert_int_eq(par_layout_complete(s, &two, &e), DSE_EINPUT);
+    ck_assert_msg(strstr(e.msg, "has no topology"), "%s", e.msg);
+    free(s);
+}
+END_TEST
+
+/* Each bad topology and the message expected. */
+static const struct {
+    const char *levels, *msg;
+} bad_topo[] = {
+    {"{\"name\":\"a\",\"kind\":\"switch\",\"count\":8,\"bandwidth_GBps\":0,\"latency_us\":1,\"source\":\"t\"}",
+     "topology.levels[0].bandwidth_GBps: expected a positive number, got 0"},
+    {"{\"name\":\"a\",\"kind\":\"switch\",\"count\":1,\"bandwidth_GBps\":1,\"latency_us\":1,\"source\":\"t\"}",
+     "topology.levels[0].count: expected an integer in [2, 65536], got 1"},
+    {"{\"name\":\"a\",\"kind\":\"mesh\",\"count\":8,\"bandwidth_GBps\":1,\"latency_us\":1,\"source\":\"t\"}",
+     "unknown value 'mesh'"},
+    {"{\"name\":\"a\",\"kind\":\"torus\",\"count\":8,\"dims\":[2,2],\"bandwidth_GBps\":1,\"latency_us\":1,\"source\":\"t\"}",
+     "topology.levels[0].dims: the dimensions multiply to 4, but count is 8"},
+    {"{\"name\":\"a\",\"kind\":\"torus\",\"count\":8,\"bandwidth_GBps\":1,\"latency_us\":1,\"source\":\"t\"}",
+     "a torus needs its dimensions"},
+    {"{\"name\":\"a\",\"kind\":\"ring\",\"count\":8,\"dims\":[8],\"bandwidth_GBps\":1,\"latency_us\":1,\"source\":\"t\"}",
+     "only a torus has dims"},
+    {"{\"name\":\"a\",\"kind\":\"ring\",\"count\":8,\"bandwidth_GBps\":1,\"latency_us\":1}", "source: missing"},
+    {"{\"name\":\"a\",\"kind\":\"ring\",\"count\":8,\"bandwidth_GBps\":1,\"latency_us\":-1,\"source\":\"t\"}",
+     "latency_us: expected a non-negative number"},
+    {"", "topology.levels: expected at least one level"},
+    {"{\"name\":\"a\",\"kind\":\"switch\",\"count\":256,\"bandwidth_GBps\":1,\"latency_us\":1,\"source\":\"t\"},"
+     "{\"name\":\"b\",\"kind\":\"switch\",\"count\":512,\"bandwidth_GBps\":1,\"latency_us\":1,\"source\":\"t\"}",
+     "more than the 65536 supported"},
+    {"{\"name\":\"a\",\"kind\":\"switch\",\"count\":2,\"bandwidth_GBps\":1,\"latency_us\":1,\"source\":\"t\"},"
+     "{\"name\":\"a\",\"kind\":\"switch\",\"count\":2,\"bandwidth_GBps\":1,\"latency_us\":1,\"source\":\"t\"}",
+     "level name 'a' used twice"},
+};
+
+START_TEST(bad_topologies)
+{
+    char buf[sizeof FIX_GPU + 1024];
+    snprintf(buf, sizeof buf, "%.*s,\"topology\":{\"device\":\"gpu\",\"levels\":[%s]}}", (int)(sizeof FIX_GPU - 2),
+             FIX_GPU, bad_topo[_i].levels);
+    struct hw_system *s = malloc(sizeof *s);
+    struct dse_err e;
+    ck_assert_int_eq(hw_load_buf(buf, strlen(buf), "bad.json", s, &e), DSE_EINPUT);
+    ck_assert_msg(strstr(e.msg, bad_topo[_i].msg) && !strncmp(e.msg, "bad.json: ", 10), "case %d: got '%s'", _i, e.msg);
+    free(s);
+    /* a device the system does not have */
+    snprintf(buf, sizeof buf, "%.*s,\"topology\":{\"device\":\"tpu\",\"levels\":[%s]}}", (int)(sizeof FIX_GPU - 2),
+             FIX_GPU, NODE8);
+    s = malloc(sizeof *s);
+    ck_assert_int_eq(hw_load_buf(buf, strlen(buf), "bad.json", s, &e), DSE_EINPUT);
+    ck_assert_msg(strstr(e.msg, "topology.device: expected the name of a device of this system, got 'tpu'"), "%s", e.msg);
+    free(s);
+}
+END_TEST
+
+static struct eval_req lreq(const struct hw_system *s, const struct wl_model *m, int64_t batch, int tp, int dp, int pp,
+                            int mb)
+{
+    struct eval_req r;
+    memset(&r, 0, sizeof r);
+    r.sys = s;
+    r.dev = 0;
+    for (int t = 0; t < OP_COUNT; t++)
+        r.type_dev[t] = -1;
+    r.model = m;
+    r.x.prec.w = r.x.prec.a = r.x.prec.kv = P_FP16;
+    r.batch = batch;
+    r.phase = PH_PREFILL;
+    r.prompt = 128;
+    r.want_ops = 1;
+    struct par_layout l = {{tp, dp, pp}, mb};
+    struct dse_err e;
+    ck_assert_msg(par_layout_complete(s, &l, &e) == DSE_OK, "%s", e.msg);
+    r.layout = l;
+    return r;
+}
+
+static void lrun(struct eval_req *r, struct eval_result *res)
+{
+    struct dse_err e;
+    ck_assert_msg(eval_run(r, res, &e) == DSE_OK, "%s", e.msg);
+    ck_assert_msg(res->feasible, "%s", res->reason);
+}
+
+static const struct eval_op *row(const struct eval_result *res, const char *name)
+{
+    for (int i = 0; i < res->n_ops; i++)
+        if (!strcmp(res->ops[i].name, name))
+            return &res->ops[i];
+    ck_abort_msg("no row '%s'", name);
+    return NULL;
+}
+
+START_TEST(tensor_parallel_shard)
+{
+    struct hw_system *s = topo_fixture(NODE8);
+    struct wl_model m;
+    test_model("models/llama-3.2-1b.json", &m);
+    struct eval_graphs eg;
+    struct dse_err e;
+    /* Llama 3.2 1B (hidden 2048, 16 layers, 32 heads, 8 KV heads of 64, FFN 8192, vocabulary 128256,
+     * tied): a layer's shard of 2 holds q and o 2 x 2048 x 1024, k and v 2 x 2048 x 256, gate, up, down
+     * 3 x 2048 x 4096 and its 2 norms whole (2 x 2048): 4194304 + 1048576 + 25165824 + 4096 = 30412800;
+     * x 16 = 486604800; the table 64128 x 2048 = 131334144 and the final norm 2048: 617940992 */
+    ck_assert_int_eq(eval_graphs_build(&m, PH_PREFILL, 1, 128, 2, NULL, &eg, &e), DSE_OK);
+    ck_assert_near(eg.first_params, 617940992.0, 1e-15);
+    int ar = 0, ag = 0;
+    for (int i = 0; i < eg.first.n_op; i++) {
+        ar += eg.first.op[i].type == OP_ALLREDUCE ? (int)eg.first.op[i].count : 0;
+        ag += eg.first.op[i].type == OP_ALLGATHER;
+    }
+    ck_assert_int_eq(ar, 1 + 2 * 16); /* the embedding's, and two per layer */
+    ck_assert_int_eq(ag, 1);          /* the logits */
+    eval_graphs_free(&eg);
+
+    /* each all-reduce of the prefill moves 128 x 2048 x 2 B = 524288 B over 2 of the switch: ring
+     * 2 x 1 us + 2 x 1/2 x 524288 / 1e11 = 7.24288 us (the tree: 12.48576 us) */
+    struct eval_req r = lreq(s, &m, 1, 2, 0, 1, 0);
+    struct eval_result res = {0};
+    lrun(&r, &res);
+    ck_assert_near(row(&res, "layers.attn_allreduce")->xfer_s, 16 * 7.24288e-6, 1e-9);
+    ck_assert_near(row(&res, "embed_allreduce")->xfer_s, 7.24288e-6, 1e-9);
+    ck_assert_near(res.t.weight_bytes, 617940992.0 * 2, 1e-12);
+    ck_assert(res.t.devices == 8 && res.layout.n[PAR_DP] == 4);
+    eval_result_free(&res);
+
+    /* tp must divide the heads: 32 heads over 3 is refused, naming the file and key */
+    struct eval_req r3 = r;
+    r3.layout.n[PAR_TP] = 3;
+    ck_assert_int_eq(eval_check_layout(&r3, &e), DSE_EINPUT);
+    ck_assert_msg(strstr(e.msg, "llama-3.2-1b.json: num_attention_heads: 32 attention heads do not split over tp 3"),
+                  "%s", e.msg);
+    wl_model_free(&m);
+    /* a CNN has no heads to split */
+    test_model("models/resnet50.json", &m);
+    struct eval_req rc = lreq(s, &m, 1, 2, 0, 1, 0);
+    rc.phase = PH_NONE;
+    ck_assert_int_eq(eval_check_layout(&rc, &e), DSE_EINPUT);
+    ck_assert_msg(strstr(e.msg, "tensor parallelism (tp 2) splits transformer configs"), "%s", e.msg);
+    wl_model_free(&m);
+    free(s);
+}
+END_TEST
+
+START_TEST(data_parallel_replicas)
+{
+    struct hw_system *one = test_fixture(FIX_GPU), *s = topo_fixture(NODE8);
+    struct wl_model m;
+    test_model("models/llama-3.2-1b.json", &m);
+    struct eval_req r1 = lreq(one, &m, 1, 1, 1, 1, 0), r8 = lreq(s, &m, 1, 1, 8, 1, 0);
+    struct eval_result a = {0}, b = {0};
+    lrun(&r1, &a);
+    lrun(&r8, &b);
+    /* 8 replicas of one device each: the same latency, 8 x the throughput and the energy */
+    ck_assert_near(b.t.latency_s, a.t.latency_s, 1e-12);
+    ck_assert_near(b.t.throughput_per_s, 8 * a.t.throughput_per_s, 1e-12);
+    ck_assert_near(b.t.tokens_per_s_per_device, a.t.tokens_per_s, 1e-12);
+    ck_assert_near(b.t.energy_J, 8 * a.t.energy_J, 1e-12);
+    ck_assert_near(b.t.energy_per_token_J, a.t.energy_per_token_J, 1e-12);
+    ck_assert_near(b.t.weight_bytes, a.t.weight_bytes, 1e-12); /* per device */
+    eval_result_free(&a);
+    eval_result_free(&b);
+    wl_model_free(&m);
+    free(one);
+    free(s);
+}
+END_TEST
+
+START_TEST(pipeline_stages)
+{
+    struct hw_system *s = topo_fixture(NODE8);
+    struct wl_model m;
+    test_model("models/llama-3.2-1b.json", &m);
+    struct eval_req r1 = lreq(s, &m, 1, 1, 8, 1, 0), r2 = lreq(s, &m, 1, 1, 4, 2, 0);
+    struct eval_result a = {0}, b = {0}, c = {0};
+    lrun(&r1, &a);
+    lrun(&r2, &b);
+    /* one micro-batch through 2 stages: the same work in turn, plus one send of the boundary
+     * activation (128 x 2048 x 2 B = 524288 B) to a device 4 ranks on in the switch: 1 us + 524288 / 1e11 */
+    double send = 1e-6 + 524288 / 1e11;
+    ck_assert_near(b.t.latency_s, a.t.latency_s + send, 1e-12);
+    ck_assert_near(b.t.pipe_s, send, 1e-12);
+    /* a stage's weights: half the layers (16 x 60821504 / 2) and the tied table with the final norm
+     * (128256 x 2048 + 2048 = 262670336, on the last stage; the first holds the table alone) */
+    ck_assert_near(b.t.weight_bytes, 2 * (16 * 60821504.0 / 2 + 262670336.0), 1e-12);
+    /* two micro-batches of 1 through 2 stages: (2 + 2 - 1) / 2 = 1.5 pass times, one send on the
+     * critical path; twice the sequences */
+    struct eval_req r3 = lreq(s, &m, 2, 1, 4, 2, 2);
+    lrun(&r3, &c);
+    ck_assert_near(c.t.latency_s, 1.5 * a.t.latency_s + send, 1e-12);
+    ck_assert_near(c.t.throughput_per_s, 4 * 2 / c.t.latency_s, 1e-12);
+    /* op rows plus the sends make the latency and the energy */
+    double t = 0, en = 0;
+    for (int i = 0; i < c.n_ops; i++) {
+        t += c.ops[i].time_s;
+        en += c.ops[i].energy_J;
+    }
+    ck_assert_near(t + c.t.pipe_s + c.t.runtime_s, c.t.latency_s, 1e-12);
+    ck_assert_near(en + c.t.pipe_J + c.t.energy_static_J * (c.t.pipe_s + c.t.runtime_s) / c.t.latency_s, c.t.energy_J,
+                   1e-9);
+    struct dse_err e;
+    struct eval_req bad = r3;
+    bad.batch = 3;
+    ck_assert_int_eq(eval_check_layout(&bad, &e), DSE_EINPUT);
+    ck_assert_msg(strstr(e.msg, "microbatches 2 must divide the batch 3"), "%s", e.msg);
+    eval_result_free(&a);
+    eval_result_free(&b);
+    eval_result_free(&c);
+    wl_model_free(&m);
+    free(s);
+}
+END_TEST
+
+Suite *make_par_suite(void)
+{
+    Suite *s = suite_create("par");
+    TCase *t = tcase_create("par");
+    tcase_add_test(t, switch_collectives);
+    tcase_add_test(t, hierarchical_collectives);
+    tcase_add_test(t, ring_and_torus_collectives);
+    tcase_add_test(t, layouts);
+    tcase_add_loop_test(t, bad_topologies, 0, (int)(sizeof bad_topo / sizeof bad_topo[0]));
+    tcase_add_test(t, tensor_parallel_shard);
+    tcase_add_test(t, data_parallel_replicas);
+    tcase_add_test(t, pipeline_stages);
+    suite_add_tcase(s, t);
+    return s;
+}
