@@ -12,6 +12,7 @@
 #include "errbar.h"
 #include "eval.h"
 #include "jsonu.h"
+#include "eval_layout.h"
 #include "metric.h"
 
 static struct cli_opt eval_opts_proto[] = {
@@ -33,6 +34,9 @@ static struct cli_opt eval_opts_proto[] = {
     {"pp", 1, "pipeline stages (default 1): the layers split, activations sent between stages", NULL},
     {"dp", 1, "data-parallel replicas, each running --batch (default: the devices tp x pp leave)", NULL},
     {"microbatches", 1, "micro-batches the batch is cut into through the pp stages (default 1)", NULL},
+    {"layout", 1, "auto: search every tp x pp x dp split (and micro-batches) for the best by --objective, then show it", NULL},
+    {"objective", 1, "with --layout auto: the metric to rank by (default tokens_per_s_per_device for LMs, else "
+                     "throughput_per_s)", NULL},
     {"error-bars", 1, "error-bar table (default: validate/published/error-bars.json, found as software/ is; none: "
                       "no interval)", NULL},
     {"json", 0, "print one JSON object", NULL},
@@ -348,12 +352,43 @@ out:
     return rc;
 }
 
-static int print_json(const struct eval_req *r, const struct eval_result *res, const char *prec)
+/* The search's summary and its best layouts as a JSON member of o. */
+static void add_layouts_json(cJSON *o, const struct metric *m, const struct layout_choice *best,
+                             const struct layout_stats *st)
+{
+    cJSON *ls = cJSON_AddObjectToObject(o, "layout_search"), *arr;
+    if (!ls)
+        return;
+    cJSON_AddStringToObject(ls, "objective", m->name);
+    cJSON_AddStringToObject(ls, "goal", m->dir == DIR_MAX ? "max" : "min");
+    cJSON_AddNumberToObject(ls, "searched", (double)st->searched);
+    cJSON_AddNumberToObject(ls, "refused", (double)st->refused);
+    cJSON_AddNumberToObject(ls, "infeasible", (double)st->infeasible);
+    if (!(arr = cJSON_AddArrayToObject(ls, "best")))
+        return;
+    for (int i = 0; i < st->kept; i++) {
+        cJSON *x = cJSON_CreateObject();
+        if (!x)
+            return;
+        for (int k = 0; k < PAR_DIM_COUNT; k++)
+            cJSON_AddNumberToObject(x, par_dim_names[k], best[i].layout.n[k]);
+        cJSON_AddNumberToObject(x, "microbatches", best[i].layout.microbatches);
+        cJSON_AddNumberToObject(x, m->name, best[i].value);
+        cJSON_AddNumberToObject(x, "latency_ms", ms(best[i].latency_s));
+        cJSON_AddNumberToObject(x, "peak_memory_MB", best[i].peak_memory_bytes / 1e6);
+        cJSON_AddItemToArray(arr, x);
+    }
+}
+
+static int print_json(const struct eval_req *r, const struct eval_result *res, const char *prec,
+                      const struct layout_choice *best, const struct metric *lobj, const struct layout_stats *lst)
 {
     enum wl_phase ph = wl_model_is_lm(r->model) ? r->phase : PH_NONE;
     cJSON *o = cJSON_CreateObject(), *t, *ops, *val;
     if (!o)
         return DSE_ERUNTIME;
+    if (lobj)
+        add_layouts_json(o, lobj, best, lst);
     cJSON_AddStringToObject(o, "dse_version", PACKAGE_VERSION);
     cJSON_AddStringToObject(o, "git", DSE_GIT_HASH);
     cJSON_AddStringToObject(o, "hw", r->sys->name);
@@ -436,6 +471,72 @@ static int print_json(const struct eval_req *r, const struct eval_result *res, c
         cJSON_AddNumberToObject(x, "kernel", p->kernel);
         cJSON_AddItemToArray(ops, x);
     }
+    char *s = cJSON_Print(o);
+    cJSON_Delete(o);
+    if (!s)
+        return DSE_ERUNTIME;
+    puts(s);
+    free(s);
+    return DSE_OK;
+}
+
+/* --layout auto: searches r's system for the best layouts by --objective and sets r->layout to the
+ * best (left as given when nothing is feasible: *m set, st->kept 0). Without --layout, *m stays NULL. */
+static int layout_auto(const struct cli_opt *opts, struct eval_req *r, const struct metric **m,
+                       struct layout_choice *best, struct layout_stats *st, struct dse_err *e)
+{
+    if (!cli_get(opts, "layout"))
+        return DSE_OK;
+    int lm = wl_model_is_lm(r->model);
+    const char *on = cli_get(opts, "objective");
+    if (!on)
+        on = lm ? "tokens_per_s_per_device" : "throughput_per_s";
+    *m = metric_find(on);
+    if (!*m)
+        return dse_err_set(e, DSE_EINPUT, NULL, "--objective", "unknown metric '%s' (dse list metrics)", on);
+    if ((*m)->dir == DIR_NONE)
+        return dse_err_set(e, DSE_EINPUT, NULL, "--objective", "%s has no direction to rank by", on);
+    int rc = eval_layout_search(r, *m, best, 8, st, e);
+    if (!rc && st->kept) {
+        r->layout = best[0].layout;
+        return DSE_OK;
+    }
+    if (!rc) /* nothing feasible: tp x 1 x 1 over every device shows why */
+        r->layout = (struct par_layout){{hw_topo_devices(r->sys), 1, 1}, 1};
+    return rc;
+}
+
+static void print_layouts(const struct eval_req *r, const struct metric *m, const struct layout_choice *best,
+                          const struct layout_stats *st)
+{
+    printf("layout search: %lld layouts of %d devices searched (%lld refused by the layout rules, %lld infeasible), "
+           "ranked by %s (%s)\n",
+           st->searched, hw_topo_devices(r->sys), st->refused, st->infeasible, m->name,
+           m->dir == DIR_MAX ? "higher is better" : "lower is better");
+    if (!st->kept) {
+        printf("no feasible layout\n\n");
+        return;
+    }
+    printf("  %4s %4s %4s %12s %24s %12s %16s\n", "tp", "dp", "pp", "microbatches", m->name, "latency_ms",
+           "peak_memory_MB");
+    for (int i = 0; i < st->kept; i++)
+        printf("  %4d %4d %4d %12d %24.6g %12.6g %16.6g%s\n", best[i].layout.n[PAR_TP], best[i].layout.n[PAR_DP],
+               best[i].layout.n[PAR_PP], best[i].layout.microbatches, best[i].value, ms(best[i].latency_s),
+               best[i].peak_memory_bytes / 1e6, i ? "" : "  <- shown below");
+    printf("\n");
+}
+
+static int print_layouts_json(const struct eval_req *r, const struct metric *m, const struct layout_choice *best,
+                              const struct layout_stats *st)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (!o)
+        return DSE_ERUNTIME;
+    cJSON_AddStringToObject(o, "hw", r->sys->name);
+    cJSON_AddStringToObject(o, "workload", r->model->name);
+    cJSON_AddBoolToObject(o, "feasible", 0);
+    cJSON_AddStringToObject(o, "reason", "no layout of the search is feasible");
+    add_layouts_json(o, m, best, st);
     char *s = cJSON_Print(o);
     cJSON_Delete(o);
     if (!s)
@@ -595,7 +696,20 @@ int cmd_eval(int argc, char **argv)
             goto out;
         r.layout.microbatches = (int)v;
     }
-    if ((rc = par_layout_complete(sys, &r.layout, &e)))
+    const char *lay = cli_get(opts, "layout");
+    if (lay && strcmp(lay, "auto")) {
+        rc = dse_err_set(&e, DSE_EINPUT, NULL, "--layout", "expected auto, got '%s' (or give --tp, --pp, --dp)", lay);
+        goto out;
+    }
+    if (lay && (cli_get(opts, "tp") || cli_get(opts, "pp") || cli_get(opts, "dp") || cli_get(opts, "microbatches"))) {
+        rc = dse_err_set(&e, DSE_EINPUT, NULL, "--layout", "auto searches tp, pp, dp and micro-batches: give none of them");
+        goto out;
+    }
+    if (!lay && cli_get(opts, "objective")) {
+        rc = dse_err_set(&e, DSE_EINPUT, NULL, "--objective", "ranks the layouts of --layout auto");
+        goto out;
+    }
+    if (!lay && (rc = par_layout_complete(sys, &r.layout, &e)))
         goto out;
     long long top = 12;
     if (cli_get(opts, "top") && (rc = cli_int("top", cli_get(opts, "top"), 1, 100000, &top, &e)))
@@ -612,10 +726,22 @@ int cmd_eval(int argc, char **argv)
         r.errbars = ebpath[0] ? &ebt : NULL;
     }
     r.accuracy_proxy = eval_accuracy_proxy(&r.x.prec, wl_model_is_lm(&model));
+    struct layout_choice best[8];
+    struct layout_stats lst = {0};
+    const struct metric *lobj = NULL;
+    if ((rc = layout_auto(opts, &r, &lobj, best, &lst, &e)))
+        goto out;
+    if (lobj && !cli_get(opts, "json"))
+        print_layouts(&r, lobj, best, &lst);
+    if (lobj && !lst.kept) { /* nothing fits: the first split shows why */
+        if (cli_get(opts, "json"))
+            rc = print_layouts_json(&r, lobj, best, &lst);
+        goto out;
+    }
     if ((rc = eval_run(&r, &res, &e)))
         goto out;
     if (cli_get(opts, "json"))
-        rc = print_json(&r, &res, prec);
+        rc = print_json(&r, &res, prec, lobj ? best : NULL, lobj, &lst);
     else if (ss_kind >= 0) {
         if (!res.feasible)
             fprintf(stderr, "dse: infeasible: %s\n", res.reason);

@@ -23,14 +23,18 @@ struct place {
 struct sweep_prep {
     const struct sweep_spec *sp;
     int ax_sys, ax_wl, ax_prec, ax_batch, ax_place, ax_mem, ax_power, ax_fid, ax_sw;
+    int ax_lay[PAR_DIM_COUNT], ax_mb; /* the layout's axes (tp, dp, pp) and micro-batches, -1: none */
     int ax_hw[SW_MAX_AXES], n_hw;
-    int n_sys, n_combo, n_power, n_variants, n_place, n_batch, n_prec;
+    int n_sys, n_combo, n_power, n_variants, n_place, n_batch, n_prec, n_tp, n_mb;
     struct hw_system *variants;
     struct place *places;            /* [variant][placement value] */
     int *default_dev, *default_prec; /* [variant] */
     struct prec_cfg *precs;          /* [precision value] */
     double *proxy;                   /* [precision value][workload]: measured accuracy proxy */
-    struct eval_graphs *graphs;      /* [workload][batch value][stack]: built for the stacks points use */
+    struct eval_graphs *graphs;      /* [workload][batch value][tp value][micro-batches value][stack]: built for
+                                        the stacks points use, one micro-batch of the batch, one tp shard */
+    char (*graph_why)[200];          /* the same index: why a graph could not be built (its points are
+                                        infeasible: tp does not divide the heads, micro-batches the batch) */
     int n_stk;                       /* sp->n_stacks + 1: the last is the built-in none */
     struct sw_stack none;
     struct eval_scratch *scratch;    /* [thread] */
@@ -232,9 +236,14 @@ static const struct sw_stack *stack_of(const struct sweep_prep *p, int si)
     return si < p->sp->n_stacks ? &p->sp->stack[si] : &p->none;
 }
 
-static size_t graph_of(const struct sweep_prep *p, int w, int b, int si)
+static size_t graph_of(const struct sweep_prep *p, int w, int b, int ti, int mi, int si)
 {
-    return ((size_t)w * p->n_batch + b) * p->n_stk + si;
+    return ((((size_t)w * p->n_batch + b) * p->n_tp + ti) * p->n_mb + mi) * p->n_stk + si;
+}
+
+static size_t graph_count(const struct sweep_prep *p)
+{
+    return (size_t)p->sp->n_workloads * p->n_batch * p->n_tp * p->n_mb * p->n_stk;
 }
 
 static int variant_of(const struct sweep_prep *p, long long point)
@@ -258,6 +267,7 @@ int sweep_prepare(const struct sweep_spec *sp, struct sweep_prep **out, struct d
         return free(p), dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "metric registry larger than a row");
     p->sp = sp;
     p->ax_sys = p->ax_wl = p->ax_prec = p->ax_batch = p->ax_place = p->ax_mem = p->ax_power = p->ax_fid = p->ax_sw = -1;
+    p->ax_lay[PAR_TP] = p->ax_lay[PAR_DP] = p->ax_lay[PAR_PP] = p->ax_mb = -1;
     for (int a = 0; a < sp->n_axes; a++) {
         switch (sp->axes[a].kind) {
         case AX_SYSTEM: p->ax_sys = a; break;
@@ -270,6 +280,10 @@ int sweep_prepare(const struct sweep_spec *sp, struct sweep_prep **out, struct d
         case AX_HW: p->ax_hw[p->n_hw++] = a; break;
         case AX_FIDELITY: p->ax_fid = a; break;
         case AX_SOFTWARE: p->ax_sw = a; break;
+        case AX_TP: p->ax_lay[PAR_TP] = a; break;
+        case AX_DP: p->ax_lay[PAR_DP] = a; break;
+        case AX_PP: p->ax_lay[PAR_PP] = a; break;
+        case AX_MICRO: p->ax_mb = a; break;
         }
     }
     /* Counted in double (16 axes of 1024 values would be 2^160) before any int holds them. */
@@ -290,6 +304,8 @@ int sweep_prepare(const struct sweep_spec *sp, struct sweep_prep **out, struct d
     p->n_place = p->ax_place >= 0 ? sp->axes[p->ax_place].n : 0;
     p->n_batch = p->ax_batch >= 0 ? sp->axes[p->ax_batch].n : 1;
     p->n_prec = p->ax_prec >= 0 ? sp->axes[p->ax_prec].n : 0;
+    p->n_tp = p->ax_lay[PAR_TP] >= 0 ? sp->axes[p->ax_lay[PAR_TP]].n : 1;
+    p->n_mb = p->ax_mb >= 0 ? sp->axes[p->ax_mb].n : 1;
     p->variants = calloc((size_t)p->n_variants, sizeof *p->variants);
     p->places = calloc((size_t)p->n_variants * (p->n_place ? p->n_place : 1), sizeof *p->places);
     p->default_dev = calloc((size_t)p->n_variants, sizeof *p->default_dev);
@@ -298,8 +314,10 @@ int sweep_prepare(const struct sweep_spec *sp, struct sweep_prep **out, struct d
     p->proxy = calloc((size_t)(p->n_prec ? p->n_prec : 1) * sp->n_workloads, sizeof *p->proxy);
     p->n_stk = sp->n_stacks + 1;
     pass_none(&p->none);
-    p->graphs = calloc((size_t)sp->n_workloads * p->n_batch * p->n_stk, sizeof *p->graphs);
-    if (!p->variants || !p->places || !p->default_dev || !p->default_prec || !p->precs || !p->graphs || !p->proxy) {
+    p->graphs = calloc(graph_count(p), sizeof *p->graphs);
+    p->graph_why = calloc(graph_count(p), sizeof *p->graph_why);
+    if (!p->variants || !p->places || !p->default_dev || !p->default_prec || !p->precs || !p->graphs || !p->proxy ||
+        !p->graph_why) {
         rc = dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
         goto fail;
     }
@@ -355,12 +373,30 @@ int sweep_prepare(const struct sweep_spec *sp, struct sweep_prep **out, struct d
             }
     for (int w = 0; w < sp->n_workloads; w++)
         for (int b = 0; b < p->n_batch; b++)
-            for (int si = 0; si < p->n_stk; si++) {
-                int64_t batch = p->ax_batch >= 0 ? (int64_t)sp->axes[p->ax_batch].v[b].num : 1;
-                if (used[si] && (rc = eval_graphs_build(&sp->wl[w].model, sp->wl[w].phase, batch, sp->wl[w].prompt, 1,
-                                                        stack_of(p, si), &p->graphs[graph_of(p, w, b, si)], e)))
-                    goto fail;
-            }
+            for (int ti = 0; ti < p->n_tp; ti++)
+                for (int mi = 0; mi < p->n_mb; mi++)
+                    for (int si = 0; si < p->n_stk; si++) {
+                        int64_t batch = p->ax_batch >= 0 ? (int64_t)sp->axes[p->ax_batch].v[b].num : 1;
+                        int tp = p->ax_lay[PAR_TP] >= 0 ? (int)sp->axes[p->ax_lay[PAR_TP]].v[ti].num : 1;
+                        int mb = p->ax_mb >= 0 ? (int)sp->axes[p->ax_mb].v[mi].num : 1;
+                        size_t gi = graph_of(p, w, b, ti, mi, si);
+                        if (!used[si])
+                            continue;
+                        if (batch % mb) {
+                            snprintf(p->graph_why[gi], sizeof p->graph_why[gi],
+                                     "microbatches %d must divide the batch %lld", mb, (long long)batch);
+                            continue;
+                        }
+                        rc = eval_graphs_build(&sp->wl[w].model, sp->wl[w].phase, batch / mb, sp->wl[w].prompt, tp,
+                                               stack_of(p, si), &p->graphs[gi], e);
+                        if (rc == DSE_EINPUT && tp > 1) { /* this tp cannot shard this model: its points say so */
+                            dse_strlcpy(p->graph_why[gi], e->msg, sizeof p->graph_why[gi]);
+                            dse_err_clear(e);
+                            rc = DSE_OK;
+                        }
+                        if (rc)
+                            goto fail;
+                    }
     *out = p;
     return DSE_OK;
 fail:
@@ -383,7 +419,7 @@ int sweep_scratch_init(struct sweep_prep *p, int threads, struct dse_err *e)
         return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
     p->n_threads = threads;
     for (int t = 0; t < threads; t++)
-        for (int g = 0; g < p->sp->n_workloads * p->n_batch * p->n_stk; g++) {
+        for (size_t g = 0; g < graph_count(p); g++) {
             int rc = eval_scratch_fit(&p->scratch[t], &p->graphs[g], e);
             if (rc)
                 return rc;
@@ -395,8 +431,9 @@ void sweep_prep_free(struct sweep_prep *p)
 {
     if (!p)
         return;
-    for (int g = 0; p->graphs && g < p->sp->n_workloads * p->n_batch * p->n_stk; g++)
+    for (size_t g = 0; p->graphs && g < graph_count(p); g++)
         eval_graphs_free(&p->graphs[g]);
+    free(p->graph_why);
     for (int t = 0; t < p->n_threads; t++) {
         eval_scratch_free(&p->scratch[t]);
         eval_result_free(&p->results[t]);
@@ -521,9 +558,24 @@ static int eval_rows(const struct sweep_prep *p, long long key, int m0, int m1, 
             si = p->n_stk - 1;
     }
     r.sw = stack_of(p, si);
+    /* the layout: the axes' values, dp filling what tp x pp leave of the system's devices */
+    int ti = p->ax_lay[PAR_TP] >= 0 ? sweep_axis_index(sp, key, p->ax_lay[PAR_TP]) : 0;
+    int mi = p->ax_mb >= 0 ? sweep_axis_index(sp, key, p->ax_mb) : 0;
+    for (int d = 0; d < PAR_DIM_COUNT; d++)
+        r.layout.n[d] = p->ax_lay[d] >= 0 ? (int)sp->axes[p->ax_lay[d]].v[sweep_axis_index(sp, key, p->ax_lay[d])].num : 0;
+    r.layout.microbatches = p->ax_mb >= 0 ? (int)sp->axes[p->ax_mb].v[mi].num : 0;
+    const struct eval_graphs *eg = &p->graphs[graph_of(p, w, b, ti, mi, si)];
+    struct dse_err le;
+    char lwhy[sizeof le.msg];
+    if (!why && p->graph_why[graph_of(p, w, b, ti, mi, si)][0])
+        why = p->graph_why[graph_of(p, w, b, ti, mi, si)];
+    if (!why && (par_layout_complete(sys, &r.layout, &le) || eval_check_layout(&r, &le))) {
+        dse_strlcpy(lwhy, le.msg, sizeof lwhy);
+        why = lwhy;
+    }
     struct eval_result *res = &p->results[thread];
     if (!why) {
-        int rc = eval_point(&r, &p->graphs[graph_of(p, w, b, si)], &p->scratch[thread], res, e);
+        int rc = eval_point(&r, eg, &p->scratch[thread], res, e);
         if (rc == DSE_EINPUT) { /* a device this point cannot use (class check): infeasible, not fatal */
             res->feasible = 0;
             dse_strlcpy(res->reason, e->msg, sizeof res->reason);

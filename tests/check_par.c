@@ -8,6 +8,7 @@
 #include "check_fixtures.h"
 #include "check_suites.h"
 #include "eval.h"
+#include "eval_layout.h"
 #include "par.h"
 
 #define US 1e-6
@@ -363,6 +364,35 @@ START_TEST(pipeline_stages)
 }
 END_TEST
 
+START_TEST(layout_search)
+{
+    struct hw_system *s = topo_fixture(NODE8);
+    struct wl_model m;
+    test_model("models/llama-3.2-1b.json", &m);
+    struct eval_req r = lreq(s, &m, 8, 1, 0, 1, 0);
+    struct layout_choice best[8];
+    struct layout_stats st;
+    struct dse_err e;
+    const struct metric *tps = metric_find("tokens_per_s_per_device");
+    ck_assert_int_eq(eval_layout_search(&r, tps, best, 8, &st, &e), DSE_OK);
+    /* tp 1: pp 1, 2 (micro-batches 1, 2, 4, 8), 4 (1, 4, 8), 8 (1, 8): 10; tp 2: pp 1, 2, 4: 8; tp 4:
+     * pp 1, 2: 5; tp 8: pp 1: 1 -- 24 layouts, all valid for 32 heads, 8 KV heads and 16 layers */
+    ck_assert_int_eq((int)st.searched, 24);
+    ck_assert_int_eq((int)st.refused, 0);
+    ck_assert_int_eq(st.kept, 8);
+    for (int i = 1; i < st.kept; i++)
+        ck_assert(best[i].value <= best[i - 1].value);
+    /* the best is what eval gives for it */
+    r.layout = best[0].layout;
+    struct eval_result res = {0};
+    lrun(&r, &res);
+    ck_assert_near(res.t.tokens_per_s_per_device, best[0].value, 1e-12);
+    eval_result_free(&res);
+    wl_model_free(&m);
+    free(s);
+}
+END_TEST
+
 Suite *make_par_suite(void)
 {
     Suite *s = suite_create("par");
@@ -375,6 +405,7 @@ Suite *make_par_suite(void)
     tcase_add_test(t, tensor_parallel_shard);
     tcase_add_test(t, data_parallel_replicas);
     tcase_add_test(t, pipeline_stages);
+    tcase_add_test(t, layout_search);
     suite_add_tcase(s, t);
     return s;
 }

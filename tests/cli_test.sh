@@ -660,6 +660,20 @@ expect_fail eval-tp-heads 2 "gpt2.json: num_attention_heads: 12 attention heads 
 expect_fail eval-tp-no-topology 2 "'nvidia-h100-sxm5-80gb' has 1 (it has no topology: one device)" eval --hw nvidia-h100-sxm5-80gb --workload llama-2-7b --tp 2
 expect_fail eval-pp-cnn 2 "pipeline stages (pp 8) split a model's repeated layers; resnet50 has none to split" eval --hw nvidia-dgx-h100 --workload resnet50 --pp 8
 expect_fail eval-microbatch-batch 2 "microbatches 4 must divide the batch 6" eval --hw nvidia-dgx-h100 --workload llama-2-7b --pp 8 --microbatches 4 --batch 6
+PY_AUTO="$PY_TOTALS
+ls = d['layout_search']
+need(ls['objective'] == 'tokens_per_s_per_device' and ls['searched'] >= 20, 'search %r' % ls)
+b = ls['best']
+need(all(b[i]['tokens_per_s_per_device'] >= b[i + 1]['tokens_per_s_per_device'] for i in range(len(b) - 1)), 'not sorted')
+need(d['layout']['tp'] == b[0]['tp'] and d['layout']['pp'] == b[0]['pp'], 'shown layout is not the best: %r' % d['layout'])
+need(b[0]['tp'] * b[0]['dp'] * b[0]['pp'] == 8, 'product')
+"
+expect_json eval-layout-auto "$PY_AUTO" eval --hw nvidia-dgx-h100 --workload llama-2-70b --layout auto --batch 16 --prompt 128 --generate 8 --json
+expect_ok_has eval-layout-auto-human "layouts of 8 devices searched" eval --hw nvidia-dgx-a100 --workload llama-2-7b --layout auto --objective tpot_ms --prompt 64 --generate 4
+expect_fail eval-layout-auto-with-tp 2 "auto searches tp, pp, dp and micro-batches: give none of them" eval --hw nvidia-dgx-h100 --workload llama-2-7b --layout auto --tp 2
+expect_fail eval-layout-bad 2 "--layout: expected auto, got 'best'" eval --hw nvidia-dgx-h100 --workload llama-2-7b --layout best
+expect_fail eval-objective-no-layout 2 "--objective: ranks the layouts of --layout auto" eval --hw nvidia-dgx-h100 --workload llama-2-7b --objective tpot_ms
+expect_ok_has sweep-70b-serving "Pareto front" sweep sweeps/llm_70b_serving.json --db "$tmp/s70.db" --no-plot
 expect_fail eval-topology-zero-bw 2 "bad-topology-zero-bw.json: topology.levels[0].bandwidth_GBps: expected a positive number, got 0" eval --hw "$D/bad-topology-zero-bw.json" --workload llama-2-7b
 expect_json json-llama-prefill "$PY_TOTALS
 need(d['phase'] == 'prefill', 'phase %r' % d['phase'])
