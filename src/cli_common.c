@@ -146,10 +146,10 @@ int cli_workload_opts(const struct cli_opt *opts, const struct wl_model *m, stru
             if (!strcmp(wl_phase_names[i], phs))
                 p = i;
         if (p < 0) {
-            rc = dse_err_set(e, DSE_EINPUT, NULL, "--phase", "expected prefill, decode or generate, got '%s'", phs);
+            rc = dse_err_set(e, DSE_EINPUT, NULL, "--phase", "expected prefill, decode, generate or train, got '%s'", phs);
             return rc;
         }
-        if (!lm) {
+        if (!lm && p != PH_TRAIN) {
             rc = dse_err_set(e, DSE_EINPUT, NULL, "--phase", "%s is not a decoder language model; phases apply to "
                                                               "llama, qwen2, mistral and gpt2 configs",
                              m->name);

@@ -34,6 +34,9 @@ static struct cli_opt eval_opts_proto[] = {
     {"pp", 1, "pipeline stages (default 1): the layers split, activations sent between stages", NULL},
     {"dp", 1, "data-parallel replicas, each running --batch (default: the devices tp x pp leave)", NULL},
     {"microbatches", 1, "micro-batches the batch is cut into through the pp stages (default 1)", NULL},
+    {"optimizer", 1, "--phase train: adamw (default) or sgd (with momentum)", NULL},
+    {"zero", 1, "--phase train: ZeRO stage 0-3 (default 0; 1 is Megatron-LM's distributed optimizer, 3 FSDP)", NULL},
+    {"recompute", 1, "--phase train: activation recomputation none (default), selective or full", NULL},
     {"layout", 1, "auto: search every tp x pp x dp split (and micro-batches) for the best by --objective, then show it", NULL},
     {"objective", 1, "with --layout auto: the metric to rank by (default tokens_per_s_per_device for LMs, else "
                      "throughput_per_s)", NULL},
@@ -76,13 +79,24 @@ static const char *validation_note(const struct hw_device *d, char *buf, size_t 
 
 /* The error bars of the result, in a sentence: the interval, what it is of, and what it means for the
  * latency; an uncalibrated device's interval is its class's, from calibrated devices. */
+/* A row's phase: a training step's pass (forward, backward, step: gradient sync and optimizer), else
+ * the workload's phase. */
+static const char *row_phase(const struct eval_op *o)
+{
+    static const char *const pass[] = {"forward", "backward", "step"};
+    return o->phase == PH_TRAIN && o->pass >= 0 && o->pass < 3 ? pass[o->pass] : wl_phase_names[o->phase];
+}
+
 static const char *errbar_note(const struct eval_req *r, const struct eval_result *res, enum wl_phase ph, char *buf,
                                size_t n)
 {
     const struct eval_totals *t = &res->t;
     const struct hw_device *d = &r->sys->dev[r->dev];
     const char *cls = hw_class_names[d->cls], *kind = pkind_names[eb_kind_of(r->model, ph)];
-    if (!r->errbars)
+    if (ph == PH_TRAIN)
+        snprintf(buf, n, "no error bars: the published corpus has no training cases yet, so this step time is "
+                         "unvalidated");
+    else if (!r->errbars)
         snprintf(buf, n, "no error bars (no validate/published/error-bars.json found; dse validate --published "
                          "--write-error-bars writes one)");
     else if (strcmp(r->errbars->tier, fidelity_names[r->x.fidelity]))
@@ -145,7 +159,7 @@ static void print_kernels(const struct eval_req *r, const struct eval_result *re
     printf("\nfused kernels (software %s): %d kernels hold %d operators\n", r->sw ? r->sw->name : "none", nk, fused_ops);
     printf("%-8s %11s  %s\n", "phase", "time_ms", "operators");
     for (int a = 0; a < nk && a < top; a++) {
-        printf("%-8s %11.4f  ", wl_phase_names[res->ops[k[a].first].phase], ms(k[a].time_s));
+        printf("%-8s %11.4f  ", row_phase(&res->ops[k[a].first]), ms(k[a].time_s));
         for (int m = 0; m < k[a].n; m++)
             printf("%s%s", m ? " + " : "", res->ops[k[a].first + m].name);
         printf("\n");
@@ -159,7 +173,7 @@ static void print_human(const struct eval_req *r, const struct eval_result *res,
 {
     const struct hw_system *sys = r->sys;
     const struct hw_device *d = &sys->dev[r->dev];
-    enum wl_phase ph = wl_model_is_lm(r->model) ? r->phase : PH_NONE;
+    enum wl_phase ph = r->phase == PH_TRAIN || wl_model_is_lm(r->model) ? r->phase : PH_NONE;
     printf("dse eval: %s on %s/%s (%s), %s, batch %lld", r->model->name, sys->name, d->name, hw_class_names[d->cls],
            prec, (long long)r->batch);
     if (ph == PH_GENERATE)
@@ -172,16 +186,21 @@ static void print_human(const struct eval_req *r, const struct eval_result *res,
     if (sys->topo.n_level) { /* the layout over the topology, innermost level first */
         const struct par_layout *l = &r->layout;
         printf("layout: tp %d x dp %d x pp %d", l->n[PAR_TP], l->n[PAR_DP], l->n[PAR_PP]);
-        if (l->n[PAR_PP] > 1)
-            printf(" (%d micro-batches of %lld)", l->microbatches, (long long)(r->batch / l->microbatches));
+        if (l->n[PAR_PP] > 1 || l->microbatches > 1)
+            printf(" (%d micro-batches of %lld%s)", l->microbatches, (long long)eval_micro_batch(r),
+                   l->n[PAR_PP] > 1 ? "" : ", accumulated");
         printf(" = %d devices '%s' on", hw_topo_devices(sys), d->name);
         for (int i = 0; i < sys->topo.n_level; i++) {
             const struct hw_topo_level *L = &sys->topo.level[i];
             printf("%s %s %s of %d at %g GB/s", i ? "," : "", L->name, hw_topo_kind_names[L->kind], L->count,
                    L->bandwidth_Bps / 1e9);
         }
-        printf("; batch %lld per replica, metrics for the whole system (latency: one replica's)\n",
-               (long long)r->batch);
+        if (r->phase == PH_TRAIN)
+            printf("; global batch %lld, %lld per replica, metrics for the whole system\n", (long long)r->batch,
+                   (long long)eval_replica_batch(r));
+        else
+            printf("; batch %lld per replica, metrics for the whole system (latency: one replica's)\n",
+                   (long long)r->batch);
     }
     char vn[160], eb[600];
     printf("model: %s; software: %s; %s\n", r->x.fidelity == FID_CYCLE ? "cycle-approximate tier" : "analytical roofline",
@@ -218,7 +237,7 @@ static void print_human(const struct eval_req *r, const struct eval_result *res,
         }
         shown++;
         printf("%-28.28s %-8s %-6.6s %9.0f %11.4f %5.1f%% %-8s %10.3f %10.3f %10.4f %4.0f%%", o->name,
-               wl_phase_names[o->phase], sys->dev[o->dev].name, o->count, ms(o->time_s),
+               row_phase(o), sys->dev[o->dev].name, o->count, ms(o->time_s),
                100 * o->time_s / res->t.latency_s, bound_names[o->bound], o->flops / 1e9, o->bytes / 1e6,
                o->energy_J * 1e3, 100 * o->utilization);
         if (cyc && o->mapping_efficiency > 0)
@@ -252,7 +271,7 @@ static void print_csv(const struct eval_req *r, const struct eval_result *res)
     for (int i = 0; res->feasible && i < res->n_ops; i++) { /* an infeasible point has no rows, as in --json */
         const struct eval_op *o = &res->ops[i];
         printf("%s,%s,%s,%s,%.0f,%.9g,%.9g,%.9g,%.9g,%.9g,%s,%.0f,%.0f,%.0f,%.9g,%.4f,%s,%d\n", o->name,
-               op_type_name(o->type), wl_phase_names[o->phase], r->sys->dev[o->dev].name, o->count, ms(o->time_s),
+               op_type_name(o->type), row_phase(o), r->sys->dev[o->dev].name, o->count, ms(o->time_s),
                ms(o->compute_s), ms(o->memory_s), ms(o->overhead_s), ms(o->xfer_s), bound_names[o->bound], o->macs,
                o->flops, o->bytes, o->energy_J * 1e3, o->utilization, prec_names[o->cprec], o->kernel);
     }
@@ -293,7 +312,7 @@ static int print_scalesim(const struct eval_req *r, const struct eval_result *re
         "DRAM IFMAP Start Cycle, DRAM IFMAP Stop Cycle, DRAM IFMAP Reads, DRAM Filter Start Cycle, DRAM Filter Stop "
         "Cycle, DRAM Filter Reads, DRAM OFMAP Start Cycle, DRAM OFMAP Stop Cycle, DRAM OFMAP Writes,"};
     const struct hw_device *d = &r->sys->dev[r->dev];
-    enum wl_phase ph = wl_model_is_lm(r->model) ? r->phase : PH_NONE;
+    enum wl_phase ph = r->phase == PH_TRAIN || wl_model_is_lm(r->model) ? r->phase : PH_NONE;
     struct eval_graphs eg;
     int rc = eval_graphs_build(r->model, ph, r->batch, r->prompt, 1, r->sw, &eg, e);
     if (rc)
@@ -383,7 +402,7 @@ static void add_layouts_json(cJSON *o, const struct metric *m, const struct layo
 static int print_json(const struct eval_req *r, const struct eval_result *res, const char *prec,
                       const struct layout_choice *best, const struct metric *lobj, const struct layout_stats *lst)
 {
-    enum wl_phase ph = wl_model_is_lm(r->model) ? r->phase : PH_NONE;
+    enum wl_phase ph = r->phase == PH_TRAIN || wl_model_is_lm(r->model) ? r->phase : PH_NONE;
     cJSON *o = cJSON_CreateObject(), *t, *ops, *val;
     if (!o)
         return DSE_ERUNTIME;
@@ -453,7 +472,7 @@ static int print_json(const struct eval_req *r, const struct eval_result *res, c
             break;
         cJSON_AddStringToObject(x, "name", p->name);
         cJSON_AddStringToObject(x, "type", op_type_name(p->type));
-        cJSON_AddStringToObject(x, "phase", wl_phase_names[p->phase]);
+        cJSON_AddStringToObject(x, "phase", row_phase(p));
         cJSON_AddStringToObject(x, "device", r->sys->dev[p->dev].name);
         cJSON_AddNumberToObject(x, "count", p->count);
         cJSON_AddNumberToObject(x, "time_ms", ms(p->time_s));
@@ -477,6 +496,30 @@ static int print_json(const struct eval_req *r, const struct eval_result *res, c
         return DSE_ERUNTIME;
     puts(s);
     free(s);
+    return DSE_OK;
+}
+
+/* --optimizer, --zero, --recompute: the training step's configuration, refused for other phases. */
+static int cli_train_opts(const struct cli_opt *opts, struct eval_req *r, struct dse_err *e)
+{
+    const char *o = cli_get(opts, "optimizer"), *z = cli_get(opts, "zero"), *rc = cli_get(opts, "recompute");
+    if ((o || z || rc) && r->phase != PH_TRAIN)
+        return dse_err_set(e, DSE_EINPUT, NULL, o ? "--optimizer" : z ? "--zero" : "--recompute",
+                           "configures a training step: add --phase train");
+    int k;
+    if (o && (k = ju_lookup(train_opt_names, o)) < 0)
+        return dse_err_set(e, DSE_EINPUT, NULL, "--optimizer", "expected adamw or sgd, got '%s'", o);
+    if (o)
+        r->train.optimizer = (enum train_opt)k;
+    if (rc && (k = ju_lookup(train_recompute_names, rc)) < 0)
+        return dse_err_set(e, DSE_EINPUT, NULL, "--recompute", "expected none, selective or full, got '%s'", rc);
+    if (rc)
+        r->train.recompute = (enum train_recompute)k;
+    long long v;
+    if (z && cli_int("zero", z, 0, 3, &v, e))
+        return DSE_EINPUT;
+    if (z)
+        r->train.zero = (int)v;
     return DSE_OK;
 }
 
@@ -649,6 +692,9 @@ int cmd_eval(int argc, char **argv)
         swn = sys->dev[r.dev].software[0] ? sys->dev[r.dev].software : "none";
     if ((rc = pass_load_named(swn, cli_get(opts, "software") ? NULL : hwp, &sw, &e)))
         goto out;
+    if (r.phase == PH_TRAIN && !cli_get(opts, "software") && !sw.trains && /* an inference stack: the class's trainer */
+        (rc = pass_load_named(pass_train_default(sys->dev[r.dev].cls), hwp, &sw, &e)))
+        goto out;
     r.sw = &sw;
     if (cli_get(opts, "cpu-threads")) {
         long long t;
@@ -696,6 +742,8 @@ int cmd_eval(int argc, char **argv)
             goto out;
         r.layout.microbatches = (int)v;
     }
+    if ((rc = cli_train_opts(opts, &r, &e)))
+        goto out;
     const char *lay = cli_get(opts, "layout");
     if (lay && strcmp(lay, "auto")) {
         rc = dse_err_set(&e, DSE_EINPUT, NULL, "--layout", "expected auto, got '%s' (or give --tp, --pp, --dp)", lay);

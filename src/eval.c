@@ -18,6 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+const char *const train_opt_names[OPT_COUNT + 1] = {"adamw", "sgd", NULL};
+const char *const train_recompute_names[RC_COUNT + 1] = {"none", "selective", "full", NULL};
+
 struct eval_op_cost { /* one op's cost at the first decode step, reused by later steps */
     int dev, dynamic;
     double time_s, compute_s, memory_s, overhead_s, xfer_s, comm_s; /* comm_s: of xfer_s, collectives */
@@ -162,6 +165,31 @@ static void stage_split(const struct wl_graph *g, double *w_layers, double *w_be
     }
 }
 
+/* What a training step's forward keeps for its backward (eval_graphs: act_saved_elems and the rest):
+ * every output of an op that is not a view, count-weighted; of it the S x T scores an unfused attention
+ * keeps (its softmax's probabilities); the inputs of the repeated layers; the forward's FLOPs. */
+static void train_acts(const struct wl_graph *g, struct eval_graphs *eg)
+{
+    eg->act_saved_elems = eg->act_scores_elems = eg->act_layer_in_elems = eg->fwd_flops = 0;
+    int first = -1;
+    for (int i = 0; i < g->n_op; i++) {
+        const struct wl_op *op = &g->op[i];
+        eg->fwd_flops += op->flops * op->count;
+        if (first < 0 && op->count > 1) {
+            first = i;
+            eg->act_layer_in_elems = g->t[op->in[0]].elems * op->count;
+        }
+        if (wl_op_is_view(op))
+            continue;
+        for (int k = 0; k < op->n_out; k++)
+            if (g->t[op->out[k]].kind == WL_ACT)
+                eg->act_saved_elems += g->t[op->out[k]].elems * op->count;
+        if (op->type == OP_ATTENTION && op->attn_unfused)
+            eg->act_scores_elems += model_attention_scores(op) * op->count;
+    }
+    eg->act_saved_elems += eg->act_scores_elems;
+}
+
 int eval_graphs_build(const struct wl_model *m, enum wl_phase ph, int64_t batch, int64_t prompt, int tp,
                       const struct sw_stack *sw, struct eval_graphs *eg, struct dse_err *e)
 {
@@ -171,14 +199,19 @@ int eval_graphs_build(const struct wl_model *m, enum wl_phase ph, int64_t batch,
     eg->prompt = prompt;
     eg->tp = tp > 1 ? tp : 1;
     eg->sw = sw;
-    struct wl_shape sh = {batch, prompt, 0, eg->tp};
+    struct wl_shape sh = {batch, prompt, 0, eg->tp, ph == PH_TRAIN};
     if (ph == PH_DECODE) {
         sh.tokens = 1;
         sh.past = prompt;
     }
     int rc = wl_build(m, &sh, &eg->first, e);
+    struct sw_stack tsw; /* training keeps BatchNorm: its statistics come from the batch, not folded constants */
+    if (ph == PH_TRAIN && sw && pass_has(sw, PASS_BN_FOLD)) {
+        tsw = *sw;
+        tsw.passes &= ~(1u << PASS_BN_FOLD);
+    }
     if (!rc)
-        rc = pass_apply(sw, &eg->first, e);
+        rc = pass_apply(ph == PH_TRAIN && sw && pass_has(sw, PASS_BN_FOLD) ? &tsw : sw, &eg->first, e);
     if (rc) {
         wl_graph_free(&eg->first);
         return rc;
@@ -187,8 +220,21 @@ int eval_graphs_build(const struct wl_model *m, enum wl_phase ph, int64_t batch,
     eg->first_active_params = wl_active_params(&eg->first);
     eg->first_launches = pass_kernel_launches(&eg->first);
     stage_split(&eg->first, &eg->w_layers, &eg->w_before, &eg->w_after, &eg->boundary_elems);
+    eg->model_params = eg->first_params;
+    if (eg->tp > 1) { /* the whole model's count, for params and the 6N of MFU */
+        struct wl_graph whole;
+        struct wl_shape one = {1, 1, 0, 1, 0};
+        if ((rc = wl_build(m, &one, &whole, e))) {
+            wl_graph_free(&eg->first);
+            return rc;
+        }
+        eg->model_params = wl_params(&whole);
+        wl_graph_free(&whole);
+    }
+    if (ph == PH_TRAIN)
+        train_acts(&eg->first, eg);
     if (ph == PH_GENERATE) {
-        struct wl_shape ds = {batch, 1, prompt, eg->tp};
+        struct wl_shape ds = {batch, 1, prompt, eg->tp, 0};
         rc = wl_build(m, &ds, &eg->decode, e);
         if (!rc)
             rc = pass_apply(sw, &eg->decode, e);
@@ -326,6 +372,7 @@ static int account(const struct eval_req *r, struct eval_result *res, const stru
         o->dev = c->dev;
         o->kernel = op->kernel;
         o->cprec = c->cprec;
+        o->pass = res->pass;
     }
     struct eval_op *o = &res->ops[row];
     o->count += n;
@@ -637,10 +684,14 @@ void eval_capacity(const struct hw_system *sys, int primary, double capacity_byt
                 snprintf(who, sizeof who, "%s '%s' of the %d of tp %d x dp %d x pp %d ",
                          l->n[PAR_PP] > 1 ? "the most loaded (a first or last pipeline stage)" : "each", sys->dev[d].name,
                          (int)res->t.devices, l->n[PAR_TP], l->n[PAR_DP], l->n[PAR_PP]);
+            char train[96] = "";
+            if (res->t.grad_bytes > 0 || res->t.optimizer_bytes > 0)
+                snprintf(train, sizeof train, " + gradients %.3g GB + optimizer states %.3g GB", res->t.grad_bytes / 1e9,
+                         res->t.optimizer_bytes / 1e9);
             infeasible(res,
                        "does not fit in memory: %sneeds %.3g GB (weights %.3g GB + KV cache %.3g GB + activations "
-                       "%.3g GB) in '%s' of %.3g GB",
-                       who, total / 1e9, res->t.weight_bytes / 1e9, res->t.kv_bytes / 1e9, res->t.act_bytes / 1e9,
+                       "%.3g GB%s) in '%s' of %.3g GB",
+                       who, total / 1e9, res->t.weight_bytes / 1e9, res->t.kv_bytes / 1e9, res->t.act_bytes / 1e9, train,
                        m->name, cap / 1e9);
             return;
         }
@@ -686,6 +737,185 @@ static int pipe_sends(const struct eval_req *r, struct eval_result *res, double 
     return DSE_OK;
 }
 
+/* The backward of a training step, from the forward's recorded op costs (docs/models.md, "Training"):
+ * a GEMM-like op costs twice its forward (the input's and the weight's gradients: two products of its
+ * size), attention 2.5 times (FlashAttention's backward: five matrix products to the forward's two),
+ * element-wise, norm, softmax, pooling and gather ops twice (each reads the output's gradient and a
+ * kept input and writes the input's gradient), a collective once (the mirror of the forward's: tp's
+ * all-reduce of an input gradient); recomputation adds the forward of what it recomputes. */
+static double bwd_factor(const struct wl_op *op, enum train_recompute rc)
+{
+    if (wl_op_is_view(op))
+        return 0;
+    double f = op->type == OP_ATTENTION ? 2.5 : (op_info[op->type].flags & OPF_COLL) ? 1 : 2;
+    if (rc == RC_FULL || (rc == RC_SELECTIVE && op->type == OP_ATTENTION))
+        f += 1;
+    return f;
+}
+
+static void scale_cost(struct eval_op_cost *c, double f)
+{
+    c->time_s *= f;
+    c->compute_s *= f;
+    c->memory_s *= f;
+    c->overhead_s *= f;
+    c->xfer_s *= f;
+    c->comm_s *= f;
+    c->e_compute *= f;
+    c->e_memory *= f;
+    c->e_link *= f;
+    c->main_bytes *= f;
+    c->cycles_compute *= f;
+    c->cycles_stall *= f;
+    c->sram_reads *= f;
+    c->sram_writes *= f;
+    c->dram_reads *= f;
+    c->dram_writes *= f;
+}
+
+/* A row of its own (the gradient synchronisation, the optimizer step): once per step on every device. */
+static int step_row(const struct eval_req *r, struct eval_result *res, const char *name, enum op_type type,
+                    const struct eval_op_cost *c, struct dse_err *e)
+{
+    struct wl_op op;
+    memset(&op, 0, sizeof op);
+    dse_strlcpy(op.name, name, sizeof op.name);
+    op.type = type;
+    op.count = 1;
+    op.kernel = -1 - res->n_ops; /* a kernel of its own */
+    double ts = res->tscale, es = res->escale, ds = res->dscale;
+    res->tscale = 1;
+    res->escale = res->t.devices;
+    res->dscale = 1;
+    int rc = account(r, res, &op, PH_TRAIN, res->n_ops, c, e);
+    res->tscale = ts;
+    res->escale = es;
+    res->dscale = ds;
+    return rc;
+}
+
+/* Bytes per parameter an optimizer step moves through main memory, and the state it keeps per
+ * parameter beyond the weights: AdamW reads the fp32 master weight, gradient, first and second moments
+ * (16 B) and writes the master, moments and the low-precision copy (12 + 2 B); SGD with momentum reads
+ * master, gradient and momentum, writes master, momentum and the copy. Without mixed precision (fp32
+ * weights) there is no master copy. */
+static void opt_bytes(const struct train_cfg *tc, enum prec w, double *traffic, double *state)
+{
+    int mixed = w != P_FP32;
+    if (tc->optimizer == OPT_SGD) {
+        *traffic = mixed ? 22 : 20;
+        *state = mixed ? 8 : 4;
+    } else {
+        *traffic = mixed ? 30 : 28;
+        *state = mixed ? 12 : 8;
+    }
+}
+
+/* The rest of a training step after its forward (recorded in s->contrib): the backward, the gradient
+ * synchronisation over dp (ZeRO 0 all-reduces fp32 gradients, 1 and 2 reduce-scatter them and
+ * all-gather the updated weights, 3 also gathers the weights for the forward and the backward; the
+ * gradients' reduction runs under the backward, bucketed as DDP and Megatron-LM do, and only what
+ * outlasts it adds; a weight gather after the optimizer adds whole, ZeRO 3's during the passes beyond
+ * them), the optimizer step (memory-bound), and each device's memory: weights, fp32 gradients,
+ * optimizer states (sharded by the ZeRO stage) and the activations the micro-batches in flight keep. */
+static int train_rest(const struct eval_req *r, const struct eval_graphs *eg, struct eval_scratch *s,
+                      struct eval_result *res, const struct usage *u, double wshare, struct dse_err *e)
+{
+    const struct wl_graph *g = &eg->first;
+    const struct train_cfg *tc = &r->train;
+    const struct par_layout *L = &r->layout;
+    const struct hw_device *d = &r->sys->dev[r->dev];
+    int row0 = res->n_ops, rc;
+    double t_fwd = res->t.latency_s;
+    res->pass = 1;
+    for (int k = 0; k < g->n_op; k++) {
+        struct eval_op_cost c = s->contrib[k];
+        double f = bwd_factor(&g->op[k], tc->recompute);
+        scale_cost(&c, f);
+        struct wl_op ob = g->op[k];
+        ob.macs *= f;
+        ob.flops *= f;
+        if ((rc = account(r, res, &ob, PH_TRAIN, row0 + k, &c, e)))
+            return rc;
+    }
+    if ((rc = pipe_sends(r, res, eg->boundary_elems, e))) /* the boundary's gradient, back a stage */
+        return rc;
+    runtime_step(r, res, res->t.latency_s - t_fwd, 2 * eg->first_launches);
+    double t_bwd = res->t.latency_s - t_fwd;
+
+    res->pass = 2;
+    int dpn = L->n[PAR_DP] > 0 ? L->n[PAR_DP] : 1, size, stride;
+    par_group(L, PAR_DP, &size, &stride);
+    double P = eg->first_params * wshare, gbytes = 4 * P, pbytes = P * prec_bytes(r->x.prec.w);
+    struct coll_cost red, gat;
+    memset(&gat, 0, sizeof gat);
+    if ((rc = par_coll_cost(&r->sys->topo, tc->zero ? COLL_REDUCESCATTER : COLL_ALLREDUCE, size, stride, gbytes, &red,
+                            e)) ||
+        (tc->zero && (rc = par_coll_cost(&r->sys->topo, COLL_ALLGATHER, size, stride, pbytes, &gat, e))))
+        return rc;
+    double exposed = red.time_s > t_bwd ? red.time_s - t_bwd : 0, link_J = red.energy_J + gat.energy_J;
+    if (tc->zero == 3) { /* gathered again before the forward and the backward, under them */
+        exposed = (gat.time_s > t_fwd ? gat.time_s - t_fwd : 0) +
+                  (gat.time_s + red.time_s > t_bwd ? gat.time_s + red.time_s - t_bwd : 0);
+        link_J += 2 * gat.energy_J;
+    } else {
+        exposed += gat.time_s;
+    }
+    struct eval_op_cost c;
+    memset(&c, 0, sizeof c);
+    c.dev = r->dev;
+    c.bound = BOUND_NETWORK;
+    c.cprec = P_FP32;
+    c.xfer_s = c.comm_s = exposed;
+    c.e_link = link_J;
+    if (dpn > 1 && (rc = step_row(r, res, tc->zero ? "grad_reducescatter+param_allgather" : "grad_allreduce",
+                                  tc->zero ? OP_ALLGATHER : OP_ALLREDUCE, &c, e)))
+        return rc;
+    double traffic, state;
+    opt_bytes(tc, r->x.prec.w, &traffic, &state);
+    double Popt = tc->zero >= 1 ? P / dpn : P, bytes = Popt * traffic;
+    const struct hw_mem *mm = &d->mem[d->n_mem - 1];
+    memset(&c, 0, sizeof c);
+    c.dev = r->dev;
+    c.bound = BOUND_MEMORY;
+    c.cprec = P_FP32;
+    c.memory_s = c.time_s = bytes / (mm->bandwidth_Bps * d->eff_level[d->n_mem - 1] * d->eff_mclass[EC_ELTWISE]);
+    c.main_bytes = bytes;
+    c.e_memory = bytes * mm->energy_J_per_byte;
+    if ((rc = step_row(r, res, tc->optimizer == OPT_SGD ? "optimizer_sgd" : "optimizer_adamw", OP_ELTWISE, &c, e)))
+        return rc;
+
+    /* memory per device */
+    double M = L->microbatches > 0 ? L->microbatches : 1, pp = L->n[PAR_PP] > 0 ? L->n[PAR_PP] : 1;
+    double kept = tc->recompute == RC_FULL ? eg->act_layer_in_elems + eg->act_saved_elems / r->model->tf.layers
+                  : tc->recompute == RC_SELECTIVE ? eg->act_saved_elems - eg->act_scores_elems
+                                                  : eg->act_saved_elems;
+    double inflight = pp > 1 ? (M < pp ? M : pp) / pp : 1; /* 1F1B: the first stage holds pp micro-batches */
+    struct eval_totals *T = &res->t;
+    for (int dv = 0; dv < r->sys->n_dev; dv++) {
+        res->need_bytes[dv] = dv == r->dev ? 0 : u->weights[dv];
+        T->weight_bytes += dv == r->dev ? 0 : u->weights[dv];
+    }
+    double w = u->weights[r->dev] * wshare / (tc->zero >= 3 ? dpn : 1);
+    T->weight_bytes += w;
+    T->grad_bytes = gbytes / (tc->zero >= 2 ? dpn : 1);
+    T->optimizer_bytes = P * state / (tc->zero >= 1 ? dpn : 1);
+    T->act_bytes = kept * prec_bytes(r->x.prec.a) * inflight;
+    res->need_bytes[r->dev] += w + T->grad_bytes + T->optimizer_bytes + T->act_bytes;
+    return DSE_OK;
+}
+
+int64_t eval_replica_batch(const struct eval_req *r)
+{
+    int dp = r->layout.n[PAR_DP] > 0 ? r->layout.n[PAR_DP] : 1;
+    return r->phase == PH_TRAIN ? r->batch / dp : r->batch;
+}
+
+int64_t eval_micro_batch(const struct eval_req *r)
+{
+    return eval_replica_batch(r) / (r->layout.microbatches > 0 ? r->layout.microbatches : 1);
+}
+
 int eval_check_layout(const struct eval_req *r, struct dse_err *e)
 {
     const struct par_layout *l = &r->layout;
@@ -695,10 +925,22 @@ int eval_check_layout(const struct eval_req *r, struct dse_err *e)
         return dse_err_set(e, DSE_EINPUT, NULL, NULL, "a layout of %d devices runs on the topology's device%s%s%s", devs,
                            r->sys->topo.n_level ? " '" : " (system '", r->sys->topo.n_level ? r->sys->dev[r->sys->topo.dev].name : r->sys->name,
                            r->sys->topo.n_level ? "'" : "' has no topology)");
-    if (r->batch % M)
-        return dse_err_set(e, DSE_EINPUT, NULL, NULL, "microbatches %d must divide the batch %lld", M, (long long)r->batch);
-    if (M > 1 && pp == 1)
-        return dse_err_set(e, DSE_EINPUT, NULL, NULL, "microbatches %d need pipeline stages (pp > 1)", M);
+    int dp = r->layout.n[PAR_DP] > 0 ? r->layout.n[PAR_DP] : 1;
+    if (r->phase == PH_TRAIN && r->batch % dp)
+        return dse_err_set(e, DSE_EINPUT, NULL, NULL, "dp %d replicas must divide the global batch %lld of a training step",
+                           dp, (long long)r->batch);
+    if (eval_replica_batch(r) % M)
+        return dse_err_set(e, DSE_EINPUT, NULL, NULL, "microbatches %d must divide the batch %lld%s", M,
+                           (long long)eval_replica_batch(r), r->phase == PH_TRAIN ? " of a replica" : "");
+    if (M > 1 && pp == 1 && r->phase != PH_TRAIN)
+        return dse_err_set(e, DSE_EINPUT, NULL, NULL,
+                           "microbatches %d need pipeline stages (pp > 1), or a training step (gradient accumulation)", M);
+    if (r->phase == PH_TRAIN && r->train.recompute == RC_FULL && r->model->kind != WLM_TRANSFORMER)
+        return dse_err_set(e, DSE_EINPUT, r->model->path, NULL,
+                           "full recomputation keeps each transformer layer's input; %s has no layers to checkpoint",
+                           r->model->name);
+    if (r->phase == PH_TRAIN && (r->train.zero < 0 || r->train.zero > 3))
+        return dse_err_set(e, DSE_EINPUT, NULL, NULL, "zero: expected a ZeRO stage 0 to 3, got %d", r->train.zero);
     if (pp > 1) {
         if (r->model->kind != WLM_TRANSFORMER)
             return dse_err_set(e, DSE_EINPUT, r->model->path, NULL,
@@ -749,8 +991,8 @@ static int eval_ops(const struct eval_req *r, const struct eval_graphs *eg, stru
     if ((rc = model_for(pd->cls)->check(pd, e)))
         return rc;
     enum wl_phase ph = eg->phase;
-    res->t.params = eg->first_params;
-    res->t.active_params = eg->first_active_params;
+    res->t.params = eg->model_params;
+    res->t.active_params = eg->first_active_params * (eg->first_params > 0 ? eg->model_params / eg->first_params : 1);
     if (r->sw && r->sw != eg->sw)
         return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "graphs built for stack '%s' evaluated with '%s'",
                            eg->sw ? eg->sw->name : "none", r->sw->name);
@@ -759,8 +1001,13 @@ static int eval_ops(const struct eval_req *r, const struct eval_graphs *eg, stru
         dse_err_clear(e);
         return DSE_OK;
     }
-    rc = eval_graph(r, &eg->first, eg->first_params, ph == PH_GENERATE ? PH_PREFILL : ph, 0, s, &u, &used, NULL,
-                    res, e);
+    if (ph == PH_TRAIN && r->sw && !r->sw->trains) {
+        infeasible(res, "software stack '%s' is for inference only (it runs no backward pass): train with megatron, "
+                   "compiled or eager", r->sw->name);
+        return DSE_OK;
+    }
+    rc = eval_graph(r, &eg->first, eg->first_params, ph == PH_GENERATE ? PH_PREFILL : ph, 0, s, &u, &used,
+                    ph == PH_TRAIN ? s->contrib : NULL, res, e);
     if (rc || !res->feasible)
         return rc;
     if ((rc = pipe_sends(r, res, eg->boundary_elems, e)))
@@ -772,6 +1019,14 @@ static int eval_ops(const struct eval_req *r, const struct eval_graphs *eg, stru
     runtime_step(r, res, res->t.latency_s - res->t.runtime_s, eg->first_launches);
     res->first_s = res->t.latency_s;
     res->t.kernels = eg->first_launches;
+    double wshare = 1;
+    if (pp > 1 && eg->first_params > 0)
+        wshare = (eg->w_layers / pp + (eg->w_before > eg->w_after ? eg->w_before : eg->w_after)) / eg->first_params;
+    if (ph == PH_TRAIN) {
+        res->t.kernels = 3 * eg->first_launches;
+        res->used = used;
+        return train_rest(r, eg, s, res, &u, wshare, e);
+    }
 
     if (ph == PH_GENERATE) {
         const struct wl_graph *g = &eg->decode;
@@ -808,9 +1063,6 @@ static int eval_ops(const struct eval_req *r, const struct eval_graphs *eg, stru
     /* Memory of the most loaded device: a pp stage holds 1/pp of the layers' weights and of the cache
      * of every micro-batch, the first stage the embeddings and the last the head (the larger counts),
      * one micro-batch's activations. */
-    double wshare = 1;
-    if (pp > 1 && eg->first_params > 0)
-        wshare = (eg->w_layers / pp + (eg->w_before > eg->w_after ? eg->w_before : eg->w_after)) / eg->first_params;
     struct eval_totals *T = &res->t;
     for (int d = 0; d < sys->n_dev; d++) {
         double w = u.weights[d] * (d == r->dev ? wshare : 1), kv = u.kv[d] * (d == r->dev ? M / pp : 1);
@@ -968,8 +1220,8 @@ static void error_bars(const struct eval_req *r, enum wl_phase ph, struct eval_t
 {
     T->err_low_pct = T->err_high_pct = NAN;
     T->err_n = T->err_fallback = 0;
-    if (!r->errbars || strcmp(r->errbars->tier, fidelity_names[r->x.fidelity]))
-        return;
+    if (!r->errbars || strcmp(r->errbars->tier, fidelity_names[r->x.fidelity]) || ph == PH_TRAIN)
+        return; /* no training case in the corpus yet */
     const struct eb_row *row =
         eb_find(r->errbars, r->sys->dev[r->dev].cls, eb_kind_of(r->model, ph), &T->err_fallback);
     if (row) {
@@ -1007,14 +1259,14 @@ static int finish(const struct eval_req *r, const struct eval_graphs *eg, struct
         res->ops[i].energy_J += idle * res->ops[i].time_s;
     T->energy_J = T->energy_compute_J + T->energy_memory_J + T->energy_static_J + T->energy_link_J;
     T->avg_power_W = T->latency_s > 0 ? T->energy_J / T->latency_s : 0;
-    T->peak_memory_bytes = T->weight_bytes + T->kv_bytes + T->act_bytes;
-    double dp = r->layout.n[PAR_DP] > 0 ? r->layout.n[PAR_DP] : 1; /* replicas, each running r->batch */
-    T->throughput_per_s = T->latency_s > 0 ? dp * (double)r->batch / T->latency_s : 0;
+    T->peak_memory_bytes = T->weight_bytes + T->kv_bytes + T->act_bytes + T->grad_bytes + T->optimizer_bytes;
+    double dp = r->layout.n[PAR_DP] > 0 ? r->layout.n[PAR_DP] : 1; /* replicas, each running its batch */
+    T->throughput_per_s = T->latency_s > 0 ? dp * (double)eval_replica_batch(r) / T->latency_s : 0;
     if (!isfinite(T->latency_s) || !isfinite(T->energy_J) || !isfinite(T->peak_memory_bytes))
         return dse_err_set(e, DSE_ERUNTIME, NULL, NULL,
                            "numeric overflow: the figures of this point exceed what a double holds (check the hwdesc "
                            "for rates near zero or sizes near the limits)");
-    double B = dp * (double)r->batch, tokens = 0, first_s = res->first_s;
+    double B = dp * (double)eval_replica_batch(r), tokens = 0, first_s = res->first_s;
     switch (ph) {
     case PH_GENERATE:
         T->ttft_s = first_s;
@@ -1031,6 +1283,19 @@ static int finish(const struct eval_req *r, const struct eval_graphs *eg, struct
         T->ttft_s = T->latency_s;
         tokens = B * (double)eg->prompt;
         break;
+    case PH_TRAIN: { /* model FLOPs: 6 N per token (transformers), else 3 x the forward's */
+        int tf = r->model->kind == WLM_TRANSFORMER;
+        double seq = tf && strcmp(r->model->tf.model_type, "vit") ? (double)eg->prompt : 0;
+        tokens = B * seq;
+        double M = r->layout.microbatches > 0 ? r->layout.microbatches : 1;
+        double model_flops = tf ? 6 * eg->model_params * B * (seq > 0 ? seq : (double)r->model->tf.max_pos)
+                                : 3 * eg->fwd_flops * M * dp;
+        enum hw_engine eng;
+        double peak = hw_gemm_peak(&sys->dev[r->dev], prec_compute(r->x.prec.w, r->x.prec.a), &eng);
+        T->tflops_per_device = model_flops / T->latency_s / T->devices / 1e12;
+        T->mfu_pct = peak > 0 ? 100 * model_flops / (T->latency_s * T->devices * peak) : NAN;
+        break;
+    }
     default:
         break;
     }
@@ -1068,14 +1333,13 @@ int eval_run(const struct eval_req *r, struct eval_result *res, struct dse_err *
     struct eval_scratch s;
     memset(&s, 0, sizeof s);
     int lm = wl_model_is_lm(r->model);
-    enum wl_phase ph = lm ? (r->phase == PH_NONE ? PH_GENERATE : r->phase) : PH_NONE;
+    enum wl_phase ph = r->phase == PH_TRAIN ? PH_TRAIN : lm ? (r->phase == PH_NONE ? PH_GENERATE : r->phase) : PH_NONE;
     if (r->batch < 1 || r->prompt < 1 || (ph == PH_GENERATE && r->gen < 1))
         return dse_err_set(e, DSE_EINPUT, NULL, NULL, "batch, prompt and generated tokens must be positive");
     int rc = eval_check_layout(r, e);
     if (rc)
         return rc;
-    int M = r->layout.microbatches > 0 ? r->layout.microbatches : 1;
-    if ((rc = eval_graphs_build(r->model, ph, r->batch / M, r->prompt, r->layout.n[PAR_TP], r->sw, &eg, e)))
+    if ((rc = eval_graphs_build(r->model, ph, eval_micro_batch(r), r->prompt, r->layout.n[PAR_TP], r->sw, &eg, e)))
         return rc;
     if (!(rc = eval_scratch_fit(&s, &eg, e)))
         rc = eval_point(r, &eg, &s, res, e);

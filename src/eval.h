@@ -23,6 +23,20 @@
 
 struct eb_table;
 
+/* The training step (phase train; docs/models.md, "Training"): the optimizer, the ZeRO stage
+ * (0: every replica holds everything; 1: optimizer states sharded over dp; 2: and gradients;
+ * 3: and weights, FSDP) and activation recomputation (selective: attention's inner products again in
+ * the backward, their scores not kept; full: every layer's forward again, only layer inputs kept). */
+enum train_opt { OPT_ADAMW, OPT_SGD, OPT_COUNT };
+enum train_recompute { RC_NONE, RC_SELECTIVE, RC_FULL, RC_COUNT };
+extern const char *const train_opt_names[OPT_COUNT + 1];
+extern const char *const train_recompute_names[RC_COUNT + 1];
+struct train_cfg {
+    enum train_opt optimizer;
+    int zero;
+    enum train_recompute recompute;
+};
+
 struct eval_req {
     const struct hw_system *sys;
     const struct sw_stack *sw; /* the software stack its graphs were built with (NULL: none) */
@@ -41,10 +55,12 @@ struct eval_req {
                               unit-roundoff estimate prec_accuracy_proxy */
     const struct eb_table *errbars; /* the error bars (errbar.h) the result carries; NULL: none */
     /* How the system's topology runs the workload (par.h): tp x dp x pp devices, completed by
-     * par_layout_complete (zeros: one device). batch is one replica's (a dp group member's): its
-     * sequences, cut into layout.microbatches micro-batches through the pp stages; the graphs are built
-     * for one micro-batch, sharded tp ways. */
+     * par_layout_complete (zeros: one device). batch is one replica's (a dp group member's) in
+     * inference, the global batch of a training step (eval_replica_batch); a replica's sequences are
+     * cut into layout.microbatches micro-batches (through the pp stages, or accumulated); the graphs are
+     * built for one micro-batch, sharded tp ways. */
     struct par_layout layout;
+    struct train_cfg train; /* phase train only */
 };
 
 /* Graphs for one (workload, phase, batch, prompt, software stack): built once, the stack's passes
@@ -64,6 +80,11 @@ struct eval_graphs {
      * tied table is in both); elements of the activation entering the layers of the first graph and
      * of a decode step (what crosses a stage boundary). */
     double w_layers, w_before, w_after, boundary_elems, decode_boundary_elems;
+    double model_params;   /* parameters of the whole model (the shard's times tp but for what each keeps) */
+    /* Training (phase train): activation elements the forward keeps for the backward (outputs of every
+     * op that is not a view), of them the attention score matrices of unfused attention, and the
+     * layer inputs (what full recomputation keeps); the forward's FLOPs. */
+    double act_saved_elems, act_scores_elems, act_layer_in_elems, fwd_flops;
 };
 
 /* Per-thread working memory, reused across points. */
@@ -85,6 +106,8 @@ struct eval_op {
     enum wl_phase phase;
     int dev;
     int kernel;        /* the kernel it runs in (the stack's fusion; pass.h), within its phase's graph */
+    int pass;          /* training: 0 forward, 1 backward (recomputation included), 2 gradient sync and
+                          optimizer; 0 otherwise */
     double count;      /* executions summed into this row (repeat count x decode steps) */
     double time_s, compute_s, memory_s, overhead_s, xfer_s;
     enum bound bound;  /* of one execution (the last, for decode rows) */
@@ -100,6 +123,7 @@ struct eval_op {
 struct eval_totals {
     double latency_s, throughput_per_s, energy_J, avg_power_W;
     double peak_memory_bytes, weight_bytes, kv_bytes, act_bytes;
+    double grad_bytes, optimizer_bytes; /* training: fp32 gradients and optimizer states per device */
     double macs, flops, params, active_params;
     double ttft_s, tpot_s, tokens_per_s, decode_tokens_per_s, energy_per_token_J, energy_per_inference_J;
     double compute_s, memory_s, overhead_s, xfer_s;
@@ -120,6 +144,9 @@ struct eval_totals {
     double pipe_s, pipe_J;          /* of comm_s and energy_link_J: the sends between pipeline stages
                                        (no operator's row holds them) */
     double tokens_per_s_per_device; /* tokens_per_s / devices */
+    double mfu_pct;                 /* training: model FLOPs (6 N per token for transformers, 3 x the forward's
+                                       FLOPs otherwise) / (step time x devices x GEMM peak) */
+    double tflops_per_device;       /* training: model FLOPs / step time / devices, in TFLOP/s */
     double runtime_s;               /* host and runtime time not hidden by the devices: kernel issue beyond
                                        device time, per-step and per-request work (pass.h) */
 };
@@ -139,6 +166,7 @@ struct eval_result {
      * micro-batches over pp stages), the system's energy x escale (every device and micro-batch), a
      * device's own dynamic energy x dscale (its share of the stages) */
     double tscale, escale, dscale;
+    int pass;                 /* training: the pass rows are accounted to (eval_op.pass) */
     struct par_layout layout; /* the request's, for messages */
     double first_s;     /* latency of the first graph (the prefill of a generate) */
     double dev_dyn_J[HW_MAX_DEVICES], dev_busy_s[2][HW_MAX_DEVICES];
@@ -164,6 +192,11 @@ int eval_parse_placement(const struct hw_system *sys, const char *s, int *dev, i
 /* Builds the graphs and applies the stack's passes (sw NULL: none); sw must outlive eg. */
 int eval_graphs_build(const struct wl_model *m, enum wl_phase ph, int64_t batch, int64_t prompt, int tp,
                       const struct sw_stack *sw, struct eval_graphs *eg, struct dse_err *e);
+/* Sequences one replica (a dp group member) runs: the batch, except in a training step, whose batch is
+ * the global one (every replica's, per optimizer step) and must divide by dp. */
+int64_t eval_replica_batch(const struct eval_req *r);
+/* Sequences of one micro-batch: the replica's batch / layout.microbatches (the graphs' batch). */
+int64_t eval_micro_batch(const struct eval_req *r);
 /* Checks that r's layout can run its workload: pp needs repeated layers to split (a transformer) and
  * no more stages than layers, the micro-batches must divide the batch, and tp must shard the model
  * (wl_shard_transformer's errors). */

@@ -6,11 +6,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Micro-batch counts tried for pp stages: 1, and pp, 2 pp, 4 pp, 8 pp where they divide the batch
- * (fewer than pp leave stages idle every step; many more only shrink each micro-batch's GEMMs). */
-static int micro_counts(int pp, int64_t batch, int *out)
+/* Micro-batch counts tried. Inference: 1, and pp, 2 pp, 4 pp, 8 pp where they divide the batch (fewer
+ * than pp leave stages idle every step; many more only shrink each micro-batch's GEMMs). A training
+ * step: the replica's batch in micro-batches of 1, 2, 4 or 8 sequences (Megatron-LM's micro-batch
+ * size), pipelined or accumulated. */
+static int micro_counts(int pp, int64_t batch, int train, int *out)
 {
     int n = 0;
+    if (train) {
+        for (int64_t mbs = 8; mbs >= 1; mbs /= 2)
+            if (batch % mbs == 0 && batch / mbs <= 4096)
+                out[n++] = (int)(batch / mbs);
+        return n;
+    }
     out[n++] = 1;
     for (int k = 1; pp > 1 && k <= 8; k *= 2)
         if ((int64_t)pp * k <= batch && batch % ((int64_t)pp * k) == 0)
@@ -42,7 +50,7 @@ int eval_layout_search(const struct eval_req *r, const struct metric *m, struct 
     memset(&s, 0, sizeof s);
     struct eval_result res = {0};
     int lm = wl_model_is_lm(r->model);
-    enum wl_phase ph = lm ? (r->phase == PH_NONE ? PH_GENERATE : r->phase) : PH_NONE;
+    enum wl_phase ph = r->phase == PH_TRAIN ? PH_TRAIN : lm ? (r->phase == PH_NONE ? PH_GENERATE : r->phase) : PH_NONE;
     for (int tp = 1; tp <= N && !rc; tp++) {
         if (N % tp)
             continue;
@@ -63,7 +71,13 @@ int eval_layout_search(const struct eval_req *r, const struct metric *m, struct 
         for (int pp = 1; pp <= N / tp && !rc; pp++) {
             if ((N / tp) % pp)
                 continue;
-            int mc[5], nm = micro_counts(pp, r->batch, mc);
+            int dp = N / (tp * pp), train = ph == PH_TRAIN;
+            if (train && r->batch % dp) { /* the global batch does not split over the replicas */
+                st->searched++;
+                st->refused++;
+                continue;
+            }
+            int mc[5], nm = micro_counts(pp, train ? r->batch / dp : r->batch, train, mc);
             for (int k = 0; k < nm && !rc; k++) {
                 q.layout.n[PAR_TP] = tp;
                 q.layout.n[PAR_PP] = pp;
@@ -75,7 +89,7 @@ int eval_layout_search(const struct eval_req *r, const struct metric *m, struct 
                     continue;
                 }
                 struct eval_graphs eg;
-                if ((rc = eval_graphs_build(q.model, ph, q.batch / mc[k], q.prompt, tp, q.sw, &eg, e)))
+                if ((rc = eval_graphs_build(q.model, ph, eval_micro_batch(&q), q.prompt, tp, q.sw, &eg, e)))
                     break;
                 if (!(rc = eval_scratch_fit(&s, &eg, e)) && !(rc = eval_point(&q, &eg, &s, &res, e))) {
                     double v = metric_value(m, &res.t);

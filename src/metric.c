@@ -10,6 +10,8 @@
 
 #define F(field) offsetof(struct eval_totals, field)
 #define LM ((1u << PH_PREFILL) | (1u << PH_DECODE) | (1u << PH_GENERATE))
+#define TOK (LM | (1u << PH_TRAIN)) /* phases with tokens */
+#define TRAIN (1u << PH_TRAIN)
 
 const struct metric metric_table[] = {
     {"latency_ms", "ms", DIR_MIN, "end-to-end time of the evaluated phase", F(latency_s), 1e3, 0, 1},
@@ -17,7 +19,9 @@ const struct metric metric_table[] = {
     {"energy_mJ", "mJ", DIR_MIN, "energy of the evaluated phase, static included", F(energy_J), 1e3, 0, 0},
     {"avg_power_W", "W", DIR_MIN, "energy / latency", F(avg_power_W), 1, 0, 0},
     {"throttle_slowdown", "1", DIR_MIN, "latency / unthrottled latency: above 1 when a device throttled to fit its TDP or power cap", F(throttle_slowdown), 1, 0, 0},
-    {"peak_memory_MB", "MB", DIR_MIN, "weights + KV cache + peak live activations", F(peak_memory_bytes), 1e-6, 0, 0},
+    {"peak_memory_MB", "MB", DIR_MIN, "weights + KV cache + peak live activations (training: + gradients + optimizer states; per device of a layout)", F(peak_memory_bytes), 1e-6, 0, 0},
+    {"grad_MB", "MB", DIR_MIN, "training: fp32 gradients per device (sharded from ZeRO 2)", F(grad_bytes), 1e-6, TRAIN, 0},
+    {"optimizer_MB", "MB", DIR_MIN, "training: optimizer states (and fp32 master weights) per device (sharded from ZeRO 1)", F(optimizer_bytes), 1e-6, TRAIN, 0},
     {"kv_cache_MB", "MB", DIR_MIN, "KV cache at its largest", F(kv_bytes), 1e-6, LM, 0},
     {"macs", "MAC", DIR_NONE, "multiply-accumulates", F(macs), 1, 0, 0},
     {"flops", "FLOP", DIR_NONE, "arithmetic operations (a MAC is 2)", F(flops), 1, 0, 0},
@@ -26,12 +30,14 @@ const struct metric metric_table[] = {
     {"weight_bytes", "B", DIR_MIN, "weights at the weight precision", F(weight_bytes), 1, 0, 0},
     {"ttft_ms", "ms", DIR_MIN, "time to first token (prefill)", F(ttft_s), 1e3, (1u << PH_PREFILL) | (1u << PH_GENERATE), 1},
     {"tpot_ms", "ms", DIR_MIN, "time per output token (mean decode step)", F(tpot_s), 1e3, (1u << PH_DECODE) | (1u << PH_GENERATE), 1},
-    {"tokens_per_s", "token/s", DIR_MAX, "tokens per second over the phase (generate: batch x output tokens / latency)", F(tokens_per_s), 1, LM, -1},
-    {"tokens_per_s_per_device", "token/s", DIR_MAX, "tokens_per_s / devices of the layout", F(tokens_per_s_per_device), 1, LM, -1},
+    {"tokens_per_s", "token/s", DIR_MAX, "tokens per second over the phase (generate: batch x output tokens / latency)", F(tokens_per_s), 1, TOK, -1},
+    {"tokens_per_s_per_device", "token/s", DIR_MAX, "tokens_per_s / devices of the layout", F(tokens_per_s_per_device), 1, TOK, -1},
+    {"mfu_pct", "%", DIR_MAX, "training: model FLOPs utilisation, 6 N per token (N all parameters, no attention term; non-transformers 3 x the forward's FLOPs) / (step time x devices x GEMM peak)", F(mfu_pct), 1, TRAIN, -1},
+    {"tflops_per_device", "TFLOP/s", DIR_MAX, "training: model FLOPs (as mfu_pct) per device per second", F(tflops_per_device), 1, TRAIN, -1},
     {"decode_tokens_per_s", "token/s", DIR_MAX, "batch / time per output token", F(decode_tokens_per_s), 1, (1u << PH_DECODE) | (1u << PH_GENERATE), -1},
-    {"energy_per_token_mJ", "mJ", DIR_MIN, "energy / tokens of the phase", F(energy_per_token_J), 1e3, LM, 0},
+    {"energy_per_token_mJ", "mJ", DIR_MIN, "energy / tokens of the phase", F(energy_per_token_J), 1e3, TOK, 0},
     {"energy_per_inference_mJ", "mJ", DIR_MIN, "energy / batch (per sequence or input)", F(energy_per_inference_J), 1e3, 0, 0},
-    {"cost_per_Mtoken_USD", "USD", DIR_MIN, "price over 3 years + electricity at 0.10 USD/kWh, or rent, per million tokens", F(cost_per_Mtoken_USD), 1, LM, 1},
+    {"cost_per_Mtoken_USD", "USD", DIR_MIN, "price over 3 years + electricity at 0.10 USD/kWh, or rent, per million tokens", F(cost_per_Mtoken_USD), 1, TOK, 1},
     {"cost_per_Minference_USD", "USD", DIR_MIN, "as cost_per_Mtoken_USD, per million inferences (sequences)", F(cost_per_Minference_USD), 1, 0, 1},
     {"accuracy_proxy", "1", DIR_MIN, "relative numerical error of the precisions used (docs/models.md)", F(accuracy_proxy), 1, 0, 0},
     {"compute_ms", "ms", DIR_NONE, "sum of operator compute times", F(compute_s), 1e3, 0, 0},

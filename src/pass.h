@@ -68,12 +68,17 @@ struct sw_stack {
                                  kernels are not replayed from a captured graph */
     double per_step_s;        /* runtime work per forward pass (scheduling, sampling, synchronisation) */
     double per_request_s;     /* per request (tokenisation, set-up) */
+    int trains;               /* it runs training steps (a backward pass, optimizers): "training": true */
 };
 
 /* The built-in stack of a device that names none: no passes, no runtime costs (every operator its own
  * kernel, as the graph is written). */
 void pass_none(struct sw_stack *s);
 int pass_has(const struct sw_stack *s, enum pass_id p);
+
+/* The stack a training step uses when none is named and the device's own does not train (TensorRT,
+ * vLLM, ... are inference-only): megatron on GPUs, compiled (XLA, torch.compile) elsewhere. */
+const char *pass_train_default(int hw_class);
 
 /* Loads and checks a stack file. */
 int pass_load_file(const char *path, struct sw_stack *s, struct dse_err *e);

@@ -35,6 +35,7 @@ void pass_none(struct sw_stack *s)
     dse_strlcpy(s->description, "no software stack: every operator its own kernel, as the graph is written",
                 sizeof s->description);
     s->targets = (1u << HW_CLASS_COUNT) - 1;
+    s->trains = 1; /* the graph as written has a backward like any other */
     s->kv = KV_CONTIGUOUS;
     s->passes = 1u << PASS_ATTENTION; /* the graph's attention operator is the fused kernel it names */
 }
@@ -167,8 +168,8 @@ static int load_runtime(struct ju *j, const cJSON *root, struct sw_stack *s)
 
 int pass_load_buf(const char *buf, unsigned long len, const char *fname, struct sw_stack *s, struct dse_err *e)
 {
-    static const char *const keys[] = {"schema",  "name",    "description", "targets", "passes",
-                                       "memory",  "runtime", "source",      "note",    NULL};
+    static const char *const keys[] = {"schema",  "name",    "description", "targets", "passes",  "memory",
+                                       "runtime", "training", "source",     "note",    NULL};
     cJSON *root = NULL;
     struct ju j;
     char schema[32];
@@ -189,6 +190,13 @@ int pass_load_buf(const char *buf, unsigned long len, const char *fname, struct 
         (rc = load_targets(&j, root, s)) || (rc = load_passes(&j, root, s)) || (rc = load_memory(&j, root, s)) ||
         (rc = load_runtime(&j, root, s)))
         goto out;
+    const cJSON *tr = cJSON_GetObjectItemCaseSensitive(root, "training");
+    if (tr && !cJSON_IsBool(tr)) {
+        ju_key(&j, "training");
+        rc = ju_fail(&j, "expected true or false");
+        goto out;
+    }
+    s->trains = cJSON_IsTrue(tr);
     if (!strcmp(s->name, "none")) {
         ju_key(&j, "name");
         rc = ju_fail(&j, "\"none\" is the built-in stack of a device that names none; choose another name");
@@ -201,6 +209,8 @@ out:
         memset(s, 0, sizeof *s);
     return rc;
 }
+
+const char *pass_train_default(int hw_class) { return hw_class == HW_GPU ? "megatron" : "compiled"; }
 
 int pass_load_file(const char *path, struct sw_stack *s, struct dse_err *e)
 {

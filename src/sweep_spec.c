@@ -127,10 +127,11 @@ static int load_workload(struct ju *j, const cJSON *o, const char *spec_path, un
         if ((rc = ju_str(j, o, "phase", 0, ph, sizeof ph)))
             return rc;
         int p = ju_lookup(wl_phase_names, ph);
-        if (p <= 0 || !lm) {
+        if (p <= 0 || (!lm && p != PH_TRAIN)) {
             size_t old = ju_key(j, "phase");
-            rc = ju_fail(j, lm ? "expected prefill, decode or generate, got '%s'"
-                               : "'%s': phases apply to decoder language models only",
+            rc = ju_fail(j, lm || p <= 0 ? "expected prefill, decode, generate or train, got '%s'"
+                                         : "'%s': inference phases apply to decoder language models only (any model "
+                                           "takes train)",
                          ph);
             ju_pop(j, old);
             return rc;

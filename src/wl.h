@@ -141,8 +141,8 @@ int wl_op_derive(struct wl_graph *g, int op, struct dse_err *e);
 
 /* --- model descriptions --- */
 enum wl_model_kind { WLM_GRAPH, WLM_TRANSFORMER, WLM_CNN, WLM_TOPO };
-enum wl_phase { PH_NONE, PH_PREFILL, PH_DECODE, PH_GENERATE };
-extern const char *const wl_phase_names[]; /* "none", "prefill", "decode", "generate", NULL */
+enum wl_phase { PH_NONE, PH_PREFILL, PH_DECODE, PH_GENERATE, PH_TRAIN };
+extern const char *const wl_phase_names[]; /* "none", "prefill", "decode", "generate", "train", NULL */
 
 struct wl_transformer {
     char model_type[32];
@@ -192,6 +192,8 @@ struct wl_shape {
     int64_t tokens;  /* new tokens per sequence in this step (prefill: the prompt; decode: 1) */
     int64_t past;    /* tokens already in the KV cache */
     int tp;          /* tensor-parallel degree: the graph is one device's shard of tp (0 or 1: whole) */
+    int train;       /* the forward pass of a training step: no KV cache (keys and values are activations)
+                        and a decoder's logits for every position with their cross-entropy softmax */
 };
 
 /* Loads a model description: *.json (graph, transformer config or CNN spec) or *.csv (SCALE-Sim). */

@@ -19,7 +19,7 @@ const char *const wl_kind_names[WL_KIND_COUNT + 1] = {"input", "index", "weight"
 const char *const wl_fn_names[FN_COUNT + 1] = {"none", "add", "sub", "mul", "div", "relu", "relu6", "gelu",
                                                "silu", "sigmoid", "tanh", "exp", "scale", "batchnorm", "rope",
                                                NULL};
-const char *const wl_phase_names[] = {"none", "prefill", "decode", "generate", NULL};
+const char *const wl_phase_names[] = {"none", "prefill", "decode", "generate", "train", NULL};
 
 int wl_fn_binary(enum wl_fn f)
 {

@@ -449,12 +449,12 @@ int wl_load_buf(const char *buf, unsigned long len, const char *fname, int csv, 
     if (!rc && (m->kind == WLM_GRAPH || m->kind == WLM_TOPO)) {
         /* Validate once at batch 1 so a bad file fails at load time, not at evaluation. */
         struct wl_graph probe;
-        struct wl_shape s = {1, 1, 0, 1};
+        struct wl_shape s = {1, 1, 0, 1, 0};
         rc = wl_build(m, &s, &probe, e);
         wl_graph_free(&probe);
     } else if (!rc) {
         struct wl_graph probe;
-        struct wl_shape s = {1, wl_model_is_lm(m) ? 8 : 1, 0, 1};
+        struct wl_shape s = {1, wl_model_is_lm(m) ? 8 : 1, 0, 1, 0};
         rc = wl_build(m, &s, &probe, e);
         wl_graph_free(&probe);
     }

@@ -647,7 +647,7 @@ static int layer(struct gb *b, const struct wl_transformer *c, const struct wl_s
     const int64_t W = windowed ? c->window : 0;
     /* A rolling cache of W tokens holds at most W - 1 past ones beside the new token. */
     const int64_t P = !c->decoder ? 0 : W > 0 && s->past > W - 1 ? W - 1 : s->past;
-    const enum wl_kind kvk = c->decoder ? WL_KV : WL_ACT;
+    const enum wl_kind kvk = c->decoder && !s->train ? WL_KV : WL_ACT;
     int in[5];
     int n1 = post ? x : gb_norm(b, "input_norm", c->rms, x);
     int q = gb_linear(b, "q_proj", n1, H * hd, c->qkv_bias, WL_ACT);
@@ -815,7 +815,8 @@ int wl_build_transformer(const struct wl_transformer *c, const char *name, const
     if (!post)
         x = gb_norm(&b, "final_norm", c->rms, x);
     int last = x;
-    if (Sx > 1 && (c->decoder || vit || c->pooler)) { /* last token (decoder) or class token (encoder) */
+    const int all_tokens = c->decoder && s->train; /* training: every position predicts the next token */
+    if (Sx > 1 && (c->decoder || vit || c->pooler) && !all_tokens) { /* last token (decoder) or class token (encoder) */
         last = gb_op(&b, c->decoder ? "last_token" : "cls_token_out", OP_SLICE, &x, 1, "head_in", WL_ACT, 3, B, 1, h, 0);
         if (last >= 0)
             g->op[g->n_op - 1].axis = 1;
@@ -825,7 +826,7 @@ int wl_build_transformer(const struct wl_transformer *c, const char *name, const
         if (c->tied) { /* lm_head reuses the [vocab, hidden] embedding table, read transposed */
             in[0] = last;
             in[1] = wl_find_tensor(g, "embed_tokens");
-            logits = gb_op(&b, "lm_head", OP_MATMUL, in, 2, "logits", WL_ACT, 3, B, 1, c->vocab, 0);
+            logits = gb_op(&b, "lm_head", OP_MATMUL, in, 2, "logits", WL_ACT, 3, B, all_tokens ? S : 1, c->vocab, 0);
             if (!b.rc)
                 g->op[g->n_op - 1].transb = 1;
         } else {
@@ -833,7 +834,14 @@ int wl_build_transformer(const struct wl_transformer *c, const char *name, const
         }
         if (c->final_softcap > 0) /* c tanh(logits / c): tanh counted, the two scalings not */
             logits = gb_eltwise(&b, "logit_softcap", FN_TANH, logits, -1);
-        tp_collective(&b, "logits_allgather", logits, 1, c->tp); /* each shard's vocabulary columns */
+        if (all_tokens) { /* the loss: a softmax over each shard's vocabulary (Megatron-LM's vocabulary-parallel
+                             cross-entropy also all-reduces each position's max and sum over tp: two [B, S]
+                             vectors, not counted) */
+            in[0] = logits;
+            gb_op(&b, "loss_softmax", OP_SOFTMAX, in, 1, "loss_softmax", WL_ACT, 3, B, S, c->vocab, 0);
+        } else {
+            tp_collective(&b, "logits_allgather", logits, 1, c->tp); /* each shard's vocabulary columns */
+        }
     } else if (vit) {
         gb_linear(&b, "classifier", last, c->num_labels, 1, WL_ACT);
     } else if (c->pooler) {

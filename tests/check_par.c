@@ -393,6 +393,93 @@ START_TEST(layout_search)
 }
 END_TEST
 
+static double pass_time(const struct eval_result *res, int pass)
+{
+    double t = 0;
+    for (int i = 0; i < res->n_ops; i++)
+        t += res->ops[i].pass == pass ? res->ops[i].time_s : 0;
+    return t;
+}
+
+START_TEST(training_step)
+{
+    struct hw_system *s = topo_fixture(NODE8);
+    struct wl_model m;
+    test_model("models/llama-3.2-1b.json", &m);
+    /* 8 replicas of one device, a global batch of 8 sequences of 128 tokens: one each */
+    struct eval_req r = lreq(s, &m, 8, 1, 8, 1, 0);
+    r.phase = PH_TRAIN;
+    r.skip_capacity = 1; /* the fixture's 16 GiB holds the step's states only from ZeRO 3 */
+    struct eval_result a = {0};
+    lrun(&r, &a);
+    const double P = 1235814400.0; /* Llama 3.2 1B's parameters (tensor_parallel_shard) */
+    ck_assert_near(a.t.params, P, 1e-15);
+    /* a GEMM's backward costs twice its forward; forward and backward rows come in op order */
+    int n = a.n_ops, fwd = -1, bwd = -1;
+    for (int i = 0; i < n; i++)
+        if (!strcmp(a.ops[i].name, "layers.q_proj"))
+            *(a.ops[i].pass == 0 ? &fwd : &bwd) = i;
+    ck_assert(fwd >= 0 && bwd > fwd);
+    ck_assert_near(a.ops[bwd].time_s, 2 * a.ops[fwd].time_s, 1e-12);
+    ck_assert_near(a.ops[bwd].macs, 2 * a.ops[fwd].macs, 1e-12);
+    /* AdamW in mixed precision moves 30 B a parameter: 30 x P / 100 GB/s, ZeRO 0 keeping every state */
+    const struct eval_op *opt = row(&a, "optimizer_adamw");
+    ck_assert_near(opt->time_s, 30 * P / 1e11, 1e-12);
+    /* memory per device: fp16 weights 2 P, fp32 gradients 4 P, master + moments 12 P */
+    ck_assert_near(a.t.weight_bytes, 2 * P, 1e-12);
+    ck_assert_near(a.t.grad_bytes, 4 * P, 1e-12);
+    ck_assert_near(a.t.optimizer_bytes, 12 * P, 1e-12);
+    /* the fp32 gradients' all-reduce over the 8 replicas: ring 14 us + 2 x 7/8 x 4P / 1e11 (the tree,
+     * 6 us + 2 x 4P / 1e11, is slower), less the backward it runs under */
+    double ar = 14e-6 + 2 * 7.0 / 8 * 4 * P / 1e11, tb = pass_time(&a, 1);
+    const struct eval_op *sync = row(&a, "grad_allreduce");
+    ck_assert_near(sync->xfer_s, ar > tb ? ar - tb : 0, 1e-9);
+    /* MFU: 6 N per token, 8 x 128 tokens, over 8 devices of 1e13 FLOP/s */
+    ck_assert_near(a.t.mfu_pct, 100 * 6 * P * 8 * 128 / (a.t.latency_s * 8 * 1e13), 1e-12);
+    ck_assert_near(a.t.tokens_per_s, 8 * 128 / a.t.latency_s, 1e-12);
+
+    /* ZeRO 1 shards the optimizer states and its step over dp, 3 the weights too; full recomputation
+     * runs each forward again in the backward: a GEMM's backward is then 3 x its forward */
+    struct eval_req z = r;
+    z.train.zero = 3;
+    z.train.recompute = RC_FULL;
+    struct eval_result b = {0};
+    lrun(&z, &b);
+    ck_assert_near(row(&b, "optimizer_adamw")->time_s, 30 * P / 8 / 1e11, 1e-12);
+    ck_assert_near(b.t.optimizer_bytes, 12 * P / 8, 1e-12);
+    ck_assert_near(b.t.grad_bytes, 4 * P / 8, 1e-12);
+    ck_assert_near(b.t.weight_bytes, 2 * P / 8, 1e-12);
+    for (int i = 0; i < b.n_ops; i++)
+        if (!strcmp(b.ops[i].name, "layers.q_proj"))
+            *(b.ops[i].pass == 0 ? &fwd : &bwd) = i;
+    ck_assert_near(b.ops[bwd].time_s, 3 * b.ops[fwd].time_s, 1e-12);
+    /* full recomputation keeps only the layer inputs (16 x 128 x 2048 fp16) and one layer's activations */
+    ck_assert(b.t.act_bytes < a.t.act_bytes / 4);
+    /* an inference stack refuses to train */
+    struct sw_stack trt;
+    pass_none(&trt);
+    trt.trains = 0;
+    struct eval_req q = r;
+    q.sw = &trt;
+    struct eval_result c = {0};
+    struct dse_err e;
+    struct eval_graphs eg;
+    struct eval_scratch sc;
+    memset(&sc, 0, sizeof sc);
+    ck_assert_int_eq(eval_graphs_build(&m, PH_TRAIN, 1, 128, 1, &trt, &eg, &e), DSE_OK);
+    ck_assert_int_eq(eval_scratch_fit(&sc, &eg, &e), DSE_OK);
+    ck_assert_int_eq(eval_point(&q, &eg, &sc, &c, &e), DSE_OK);
+    ck_assert(!c.feasible && strstr(c.reason, "is for inference only"));
+    eval_scratch_free(&sc);
+    eval_graphs_free(&eg);
+    eval_result_free(&a);
+    eval_result_free(&b);
+    eval_result_free(&c);
+    wl_model_free(&m);
+    free(s);
+}
+END_TEST
+
 Suite *make_par_suite(void)
 {
     Suite *s = suite_create("par");
@@ -406,6 +493,7 @@ Suite *make_par_suite(void)
     tcase_add_test(t, data_parallel_replicas);
     tcase_add_test(t, pipeline_stages);
     tcase_add_test(t, layout_search);
+    tcase_add_test(t, training_step);
     suite_add_tcase(s, t);
     return s;
 }

@@ -299,7 +299,22 @@ expect_fail eval-batch-equals 2 "--batch: expected an integer" eval --hw "$H" --
 expect_fail eval-prompt-0 2 "--prompt: expected an integer" eval --hw "$H" --workload llama-3.2-1b --prompt 0
 expect_fail eval-generate-abc 2 "--generate: expected an integer" eval --hw "$H" --workload llama-3.2-1b --generate abc
 expect_fail eval-top-0 2 "--top: expected an integer" eval --hw "$H" --workload tiny-mlp --top 0
-expect_fail eval-phase-unknown 2 "--phase: expected prefill, decode or generate, got 'train'" eval --hw "$H" --workload llama-3.2-1b --phase train
+expect_fail eval-phase-unknown 2 "--phase: expected prefill, decode, generate or train, got 'training'" eval --hw "$H" --workload llama-3.2-1b --phase training
+expect_fail eval-zero-without-train 2 "--zero: configures a training step: add --phase train" eval --hw "$H" --workload llama-3.2-1b --zero 1
+expect_fail eval-recompute-cnn 2 "full recomputation keeps each transformer layer's input; resnet50 has no layers" eval --hw nvidia-dgx-h100 --workload resnet50 --phase train --batch 64 --recompute full
+expect_fail eval-train-dp-batch 2 "dp 8 replicas must divide the global batch 12 of a training step" eval --hw nvidia-dgx-h100 --workload llama-2-7b --phase train --batch 12
+expect_ok_has eval-train-inference-stack "software stack 'tensorrt' is for inference only" eval --hw nvidia-dgx-h100 --workload llama-2-7b --phase train --batch 8 --prompt 512 --software tensorrt
+PY_TRAIN="$PY_TOTALS
+t = d['totals']
+need(d['phase'] == 'train' and d['software'] == 'megatron', 'phase %r software %r' % (d['phase'], d['software']))
+need(0 < t['mfu_pct'] < 100 and t['grad_MB'] > 0 and t['optimizer_MB'] > 0, 'mfu %r grad %r opt %r' % (t['mfu_pct'], t['grad_MB'], t['optimizer_MB']))
+# ZeRO 1 over dp 4: 12 B of optimizer state per parameter of a tp 2 shard (about 3.37 G), a quarter each
+need(abs(t['optimizer_MB'] / (12 * 6.74e9 / 2 / 4 / 1e6) - 1) < 0.01, 'optimizer_MB %r' % t['optimizer_MB'])
+need(abs(t['tokens_per_s'] - 64 * 4096 / (t['latency_ms'] / 1e3)) <= 1e-6 * t['tokens_per_s'], 'tokens_per_s')
+phases = set(o['phase'] for o in d['ops'])
+need({'forward', 'backward', 'step'} <= phases, 'row phases %r' % phases)
+"
+expect_json eval-train-llama "$PY_TRAIN" eval --hw nvidia-dgx-h100 --workload llama-2-7b --phase train --prompt 4096 --batch 64 --tp 2 --microbatches 16 --zero 1 --json
 expect_fail eval-phase-on-cnn 2 "--phase: resnet50 is not a decoder language model" eval --hw "$H" --workload resnet50 --phase prefill
 expect_fail eval-phase-on-graph 2 "is not a decoder language model" eval --hw "$H" --workload tiny-mlp --phase decode
 expect_fail eval-phase-on-encoder 2 "is not a decoder language model" eval --hw "$H" --workload bert-base --phase generate
