@@ -251,8 +251,140 @@ static int write_error_bars(const char *path, const struct pcorpus *pc, const ch
     return cli_write_json(o, path, 0, e);
 }
 
+/* MAPE and the share within +-25 % of the predicted multi-device cases of one half (-1: both) and
+ * kind (train 1, inference 0, -1 both). */
+static void mstats(const struct mcase *c, int n, int half, int train, int *cnt, double *mape, double *w25)
+{
+    int k = 0, in = 0;
+    double sum = 0;
+    for (int i = 0; i < n; i++) {
+        if (!c[i].ok || (half >= 0 && c[i].heldout != half) || (train >= 0 && (c[i].phase == PH_TRAIN) != train))
+            continue;
+        k++;
+        sum += fabs(c[i].error);
+        in += fabs(c[i].error) <= 0.25;
+    }
+    *cnt = k;
+    *mape = k ? 100 * sum / k : NAN;
+    *w25 = k ? 100.0 * in / k : NAN;
+}
+
+/* dse validate --published --multi-device: the multi-device corpus predicted case by case. */
+static int validate_multi(const struct cli_opt *opts)
+{
+    struct dse_err e;
+    dse_err_clear(&e);
+    const char *corpus = cli_get(opts, "corpus");
+    char path[1100];
+    if (corpus && strstr(corpus, ".csv"))
+        dse_strlcpy(path, corpus, sizeof path);
+    else
+        snprintf(path, sizeof path, "%s/multi-device/cases.csv", corpus ? corpus : "validate/published");
+    struct mcase *c = NULL;
+    int n = 0, rc;
+    struct pctx *x = calloc(1, sizeof *x);
+    if (!x)
+        return fprintf(stderr, "dse: out of memory\n"), DSE_ERUNTIME;
+    if ((rc = mcorpus_load(path, &c, &n, &e)))
+        goto out;
+    for (int i = 0; i < n; i++) {
+        int si;
+        const struct sw_stack *sw;
+        const struct wl_model *m;
+        if ((rc = get_sys(x, c[i].system, &si, &e)) || (rc = get_sw(x, si, c[i].software, &sw, &e)) ||
+            (rc = get_wl(x, c[i].workload, &m, &e)) || (rc = mcase_predict(&c[i], x->sys[si], m, sw, &e))) {
+            char msg[sizeof e.msg];
+            dse_strlcpy(msg, e.msg, sizeof msg);
+            rc = dse_err_set(&e, rc, path, NULL, "%s: %s", c[i].id, msg);
+            goto out;
+        }
+    }
+    int json = cli_get(opts, "json") != NULL, cnt;
+    double mape, w25;
+    if (json) {
+        cJSON *o = cJSON_CreateObject(), *arr = cJSON_AddArrayToObject(o, "cases"), *st;
+        for (int i = 0; i < n; i++) {
+            cJSON *k = cJSON_CreateObject();
+            cJSON_AddStringToObject(k, "id", c[i].id);
+            cJSON_AddStringToObject(k, "system", c[i].system);
+            cJSON_AddNumberToObject(k, "devices", (double)c[i].devices);
+            cJSON_AddStringToObject(k, "kind", c[i].phase == PH_TRAIN ? "train" : "inference");
+            cJSON_AddStringToObject(k, "metric", mmetric_name(c[i].metric));
+            cJSON_AddNumberToObject(k, "measured", c[i].value);
+            cJSON_AddBoolToObject(k, "heldout", c[i].heldout);
+            if (c[i].ok) {
+                cJSON_AddNumberToObject(k, "predicted", c[i].predicted);
+                cJSON_AddNumberToObject(k, "error_pct", 100 * c[i].error);
+            } else {
+                cJSON_AddStringToObject(k, "reason", c[i].reason);
+            }
+            cJSON_AddItemToArray(arr, k);
+        }
+        static const char *const kinds[] = {"inference", "train", "all"};
+        for (int kd = -1; kd <= 1; kd++)
+            for (int h = -1; h <= 1; h++) {
+                char key[32];
+                snprintf(key, sizeof key, "%s_%s", kinds[kd < 0 ? 2 : kd], h < 0 ? "all" : h ? "heldout" : "fit");
+                mstats(c, n, h, kd, &cnt, &mape, &w25);
+                st = cJSON_AddObjectToObject(o, key);
+                cJSON_AddNumberToObject(st, "n", cnt);
+                if (cnt) {
+                    cJSON_AddNumberToObject(st, "mape_pct", mape);
+                    cJSON_AddNumberToObject(st, "within25_pct", w25);
+                }
+            }
+        char *txt = cJSON_Print(o);
+        cJSON_Delete(o);
+        if (txt)
+            puts(txt);
+        free(txt);
+    } else {
+        int pred = 0;
+        for (int i = 0; i < n; i++)
+            pred += c[i].ok;
+        printf("dse validate --published --multi-device: %d cases of %s, %d predicted, analytical tier, each case's "
+               "layout and stack\n\n",
+               n, path, pred);
+        printf("%-46s %-9s %6s %-18s %12s %12s %8s\n", "case", "half", "devs", "metric", "measured", "predicted",
+               "error");
+        for (int i = 0; i < n; i++) {
+            if (!c[i].ok) {
+                printf("%-46.46s %-9s %6lld %-18s %12.5g %12s %8s %s\n", c[i].id, c[i].heldout ? "held-out" : "fit",
+                       c[i].devices, mmetric_name(c[i].metric), c[i].value, "-", "-", c[i].reason);
+                continue;
+            }
+            printf("%-46.46s %-9s %6lld %-18s %12.5g %12.5g %+7.1f%%\n", c[i].id, c[i].heldout ? "held-out" : "fit",
+                   c[i].devices, mmetric_name(c[i].metric), c[i].value, c[i].predicted, 100 * c[i].error);
+        }
+        printf("\n  %-12s %-26s %-26s %s\n", "MAPE", "all (n, within +-25 %)", "fit (n, within +-25 %)",
+               "held-out (n, within +-25 %)");
+        static const char *const kinds[] = {"inference", "train", "overall"};
+        for (int kd = 0; kd <= 2; kd++) {
+            printf("  %-12s", kinds[kd]);
+            for (int h = -1; h <= 1; h++) {
+                mstats(c, n, h, kd == 2 ? -1 : kd, &cnt, &mape, &w25);
+                char cell[40];
+                if (cnt)
+                    snprintf(cell, sizeof cell, "%.1f%% (%d, %.0f%%)", mape, cnt, w25);
+                else
+                    snprintf(cell, sizeof cell, "- (0)");
+                printf(" %-26s", cell);
+            }
+            printf("\n");
+        }
+    }
+out:
+    if (rc)
+        dse_err_print(stderr, &e);
+    free(c);
+    pctx_free(x);
+    return rc;
+}
+
 int cli_validate_published(const struct cli_opt *opts)
 {
+    if (cli_get(opts, "multi-device"))
+        return validate_multi(opts);
     struct dse_err e;
     struct pcorpus pc;
     int rc;

@@ -1310,6 +1310,7 @@ static int finish(const struct eval_req *r, const struct eval_graphs *eg, struct
                          : NAN;
     T->cost_per_Mtoken_USD = tokens > 0 ? cost / tokens * 1e6 : NAN;
     T->cost_per_Minference_USD = cost / B * 1e6;
+    T->cost_USD = cost;
     T->accuracy_proxy = r->accuracy_proxy > 0 ? r->accuracy_proxy : prec_accuracy_proxy(&r->x.prec, wl_model_is_lm(r->model));
     return DSE_OK;
 }

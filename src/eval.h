@@ -133,6 +133,7 @@ struct eval_totals {
     double die_area_mm2;            /* of the devices used; NAN when one has no area figure */
     double cost_per_Mtoken_USD;     /* NAN when no price or rent is known */
     double cost_per_Minference_USD; /* NAN when no price or rent is known */
+    double cost_USD;                /* of the evaluated phase (a training step): the same terms, NAN as above */
     double accuracy_proxy;          /* relative numerical error of the precision configuration */
     double err_low_pct, err_high_pct; /* the expected time error's interval (errbar.h), NAN when none:
                                          no table, none for the device's class, or another tier */

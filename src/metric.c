@@ -39,6 +39,7 @@ const struct metric metric_table[] = {
     {"energy_per_inference_mJ", "mJ", DIR_MIN, "energy / batch (per sequence or input)", F(energy_per_inference_J), 1e3, 0, 0},
     {"cost_per_Mtoken_USD", "USD", DIR_MIN, "price over 3 years + electricity at 0.10 USD/kWh, or rent, per million tokens", F(cost_per_Mtoken_USD), 1, TOK, 1},
     {"cost_per_Minference_USD", "USD", DIR_MIN, "as cost_per_Mtoken_USD, per million inferences (sequences)", F(cost_per_Minference_USD), 1, 0, 1},
+    {"cost_USD", "USD", DIR_MIN, "as cost_per_Mtoken_USD, of the evaluated phase (a training step: cost per step)", F(cost_USD), 1, 0, 1},
     {"accuracy_proxy", "1", DIR_MIN, "relative numerical error of the precisions used (docs/models.md)", F(accuracy_proxy), 1, 0, 0},
     {"compute_ms", "ms", DIR_NONE, "sum of operator compute times", F(compute_s), 1e3, 0, 0},
     {"memory_ms", "ms", DIR_NONE, "sum of operator memory times", F(memory_s), 1e3, 0, 0},

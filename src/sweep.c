@@ -24,15 +24,18 @@ struct sweep_prep {
     const struct sweep_spec *sp;
     int ax_sys, ax_wl, ax_prec, ax_batch, ax_place, ax_mem, ax_power, ax_fid, ax_sw;
     int ax_lay[PAR_DIM_COUNT], ax_mb; /* the layout's axes (tp, dp, pp) and micro-batches, -1: none */
+    int ax_rc;                        /* recompute, -1: none */
     int ax_hw[SW_MAX_AXES], n_hw;
-    int n_sys, n_combo, n_power, n_variants, n_place, n_batch, n_prec, n_tp, n_mb;
+    int n_sys, n_combo, n_power, n_variants, n_place, n_batch, n_prec, n_tp;
+    int64_t *gbatch;                 /* the graphs' batch sizes (one micro-batch's), sorted, distinct */
+    int n_gb;
     struct hw_system *variants;
     struct place *places;            /* [variant][placement value] */
     int *default_dev, *default_prec; /* [variant] */
     struct prec_cfg *precs;          /* [precision value] */
     double *proxy;                   /* [precision value][workload]: measured accuracy proxy */
-    struct eval_graphs *graphs;      /* [workload][batch value][tp value][micro-batches value][stack]: built for
-                                        the stacks points use, one micro-batch of the batch, one tp shard */
+    struct eval_graphs *graphs;      /* [workload][graph batch][tp value][stack]: built for the stacks points
+                                        use, one micro-batch (eval_micro_batch), one tp shard */
     char (*graph_why)[200];          /* the same index: why a graph could not be built (its points are
                                         infeasible: tp does not divide the heads, micro-batches the batch) */
     int n_stk;                       /* sp->n_stacks + 1: the last is the built-in none */
@@ -236,14 +239,86 @@ static const struct sw_stack *stack_of(const struct sweep_prep *p, int si)
     return si < p->sp->n_stacks ? &p->sp->stack[si] : &p->none;
 }
 
-static size_t graph_of(const struct sweep_prep *p, int w, int b, int ti, int mi, int si)
+static size_t graph_of(const struct sweep_prep *p, int w, int gi, int ti, int si)
 {
-    return ((((size_t)w * p->n_batch + b) * p->n_tp + ti) * p->n_mb + mi) * p->n_stk + si;
+    return (((size_t)w * p->n_gb + gi) * p->n_tp + ti) * p->n_stk + si;
 }
 
 static size_t graph_count(const struct sweep_prep *p)
 {
-    return (size_t)p->sp->n_workloads * p->n_batch * p->n_tp * p->n_mb * p->n_stk;
+    return (size_t)p->sp->n_workloads * p->n_gb * p->n_tp * p->n_stk;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static int axis_num(const struct sweep_prep *p, int a, int i, int dflt)
+{
+    return a >= 0 ? (int)p->sp->axes[a].v[i].num : dflt;
+}
+
+/* The micro-batch sizes the points' graphs need (eval_micro_batch): batch / micro-batches, and in a
+ * training step the global batch / (dp x micro-batches), dp filling what tp x pp leave of each
+ * variant's devices; combinations that do not divide are left out (their points are refused). */
+static int collect_gbatch(struct sweep_prep *p, struct dse_err *e)
+{
+    const struct sweep_spec *sp = p->sp;
+    int train = 0, nN = 0, Ns[64];
+    for (int w = 0; w < sp->n_workloads; w++)
+        train |= sp->wl[w].phase == PH_TRAIN;
+    for (int v = 0; v < p->n_variants; v++) {
+        int N = hw_topo_devices(&p->variants[v]), k = 0;
+        while (k < nN && Ns[k] != N)
+            k++;
+        if (k == nN && nN < 64)
+            Ns[nN++] = N;
+    }
+    int ax_tp = p->ax_lay[PAR_TP], ax_pp = p->ax_lay[PAR_PP], ax_dp = p->ax_lay[PAR_DP];
+    int ntp = p->n_tp, npp = ax_pp >= 0 ? sp->axes[ax_pp].n : 1, ndp = ax_dp >= 0 ? sp->axes[ax_dp].n : 1;
+    int nmb = p->ax_mb >= 0 ? sp->axes[p->ax_mb].n : 1, cap = 0;
+    p->n_gb = 0;
+    for (int b = 0; b < p->n_batch; b++)
+        for (int m = 0; m < nmb; m++)
+            for (int t = 0; t < (train ? ntp : 1); t++)
+                for (int q = 0; q < (train ? npp : 1); q++)
+                    for (int d = 0; d < (train ? ndp : 1); d++)
+                        for (int k = 0; k < (train ? nN : 1); k++) {
+                            int64_t batch = axis_num(p, p->ax_batch, b, 1), M = axis_num(p, p->ax_mb, m, 1);
+                            int64_t reps = 1;
+                            if (train) {
+                                int64_t rep = (int64_t)axis_num(p, ax_tp, t, 1) * axis_num(p, ax_pp, q, 1);
+                                reps = ax_dp >= 0 ? axis_num(p, ax_dp, d, 1) : Ns[k] % rep ? 0 : Ns[k] / rep;
+                            }
+                            if (reps < 1 || batch % reps || (batch / reps) % M)
+                                continue;
+                            int64_t g = batch / reps / M;
+                            if (p->n_gb == cap) {
+                                cap = cap ? 2 * cap : 16;
+                                int64_t *n = cap <= 65536 ? realloc(p->gbatch, sizeof *n * (size_t)cap) : NULL;
+                                if (!n)
+                                    return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+                                p->gbatch = n;
+                            }
+                            p->gbatch[p->n_gb++] = g;
+                        }
+    if (!p->n_gb)
+        return dse_err_set(e, DSE_EINPUT, sp->path, "axes",
+                           "no batch of the space divides into its micro-batches (and, training, its replicas)");
+    qsort(p->gbatch, (size_t)p->n_gb, sizeof *p->gbatch, cmp_i64);
+    int u = 0;
+    for (int i = 0; i < p->n_gb; i++)
+        if (!u || p->gbatch[u - 1] != p->gbatch[i])
+            p->gbatch[u++] = p->gbatch[i];
+    p->n_gb = u;
+    if (p->n_gb > 256)
+        return dse_err_set(e, DSE_EINPUT, sp->path, "axes",
+                           "%d distinct micro-batch sizes to build graphs for, more than 256: fewer batch, micro-batch "
+                           "or layout values",
+                           p->n_gb);
+    return DSE_OK;
 }
 
 static int variant_of(const struct sweep_prep *p, long long point)
@@ -267,7 +342,7 @@ int sweep_prepare(const struct sweep_spec *sp, struct sweep_prep **out, struct d
         return free(p), dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "metric registry larger than a row");
     p->sp = sp;
     p->ax_sys = p->ax_wl = p->ax_prec = p->ax_batch = p->ax_place = p->ax_mem = p->ax_power = p->ax_fid = p->ax_sw = -1;
-    p->ax_lay[PAR_TP] = p->ax_lay[PAR_DP] = p->ax_lay[PAR_PP] = p->ax_mb = -1;
+    p->ax_lay[PAR_TP] = p->ax_lay[PAR_DP] = p->ax_lay[PAR_PP] = p->ax_mb = p->ax_rc = -1;
     for (int a = 0; a < sp->n_axes; a++) {
         switch (sp->axes[a].kind) {
         case AX_SYSTEM: p->ax_sys = a; break;
@@ -284,6 +359,7 @@ int sweep_prepare(const struct sweep_spec *sp, struct sweep_prep **out, struct d
         case AX_DP: p->ax_lay[PAR_DP] = a; break;
         case AX_PP: p->ax_lay[PAR_PP] = a; break;
         case AX_MICRO: p->ax_mb = a; break;
+        case AX_RECOMPUTE: p->ax_rc = a; break;
         }
     }
     /* Counted in double (16 axes of 1024 values would be 2^160) before any int holds them. */
@@ -305,7 +381,6 @@ int sweep_prepare(const struct sweep_spec *sp, struct sweep_prep **out, struct d
     p->n_batch = p->ax_batch >= 0 ? sp->axes[p->ax_batch].n : 1;
     p->n_prec = p->ax_prec >= 0 ? sp->axes[p->ax_prec].n : 0;
     p->n_tp = p->ax_lay[PAR_TP] >= 0 ? sp->axes[p->ax_lay[PAR_TP]].n : 1;
-    p->n_mb = p->ax_mb >= 0 ? sp->axes[p->ax_mb].n : 1;
     p->variants = calloc((size_t)p->n_variants, sizeof *p->variants);
     p->places = calloc((size_t)p->n_variants * (p->n_place ? p->n_place : 1), sizeof *p->places);
     p->default_dev = calloc((size_t)p->n_variants, sizeof *p->default_dev);
@@ -314,15 +389,18 @@ int sweep_prepare(const struct sweep_spec *sp, struct sweep_prep **out, struct d
     p->proxy = calloc((size_t)(p->n_prec ? p->n_prec : 1) * sp->n_workloads, sizeof *p->proxy);
     p->n_stk = sp->n_stacks + 1;
     pass_none(&p->none);
-    p->graphs = calloc(graph_count(p), sizeof *p->graphs);
-    p->graph_why = calloc(graph_count(p), sizeof *p->graph_why);
-    if (!p->variants || !p->places || !p->default_dev || !p->default_prec || !p->precs || !p->graphs || !p->proxy ||
-        !p->graph_why) {
+    if (!p->variants || !p->places || !p->default_dev || !p->default_prec || !p->precs || !p->proxy) {
         rc = dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
         goto fail;
     }
-    if ((rc = build_variants(p, e)))
+    if ((rc = build_variants(p, e)) || (rc = collect_gbatch(p, e)))
         goto fail;
+    p->graphs = calloc(graph_count(p), sizeof *p->graphs);
+    p->graph_why = calloc(graph_count(p), sizeof *p->graph_why);
+    if (!p->graphs || !p->graph_why) {
+        rc = dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+        goto fail;
+    }
     for (int v = 0; v < p->n_variants; v++) {
         p->default_dev[v] = eval_default_device(&p->variants[v]);
         p->default_prec[v] = eval_default_prec(&p->variants[v].dev[p->default_dev[v]]);
@@ -372,31 +450,23 @@ int sweep_prepare(const struct sweep_spec *sp, struct sweep_prep **out, struct d
                 used[si >= 0 ? si : p->n_stk - 1] = 1;
             }
     for (int w = 0; w < sp->n_workloads; w++)
-        for (int b = 0; b < p->n_batch; b++)
+        for (int gi = 0; gi < p->n_gb; gi++)
             for (int ti = 0; ti < p->n_tp; ti++)
-                for (int mi = 0; mi < p->n_mb; mi++)
-                    for (int si = 0; si < p->n_stk; si++) {
-                        int64_t batch = p->ax_batch >= 0 ? (int64_t)sp->axes[p->ax_batch].v[b].num : 1;
-                        int tp = p->ax_lay[PAR_TP] >= 0 ? (int)sp->axes[p->ax_lay[PAR_TP]].v[ti].num : 1;
-                        int mb = p->ax_mb >= 0 ? (int)sp->axes[p->ax_mb].v[mi].num : 1;
-                        size_t gi = graph_of(p, w, b, ti, mi, si);
-                        if (!used[si])
-                            continue;
-                        if (batch % mb) {
-                            snprintf(p->graph_why[gi], sizeof p->graph_why[gi],
-                                     "microbatches %d must divide the batch %lld", mb, (long long)batch);
-                            continue;
-                        }
-                        rc = eval_graphs_build(&sp->wl[w].model, sp->wl[w].phase, batch / mb, sp->wl[w].prompt, tp,
-                                               stack_of(p, si), &p->graphs[gi], e);
-                        if (rc == DSE_EINPUT && tp > 1) { /* this tp cannot shard this model: its points say so */
-                            dse_strlcpy(p->graph_why[gi], e->msg, sizeof p->graph_why[gi]);
-                            dse_err_clear(e);
-                            rc = DSE_OK;
-                        }
-                        if (rc)
-                            goto fail;
+                for (int si = 0; si < p->n_stk; si++) {
+                    int tp = axis_num(p, p->ax_lay[PAR_TP], ti, 1);
+                    size_t g = graph_of(p, w, gi, ti, si);
+                    if (!used[si])
+                        continue;
+                    rc = eval_graphs_build(&sp->wl[w].model, sp->wl[w].phase, p->gbatch[gi], sp->wl[w].prompt, tp,
+                                           stack_of(p, si), &p->graphs[g], e);
+                    if (rc == DSE_EINPUT && tp > 1) { /* this tp cannot shard this model: its points say so */
+                        dse_strlcpy(p->graph_why[g], e->msg, sizeof p->graph_why[g]);
+                        dse_err_clear(e);
+                        rc = DSE_OK;
                     }
+                    if (rc)
+                        goto fail;
+                }
     *out = p;
     return DSE_OK;
 fail:
@@ -434,6 +504,7 @@ void sweep_prep_free(struct sweep_prep *p)
     for (size_t g = 0; p->graphs && g < graph_count(p); g++)
         eval_graphs_free(&p->graphs[g]);
     free(p->graph_why);
+    free(p->gbatch);
     for (int t = 0; t < p->n_threads; t++) {
         eval_scratch_free(&p->scratch[t]);
         eval_result_free(&p->results[t]);
@@ -467,6 +538,7 @@ static const char *metric_needs(const struct metric *m)
     } needs[] = {
         {"die_area_mm2", ": a device used has no area model and no cost.die_area_mm2 in its hwdesc"},
         {"cost_per_Mtoken_USD", ": no device of the system has cost.price_USD or cost.rent_USD_per_hour in its hwdesc"},
+        {"cost_USD", ": no device of the system has cost.price_USD or cost.rent_USD_per_hour in its hwdesc"},
         {"cost_per_Minference_USD",
          ": no device of the system has cost.price_USD or cost.rent_USD_per_hour in its hwdesc"},
     };
@@ -560,18 +632,34 @@ static int eval_rows(const struct sweep_prep *p, long long key, int m0, int m1, 
     r.sw = stack_of(p, si);
     /* the layout: the axes' values, dp filling what tp x pp leave of the system's devices */
     int ti = p->ax_lay[PAR_TP] >= 0 ? sweep_axis_index(sp, key, p->ax_lay[PAR_TP]) : 0;
-    int mi = p->ax_mb >= 0 ? sweep_axis_index(sp, key, p->ax_mb) : 0;
     for (int d = 0; d < PAR_DIM_COUNT; d++)
         r.layout.n[d] = p->ax_lay[d] >= 0 ? (int)sp->axes[p->ax_lay[d]].v[sweep_axis_index(sp, key, p->ax_lay[d])].num : 0;
-    r.layout.microbatches = p->ax_mb >= 0 ? (int)sp->axes[p->ax_mb].v[mi].num : 0;
-    const struct eval_graphs *eg = &p->graphs[graph_of(p, w, b, ti, mi, si)];
+    r.layout.microbatches = p->ax_mb >= 0 ? (int)sp->axes[p->ax_mb].v[sweep_axis_index(sp, key, p->ax_mb)].num : 0;
+    if (sp->wl[w].phase == PH_TRAIN)
+        r.train = sp->wl[w].train;
+    if (p->ax_rc >= 0 && !why) {
+        if (sp->wl[w].phase != PH_TRAIN)
+            why = "the recompute axis applies to training steps (phase train)";
+        else
+            r.train.recompute =
+                (enum train_recompute)ju_lookup(train_recompute_names, sp->axes[p->ax_rc].v[sweep_axis_index(sp, key, p->ax_rc)].s);
+    }
     struct dse_err le;
     char lwhy[sizeof le.msg];
-    if (!why && p->graph_why[graph_of(p, w, b, ti, mi, si)][0])
-        why = p->graph_why[graph_of(p, w, b, ti, mi, si)];
+    const struct eval_graphs *eg = NULL;
     if (!why && (par_layout_complete(sys, &r.layout, &le) || eval_check_layout(&r, &le))) {
         dse_strlcpy(lwhy, le.msg, sizeof lwhy);
         why = lwhy;
+    }
+    if (!why) { /* the graphs of this point's micro-batch */
+        int64_t g = eval_micro_batch(&r);
+        const int64_t *hit = bsearch(&g, p->gbatch, (size_t)p->n_gb, sizeof g, cmp_i64);
+        if (!hit)
+            return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "no graph for micro-batch %lld", (long long)g), -1;
+        size_t gi = graph_of(p, w, (int)(hit - p->gbatch), ti, si);
+        eg = &p->graphs[gi];
+        if (p->graph_why[gi][0])
+            why = p->graph_why[gi];
     }
     struct eval_result *res = &p->results[thread];
     if (!why) {

@@ -99,7 +99,8 @@ static int resolve(const char *spec_path, const char *dir, const char *name, con
 
 static int load_workload(struct ju *j, const cJSON *o, const char *spec_path, unsigned flags, struct sw_workload *w)
 {
-    static const char *const keys[] = {"model", "phase", "prompt", "generate", "note", NULL};
+    static const char *const keys[] = {"model", "phase", "prompt", "generate", "optimizer", "zero", "recompute", "note",
+                                       NULL};
     static const char *const exts[] = {".json", ".csv", NULL};
     char name[256], ph[32];
     int rc;
@@ -146,15 +147,37 @@ static int load_workload(struct ju *j, const cJSON *o, const char *spec_path, un
     if ((rc = ju_int(j, o, "generate", JU_OPT, 1, 100000, &v)))
         return rc;
     w->gen = v;
+    /* a training step's configuration (eval.h: struct train_cfg), refused for other phases */
+    int k = 0;
+    const char *tk[] = {"optimizer", "zero", "recompute"};
+    for (int i = 0; i < 3; i++)
+        if (cJSON_GetObjectItemCaseSensitive(o, tk[i]) && w->phase != PH_TRAIN) {
+            size_t old = ju_key(j, tk[i]);
+            rc = ju_fail(j, "configures a training step: add \"phase\": \"train\"");
+            ju_pop(j, old);
+            return rc;
+        }
+    if ((rc = ju_enum(j, o, "optimizer", JU_OPT, train_opt_names, &k)))
+        return rc;
+    w->train.optimizer = (enum train_opt)k;
+    k = 0;
+    if ((rc = ju_enum(j, o, "recompute", JU_OPT, train_recompute_names, &k)))
+        return rc;
+    w->train.recompute = (enum train_recompute)k;
+    v = 0;
+    if ((rc = ju_int(j, o, "zero", JU_OPT, 0, 3, &v)))
+        return rc;
+    w->train.zero = (int)v;
     return DSE_OK;
 }
 
 static int axis_kind(const char *name, enum sw_axis_kind *k)
 {
-    static const char *const names[] = {"precision", "batch", "placement", "memory_GB", "power_W", "fidelity",
-                                        "software",  "tp",    "pp",        "dp",        "microbatches", NULL};
+    static const char *const names[] = {"precision", "batch", "placement", "memory_GB",    "power_W",   "fidelity",
+                                        "software",  "tp",    "pp",        "dp",           "microbatches", "recompute",
+                                        NULL};
     static const enum sw_axis_kind kinds[] = {AX_PRECISION, AX_BATCH, AX_PLACEMENT, AX_MEMORY, AX_POWER, AX_FIDELITY,
-                                              AX_SOFTWARE,  AX_TP,    AX_PP,        AX_DP,     AX_MICRO};
+                                              AX_SOFTWARE,  AX_TP,    AX_PP,        AX_DP,     AX_MICRO, AX_RECOMPUTE};
     int i = ju_lookup(names, name);
     if (i >= 0) {
         *k = kinds[i];
@@ -267,6 +290,9 @@ static int load_stacks(struct ju *j, const cJSON *root, const char *path, unsign
             return j->e->code ? j->e->code : DSE_EINPUT;
         ju_pop(j, old);
     }
+    int train = 0;
+    for (int w = 0; w < sp->n_workloads; w++)
+        train |= sp->wl[w].phase == PH_TRAIN;
     for (int s = 0; s < sp->n_systems; s++) { /* devices' defaults, resolved beside their hwdesc */
         cJSON *sys = cJSON_Parse(sp->system_text[s]);
         const cJSON *devs = sys ? cJSON_GetObjectItemCaseSensitive(sys, "devices") : NULL, *d;
@@ -279,6 +305,14 @@ static int load_stacks(struct ju *j, const cJSON *root, const char *path, unsign
             if (k < HW_MAX_DEVICES && cJSON_IsString(n) && n->valuestring[0]) {
                 size_t old = ju_key(j, "system");
                 if ((sp->dev_stack[s][k] = add_stack(j, sp, n->valuestring, sp->system_path[s], flags)) < 0)
+                    rc = j->e->code ? j->e->code : DSE_EINPUT;
+                /* a training spec: a device whose own stack is inference-only trains with its class's
+                 * trainer (pass_train_default), as dse eval --phase train does */
+                int cls = ju_lookup(hw_class_names, cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(d, "class"))
+                                                        ? cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(d, "class"))
+                                                        : "");
+                if (!rc && train && !sp->stack[sp->dev_stack[s][k]].trains && cls >= 0 &&
+                    (sp->dev_stack[s][k] = add_stack(j, sp, pass_train_default(cls), sp->system_path[s], flags)) < 0)
                     rc = j->e->code ? j->e->code : DSE_EINPUT;
                 ju_pop(j, old);
             }
@@ -331,7 +365,7 @@ static int load_axis(struct ju *j, const cJSON *arr, const char *name, struct sw
             else if ((a->kind == AX_MEMORY || a->kind == AX_POWER) && !(v->num > 0 && v->num < 1e9))
                 rc = ju_fail(j, "expected a positive number below 1e9, got %.17g", v->num);
             else if (a->kind == AX_PRECISION || a->kind == AX_PLACEMENT || a->kind == AX_FIDELITY ||
-                     a->kind == AX_SOFTWARE)
+                     a->kind == AX_SOFTWARE || a->kind == AX_RECOMPUTE)
                 rc = ju_fail(j, "expected a string");
         } else if (cJSON_IsString(x) && x->valuestring[0] && strlen(x->valuestring) < sizeof v->s) {
             a->numeric = 0;
@@ -341,6 +375,8 @@ static int load_axis(struct ju *j, const cJSON *arr, const char *name, struct sw
                 rc = ju_fail(j, "expected a number, got \"%s\"", v->s);
             else if (a->kind == AX_FIDELITY && ju_lookup(fidelity_names, v->s) < 0)
                 rc = ju_fail(j, "expected analytical or cycle, got \"%s\"", v->s);
+            else if (a->kind == AX_RECOMPUTE && ju_lookup(train_recompute_names, v->s) < 0)
+                rc = ju_fail(j, "expected none, selective or full, got \"%s\"", v->s);
             else if (a->kind == AX_PRECISION) {
                 struct prec_cfg pc;
                 if (prec_parse(v->s, &pc, j->e))

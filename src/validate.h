@@ -173,5 +173,40 @@ int pcalib_fit(struct pcase *c, const int *idx, int n, const struct hw_system *s
 /* Statistics of the predicted cases for which want(case, ctx) holds (want NULL: all). */
 void pstats_of(const struct pcase *c, int n, int (*want)(const struct pcase *, const void *), const void *ctx,
                struct pstats *s);
+/* Splits one CSV record of line l in place into at most max fields, RFC 4180 quoting; the count, or -1
+ * (an unterminated quote, too many fields). */
+int pcsv_record(char *l, char **f, int max);
+
+/* The published multi-device corpus (validate/published/multi-device/cases.csv, columns in
+ * validate/published/README.md): a training step or an inference on a system of N devices with the
+ * layout its source states (validate_multi.c). */
+enum mcol { MC_ID, MC_SYSTEM, MC_NODES, MC_DEVICES, MC_FRAMEWORK, MC_SOFTWARE, MC_WORKLOAD, MC_PHASE, MC_BATCH, MC_SEQ,
+            MC_GEN, MC_TP, MC_PP, MC_DP, MC_MB, MC_ZERO, MC_RECOMPUTE, MC_PRECISION, MC_METRIC, MC_VALUE, MC_UNIT,
+            MC_FLOPS, MC_SOURCE, MC_URL, MC_DATE, MC_NOTE, MC_COUNT };
+enum mmetric { MM_TFLOPS, MM_STEP, MM_TOKENS, MM_TTFT, MM_TPOT, MM_COUNT };
+/* How a source counts the FLOPs of its TFLOP/s per device (validate_multi.c: source_flops). */
+enum mflops { MF_NONE, MF_MEGATRON_HFU, MF_MEGATRON_MFU, MF_MAXTEXT, MF_COUNT };
+extern const char *const mflops_names[MF_COUNT + 1];
+struct mcase {
+    char id[96], system[HW_NAME_LEN], software[64], workload[96], precision[32], recompute[16], source[512];
+    long long nodes, devices, batch, seq, gen, tp, pp, dp, mb, zero;
+    enum wl_phase phase;
+    enum mmetric metric;
+    enum mflops flops;
+    double value;
+    int heldout;
+    int ok;            /* predicted (else reason) */
+    char reason[320];
+    double predicted, error;
+};
+/* Reads the corpus: every field checked, ids unique. *out is malloc'd. */
+int mcorpus_load(const char *path, struct mcase **out, int *n, struct dse_err *e);
+/* Predicts c on node (the system's hwdesc, resized: its outer level to c->nodes, or a switched node to
+ * c->devices) with workload m and stack sw. A case dse cannot predict (no batch stated, a layout the
+ * model refuses, a network not described) leaves c->ok 0 with the reason. */
+int mcase_predict(struct mcase *c, const struct hw_system *node, const struct wl_model *m, const struct sw_stack *sw,
+                  struct dse_err *e);
+const char *mmetric_name(enum mmetric m);
+int mmetric_is_rate(enum mmetric m);
 
 #endif

@@ -61,9 +61,8 @@ static const char *const col_names[C_COUNT + 1] = {"id",     "device", "framewor
                                                    "unit",   "source", "url",       "date",      "note",    "instances",
                                                    NULL};
 
-/* Splits one CSV record of line l in place into at most max fields, RFC 4180 quoting ("a, b" and ""
- * for a quote inside one). Returns the count, or -1 (an unterminated quote, too many fields). */
-static int csv_record(char *l, char **f, int max)
+/* RFC 4180 quoting: "a, b" and "" for a quote inside one. */
+int pcsv_record(char *l, char **f, int max)
 {
     int n = 0;
     char *r = l, *w = l;
@@ -247,7 +246,7 @@ static int load_buf(char *buf, size_t len, const char *path, struct pcorpus *pc,
             continue;
         char where[32], *raw[C_COUNT + 1];
         snprintf(where, sizeof where, "line %d", line);
-        int n = csv_record(l, raw, C_COUNT + 1);
+        int n = pcsv_record(l, raw, C_COUNT + 1);
         if (n < 0) {
             rc = dse_err_set(e, DSE_EINPUT, path, where, "not a CSV record of at most %d fields (quotes?)", C_COUNT);
             break;

@@ -689,6 +689,18 @@ expect_fail eval-layout-auto-with-tp 2 "auto searches tp, pp, dp and micro-batch
 expect_fail eval-layout-bad 2 "--layout: expected auto, got 'best'" eval --hw nvidia-dgx-h100 --workload llama-2-7b --layout best
 expect_fail eval-objective-no-layout 2 "--objective: ranks the layouts of --layout auto" eval --hw nvidia-dgx-h100 --workload llama-2-7b --objective tpot_ms
 expect_ok_has sweep-70b-serving "Pareto front" sweep sweeps/llm_70b_serving.json --db "$tmp/s70.db" --no-plot
+PY_MULTI="
+c = d['cases']
+need(len(c) >= 70, 'cases %d' % len(c))
+need(all(('predicted' in x) != ('reason' in x) for x in c), 'each case a prediction or a reason')
+need(d['train_heldout']['n'] >= 5 and d['all_heldout']['n'] >= 8, 'held-out counts %r %r' % (d['train_heldout'], d['all_heldout']))
+ok = [x for x in c if 'predicted' in x]
+need(all(abs(x['error_pct'] - 100 * (x['predicted'] / x['measured'] - 1)) < 1e-6 for x in ok), 'error_pct')
+"
+expect_json validate-multi-device "$PY_MULTI" validate --published --multi-device --json
+expect_ok_has validate-multi-device-human "held-out (n, within +-25 %)" validate --published --multi-device
+expect_fail validate-multi-device-bad-header 2 "bad-multi-device-header.csv: line 1: expected the header id,system,nodes" validate --published --multi-device --corpus "$D/bad-multi-device-header.csv"
+expect_fail sweep-train-axis-value 2 "expected none, selective or full, got \"some\"" sweep "$D/sweep-bad-recompute.json"
 expect_fail eval-topology-zero-bw 2 "bad-topology-zero-bw.json: topology.levels[0].bandwidth_GBps: expected a positive number, got 0" eval --hw "$D/bad-topology-zero-bw.json" --workload llama-2-7b
 expect_json json-llama-prefill "$PY_TOTALS
 need(d['phase'] == 'prefill', 'phase %r' % d['phase'])
