@@ -41,3 +41,18 @@ while [ $i -lt 20 ]; do
 done
 t1=$(now)
 awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%-34s %9s          %7.2f ms per dse eval process (mean of 20)\n", "resnet50 cycle tier, 128x128 array", "", (b - a) * 1000 / 20 }' 
+
+# Multi-device (issue 11): one evaluation of a layout on prebuilt graphs, the layout search for a
+# 175B training run on 1024 GPUs, and a sweep's points/s on an 8-GPU system vs one GPU (the same
+# points: Llama-2-7B generate over precision x batch x clock; dp fills the node).
+if [ -x bench/bench_layout ]; then
+    bench/bench_layout
+fi
+for spec in bench/llm_7b_1gpu.json bench/llm_7b_8gpu.json; do
+    t0=$(now)
+    $dse sweep "$spec" --threads "$threads" --no-db --no-plot --quiet >/dev/null
+    t1=$(now)
+    points=$(python3 -c "import json; d=json.load(open('$spec'))['axes']; import math; print(math.prod(len(v) for v in d.values()))")
+    awk -v l="$(basename "$spec" .json)" -v p="$points" -v a="$t0" -v b="$t1" -v t="$threads" \
+        'BEGIN { s = b - a; printf "%-34s %9d points  %7.2f s  %10.0f points/s  (%d threads, whole process)\n", l, p, s, p / s, t }'
+done
