@@ -46,7 +46,7 @@ static int time_eval(const char *label, struct eval_req *r, struct dse_err *e)
     struct eval_result res = {0};
     memset(&s, 0, sizeof s);
     if (par_layout_complete(r->sys, &r->layout, e) || eval_check_layout(r, e) ||
-        eval_graphs_build(r->model, r->phase, eval_micro_batch(r), r->prompt, r->layout.n[PAR_TP], r->sw, &eg, e))
+        eval_graphs_build(r->model, r->phase, eval_micro_batch(r), r->prompt, &r->layout, r->sw, &eg, e))
         return 1;
     if (eval_scratch_fit(&s, &eg, e))
         return 1;
@@ -82,10 +82,10 @@ int main(void)
     r.batch = 16;
     r.prompt = 512;
     r.gen = 128;
-    r.layout = (struct par_layout){{8, 1, 1}, 1};
+    r.layout = (struct par_layout){{8, 1, 1}, 1, 1, 1};
     if (time_eval("llama-2-70b generate 512+128, batch 16, DGX H100 tp 8", &r, &e))
         return fail(&e);
-    r.layout = (struct par_layout){{4, 1, 2}, 2};
+    r.layout = (struct par_layout){{4, 1, 2}, 2, 1, 1};
     if (time_eval("llama-2-70b generate 512+128, batch 16, DGX H100 tp 4 x pp 2", &r, &e))
         return fail(&e);
 

@@ -34,6 +34,9 @@ static struct cli_opt eval_opts_proto[] = {
     {"pp", 1, "pipeline stages (default 1): the layers split, activations sent between stages", NULL},
     {"dp", 1, "data-parallel replicas, each running --batch (default: the devices tp x pp leave)", NULL},
     {"microbatches", 1, "micro-batches the batch is cut into through the pp stages (default 1)", NULL},
+    {"ep", 1, "expert parallelism: a MoE layer's experts spread over ep data-parallel replicas, tokens "
+              "dispatched and combined by all-to-all (default 1; ep divides dp)", NULL},
+    {"moe-imbalance", 1, "with --ep: the busiest device's routed tokens over the mean (default 1: uniform routing)", NULL},
     {"optimizer", 1, "--phase train: adamw (default) or sgd (with momentum)", NULL},
     {"zero", 1, "--phase train: ZeRO stage 0-3 (default 0; 1 is Megatron-LM's distributed optimizer, 3 FSDP)", NULL},
     {"recompute", 1, "--phase train: activation recomputation none (default), selective or full", NULL},
@@ -186,6 +189,8 @@ static void print_human(const struct eval_req *r, const struct eval_result *res,
     if (sys->topo.n_level) { /* the layout over the topology, innermost level first */
         const struct par_layout *l = &r->layout;
         printf("layout: tp %d x dp %d x pp %d", l->n[PAR_TP], l->n[PAR_DP], l->n[PAR_PP]);
+        if (l->ep > 1)
+            printf(" (experts over ep %d, the busiest with %.3gx the mean of tokens)", l->ep, l->moe_imbalance);
         if (l->n[PAR_PP] > 1 || l->microbatches > 1)
             printf(" (%d micro-batches of %lld%s)", l->microbatches, (long long)eval_micro_batch(r),
                    l->n[PAR_PP] > 1 ? "" : ", accumulated");
@@ -314,7 +319,7 @@ static int print_scalesim(const struct eval_req *r, const struct eval_result *re
     const struct hw_device *d = &r->sys->dev[r->dev];
     enum wl_phase ph = r->phase == PH_TRAIN || wl_model_is_lm(r->model) ? r->phase : PH_NONE;
     struct eval_graphs eg;
-    int rc = eval_graphs_build(r->model, ph, r->batch, r->prompt, 1, r->sw, &eg, e);
+    int rc = eval_graphs_build(r->model, ph, r->batch, r->prompt, NULL, r->sw, &eg, e);
     if (rc)
         return rc;
     printf("%s\n", head[kind]);
@@ -427,6 +432,8 @@ static int print_json(const struct eval_req *r, const struct eval_result *res, c
         for (int k = 0; k < PAR_DIM_COUNT; k++)
             cJSON_AddNumberToObject(lay, par_dim_names[k], r->layout.n[k] > 0 ? r->layout.n[k] : 1);
         cJSON_AddNumberToObject(lay, "microbatches", r->layout.microbatches > 0 ? r->layout.microbatches : 1);
+        cJSON_AddNumberToObject(lay, "ep", r->layout.ep > 0 ? r->layout.ep : 1);
+        cJSON_AddNumberToObject(lay, "moe_imbalance", r->layout.moe_imbalance > 0 ? r->layout.moe_imbalance : 1);
         cJSON_AddNumberToObject(lay, "devices", hw_topo_devices(r->sys));
     }
     cJSON_AddBoolToObject(o, "feasible", res->feasible);
@@ -545,7 +552,7 @@ static int layout_auto(const struct cli_opt *opts, struct eval_req *r, const str
         return DSE_OK;
     }
     if (!rc) /* nothing feasible: tp x 1 x 1 over every device shows why */
-        r->layout = (struct par_layout){{hw_topo_devices(r->sys), 1, 1}, 1};
+        r->layout = (struct par_layout){{hw_topo_devices(r->sys), 1, 1}, 1, 1, 1};
     return rc;
 }
 
@@ -741,6 +748,25 @@ int cmd_eval(int argc, char **argv)
         if ((rc = cli_int("microbatches", cli_get(opts, "microbatches"), 1, 4096, &v, &e)))
             goto out;
         r.layout.microbatches = (int)v;
+    }
+    if (cli_get(opts, "ep")) {
+        long long v;
+        if ((rc = cli_int("ep", cli_get(opts, "ep"), 1, HW_MAX_TOPO_DEVICES, &v, &e)))
+            goto out;
+        r.layout.ep = (int)v;
+    }
+    if (cli_get(opts, "moe-imbalance")) {
+        char *end;
+        const char *s = cli_get(opts, "moe-imbalance");
+        r.layout.moe_imbalance = strtod(s, &end);
+        if (end == s || *end || !(r.layout.moe_imbalance >= 1) || r.layout.moe_imbalance > 1e6) {
+            rc = dse_err_set(&e, DSE_EINPUT, NULL, "--moe-imbalance", "expected a number >= 1, got '%s'", s);
+            goto out;
+        }
+        if (!cli_get(opts, "ep")) {
+            rc = dse_err_set(&e, DSE_EINPUT, NULL, "--moe-imbalance", "applies to expert parallelism: add --ep");
+            goto out;
+        }
     }
     if ((rc = cli_train_opts(opts, &r, &e)))
         goto out;

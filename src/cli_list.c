@@ -108,7 +108,7 @@ static int list_models(const char *dir, char **names, int n)
             continue;
         }
         int lm = wl_model_is_lm(&m), enc = m.kind == WLM_TRANSFORMER && !lm;
-        struct wl_shape s = {1, lm ? 1 : enc ? 128 : 1, 0, 1, 0};
+        struct wl_shape s = {.batch = 1, .tokens = lm ? 1 : enc ? 128 : 1, .past = 0, .tp = 1, .train = 0};
         struct wl_graph g;
         if (wl_build(&m, &s, &g, &e)) {
             dse_err_print(stderr, &e);

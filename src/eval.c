@@ -190,16 +190,21 @@ static void train_acts(const struct wl_graph *g, struct eval_graphs *eg)
     eg->act_saved_elems += eg->act_scores_elems;
 }
 
-int eval_graphs_build(const struct wl_model *m, enum wl_phase ph, int64_t batch, int64_t prompt, int tp,
-                      const struct sw_stack *sw, struct eval_graphs *eg, struct dse_err *e)
+int eval_graphs_build(const struct wl_model *m, enum wl_phase ph, int64_t batch, int64_t prompt,
+                      const struct par_layout *lay, const struct sw_stack *sw, struct eval_graphs *eg,
+                      struct dse_err *e)
 {
+    int tp = lay && lay->n[PAR_TP] > 1 ? lay->n[PAR_TP] : 1, ep = lay && lay->ep > 1 ? lay->ep : 1;
+    double imb = lay && lay->moe_imbalance > 1 ? lay->moe_imbalance : 1;
     memset(eg, 0, sizeof *eg);
     eg->phase = ph;
     eg->batch = batch;
     eg->prompt = prompt;
-    eg->tp = tp > 1 ? tp : 1;
+    eg->tp = tp;
+    eg->ep = ep;
     eg->sw = sw;
-    struct wl_shape sh = {batch, prompt, 0, eg->tp, ph == PH_TRAIN};
+    struct wl_shape sh = {.batch = batch, .tokens = prompt, .past = 0, .tp = tp, .train = ph == PH_TRAIN, .ep = ep,
+                          .moe_imbalance = imb};
     if (ph == PH_DECODE) {
         sh.tokens = 1;
         sh.past = prompt;
@@ -221,9 +226,9 @@ int eval_graphs_build(const struct wl_model *m, enum wl_phase ph, int64_t batch,
     eg->first_launches = pass_kernel_launches(&eg->first);
     stage_split(&eg->first, &eg->w_layers, &eg->w_before, &eg->w_after, &eg->boundary_elems);
     eg->model_params = eg->first_params;
-    if (eg->tp > 1) { /* the whole model's count, for params and the 6N of MFU */
+    if (tp > 1 || ep > 1) { /* the whole model's count, for params and the 6N of MFU */
         struct wl_graph whole;
-        struct wl_shape one = {1, 1, 0, 1, 0};
+        struct wl_shape one = {.batch = 1, .tokens = 1, .past = 0, .tp = 1, .train = 0};
         if ((rc = wl_build(m, &one, &whole, e))) {
             wl_graph_free(&eg->first);
             return rc;
@@ -234,7 +239,8 @@ int eval_graphs_build(const struct wl_model *m, enum wl_phase ph, int64_t batch,
     if (ph == PH_TRAIN)
         train_acts(&eg->first, eg);
     if (ph == PH_GENERATE) {
-        struct wl_shape ds = {batch, 1, prompt, eg->tp, 0};
+        struct wl_shape ds = {.batch = batch, .tokens = 1, .past = prompt, .tp = tp, .train = 0, .ep = ep,
+                              .moe_imbalance = imb};
         rc = wl_build(m, &ds, &eg->decode, e);
         if (!rc)
             rc = pass_apply(sw, &eg->decode, e);
@@ -569,9 +575,12 @@ static int eval_graph(const struct eval_req *r, const struct wl_graph *g, double
             struct coll_cost cc;
             int size, stride;
             par_group(&r->layout, (enum par_dim)op->coll_dim, &size, &stride);
-            double b = wl_tensor_bytes(&g->t[op->type == OP_ALLGATHER ? op->out[0] : op->in[0]], &r->x.prec);
-            if ((rc = par_coll_cost(&sys->topo, op->type == OP_ALLGATHER ? COLL_ALLGATHER : COLL_ALLREDUCE, size, stride,
-                                    b, &cc, e)))
+            double bi = wl_tensor_bytes(&g->t[op->in[0]], &r->x.prec), bo = wl_tensor_bytes(&g->t[op->out[0]], &r->x.prec);
+            enum coll_kind ck = op->type == OP_ALLGATHER ? COLL_ALLGATHER : op->type == OP_ALLTOALL ? COLL_ALLTOALL
+                                                                                                       : COLL_ALLREDUCE;
+            /* all-gather: the gathered result; all-to-all: the larger of what is sent and received */
+            double b = ck == COLL_ALLGATHER ? bo : ck == COLL_ALLTOALL && bo > bi ? bo : bi;
+            if ((rc = par_coll_cost(&sys->topo, ck, size, stride, b, &cc, e)))
                 return rc;
             k.xfer_s = k.comm_s = cc.time_s;
             k.e_link = cc.energy_J;
@@ -950,6 +959,16 @@ int eval_check_layout(const struct eval_req *r, struct dse_err *e)
             return dse_err_set(e, DSE_EINPUT, r->model->path, "num_hidden_layers",
                                "pp %d stages need at least as many layers, %s has %lld", pp, r->model->name,
                                (long long)r->model->tf.layers);
+    }
+    if (l->ep > 1 && (r->model->kind != WLM_TRANSFORMER || r->model->tf.experts < 1))
+        return dse_err_set(e, DSE_EINPUT, r->model->path, NULL,
+                           "expert parallelism (ep %d) spreads a mixture of experts' experts; %s has none", l->ep,
+                           r->model->name);
+    if (l->ep > 1) {
+        struct wl_transformer sc = r->model->tf;
+        int rc = wl_expert_parallel(&sc, l->ep, l->moe_imbalance > 0 ? l->moe_imbalance : 1, r->model->path, e);
+        if (rc)
+            return rc;
     }
     if (l->n[PAR_TP] > 1) {
         if (r->model->kind != WLM_TRANSFORMER)
@@ -1340,7 +1359,7 @@ int eval_run(const struct eval_req *r, struct eval_result *res, struct dse_err *
     int rc = eval_check_layout(r, e);
     if (rc)
         return rc;
-    if ((rc = eval_graphs_build(r->model, ph, eval_micro_batch(r), r->prompt, r->layout.n[PAR_TP], r->sw, &eg, e)))
+    if ((rc = eval_graphs_build(r->model, ph, eval_micro_batch(r), r->prompt, &r->layout, r->sw, &eg, e)))
         return rc;
     if (!(rc = eval_scratch_fit(&s, &eg, e)))
         rc = eval_point(r, &eg, &s, res, e);

@@ -69,6 +69,7 @@ struct eval_graphs {
     enum wl_phase phase;
     int64_t batch, prompt; /* batch: of one micro-batch */
     int tp;                /* the graphs are one device's shard of tp (wl_shard_transformer) */
+    int ep;                /* and of ep for a MoE layer's experts (wl_expert_parallel) */
     const struct sw_stack *sw; /* the stack whose passes were applied (NULL: none) */
     struct wl_graph first;  /* the whole inference, the prefill, or the single decode step */
     struct wl_graph decode; /* generate: the first decode step (prompt tokens cached); else empty */
@@ -191,8 +192,10 @@ int eval_default_prec(const struct hw_device *d);
 int eval_parse_placement(const struct hw_system *sys, const char *s, int *dev, int *type_dev, struct dse_err *e);
 
 /* Builds the graphs and applies the stack's passes (sw NULL: none); sw must outlive eg. */
-int eval_graphs_build(const struct wl_model *m, enum wl_phase ph, int64_t batch, int64_t prompt, int tp,
-                      const struct sw_stack *sw, struct eval_graphs *eg, struct dse_err *e);
+/* lay: the layout whose tp shard and expert parallelism the graphs are of (NULL: one device). */
+int eval_graphs_build(const struct wl_model *m, enum wl_phase ph, int64_t batch, int64_t prompt,
+                      const struct par_layout *lay, const struct sw_stack *sw, struct eval_graphs *eg,
+                      struct dse_err *e);
 /* Sequences one replica (a dp group member) runs: the batch, except in a training step, whose batch is
  * the global one (every replica's, per optimizer step) and must divide by dp. */
 int64_t eval_replica_batch(const struct eval_req *r);

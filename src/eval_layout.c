@@ -89,7 +89,7 @@ int eval_layout_search(const struct eval_req *r, const struct metric *m, struct 
                     continue;
                 }
                 struct eval_graphs eg;
-                if ((rc = eval_graphs_build(q.model, ph, eval_micro_batch(&q), q.prompt, tp, q.sw, &eg, e)))
+                if ((rc = eval_graphs_build(q.model, ph, eval_micro_batch(&q), q.prompt, &q.layout, q.sw, &eg, e)))
                     break;
                 if (!(rc = eval_scratch_fit(&s, &eg, e)) && !(rc = eval_point(&q, &eg, &s, &res, e))) {
                     double v = metric_value(m, &res.t);

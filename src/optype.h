@@ -20,6 +20,8 @@ enum op_type {
     OP_SLICE,     /* a view of the leading part of one axis: no data moves */
     OP_ALLREDUCE, /* collective over a layout group (par.h): every member ends with the sum */
     OP_ALLGATHER, /* collective over a layout group: the members' pieces joined along axis */
+    OP_ALLTOALL,  /* collective over a layout group: rows (axis 1) exchanged, e.g. a MoE layer's dispatch
+                     to the devices holding each token's experts and the combine back */
     OP_COUNT
 };
 

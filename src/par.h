@@ -11,12 +11,15 @@
 #include "hw.h"
 
 /* The dimensions of a layout, fastest-varying rank first. */
-enum par_dim { PAR_TP, PAR_DP, PAR_PP, PAR_DIM_COUNT };
+enum par_dim { PAR_TP, PAR_DP, PAR_PP, PAR_DIM_COUNT, PAR_EP = PAR_DIM_COUNT /* not a factor of N: a part of dp */ };
 extern const char *const par_dim_names[PAR_DIM_COUNT + 1]; /* "tp", "dp", "pp" */
 
 struct par_layout {
     int n[PAR_DIM_COUNT]; /* devices along each dimension; 0 in a request: fill (dp takes what is left) */
     int microbatches;     /* pp: micro-batches a batch is cut into (0: 1) */
+    int ep;               /* expert parallelism: a MoE layer's experts spread over ep consecutive dp
+                             replicas (Megatron-LM's and DeepSpeed-MoE's rule: ep divides dp; 0: 1) */
+    double moe_imbalance; /* with ep: the busiest device's routed rows over the mean (0: 1) */
 };
 
 /* Completes and checks a layout for a system: unset (0) tp and pp become 1, an unset dp takes the
@@ -25,7 +28,8 @@ struct par_layout {
 int par_layout_complete(const struct hw_system *sys, struct par_layout *l, struct dse_err *e);
 /* The devices one model replica spans (tp x pp). */
 int par_replica_devices(const struct par_layout *l);
-/* The group of dimension d: its size and the rank distance between consecutive members. */
+/* The group of dimension d (or PAR_EP: ep consecutive dp replicas): its size and the rank distance
+ * between consecutive members. */
 void par_group(const struct par_layout *l, enum par_dim d, int *size, int *stride);
 /* Members of a group (size, stride) per topology level: p[l] of them differ at level l (1: none), with
  * p[0] x p[1] x ... = size. Returns DSE_OK, or DSE_EINPUT when the group straddles a level (some of its

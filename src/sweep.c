@@ -24,9 +24,9 @@ struct sweep_prep {
     const struct sweep_spec *sp;
     int ax_sys, ax_wl, ax_prec, ax_batch, ax_place, ax_mem, ax_power, ax_fid, ax_sw;
     int ax_lay[PAR_DIM_COUNT], ax_mb; /* the layout's axes (tp, dp, pp) and micro-batches, -1: none */
-    int ax_rc;                        /* recompute, -1: none */
+    int ax_rc, ax_ep;                 /* recompute, expert parallelism; -1: none */
     int ax_hw[SW_MAX_AXES], n_hw;
-    int n_sys, n_combo, n_power, n_variants, n_place, n_batch, n_prec, n_tp;
+    int n_sys, n_combo, n_power, n_variants, n_place, n_batch, n_prec, n_tp, n_ep;
     int64_t *gbatch;                 /* the graphs' batch sizes (one micro-batch's), sorted, distinct */
     int n_gb;
     struct hw_system *variants;
@@ -34,8 +34,8 @@ struct sweep_prep {
     int *default_dev, *default_prec; /* [variant] */
     struct prec_cfg *precs;          /* [precision value] */
     double *proxy;                   /* [precision value][workload]: measured accuracy proxy */
-    struct eval_graphs *graphs;      /* [workload][graph batch][tp value][stack]: built for the stacks points
-                                        use, one micro-batch (eval_micro_batch), one tp shard */
+    struct eval_graphs *graphs;      /* [workload][graph batch][tp value][ep value][stack]: built for the
+                                        stacks points use, one micro-batch (eval_micro_batch), one shard */
     char (*graph_why)[200];          /* the same index: why a graph could not be built (its points are
                                         infeasible: tp does not divide the heads, micro-batches the batch) */
     int n_stk;                       /* sp->n_stacks + 1: the last is the built-in none */
@@ -239,14 +239,14 @@ static const struct sw_stack *stack_of(const struct sweep_prep *p, int si)
     return si < p->sp->n_stacks ? &p->sp->stack[si] : &p->none;
 }
 
-static size_t graph_of(const struct sweep_prep *p, int w, int gi, int ti, int si)
+static size_t graph_of(const struct sweep_prep *p, int w, int gi, int ti, int ei, int si)
 {
-    return (((size_t)w * p->n_gb + gi) * p->n_tp + ti) * p->n_stk + si;
+    return ((((size_t)w * p->n_gb + gi) * p->n_tp + ti) * p->n_ep + ei) * p->n_stk + si;
 }
 
 static size_t graph_count(const struct sweep_prep *p)
 {
-    return (size_t)p->sp->n_workloads * p->n_gb * p->n_tp * p->n_stk;
+    return (size_t)p->sp->n_workloads * p->n_gb * p->n_tp * p->n_ep * p->n_stk;
 }
 
 static int cmp_i64(const void *a, const void *b)
@@ -342,7 +342,7 @@ int sweep_prepare(const struct sweep_spec *sp, struct sweep_prep **out, struct d
         return free(p), dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "metric registry larger than a row");
     p->sp = sp;
     p->ax_sys = p->ax_wl = p->ax_prec = p->ax_batch = p->ax_place = p->ax_mem = p->ax_power = p->ax_fid = p->ax_sw = -1;
-    p->ax_lay[PAR_TP] = p->ax_lay[PAR_DP] = p->ax_lay[PAR_PP] = p->ax_mb = p->ax_rc = -1;
+    p->ax_lay[PAR_TP] = p->ax_lay[PAR_DP] = p->ax_lay[PAR_PP] = p->ax_mb = p->ax_rc = p->ax_ep = -1;
     for (int a = 0; a < sp->n_axes; a++) {
         switch (sp->axes[a].kind) {
         case AX_SYSTEM: p->ax_sys = a; break;
@@ -360,6 +360,7 @@ int sweep_prepare(const struct sweep_spec *sp, struct sweep_prep **out, struct d
         case AX_PP: p->ax_lay[PAR_PP] = a; break;
         case AX_MICRO: p->ax_mb = a; break;
         case AX_RECOMPUTE: p->ax_rc = a; break;
+        case AX_EP: p->ax_ep = a; break;
         }
     }
     /* Counted in double (16 axes of 1024 values would be 2^160) before any int holds them. */
@@ -381,6 +382,7 @@ int sweep_prepare(const struct sweep_spec *sp, struct sweep_prep **out, struct d
     p->n_batch = p->ax_batch >= 0 ? sp->axes[p->ax_batch].n : 1;
     p->n_prec = p->ax_prec >= 0 ? sp->axes[p->ax_prec].n : 0;
     p->n_tp = p->ax_lay[PAR_TP] >= 0 ? sp->axes[p->ax_lay[PAR_TP]].n : 1;
+    p->n_ep = p->ax_ep >= 0 ? sp->axes[p->ax_ep].n : 1;
     p->variants = calloc((size_t)p->n_variants, sizeof *p->variants);
     p->places = calloc((size_t)p->n_variants * (p->n_place ? p->n_place : 1), sizeof *p->places);
     p->default_dev = calloc((size_t)p->n_variants, sizeof *p->default_dev);
@@ -452,14 +454,16 @@ int sweep_prepare(const struct sweep_spec *sp, struct sweep_prep **out, struct d
     for (int w = 0; w < sp->n_workloads; w++)
         for (int gi = 0; gi < p->n_gb; gi++)
             for (int ti = 0; ti < p->n_tp; ti++)
+                for (int ei = 0; ei < p->n_ep; ei++)
                 for (int si = 0; si < p->n_stk; si++) {
-                    int tp = axis_num(p, p->ax_lay[PAR_TP], ti, 1);
-                    size_t g = graph_of(p, w, gi, ti, si);
+                    struct par_layout lay = {{axis_num(p, p->ax_lay[PAR_TP], ti, 1), 1, 1}, 1, axis_num(p, p->ax_ep, ei, 1), 1};
+                    size_t g = graph_of(p, w, gi, ti, ei, si);
                     if (!used[si])
                         continue;
-                    rc = eval_graphs_build(&sp->wl[w].model, sp->wl[w].phase, p->gbatch[gi], sp->wl[w].prompt, tp,
+                    rc = eval_graphs_build(&sp->wl[w].model, sp->wl[w].phase, p->gbatch[gi], sp->wl[w].prompt, &lay,
                                            stack_of(p, si), &p->graphs[g], e);
-                    if (rc == DSE_EINPUT && tp > 1) { /* this tp cannot shard this model: its points say so */
+                    if (rc == DSE_EINPUT && (lay.n[PAR_TP] > 1 || lay.ep > 1)) { /* this shard cannot split this model:
+                                                                                 its points say so */
                         dse_strlcpy(p->graph_why[g], e->msg, sizeof p->graph_why[g]);
                         dse_err_clear(e);
                         rc = DSE_OK;
@@ -635,6 +639,8 @@ static int eval_rows(const struct sweep_prep *p, long long key, int m0, int m1, 
     for (int d = 0; d < PAR_DIM_COUNT; d++)
         r.layout.n[d] = p->ax_lay[d] >= 0 ? (int)sp->axes[p->ax_lay[d]].v[sweep_axis_index(sp, key, p->ax_lay[d])].num : 0;
     r.layout.microbatches = p->ax_mb >= 0 ? (int)sp->axes[p->ax_mb].v[sweep_axis_index(sp, key, p->ax_mb)].num : 0;
+    int ei = p->ax_ep >= 0 ? sweep_axis_index(sp, key, p->ax_ep) : 0;
+    r.layout.ep = axis_num(p, p->ax_ep, ei, 0);
     if (sp->wl[w].phase == PH_TRAIN)
         r.train = sp->wl[w].train;
     if (p->ax_rc >= 0 && !why) {
@@ -656,7 +662,7 @@ static int eval_rows(const struct sweep_prep *p, long long key, int m0, int m1, 
         const int64_t *hit = bsearch(&g, p->gbatch, (size_t)p->n_gb, sizeof g, cmp_i64);
         if (!hit)
             return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "no graph for micro-batch %lld", (long long)g), -1;
-        size_t gi = graph_of(p, w, (int)(hit - p->gbatch), ti, si);
+        size_t gi = graph_of(p, w, (int)(hit - p->gbatch), ti, ei, si);
         eg = &p->graphs[gi];
         if (p->graph_why[gi][0])
             why = p->graph_why[gi];

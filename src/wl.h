@@ -76,6 +76,8 @@ struct wl_op {
     double softcap;                     /* attention: logits soft-capped as c tanh(s / c); 0 = none */
     int experts, topk;                  /* matmul: B is a bank [experts, K, N] of expert weights of
                                            which each token (topk rows of A) uses topk (MoE) */
+    int ep;                             /* expert bank: the bank is this device's 1/ep of the experts,
+                                           its rows those the ep group's tokens route to them (0, 1: all) */
     /* derived by wl_finalize */
     double macs;  /* multiply-accumulates */
     double flops; /* 2 x macs + other arithmetic */
@@ -170,6 +172,8 @@ struct wl_transformer {
     int64_t image_size, patch_size, channels, num_labels;
     int tp; /* a tensor-parallel shard (wl_shard_transformer): heads, KV heads, FFN widths and vocabulary
                are one device's of tp, and the builder inserts the tp group's collectives; 0 or 1: whole */
+    int ep; /* expert parallelism: one device's experts of ep, with all-to-all dispatch and combine */
+    double moe_imbalance; /* with ep: the busiest device's routed rows over the mean (>= 1) */
 };
 
 struct wl_cnn {
@@ -194,6 +198,8 @@ struct wl_shape {
     int tp;          /* tensor-parallel degree: the graph is one device's shard of tp (0 or 1: whole) */
     int train;       /* the forward pass of a training step: no KV cache (keys and values are activations)
                         and a decoder's logits for every position with their cross-entropy softmax */
+    int ep;          /* expert-parallel degree (0 or 1: every expert on every device) */
+    double moe_imbalance; /* with ep: the busiest device's routed rows over the mean (0: 1, balanced) */
 };
 
 /* Loads a model description: *.json (graph, transformer config or CNN spec) or *.csv (SCALE-Sim). */
@@ -250,5 +256,9 @@ int wl_parse_transformer(const void *json_root, const char *file, struct wl_tran
  * of the logits. Errors name file and the config key. */
 int wl_shard_transformer(const struct wl_transformer *c, int tp, const char *file, struct wl_transformer *out,
                          struct dse_err *e);
+/* Expert parallelism on (a shard of) c: ep devices share the experts, E / ep each (ep must divide E;
+ * a dense model is refused), tokens dispatched to their experts' devices and combined back by
+ * all-to-alls; imbalance (>= 1) scales the busiest device's rows. Errors name file and key. */
+int wl_expert_parallel(struct wl_transformer *c, int ep, double imbalance, const char *file, struct dse_err *e);
 
 #endif

@@ -449,12 +449,12 @@ int wl_load_buf(const char *buf, unsigned long len, const char *fname, int csv, 
     if (!rc && (m->kind == WLM_GRAPH || m->kind == WLM_TOPO)) {
         /* Validate once at batch 1 so a bad file fails at load time, not at evaluation. */
         struct wl_graph probe;
-        struct wl_shape s = {1, 1, 0, 1, 0};
+        struct wl_shape s = {.batch = 1, .tokens = 1, .past = 0, .tp = 1, .train = 0};
         rc = wl_build(m, &s, &probe, e);
         wl_graph_free(&probe);
     } else if (!rc) {
         struct wl_graph probe;
-        struct wl_shape s = {1, wl_model_is_lm(m) ? 8 : 1, 0, 1, 0};
+        struct wl_shape s = {.batch = 1, .tokens = wl_model_is_lm(m) ? 8 : 1, .past = 0, .tp = 1, .train = 0};
         rc = wl_build(m, &s, &probe, e);
         wl_graph_free(&probe);
     }
@@ -483,6 +483,9 @@ int wl_build(const struct wl_model *m, const struct wl_shape *s, struct wl_graph
     if (s->batch < 1 || s->batch > 1000000 || s->tokens < 1 || s->tokens > 10000000 || s->past < 0 ||
         s->past > 100000000)
         return dse_err_set(e, DSE_EINPUT, NULL, NULL, "batch, tokens or context out of range");
+    if (s->ep > 1 && m->kind != WLM_TRANSFORMER)
+        return dse_err_set(e, DSE_EINPUT, m->path, NULL, "expert parallelism (ep %d) spreads a mixture of experts; %s "
+                           "has none", s->ep, m->name);
     if (s->tp > 1 && m->kind != WLM_TRANSFORMER)
         return dse_err_set(e, DSE_EINPUT, m->path, NULL,
                            "tensor parallelism (tp %d) splits transformer configs (heads, FFN, vocabulary); %s is not "
@@ -491,7 +494,8 @@ int wl_build(const struct wl_model *m, const struct wl_shape *s, struct wl_graph
     switch (m->kind) {
     case WLM_TRANSFORMER: {
         struct wl_transformer sc;
-        if ((rc = wl_shard_transformer(&m->tf, s->tp, m->path, &sc, e)))
+        if ((rc = wl_shard_transformer(&m->tf, s->tp, m->path, &sc, e)) ||
+            (rc = wl_expert_parallel(&sc, s->ep, s->moe_imbalance > 0 ? s->moe_imbalance : 1, m->path, e)))
             return rc;
         rc = wl_build_transformer(&sc, m->name, s, g, e);
         break;

@@ -100,16 +100,20 @@ static int check_experts(struct wl_opcheck *c, const struct wl_tensor *x, const 
         return wl_op_fail(c, "an expert bank takes no bias and no transposed weights");
     if (w->rank != 3 || w->dim[0] != o->experts)
         return wl_op_fail(c, "expert weights '%s' must have shape [%d, K, N]", w->name, o->experts);
-    if (o->topk < 1 || o->topk > o->experts)
-        return wl_op_fail(c, "topk %d must be in [1, %d experts]", o->topk, o->experts);
+    double ep = o->ep > 1 ? o->ep : 1, E = o->experts * ep; /* the bank holds 1/ep of E experts */
+    if (o->topk < 1 || o->topk > E)
+        return wl_op_fail(c, "topk %d must be in [1, %.0f experts]", o->topk, E);
     int64_t K = w->dim[1], N = w->dim[2], d[WL_MAX_RANK];
     if (x->rank < 1 || x->dim[x->rank - 1] != K)
         return wl_op_fail(c, "inner dimensions differ: '%s' has K = %lld, '%s' has K = %lld", x->name,
                           (long long)(x->rank ? x->dim[x->rank - 1] : 0), w->name, (long long)K);
     double rows = x->elems / (double)K, tokens = rows / o->topk;
-    if (tokens != floor(tokens))
+    if (ep == 1 && tokens != floor(tokens))
         return wl_op_fail(c, "the %.0f rows of '%s' are not whole tokens of topk %d rows", rows, x->name, o->topk);
-    double D = wl_experts_touched(o->experts, o->topk, tokens);
+    /* with ep, the rows are this device's share of the group's ep x tokens: of its E / ep experts each is
+     * missed by all of them with probability (1 - k / E)^(ep tokens) */
+    double D = ep == 1 ? wl_experts_touched(o->experts, o->topk, tokens)
+                       : o->experts * (1 - pow(1 - o->topk / E, ep * tokens));
     o->gbatch = D;
     o->gm = rows / D;
     o->gn = (double)N;
@@ -391,18 +395,34 @@ static int check_allreduce(struct wl_opcheck *c)
 {
     struct wl_op *o = cur(c);
     const struct wl_tensor *x = in(c, 0);
-    if (o->coll_dim < 0 || o->coll_dim > 2)
-        return wl_op_fail(c, "group %d is not a layout dimension (0 tp, 1 dp, 2 pp)", o->coll_dim);
+    if (o->coll_dim < 0 || o->coll_dim > 3)
+        return wl_op_fail(c, "group %d is not a layout dimension (0 tp, 1 dp, 2 pp, 3 ep)", o->coll_dim);
     o->flops = x->elems;
     return want_out(c, 0, x->rank, x->dim);
+}
+
+/* An all-to-all exchanges rows (axis 1): what a device sends and what it receives may differ in
+ * count (a MoE dispatch to an imbalanced share), the other dimensions not. */
+static int check_alltoall(struct wl_opcheck *c)
+{
+    struct wl_op *o = cur(c);
+    const struct wl_tensor *x = in(c, 0), *y = &c->g->t[o->out[0]];
+    if (o->coll_dim < 0 || o->coll_dim > 3)
+        return wl_op_fail(c, "group %d is not a layout dimension (0 tp, 1 dp, 2 pp, 3 ep)", o->coll_dim);
+    int ok = y->rank == x->rank && x->rank >= 2;
+    for (int i = 0; ok && i < x->rank; i++)
+        ok = i == 1 || y->dim[i] == x->dim[i];
+    if (!ok)
+        return wl_op_fail(c, "'%s' is not '%s' with its rows (axis 1) exchanged", y->name, x->name);
+    return DSE_OK;
 }
 
 static int check_allgather(struct wl_opcheck *c)
 {
     struct wl_op *o = cur(c);
     const struct wl_tensor *x = in(c, 0), *y = &c->g->t[o->out[0]];
-    if (o->coll_dim < 0 || o->coll_dim > 2)
-        return wl_op_fail(c, "group %d is not a layout dimension (0 tp, 1 dp, 2 pp)", o->coll_dim);
+    if (o->coll_dim < 0 || o->coll_dim > 3)
+        return wl_op_fail(c, "group %d is not a layout dimension (0 tp, 1 dp, 2 pp, 3 ep)", o->coll_dim);
     if (o->axis < 0 || o->axis >= x->rank)
         return wl_op_fail(c, "axis %d out of range for rank %d", o->axis, x->rank);
     int ok = y->rank == x->rank && x->dim[o->axis] > 0 && y->dim[o->axis] % x->dim[o->axis] == 0;
@@ -431,6 +451,7 @@ const struct op_info op_info[OP_COUNT] = {
     [OP_SLICE] = {"slice", OPF_VIEW, 1, 1, 1, EC_ELTWISE, EC_ELTWISE, NARROW_NONE, ROLE_VIEW, check_slice},
     [OP_ALLREDUCE] = {"allreduce", OPF_COLL, 1, 1, 1, EC_ELTWISE, EC_ELTWISE, NARROW_NONE, ROLE_COLL, check_allreduce},
     [OP_ALLGATHER] = {"allgather", OPF_COLL, 1, 1, 1, EC_ELTWISE, EC_ELTWISE, NARROW_NONE, ROLE_COLL, check_allgather},
+    [OP_ALLTOALL] = {"alltoall", OPF_COLL, 1, 1, 1, EC_ELTWISE, EC_ELTWISE, NARROW_NONE, ROLE_COLL, check_alltoall},
 };
 _Static_assert(sizeof op_info / sizeof op_info[0] == OP_COUNT, "one op_info row per enum op_type");
 

@@ -525,6 +525,25 @@ static int64_t encoder_seq(const struct wl_transformer *c, const struct wl_shape
     return s->tokens;
 }
 
+int wl_expert_parallel(struct wl_transformer *c, int ep, double imbalance, const char *file, struct dse_err *e)
+{
+    if (ep <= 1)
+        return DSE_OK;
+    if (c->experts < 1)
+        return dse_err_set(e, DSE_EINPUT, file, NULL,
+                           "expert parallelism (ep %d) spreads a mixture of experts; this model_type %s has none", ep,
+                           c->model_type);
+    if (c->experts % ep)
+        return dse_err_set(e, DSE_EINPUT, file, "num_local_experts",
+                           "%lld experts do not split over ep %d (ep must divide them)", (long long)c->experts, ep);
+    if (!(imbalance >= 1) || imbalance > (double)ep)
+        return dse_err_set(e, DSE_EINPUT, NULL, "--moe-imbalance",
+                           "expected the busiest device's share over the mean, in [1, ep %d], got %g", ep, imbalance);
+    c->ep = ep;
+    c->moe_imbalance = imbalance;
+    return DSE_OK;
+}
+
 /* A collective over the tp group on x: an all-reduce (same shape), or an all-gather along the last
  * axis (tp x its width). */
 static int tp_collective(struct gb *b, const char *name, int x, int gather, int tp)
@@ -576,11 +595,13 @@ static int expert_linear(struct gb *b, const struct wl_transformer *c, const cha
     const int64_t d0 = t->dim[0], d1 = t->dim[1], k = t->dim[t->rank - 1];
     char wn[WL_NAME_LEN];
     snprintf(wn, sizeof wn, "%s.weight", name);
-    int in[2] = {x, gb_tensor(b, wn, WL_WEIGHT, 3, c->experts, k, n, 0)};
+    int ep = c->ep > 1 ? c->ep : 1; /* this device's experts */
+    int in[2] = {x, gb_tensor(b, wn, WL_WEIGHT, 3, c->experts / ep, k, n, 0)};
     int y = gb_op(b, name, OP_MATMUL, in, 2, name, WL_ACT, 3, d0, d1, n, 0);
     if (y >= 0) {
-        b->g->op[b->g->n_op - 1].experts = (int)c->experts;
+        b->g->op[b->g->n_op - 1].experts = (int)(c->experts / ep);
         b->g->op[b->g->n_op - 1].topk = (int)c->topk;
+        b->g->op[b->g->n_op - 1].ep = ep;
     }
     return y;
 }
@@ -610,11 +631,26 @@ static int moe_mlp(struct gb *b, const struct wl_transformer *c, int64_t B, int6
     in[0] = gb_tensor(b, "expert_rows", WL_INDEX, 2, B, S * k, 0, 0);
     in[1] = rows;
     int xr = gb_op(b, "moe_dispatch", OP_EMBEDDING, in, 2, "moe_dispatch", WL_ACT, 3, B, S * k, h, 0);
+    /* expert parallelism: the rows travel to the devices of their experts (all-to-all over the ep
+     * group), the busiest receiving imbalance x its share, and back after the experts */
+    const int64_t Rk = c->ep > 1 ? (int64_t)ceil((double)(S * k) * (c->moe_imbalance > 1 ? c->moe_imbalance : 1)) : S * k;
+    if (c->ep > 1) {
+        in[0] = xr;
+        xr = gb_op(b, "moe_dispatch_alltoall", OP_ALLTOALL, in, 1, "moe_dispatch_alltoall", WL_ACT, 3, B, Rk, h, 0);
+        if (xr >= 0)
+            g->op[g->n_op - 1].coll_dim = 3; /* the ep group (par.h: PAR_EP) */
+    }
     int gate = expert_linear(b, c, "experts.gate_proj", xr, c->moe_intermediate);
     int up = expert_linear(b, c, "experts.up_proj", xr, c->moe_intermediate);
     int a = gb_eltwise(b, "experts.act", (enum wl_fn)c->act, gate, -1);
     int m = gb_eltwise(b, "experts.gate_mul", FN_MUL, a, up);
     int down = expert_linear(b, c, "experts.down_proj", m, h);
+    if (c->ep > 1) {
+        in[0] = down;
+        down = gb_op(b, "moe_combine_alltoall", OP_ALLTOALL, in, 1, "moe_combine_alltoall", WL_ACT, 3, B, S * k, h, 0);
+        if (down >= 0)
+            g->op[g->n_op - 1].coll_dim = 3;
+    }
     int wd = gb_eltwise(b, "moe_weighted", FN_MUL, down, wts);
     in[0] = wd;
     int w4 = gb_op(b, "moe_rows_4d", OP_RESHAPE, in, 1, "moe_rows_4d", WL_ACT, 4, B, S, k, h);

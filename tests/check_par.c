@@ -124,34 +124,34 @@ START_TEST(layouts)
     snprintf(lv, sizeof lv, "%s,%s", NODE8, IB4);
     struct hw_system *s = topo_fixture(lv);
     struct dse_err e;
-    struct par_layout l = {{8, 0, 0}, 0};
+    struct par_layout l = {{8, 0, 0}, 0, 0, 0};
     ck_assert_int_eq(par_layout_complete(s, &l, &e), DSE_OK);
     ck_assert(l.n[PAR_TP] == 8 && l.n[PAR_DP] == 4 && l.n[PAR_PP] == 1 && l.microbatches == 1); /* dp fills */
     int size, stride;
     par_group(&l, PAR_DP, &size, &stride);
     ck_assert(size == 4 && stride == 8);
-    struct par_layout bad = {{3, 0, 0}, 0};
+    struct par_layout bad = {{3, 0, 0}, 0, 0, 0};
     ck_assert_int_eq(par_layout_complete(s, &bad, &e), DSE_EINPUT);
     ck_assert_msg(strstr(e.msg, "tp 3 x dp 1 x pp 1 = 3 devices, but 'fix-gpu' has 32"), "%s", e.msg);
-    struct par_layout over = {{8, 8, 1}, 0};
+    struct par_layout over = {{8, 8, 1}, 0, 0, 0};
     ck_assert_int_eq(par_layout_complete(s, &over, &e), DSE_EINPUT);
     free(s);
     /* 12 devices as nodes of 6: a dp group of 3 every 4 (0, 4, 8) has two in node 0, one in node 1 */
     s = topo_fixture("{\"name\":\"n6\",\"kind\":\"switch\",\"count\":6,\"bandwidth_GBps\":100,\"latency_us\":1,"
                      "\"source\":\"test fixture\"},{\"name\":\"x\",\"kind\":\"fat_tree\",\"count\":2,"
                      "\"bandwidth_GBps\":10,\"latency_us\":5,\"source\":\"test fixture\"}");
-    struct par_layout straddle = {{4, 3, 1}, 0};
+    struct par_layout straddle = {{4, 3, 1}, 0, 0, 0};
     ck_assert_int_eq(par_layout_complete(s, &straddle, &e), DSE_EINPUT);
     ck_assert_msg(strstr(e.msg, "dp 3:") && strstr(e.msg, "straddles level 'n6'"), "%s", e.msg);
-    struct par_layout fine = {{6, 2, 1}, 0};
+    struct par_layout fine = {{6, 2, 1}, 0, 0, 0};
     ck_assert_int_eq(par_layout_complete(s, &fine, &e), DSE_OK);
     free(s);
     /* no topology: one device */
     s = test_fixture(FIX_GPU);
-    struct par_layout one = {{0, 0, 0}, 0};
+    struct par_layout one = {{0, 0, 0}, 0, 0, 0};
     ck_assert_int_eq(par_layout_complete(s, &one, &e), DSE_OK);
     ck_assert(one.n[PAR_TP] == 1 && one.n[PAR_DP] == 1 && one.n[PAR_PP] == 1);
-    struct par_layout two = {{2, 0, 0}, 0};
+    struct par_layout two = {{2, 0, 0}, 0, 0, 0};
     ck_assert_int_eq(par_layout_complete(s, &two, &e), DSE_EINPUT);
     ck_assert_msg(strstr(e.msg, "has no topology"), "%s", e.msg);
     free(s);
@@ -221,7 +221,7 @@ static struct eval_req lreq(const struct hw_system *s, const struct wl_model *m,
     r.phase = PH_PREFILL;
     r.prompt = 128;
     r.want_ops = 1;
-    struct par_layout l = {{tp, dp, pp}, mb};
+    struct par_layout l = {{tp, dp, pp}, mb, 0, 0};
     struct dse_err e;
     ck_assert_msg(par_layout_complete(s, &l, &e) == DSE_OK, "%s", e.msg);
     r.layout = l;
@@ -255,7 +255,8 @@ START_TEST(tensor_parallel_shard)
      * tied): a layer's shard of 2 holds q and o 2 x 2048 x 1024, k and v 2 x 2048 x 256, gate, up, down
      * 3 x 2048 x 4096 and its 2 norms whole (2 x 2048): 4194304 + 1048576 + 25165824 + 4096 = 30412800;
      * x 16 = 486604800; the table 64128 x 2048 = 131334144 and the final norm 2048: 617940992 */
-    ck_assert_int_eq(eval_graphs_build(&m, PH_PREFILL, 1, 128, 2, NULL, &eg, &e), DSE_OK);
+    struct par_layout tp2 = {{2, 4, 1}, 1, 1, 1};
+    ck_assert_int_eq(eval_graphs_build(&m, PH_PREFILL, 1, 128, &tp2, NULL, &eg, &e), DSE_OK);
     ck_assert_near(eg.first_params, 617940992.0, 1e-15);
     int ar = 0, ag = 0;
     for (int i = 0; i < eg.first.n_op; i++) {
@@ -466,7 +467,7 @@ START_TEST(training_step)
     struct eval_graphs eg;
     struct eval_scratch sc;
     memset(&sc, 0, sizeof sc);
-    ck_assert_int_eq(eval_graphs_build(&m, PH_TRAIN, 1, 128, 1, &trt, &eg, &e), DSE_OK);
+    ck_assert_int_eq(eval_graphs_build(&m, PH_TRAIN, 1, 128, NULL, &trt, &eg, &e), DSE_OK);
     ck_assert_int_eq(eval_scratch_fit(&sc, &eg, &e), DSE_OK);
     ck_assert_int_eq(eval_point(&q, &eg, &sc, &c, &e), DSE_OK);
     ck_assert(!c.feasible && strstr(c.reason, "is for inference only"));
@@ -475,6 +476,51 @@ START_TEST(training_step)
     eval_result_free(&a);
     eval_result_free(&b);
     eval_result_free(&c);
+    wl_model_free(&m);
+    free(s);
+}
+END_TEST
+
+START_TEST(expert_parallel)
+{
+    struct hw_system *s = topo_fixture(NODE8);
+    struct wl_model m;
+    test_model("models/mixtral-8x7b.json", &m);
+    struct eval_req r1 = lreq(s, &m, 1, 1, 8, 1, 0), r2 = r1;
+    r2.layout.ep = 2;
+    r1.skip_capacity = r2.skip_capacity = 1;
+    struct eval_result a = {0}, b = {0};
+    lrun(&r1, &a);
+    lrun(&r2, &b);
+    /* the prefill's 128 tokens x top-2 = 256 rows of 4096 fp16 go to the devices of their experts: an
+     * all-to-all of 2097152 B over 2 of the switch sends half, 1 us + 1048576 / 1e11, each way, per layer */
+    double a2a = 1e-6 + 1048576 / 1e11;
+    ck_assert_near(row(&b, "layers.moe_dispatch_alltoall")->xfer_s, 32 * a2a, 1e-9);
+    ck_assert_near(row(&b, "layers.moe_combine_alltoall")->xfer_s, 32 * a2a, 1e-9);
+    /* half of each layer's 8 experts (3 x 4096 x 14336 parameters each) per device */
+    ck_assert_near(a.t.weight_bytes - b.t.weight_bytes, 2.0 * 32 * 4 * 3 * 4096.0 * 14336, 1e-9);
+    /* the rows the experts compute: balanced, the same per device; the busiest of an imbalance 1.5 has
+     * 1.5 x as many */
+    struct eval_req r3 = r2;
+    r3.layout.moe_imbalance = 1.5;
+    struct eval_result c = {0};
+    lrun(&r3, &c);
+    ck_assert_near(row(&c, "layers.experts.gate_proj")->macs, 1.5 * row(&b, "layers.experts.gate_proj")->macs, 1e-12);
+    struct dse_err e;
+    struct eval_req bad = r2;
+    bad.layout.ep = 3;
+    ck_assert_int_eq(par_layout_complete(s, &bad.layout, &e), DSE_EINPUT);
+    ck_assert_msg(strstr(e.msg, "ep 3 must divide dp 8"), "%s", e.msg);
+    eval_result_free(&a);
+    eval_result_free(&b);
+    eval_result_free(&c);
+    wl_model_free(&m);
+    test_model("models/llama-3.2-1b.json", &m);
+    struct eval_req dense = lreq(s, &m, 1, 1, 8, 1, 0);
+    dense.layout.ep = 2;
+    ck_assert_int_eq(eval_check_layout(&dense, &e), DSE_EINPUT);
+    ck_assert_msg(strstr(e.msg, "expert parallelism (ep 2) spreads a mixture of experts' experts; llama-3.2-1b has none"),
+                  "%s", e.msg);
     wl_model_free(&m);
     free(s);
 }
@@ -494,6 +540,7 @@ Suite *make_par_suite(void)
     tcase_add_test(t, pipeline_stages);
     tcase_add_test(t, layout_search);
     tcase_add_test(t, training_step);
+    tcase_add_test(t, expert_parallel);
     suite_add_tcase(s, t);
     return s;
 }

@@ -102,7 +102,7 @@ START_TEST(gemm_merge_keeps_counts)
     struct wl_graph g;
     struct dse_err e;
     load_graph(QKV, &m);
-    struct wl_shape sh = {1, 1, 0, 1, 0};
+    struct wl_shape sh = {.batch = 1, .tokens = 1, .past = 0, .tp = 1, .train = 0};
     ck_assert_int_eq(wl_build(&m, &sh, &g, &e), DSE_OK);
     struct sw_stack s = stack_with(1u << PASS_GEMM_MERGE);
     ck_assert_msg(pass_apply(&s, &g, &e) == DSE_OK, "%s", e.msg);
@@ -279,7 +279,7 @@ START_TEST(planner_unified_buffer_size)
         struct hw_system *sys = test_fixture(json);
         struct wl_graph g;
         struct dse_err e;
-        struct wl_shape sh = {1, 1, 0, 1, 0};
+        struct wl_shape sh = {.batch = 1, .tokens = 1, .past = 0, .tp = 1, .train = 0};
         ck_assert_int_eq(wl_build(&m, &sh, &g, &e), DSE_OK);
         signed char home[16];
         struct prec_cfg p = {P_INT8, P_INT8, P_INT8};
@@ -322,7 +322,7 @@ START_TEST(planner_layer_fusion_band)
     struct wl_graph g;
     struct dse_err e;
     load_graph(conv, &m);
-    struct wl_shape sh = {1, 1, 0, 1, 0};
+    struct wl_shape sh = {.batch = 1, .tokens = 1, .past = 0, .tp = 1, .train = 0};
     ck_assert_int_eq(wl_build(&m, &sh, &g, &e), DSE_OK);
     signed char home[8];
     struct prec_cfg p = {P_INT8, P_INT8, P_INT8};

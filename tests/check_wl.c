@@ -11,7 +11,7 @@
 static void build(const struct wl_model *m, int64_t batch, int64_t tokens, int64_t past, struct wl_graph *g)
 {
     struct dse_err e;
-    struct wl_shape s = {batch, tokens, past, 1, 0};
+    struct wl_shape s = {.batch = batch, .tokens = tokens, .past = past, .tp = 1, .train = 0};
     int rc = wl_build(m, &s, g, &e);
     ck_assert_msg(rc == DSE_OK, "%s", e.msg);
 }

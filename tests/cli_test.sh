@@ -659,7 +659,7 @@ expect_json json-llama-generate "$PY_LM" eval --hw "$H" --workload llama-3.2-1b 
 PY_TP8="$PY_TOTALS
 t = d['totals']
 need(d['feasible'], 'tp 8 infeasible: %r' % d.get('reason'))
-need(d['layout'] == {'tp': 8, 'dp': 1, 'pp': 1, 'microbatches': 1, 'devices': 8}, 'layout %r' % d.get('layout'))
+need(d['layout'] == {'tp': 8, 'dp': 1, 'pp': 1, 'microbatches': 1, 'ep': 1, 'moe_imbalance': 1, 'devices': 8}, 'layout %r' % d.get('layout'))
 need(t['devices'] == 8 and t['comm_ms'] > 0, 'devices %r comm_ms %r' % (t['devices'], t['comm_ms']))
 # weights per device: 69 G parameters x 2 B / 8 is about 17.2 GB (norms whole on every device)
 need(17.0e3 < t['weight_bytes'] / 1e6 < 17.5e3, 'weight_bytes per device %r' % t['weight_bytes'])
@@ -701,6 +701,10 @@ expect_json validate-multi-device "$PY_MULTI" validate --published --multi-devic
 expect_ok_has validate-multi-device-human "held-out (n, within +-25 %)" validate --published --multi-device
 expect_fail validate-multi-device-bad-header 2 "bad-multi-device-header.csv: line 1: expected the header id,system,nodes" validate --published --multi-device --corpus "$D/bad-multi-device-header.csv"
 expect_fail sweep-train-axis-value 2 "expected none, selective or full, got \"some\"" sweep "$D/sweep-bad-recompute.json"
+expect_ok_has eval-ep-mixtral "experts over ep 8" eval --hw nvidia-dgx-h100 --workload mixtral-8x7b --ep 8 --batch 8 --prompt 128 --generate 4
+expect_fail eval-ep-dp 2 "ep 8 must divide dp 1: experts are spread over data-parallel replicas" eval --hw nvidia-dgx-h100 --workload mixtral-8x7b --tp 8 --ep 8
+expect_fail eval-ep-dense 2 "expert parallelism (ep 2) spreads a mixture of experts' experts; llama-2-7b has none" eval --hw nvidia-dgx-h100 --workload llama-2-7b --ep 2
+expect_fail eval-imbalance-without-ep 2 "--moe-imbalance: applies to expert parallelism: add --ep" eval --hw nvidia-dgx-h100 --workload mixtral-8x7b --moe-imbalance 1.2
 expect_fail eval-topology-zero-bw 2 "bad-topology-zero-bw.json: topology.levels[0].bandwidth_GBps: expected a positive number, got 0" eval --hw "$D/bad-topology-zero-bw.json" --workload llama-2-7b
 expect_json json-llama-prefill "$PY_TOTALS
 need(d['phase'] == 'prefill', 'phase %r' % d['phase'])
