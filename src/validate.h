@@ -201,6 +201,8 @@ struct mcase {
 };
 /* Reads the corpus: every field checked, ids unique. *out is malloc'd. */
 int mcorpus_load(const char *path, struct mcase **out, int *n, struct dse_err *e);
+/* The same from text[0..len) named path (the fuzz target's entry). */
+int mcorpus_load_buf(const char *text, size_t len, const char *path, struct mcase **out, int *n, struct dse_err *e);
 /* Predicts c on node (the system's hwdesc, resized: its outer level to c->nodes, or a switched node to
  * c->devices) with workload m and stack sw. A case dse cannot predict (no batch stated, a layout the
  * model refuses, a network not described) leaves c->ok 0 with the reason. */

@@ -77,15 +77,31 @@ int mcorpus_load(const char *path, struct mcase **out, int *n, struct dse_err *e
     int rc = ju_read_file(path, JU_MAX_FILE_BYTES, &buf, &len, e);
     if (rc)
         return rc;
-    if ((rc = ju_text_check(buf, len, path, e))) {
-        free(buf);
+    rc = mcorpus_load_buf(buf, len, path, out, n, e);
+    free(buf);
+    return rc;
+}
+
+int mcorpus_load_buf(const char *text, size_t len, const char *path, struct mcase **out, int *n, struct dse_err *e)
+{
+    int rc;
+    if ((rc = ju_text_check(text, len, path, e)))
         return rc;
-    }
+    char *buf = malloc(len + 1);
+    if (!buf)
+        return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+    memcpy(buf, text, len);
+    buf[len] = '\0';
     struct mcase *c = NULL;
     int cap = 0, cnt = 0, line = 0, header = 0;
-    char *save = NULL;
-    for (char *l = strtok_r(buf, "\n", &save); l && !rc; l = strtok_r(NULL, "\n", &save)) {
+    for (char *l = buf, *nl; l && *l && !rc; l = nl) { /* line by line, blank ones counted */
+        nl = strchr(l, '\n');
+        if (nl)
+            *nl++ = '\0';
         line++;
+        size_t ll = strlen(l);
+        if (ll && l[ll - 1] == '\r')
+            l[--ll] = '\0';
         if (l[0] == '#' || !l[0])
             continue;
         char *f[MC_COUNT + 1];
