@@ -49,6 +49,20 @@ int par_group_levels(const struct hw_topology *t, int size, int stride, int p[HW
     for (int l = 0; l < n; l++)
         counts[l] = t->level[l].count;
     int bad = n > 0 ? split(counts, n, size, stride, p, s) : 1;
+    for (int l = 0; !bad && l < n; l++) { /* within a torus the group must split by its dimensions too */
+        int pd[3], sd[3];
+        const struct hw_topo_level *L = &t->level[l];
+        if (p[l] > 1 && L->n_dims > 1 && split(L->dims, L->n_dims, p[l], s[l], pd, sd)) {
+            char dims[48];
+            int at = 0;
+            for (int i = 0; i < L->n_dims; i++)
+                at += snprintf(dims + at, sizeof dims - (size_t)at, "%s%d", i ? "x" : "", L->dims[i]);
+            return dse_err_set(e, DSE_EINPUT, NULL, NULL,
+                               "a group of %d devices %d apart straddles a dimension of level '%s' (a %s torus): choose "
+                               "sizes that divide its dimensions",
+                               size, stride, L->name, dims);
+        }
+    }
     if (!bad)
         return DSE_OK;
     if (n == 0)

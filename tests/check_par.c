@@ -146,6 +146,15 @@ START_TEST(layouts)
     struct par_layout fine = {{6, 2, 1}, 0, 0, 0};
     ck_assert_int_eq(par_layout_complete(s, &fine, &e), DSE_OK);
     free(s);
+    /* a 3x4 torus: tp 2 takes two of the first dimension's three */
+    s = topo_fixture("{\"name\":\"ici\",\"kind\":\"torus\",\"count\":12,\"dims\":[3,4],\"bandwidth_GBps\":45,"
+                     "\"latency_us\":1,\"source\":\"test fixture\"}");
+    struct par_layout odd = {{2, 6, 1}, 0, 0, 0};
+    ck_assert_int_eq(par_layout_complete(s, &odd, &e), DSE_EINPUT);
+    ck_assert_msg(strstr(e.msg, "straddles a dimension of level 'ici' (a 3x4 torus)"), "%s", e.msg);
+    struct par_layout whole = {{3, 4, 1}, 0, 0, 0};
+    ck_assert_int_eq(par_layout_complete(s, &whole, &e), DSE_OK);
+    free(s);
     /* no topology: one device */
     s = test_fixture(FIX_GPU);
     struct par_layout one = {{0, 0, 0}, 0, 0, 0};
