@@ -133,7 +133,8 @@ struct hw_link {
  * level l groups `count` units of level l - 1 (level 0 groups devices), so the system has the
  * product of the counts. Ranks are numbered with level 0 varying fastest. bandwidth_Bps is per
  * device and direction: a switch's or fat tree's injection bandwidth, one link of a ring or torus
- * (both of whose directions an algorithm may use). Collective costs: par.h. */
+ * (both of whose directions an algorithm may use), times the level's efficiency (the achieved share
+ * of the line rate, hwdesc "efficiency"). Collective costs: par.h. */
 #define HW_MAX_TOPO_LEVELS 4
 #define HW_MAX_TOPO_DEVICES 65536
 enum hw_topo_kind { TOPO_SWITCH, TOPO_RING, TOPO_TORUS, TOPO_FAT_TREE, TOPO_KIND_COUNT };
@@ -144,8 +145,9 @@ struct hw_topo_level {
     int count;
     int n_dims, dims[3]; /* torus: its dimensions (product = count); else 1, {count} */
     double bandwidth_Bps, latency_s, energy_J_per_byte;
-    double base_latency_s; /* fixed cost of each collective at this level (a library's set-up and
-                              synchronisation: NCCL's base latency), beside latency_s per step */
+    double base_latency_s; /* fixed cost of a collective over this level (a library's set-up and
+                              synchronisation: NCCL's base latency), beside latency_s per step; a
+                              collective spanning several levels pays the largest once */
 };
 struct hw_topology {
     int n_level; /* 0: no topology (the system is one copy of each of its devices) */

@@ -707,11 +707,11 @@ static int load_link(struct ju *j, const cJSON *o, const struct hw_system *sys, 
 static int load_topo_level(struct ju *j, const cJSON *o, struct hw_topo_level *l)
 {
     static const char *const keys[] = {"name", "kind", "count", "dims", "bandwidth_GBps", "latency_us",
-                                       "base_latency_us", "energy_pJ_per_byte", "source", "note", NULL};
+                                       "base_latency_us", "efficiency", "energy_pJ_per_byte", "source", "note", NULL};
     int rc, kind = 0, n = 0;
     long long count = 0;
     const cJSON *arr;
-    double bw = 0, lat = 0, en = -1, base = 0;
+    double bw = 0, lat = 0, en = -1, base = 0, eff = 1;
     if ((rc = ju_object(j, o, keys)) || (rc = ju_str(j, o, "name", 0, l->name, sizeof l->name)) ||
         (rc = ju_enum(j, o, "kind", 0, hw_topo_kind_names, &kind)) ||
         (rc = ju_int(j, o, "count", 0, 2, HW_MAX_TOPO_DEVICES, &count)) ||
@@ -719,6 +719,7 @@ static int load_topo_level(struct ju *j, const cJSON *o, struct hw_topo_level *l
         (rc = ju_num(j, o, "bandwidth_GBps", JU_POS, 1e7, &bw)) ||
         (rc = ju_num(j, o, "latency_us", JU_NONNEG, 1e7, &lat)) ||
         (rc = ju_num(j, o, "base_latency_us", JU_OPT | JU_NONNEG, 1e7, &base)) ||
+        (rc = ju_num(j, o, "efficiency", JU_OPT | JU_POS, 1, &eff)) ||
         (rc = ju_num(j, o, "energy_pJ_per_byte", JU_OPT | JU_POS, 1e6, &en)) || (rc = need_source(j, o)))
         return rc;
     l->kind = (enum hw_topo_kind)kind;
@@ -750,7 +751,7 @@ static int load_topo_level(struct ju *j, const cJSON *o, struct hw_topo_level *l
         l->n_dims = n;
         ju_pop(j, old);
     }
-    l->bandwidth_Bps = bw * 1e9;
+    l->bandwidth_Bps = bw * 1e9 * eff; /* what the communication library reaches of the line rate */
     l->latency_s = lat * 1e-6;
     /* Default: the links' default (PCIe-class SerDes, about 5 pJ/bit; docs/models.md). */
     l->energy_J_per_byte = en > 0 ? en * 1e-12 : 40e-12;

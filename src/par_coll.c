@@ -105,8 +105,8 @@ static double ring_a2a(const struct hw_topo_level *L, int ring, int p, int s, do
 
 /* One level's share of a collective: p members (s apart in the level's index) on n bytes. op is
  * COLL_REDUCESCATTER (or all-gather: the same cost), COLL_ALLREDUCE or COLL_ALLTOALL (n: the bytes each
- * member sends across this level). Adds the bytes a member sends to *sent. (level_cost adds the
- * level's fixed cost per collective.) */
+ * member sends across this level). Adds the bytes a member sends to *sent. (par_coll_cost adds the
+ * fixed cost per collective: the largest base latency of the levels the group spans.) */
 static double level_steps(const struct hw_topo_level *L, enum coll_kind op, int p, int s, double n, double *sent,
                           int *steps)
 {
@@ -161,7 +161,7 @@ static double level_steps(const struct hw_topo_level *L, enum coll_kind op, int 
 static double level_cost(const struct hw_topo_level *L, enum coll_kind op, int p, int s, double n, double *sent,
                          int *steps)
 {
-    return p <= 1 ? 0 : L->base_latency_s + level_steps(L, op, p, s, n, sent, steps);
+    return p <= 1 ? 0 : level_steps(L, op, p, s, n, sent, steps);
 }
 
 int par_coll_cost(const struct hw_topology *t, enum coll_kind k, int size, int stride, double bytes,
@@ -178,10 +178,13 @@ int par_coll_cost(const struct hw_topology *t, enum coll_kind k, int size, int s
         counts[l] = t->level[l].count;
     split(counts, t->n_level, size, stride, p, s);
     int outer = -1;
+    double base = 0; /* one fixed cost per collective: the largest of the levels it spans */
     for (int l = 0; l < t->n_level; l++)
-        if (p[l] > 1)
+        if (p[l] > 1) {
             outer = l;
-    double time = 0, n = bytes;
+            base = t->level[l].base_latency_s > base ? t->level[l].base_latency_s : base;
+        }
+    double time = base, n = bytes;
     if (k == COLL_SENDRECV) { /* one message over the outermost level the pair spans */
         const struct hw_topo_level *L = &t->level[outer];
         int hops = 1, pd[3], sd[3];
@@ -191,7 +194,7 @@ int par_coll_cost(const struct hw_topology *t, enum coll_kind k, int size, int s
                 if (pd[i] > 1)
                     hops += sd[i] < L->dims[i] - sd[i] ? sd[i] : L->dims[i] - sd[i];
         }
-        c->time_s = L->base_latency_s + hops * L->latency_s + bytes / L->bandwidth_Bps;
+        c->time_s = base + hops * L->latency_s + bytes / L->bandwidth_Bps;
         c->sent_bytes = bytes;
         c->energy_J = bytes * L->energy_J_per_byte;
         c->steps = hops;
@@ -219,7 +222,7 @@ int par_coll_cost(const struct hw_topology *t, enum coll_kind k, int size, int s
         enum coll_kind op = k == COLL_ALLREDUCE && l == outer ? COLL_ALLREDUCE : COLL_REDUCESCATTER;
         double lt = level_cost(&t->level[l], op, p[l], s[l], n, &sent, &steps);
         int twice = k == COLL_ALLREDUCE && l != outer ? 2 : 1; /* its reduce-scatter and, after, its all-gather */
-        time += twice * lt - (twice - 1) * t->level[l].base_latency_s; /* one fixed cost per level */
+        time += twice * lt;
         c->steps += twice * steps;
         c->sent_bytes += twice * sent;
         c->energy_J += twice * sent * t->level[l].energy_J_per_byte;

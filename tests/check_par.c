@@ -115,6 +115,15 @@ START_TEST(ring_and_torus_collectives)
                      "\"base_latency_us\":6,\"source\":\"test fixture\"}");
     ck_assert_near(coll(s, COLL_ALLREDUCE, 8, 1, 1e9), 6 * US + 14 * US + 17.5e-3, 1e-12);
     free(s);
+    /* ... paid once for a collective over two levels, the larger; an efficiency of 0.5 halves a level's
+     * bandwidth: reduce-scatter in the node 7 us + 7/8 x 1e9 / 5e10, all-reduce of 1.25e8 across
+     * (30 us + 2 x 3/4 x 1.25e8 / 1e10), all-gather back */
+    s = topo_fixture("{\"name\":\"nvl\",\"kind\":\"switch\",\"count\":8,\"bandwidth_GBps\":100,\"latency_us\":1,"
+                     "\"base_latency_us\":6,\"efficiency\":0.5,\"source\":\"test fixture\"},"
+                     "{\"name\":\"ib\",\"kind\":\"fat_tree\",\"count\":4,\"bandwidth_GBps\":10,\"latency_us\":5,"
+                     "\"base_latency_us\":8,\"source\":\"test fixture\"}");
+    ck_assert_near(coll(s, COLL_ALLREDUCE, 32, 1, 1e9), 8 * US + 2 * (7 * US + 17.5e-3) + 30 * US + 18.75e-3, 1e-12);
+    free(s);
 }
 END_TEST
 
