@@ -32,6 +32,8 @@ static struct cli_opt eval_opts_proto[] = {
     {"cpu-threads", 1, "CPU: cores used (default: all; both tiers)", NULL},
     {"tp", 1, "tensor-parallel devices (a topology's hwdesc; default 1): heads, FFN and vocabulary split, all-reduces added", NULL},
     {"pp", 1, "pipeline stages (default 1): the layers split, activations sent between stages", NULL},
+    {"cp", 1, "context parallelism (default 1): the prompt's tokens split, keys and values all-gathered for "
+              "attention; decode: the KV cache split, attention's partial results all-reduced", NULL},
     {"dp", 1, "data-parallel replicas, each running --batch (default: the devices tp x pp leave)", NULL},
     {"microbatches", 1, "micro-batches the batch is cut into through the pp stages (default 1)", NULL},
     {"ep", 1, "expert parallelism: a MoE layer's experts spread over ep data-parallel replicas, tokens "
@@ -188,7 +190,10 @@ static void print_human(const struct eval_req *r, const struct eval_result *res,
         printf("\n");
     if (sys->topo.n_level) { /* the layout over the topology, innermost level first */
         const struct par_layout *l = &r->layout;
-        printf("layout: tp %d x dp %d x pp %d", l->n[PAR_TP], l->n[PAR_DP], l->n[PAR_PP]);
+        if (l->n[PAR_CP] > 1)
+            printf("layout: tp %d x cp %d x dp %d x pp %d", l->n[PAR_TP], l->n[PAR_CP], l->n[PAR_DP], l->n[PAR_PP]);
+        else
+            printf("layout: tp %d x dp %d x pp %d", l->n[PAR_TP], l->n[PAR_DP], l->n[PAR_PP]);
         if (l->ep > 1)
             printf(" (experts over ep %d, the busiest with %.3gx the mean of tokens)", l->ep, l->moe_imbalance);
         if (l->n[PAR_PP] > 1 || l->microbatches > 1)
@@ -735,7 +740,7 @@ int cmd_eval(int argc, char **argv)
         if (rc)
             goto out;
     }
-    static const char *const lay_opt[PAR_DIM_COUNT] = {"tp", "dp", "pp"};
+    static const char *const lay_opt[PAR_DIM_COUNT] = {"tp", "dp", "pp", "cp"};
     for (int d = 0; d < PAR_DIM_COUNT; d++) {
         long long v;
         if (cli_get(opts, lay_opt[d]) &&
@@ -775,7 +780,8 @@ int cmd_eval(int argc, char **argv)
         rc = dse_err_set(&e, DSE_EINPUT, NULL, "--layout", "expected auto, got '%s' (or give --tp, --pp, --dp)", lay);
         goto out;
     }
-    if (lay && (cli_get(opts, "tp") || cli_get(opts, "pp") || cli_get(opts, "dp") || cli_get(opts, "microbatches"))) {
+    if (lay && (cli_get(opts, "tp") || cli_get(opts, "pp") || cli_get(opts, "dp") || cli_get(opts, "cp") ||
+                cli_get(opts, "microbatches"))) {
         rc = dse_err_set(&e, DSE_EINPUT, NULL, "--layout", "auto searches tp, pp, dp and micro-batches: give none of them");
         goto out;
     }

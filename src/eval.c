@@ -195,6 +195,7 @@ int eval_graphs_build(const struct wl_model *m, enum wl_phase ph, int64_t batch,
                       struct dse_err *e)
 {
     int tp = lay && lay->n[PAR_TP] > 1 ? lay->n[PAR_TP] : 1, ep = lay && lay->ep > 1 ? lay->ep : 1;
+    int cp = lay && lay->n[PAR_CP] > 1 ? lay->n[PAR_CP] : 1;
     double imb = lay && lay->moe_imbalance > 1 ? lay->moe_imbalance : 1;
     memset(eg, 0, sizeof *eg);
     eg->phase = ph;
@@ -202,9 +203,10 @@ int eval_graphs_build(const struct wl_model *m, enum wl_phase ph, int64_t batch,
     eg->prompt = prompt;
     eg->tp = tp;
     eg->ep = ep;
+    eg->cp = cp;
     eg->sw = sw;
     struct wl_shape sh = {.batch = batch, .tokens = prompt, .past = 0, .tp = tp, .train = ph == PH_TRAIN, .ep = ep,
-                          .moe_imbalance = imb};
+                          .moe_imbalance = imb, .cp = cp};
     if (ph == PH_DECODE) {
         sh.tokens = 1;
         sh.past = prompt;
@@ -240,7 +242,7 @@ int eval_graphs_build(const struct wl_model *m, enum wl_phase ph, int64_t batch,
         train_acts(&eg->first, eg);
     if (ph == PH_GENERATE) {
         struct wl_shape ds = {.batch = batch, .tokens = 1, .past = prompt, .tp = tp, .train = 0, .ep = ep,
-                              .moe_imbalance = imb};
+                              .moe_imbalance = imb, .cp = cp};
         rc = wl_build(m, &ds, &eg->decode, e);
         if (!rc)
             rc = pass_apply(sw, &eg->decode, e);
@@ -929,7 +931,8 @@ int eval_check_layout(const struct eval_req *r, struct dse_err *e)
 {
     const struct par_layout *l = &r->layout;
     int M = l->microbatches > 0 ? l->microbatches : 1, pp = l->n[PAR_PP] > 0 ? l->n[PAR_PP] : 1;
-    int devs = l->n[PAR_TP] * (l->n[PAR_DP] > 0 ? l->n[PAR_DP] : 1) * pp;
+    int cp = l->n[PAR_CP] > 0 ? l->n[PAR_CP] : 1;
+    int devs = l->n[PAR_TP] * cp * (l->n[PAR_DP] > 0 ? l->n[PAR_DP] : 1) * pp;
     if (devs > 1 && (r->sys->topo.n_level == 0 || r->dev != r->sys->topo.dev))
         return dse_err_set(e, DSE_EINPUT, NULL, NULL, "a layout of %d devices runs on the topology's device%s%s%s", devs,
                            r->sys->topo.n_level ? " '" : " (system '", r->sys->topo.n_level ? r->sys->dev[r->sys->topo.dev].name : r->sys->name,
@@ -959,6 +962,16 @@ int eval_check_layout(const struct eval_req *r, struct dse_err *e)
             return dse_err_set(e, DSE_EINPUT, r->model->path, "num_hidden_layers",
                                "pp %d stages need at least as many layers, %s has %lld", pp, r->model->name,
                                (long long)r->model->tf.layers);
+    }
+    if (cp > 1) { /* the sequence (or, decoding, the cache) split: a transformer whose tokens divide */
+        if (r->model->kind != WLM_TRANSFORMER || !strcmp(r->model->tf.model_type, "vit"))
+            return dse_err_set(e, DSE_EINPUT, r->model->path, NULL,
+                               "context parallelism (cp %d) splits a transformer's token sequence; %s has none to split", cp,
+                               r->model->name);
+        int decode = r->phase == PH_DECODE;
+        if (!decode && r->prompt % cp)
+            return dse_err_set(e, DSE_EINPUT, NULL, "--prompt", "%lld tokens do not split over cp %d (cp must divide them)",
+                               (long long)r->prompt, cp);
     }
     if (l->ep > 1 && (r->model->kind != WLM_TRANSFORMER || r->model->tf.experts < 1))
         return dse_err_set(e, DSE_EINPUT, r->model->path, NULL,
@@ -1002,9 +1015,10 @@ static int eval_ops(const struct eval_req *r, const struct eval_graphs *eg, stru
     const struct par_layout *L = &r->layout;
     double M = L->microbatches > 0 ? L->microbatches : 1, pp = L->n[PAR_PP] > 0 ? L->n[PAR_PP] : 1;
     double tp = L->n[PAR_TP] > 0 ? L->n[PAR_TP] : 1, dp = L->n[PAR_DP] > 0 ? L->n[PAR_DP] : 1;
+    double cp = L->n[PAR_CP] > 0 ? L->n[PAR_CP] : 1;
     res->layout = *L;
-    res->t.devices = tp * dp * pp;
-    res->escale = dp * tp * M;
+    res->t.devices = tp * cp * dp * pp;
+    res->escale = dp * tp * cp * M;
     res->dscale = M / pp;
     res->tscale = pipe_scale(L, eg->phase == PH_DECODE);
     if ((rc = model_for(pd->cls)->check(pd, e)))
@@ -1054,7 +1068,8 @@ static int eval_ops(const struct eval_req *r, const struct eval_graphs *eg, stru
         res->tscale = pipe_scale(L, 1);
         /* the cache at the last step: prompt + gen - 1 past tokens (a window's fewer) and the new one */
         double t0 = res->t.latency_s;
-        rc = eval_graph(r, g, eg->decode_params, PH_DECODE, r->gen - 1, s, &ud, &used, s->contrib, res, e);
+        rc = eval_graph(r, g, eg->decode_params, PH_DECODE, (r->gen - 1 + eg->cp - 1) / eg->cp, s, &ud, &used, s->contrib,
+                        res, e);
         if (rc || !res->feasible || (rc = pipe_sends(r, res, eg->decode_boundary_elems, e)))
             return rc;
         runtime_step(r, res, res->t.latency_s - t0, eg->decode_launches);
@@ -1062,8 +1077,8 @@ static int eval_ops(const struct eval_req *r, const struct eval_graphs *eg, stru
             t0 = res->t.latency_s;
             for (int k = 0; k < g->n_op; k++) {
                 struct eval_op_cost c = s->contrib[k];
-                if (c.dynamic && (rc = step_cost(r, g, &g->op[k], eg->prompt + i, &s->contrib[k], eg->decode_params,
-                                                 s, &c, e)))
+                if (c.dynamic && (rc = step_cost(r, g, &g->op[k], (eg->prompt + i + eg->cp - 1) / eg->cp, &s->contrib[k],
+                                                 eg->decode_params, s, &c, e)))
                     return rc;
                 if ((rc = account(r, res, &g->op[k], PH_DECODE, row0 + k, &c, e)))
                     return rc;

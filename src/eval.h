@@ -70,6 +70,7 @@ struct eval_graphs {
     int64_t batch, prompt; /* batch: of one micro-batch */
     int tp;                /* the graphs are one device's shard of tp (wl_shard_transformer) */
     int ep;                /* and of ep for a MoE layer's experts (wl_expert_parallel) */
+    int cp;                /* and of cp for the sequence (prefill) or the KV cache (decode) */
     const struct sw_stack *sw; /* the stack whose passes were applied (NULL: none) */
     struct wl_graph first;  /* the whole inference, the prefill, or the single decode step */
     struct wl_graph decode; /* generate: the first decode step (prompt tokens cached); else empty */

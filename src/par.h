@@ -1,9 +1,9 @@
 /* par.h -- parallel layouts over a topology (hw.h: struct hw_topology) and the cost of the
  * collectives they imply, by an alpha-beta model per topology level.
  *
- * A layout splits a system's N identical devices as tp x dp x pp = N. Ranks vary fastest in tp, then
- * dp, then pp (Megatron-LM's order), so a tp group is tp consecutive ranks (inside a node when tp
- * divides it) and a pp stage boundary crosses the slowest level. Sizes in bytes, times in seconds,
+ * A layout splits a system's N identical devices as tp x cp x dp x pp = N. Ranks vary fastest in tp,
+ * then cp, dp and pp (Megatron-LM's order), so a tp group is tp consecutive ranks (inside a node when
+ * tp divides it) and a pp stage boundary crosses the slowest level. Sizes in bytes, times in seconds,
  * energy in joules. Everything here is pure arithmetic on read-only data: no allocation, no state. */
 #ifndef DSE_PAR_H
 #define DSE_PAR_H
@@ -11,8 +11,9 @@
 #include "hw.h"
 
 /* The dimensions of a layout, fastest-varying rank first. */
-enum par_dim { PAR_TP, PAR_DP, PAR_PP, PAR_DIM_COUNT, PAR_EP = PAR_DIM_COUNT /* not a factor of N: a part of dp */ };
-extern const char *const par_dim_names[PAR_DIM_COUNT + 1]; /* "tp", "dp", "pp" */
+/* Values as wl.h's enum wl_group. Ranks vary fastest in tp, then cp, dp and pp (par_group). */
+enum par_dim { PAR_TP, PAR_DP, PAR_PP, PAR_CP, PAR_DIM_COUNT, PAR_EP = PAR_DIM_COUNT /* not a factor of N: a part of dp */ };
+extern const char *const par_dim_names[PAR_DIM_COUNT + 1]; /* "tp", "dp", "pp", "cp" */
 
 struct par_layout {
     int n[PAR_DIM_COUNT]; /* devices along each dimension; 0 in a request: fill (dp takes what is left) */
@@ -26,7 +27,7 @@ struct par_layout {
  * devices left (N / (tp pp)); every dimension must be >= 1 and their product N (the topology's devices,
  * 1 without one). Errors name the numbers: "tp 3 x dp 1 x pp 1 = 3 devices, but 'x' has 8". */
 int par_layout_complete(const struct hw_system *sys, struct par_layout *l, struct dse_err *e);
-/* The devices one model replica spans (tp x pp). */
+/* The devices one model replica spans (tp x cp x pp). */
 int par_replica_devices(const struct par_layout *l);
 /* The group of dimension d (or PAR_EP: ep consecutive dp replicas): its size and the rank distance
  * between consecutive members. */

@@ -26,7 +26,7 @@ struct sweep_prep {
     int ax_lay[PAR_DIM_COUNT], ax_mb; /* the layout's axes (tp, dp, pp) and micro-batches, -1: none */
     int ax_rc, ax_ep;                 /* recompute, expert parallelism; -1: none */
     int ax_hw[SW_MAX_AXES], n_hw;
-    int n_sys, n_combo, n_power, n_variants, n_place, n_batch, n_prec, n_tp, n_ep;
+    int n_sys, n_combo, n_power, n_variants, n_place, n_batch, n_prec, n_tp, n_ep, n_cp;
     int64_t *gbatch;                 /* the graphs' batch sizes (one micro-batch's), sorted, distinct */
     int n_gb;
     struct hw_system *variants;
@@ -239,14 +239,14 @@ static const struct sw_stack *stack_of(const struct sweep_prep *p, int si)
     return si < p->sp->n_stacks ? &p->sp->stack[si] : &p->none;
 }
 
-static size_t graph_of(const struct sweep_prep *p, int w, int gi, int ti, int ei, int si)
+static size_t graph_of(const struct sweep_prep *p, int w, int gi, int ti, int ei, int ci, int si)
 {
-    return ((((size_t)w * p->n_gb + gi) * p->n_tp + ti) * p->n_ep + ei) * p->n_stk + si;
+    return (((((size_t)w * p->n_gb + gi) * p->n_tp + ti) * p->n_ep + ei) * p->n_cp + ci) * p->n_stk + si;
 }
 
 static size_t graph_count(const struct sweep_prep *p)
 {
-    return (size_t)p->sp->n_workloads * p->n_gb * p->n_tp * p->n_ep * p->n_stk;
+    return (size_t)p->sp->n_workloads * p->n_gb * p->n_tp * p->n_ep * p->n_cp * p->n_stk;
 }
 
 static int cmp_i64(const void *a, const void *b)
@@ -278,6 +278,7 @@ static int collect_gbatch(struct sweep_prep *p, struct dse_err *e)
     }
     int ax_tp = p->ax_lay[PAR_TP], ax_pp = p->ax_lay[PAR_PP], ax_dp = p->ax_lay[PAR_DP];
     int ntp = p->n_tp, npp = ax_pp >= 0 ? sp->axes[ax_pp].n : 1, ndp = ax_dp >= 0 ? sp->axes[ax_dp].n : 1;
+    int ax_cp = p->ax_lay[PAR_CP], ncp = p->n_cp;
     int nmb = p->ax_mb >= 0 ? sp->axes[p->ax_mb].n : 1, cap = 0;
     p->n_gb = 0;
     for (int b = 0; b < p->n_batch; b++)
@@ -285,11 +286,13 @@ static int collect_gbatch(struct sweep_prep *p, struct dse_err *e)
             for (int t = 0; t < (train ? ntp : 1); t++)
                 for (int q = 0; q < (train ? npp : 1); q++)
                     for (int d = 0; d < (train ? ndp : 1); d++)
-                        for (int k = 0; k < (train ? nN : 1); k++) {
+                        for (int k = 0; k < (train ? nN : 1); k++)
+                            for (int cc = 0; cc < (train ? ncp : 1); cc++) {
                             int64_t batch = axis_num(p, p->ax_batch, b, 1), M = axis_num(p, p->ax_mb, m, 1);
                             int64_t reps = 1;
                             if (train) {
-                                int64_t rep = (int64_t)axis_num(p, ax_tp, t, 1) * axis_num(p, ax_pp, q, 1);
+                                int64_t rep = (int64_t)axis_num(p, ax_tp, t, 1) * axis_num(p, ax_pp, q, 1) *
+                                              axis_num(p, ax_cp, cc, 1);
                                 reps = ax_dp >= 0 ? axis_num(p, ax_dp, d, 1) : Ns[k] % rep ? 0 : Ns[k] / rep;
                             }
                             if (reps < 1 || batch % reps || (batch / reps) % M)
@@ -342,7 +345,7 @@ int sweep_prepare(const struct sweep_spec *sp, struct sweep_prep **out, struct d
         return free(p), dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "metric registry larger than a row");
     p->sp = sp;
     p->ax_sys = p->ax_wl = p->ax_prec = p->ax_batch = p->ax_place = p->ax_mem = p->ax_power = p->ax_fid = p->ax_sw = -1;
-    p->ax_lay[PAR_TP] = p->ax_lay[PAR_DP] = p->ax_lay[PAR_PP] = p->ax_mb = p->ax_rc = p->ax_ep = -1;
+    p->ax_lay[PAR_TP] = p->ax_lay[PAR_DP] = p->ax_lay[PAR_PP] = p->ax_lay[PAR_CP] = p->ax_mb = p->ax_rc = p->ax_ep = -1;
     for (int a = 0; a < sp->n_axes; a++) {
         switch (sp->axes[a].kind) {
         case AX_SYSTEM: p->ax_sys = a; break;
@@ -361,6 +364,7 @@ int sweep_prepare(const struct sweep_spec *sp, struct sweep_prep **out, struct d
         case AX_MICRO: p->ax_mb = a; break;
         case AX_RECOMPUTE: p->ax_rc = a; break;
         case AX_EP: p->ax_ep = a; break;
+        case AX_CP: p->ax_lay[PAR_CP] = a; break;
         }
     }
     /* Counted in double (16 axes of 1024 values would be 2^160) before any int holds them. */
@@ -383,6 +387,7 @@ int sweep_prepare(const struct sweep_spec *sp, struct sweep_prep **out, struct d
     p->n_prec = p->ax_prec >= 0 ? sp->axes[p->ax_prec].n : 0;
     p->n_tp = p->ax_lay[PAR_TP] >= 0 ? sp->axes[p->ax_lay[PAR_TP]].n : 1;
     p->n_ep = p->ax_ep >= 0 ? sp->axes[p->ax_ep].n : 1;
+    p->n_cp = p->ax_lay[PAR_CP] >= 0 ? sp->axes[p->ax_lay[PAR_CP]].n : 1;
     p->variants = calloc((size_t)p->n_variants, sizeof *p->variants);
     p->places = calloc((size_t)p->n_variants * (p->n_place ? p->n_place : 1), sizeof *p->places);
     p->default_dev = calloc((size_t)p->n_variants, sizeof *p->default_dev);
@@ -455,14 +460,16 @@ int sweep_prepare(const struct sweep_spec *sp, struct sweep_prep **out, struct d
         for (int gi = 0; gi < p->n_gb; gi++)
             for (int ti = 0; ti < p->n_tp; ti++)
                 for (int ei = 0; ei < p->n_ep; ei++)
+                for (int ci = 0; ci < p->n_cp; ci++)
                 for (int si = 0; si < p->n_stk; si++) {
-                    struct par_layout lay = {{axis_num(p, p->ax_lay[PAR_TP], ti, 1), 1, 1}, 1, axis_num(p, p->ax_ep, ei, 1), 1};
-                    size_t g = graph_of(p, w, gi, ti, ei, si);
+                    struct par_layout lay = {{axis_num(p, p->ax_lay[PAR_TP], ti, 1), 1, 1, axis_num(p, p->ax_lay[PAR_CP], ci, 1)},
+                                             1, axis_num(p, p->ax_ep, ei, 1), 1};
+                    size_t g = graph_of(p, w, gi, ti, ei, ci, si);
                     if (!used[si])
                         continue;
                     rc = eval_graphs_build(&sp->wl[w].model, sp->wl[w].phase, p->gbatch[gi], sp->wl[w].prompt, &lay,
                                            stack_of(p, si), &p->graphs[g], e);
-                    if (rc == DSE_EINPUT && (lay.n[PAR_TP] > 1 || lay.ep > 1)) { /* this shard cannot split this model:
+                    if (rc == DSE_EINPUT && (lay.n[PAR_TP] > 1 || lay.ep > 1 || lay.n[PAR_CP] > 1)) { /* this shard cannot split this model:
                                                                                  its points say so */
                         dse_strlcpy(p->graph_why[g], e->msg, sizeof p->graph_why[g]);
                         dse_err_clear(e);
@@ -662,7 +669,8 @@ static int eval_rows(const struct sweep_prep *p, long long key, int m0, int m1, 
         const int64_t *hit = bsearch(&g, p->gbatch, (size_t)p->n_gb, sizeof g, cmp_i64);
         if (!hit)
             return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "no graph for micro-batch %lld", (long long)g), -1;
-        size_t gi = graph_of(p, w, (int)(hit - p->gbatch), ti, ei, si);
+        int ci = p->ax_lay[PAR_CP] >= 0 ? sweep_axis_index(sp, key, p->ax_lay[PAR_CP]) : 0;
+        size_t gi = graph_of(p, w, (int)(hit - p->gbatch), ti, ei, ci, si);
         eg = &p->graphs[gi];
         if (p->graph_why[gi][0])
             why = p->graph_why[gi];

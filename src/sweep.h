@@ -34,7 +34,7 @@
 #define SW_NSGA2_EVALS_PER_POINT 10
 
 enum sw_axis_kind { AX_SYSTEM, AX_WORKLOAD, AX_PRECISION, AX_BATCH, AX_PLACEMENT, AX_MEMORY, AX_POWER, AX_HW, AX_FIDELITY,
-                    AX_SOFTWARE, AX_TP, AX_PP, AX_DP, AX_MICRO, AX_RECOMPUTE, AX_EP };
+                    AX_SOFTWARE, AX_TP, AX_PP, AX_DP, AX_MICRO, AX_RECOMPUTE, AX_EP, AX_CP };
 #define SW_MAX_STACKS 16 /* software stacks a spec reaches (axis values, "software", devices' defaults) */
 enum sw_method { SEARCH_GRID, SEARCH_RANDOM, SEARCH_NSGA2 };
 

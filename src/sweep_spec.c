@@ -175,10 +175,10 @@ static int axis_kind(const char *name, enum sw_axis_kind *k)
 {
     static const char *const names[] = {"precision", "batch", "placement", "memory_GB",    "power_W",   "fidelity",
                                         "software",  "tp",    "pp",        "dp",           "microbatches", "recompute",
-                                        "ep",        NULL};
+                                        "ep",        "cp",    NULL};
     static const enum sw_axis_kind kinds[] = {AX_PRECISION, AX_BATCH, AX_PLACEMENT, AX_MEMORY, AX_POWER, AX_FIDELITY,
                                               AX_SOFTWARE,  AX_TP,    AX_PP,        AX_DP,     AX_MICRO, AX_RECOMPUTE,
-                                              AX_EP};
+                                              AX_EP,        AX_CP};
     int i = ju_lookup(names, name);
     if (i >= 0) {
         *k = kinds[i];
@@ -357,7 +357,7 @@ static int load_axis(struct ju *j, const cJSON *arr, const char *name, struct sw
             /* The range first: casting a double outside long long's range is undefined. */
             if (a->kind == AX_BATCH && !(v->num >= 1 && v->num <= 1000000 && v->num == (double)(long long)v->num))
                 rc = ju_fail(j, "expected an integer batch size in [1, 1000000], got %.17g", v->num);
-            else if ((a->kind == AX_TP || a->kind == AX_PP || a->kind == AX_DP || a->kind == AX_MICRO || a->kind == AX_EP) &&
+            else if ((a->kind == AX_TP || a->kind == AX_PP || a->kind == AX_DP || a->kind == AX_MICRO || a->kind == AX_EP || a->kind == AX_CP) &&
                      !(v->num >= 1 && v->num <= (a->kind == AX_MICRO ? 4096 : HW_MAX_TOPO_DEVICES) &&
                        v->num == (double)(long long)v->num))
                 rc = ju_fail(j, "expected an integer in [1, %d] (%s), got %.17g",
@@ -372,7 +372,7 @@ static int load_axis(struct ju *j, const cJSON *arr, const char *name, struct sw
             a->numeric = 0;
             dse_strlcpy(v->s, x->valuestring, sizeof v->s);
             if (a->kind == AX_BATCH || a->kind == AX_MEMORY || a->kind == AX_POWER || a->kind == AX_TP ||
-                a->kind == AX_PP || a->kind == AX_DP || a->kind == AX_MICRO || a->kind == AX_EP)
+                a->kind == AX_PP || a->kind == AX_DP || a->kind == AX_MICRO || a->kind == AX_EP || a->kind == AX_CP)
                 rc = ju_fail(j, "expected a number, got \"%s\"", v->s);
             else if (a->kind == AX_FIDELITY && ju_lookup(fidelity_names, v->s) < 0)
                 rc = ju_fail(j, "expected analytical or cycle, got \"%s\"", v->s);

@@ -33,6 +33,9 @@ enum wl_kind {
 };
 extern const char *const wl_kind_names[WL_KIND_COUNT + 1];
 
+/* The layout groups a graph's collectives run over (par.h's enum par_dim has the same values). */
+enum wl_group { WG_TP, WG_DP, WG_PP, WG_CP, WG_EP, WG_COUNT };
+
 enum wl_fn {
     FN_NONE, FN_ADD, FN_SUB, FN_MUL, FN_DIV, FN_RELU, FN_RELU6, FN_GELU, FN_SILU, FN_SIGMOID, FN_TANH,
     FN_EXP, FN_SCALE, FN_BATCHNORM, FN_ROPE, FN_COUNT
@@ -67,8 +70,8 @@ struct wl_op {
     int heads;                          /* attention: query heads (key/value heads follow from shapes) */
     int causal;                         /* attention */
     int axis;                           /* concat, slice, allgather */
-    int coll_dim;                       /* allreduce, allgather: the layout dimension whose group runs
-                                           it (enum par_dim: 0 tp) */
+    int coll_dim;                       /* allreduce, allgather, alltoall: the layout group that runs it
+                                           (enum wl_group, equal to par.h's enum par_dim) */
     int transb;                         /* matmul: second operand stored [N, K] */
     int ceil_mode;                      /* conv2d, pool: partial windows at the edge count (SCALE-Sim) */
     int64_t window;                     /* attention: sliding window, keys per query (itself included);
@@ -76,6 +79,8 @@ struct wl_op {
     double softcap;                     /* attention: logits soft-capped as c tanh(s / c); 0 = none */
     int experts, topk;                  /* matmul: B is a bank [experts, K, N] of expert weights of
                                            which each token (topk rows of A) uses topk (MoE) */
+    int cp;                             /* attention: queries are this device's 1/cp of a context-parallel
+                                           sequence, keys and values gathered from all cp (0, 1: none) */
     int ep;                             /* expert bank: the bank is this device's 1/ep of the experts,
                                            its rows those the ep group's tokens route to them (0, 1: all) */
     /* derived by wl_finalize */
@@ -173,6 +178,9 @@ struct wl_transformer {
     int tp; /* a tensor-parallel shard (wl_shard_transformer): heads, KV heads, FFN widths and vocabulary
                are one device's of tp, and the builder inserts the tp group's collectives; 0 or 1: whole */
     int ep; /* expert parallelism: one device's experts of ep, with all-to-all dispatch and combine */
+    int cp; /* context parallelism: one device's 1/cp of the sequence (prefill, training, encoders: its
+               tokens, keys and values gathered for attention; decode: its 1/cp of the KV cache, the
+               attention's partial results all-reduced) */
     double moe_imbalance; /* with ep: the busiest device's routed rows over the mean (>= 1) */
 };
 
@@ -199,6 +207,7 @@ struct wl_shape {
     int train;       /* the forward pass of a training step: no KV cache (keys and values are activations)
                         and a decoder's logits for every position with their cross-entropy softmax */
     int ep;          /* expert-parallel degree (0 or 1: every expert on every device) */
+    int cp;          /* context-parallel degree (0 or 1: the whole sequence on every device) */
     double moe_imbalance; /* with ep: the busiest device's routed rows over the mean (0: 1, balanced) */
 };
 

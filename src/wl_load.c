@@ -491,12 +491,30 @@ int wl_build(const struct wl_model *m, const struct wl_shape *s, struct wl_graph
                            "tensor parallelism (tp %d) splits transformer configs (heads, FFN, vocabulary); %s is not "
                            "one: use dp",
                            s->tp, m->name);
+    struct wl_shape cs = *s; /* context parallelism: this device's part of the sequence or the cache */
+    if (s->cp > 1 && m->kind != WLM_TRANSFORMER)
+        return dse_err_set(e, DSE_EINPUT, m->path, NULL, "context parallelism (cp %d) splits a transformer's sequence; %s "
+                           "is not a transformer", s->cp, m->name);
+    if (s->cp > 1 && !strcmp(m->tf.model_type, "vit"))
+        return dse_err_set(e, DSE_EINPUT, m->path, NULL, "context parallelism (cp %d) splits a token sequence; %s's image "
+                           "patches are not split", s->cp, m->name);
+    if (s->cp > 1 && s->tokens > 1) {
+        int64_t seq = s->tokens;
+        if (seq % s->cp)
+            return dse_err_set(e, DSE_EINPUT, m->path, NULL, "a sequence of %lld tokens does not split over cp %d (cp "
+                               "must divide it)", (long long)seq, s->cp);
+        cs.tokens = s->tokens / s->cp;
+    } else if (s->cp > 1) {
+        cs.past = (s->past + s->cp - 1) / s->cp;
+    }
+    s = &cs;
     switch (m->kind) {
     case WLM_TRANSFORMER: {
         struct wl_transformer sc;
         if ((rc = wl_shard_transformer(&m->tf, s->tp, m->path, &sc, e)) ||
             (rc = wl_expert_parallel(&sc, s->ep, s->moe_imbalance > 0 ? s->moe_imbalance : 1, m->path, e)))
             return rc;
+        sc.cp = s->cp;
         rc = wl_build_transformer(&sc, m->name, s, g, e);
         break;
     }

@@ -225,8 +225,10 @@ static int check_attention(struct wl_opcheck *c)
     if (o->heads < 1 || HD % o->heads)
         return wl_op_fail(c, "heads %d must divide the query width %lld", o->heads, (long long)HD);
     int64_t hd = HD / o->heads;
-    if (k->dim[0] != B || v->dim[0] != B || k->dim[1] != S || v->dim[1] != S || k->dim[2] != v->dim[2])
-        return wl_op_fail(c, "k and v must have shape [%lld, %lld, kv_heads x head_dim]", (long long)B, (long long)S);
+    /* context parallelism: this device's S queries of a sequence of cp S, keys and values gathered */
+    const int64_t cp = o->cp > 1 ? o->cp : 1, Sk = S * cp;
+    if (k->dim[0] != B || v->dim[0] != B || k->dim[1] != Sk || v->dim[1] != Sk || k->dim[2] != v->dim[2])
+        return wl_op_fail(c, "k and v must have shape [%lld, %lld, kv_heads x head_dim]", (long long)B, (long long)Sk);
     if (k->dim[2] % hd || o->heads % (k->dim[2] / hd ? k->dim[2] / hd : 1) || k->dim[2] / hd < 1)
         return wl_op_fail(c, "key width %lld is not a divisor number of %lld-wide heads of %d query heads",
                           (long long)k->dim[2], (long long)hd, o->heads);
@@ -242,8 +244,10 @@ static int check_attention(struct wl_opcheck *c)
     if (o->window < 0 || (o->window > 0 && !o->causal) || !(o->softcap >= 0))
         return wl_op_fail(c, "a sliding window (%lld) must be positive and causal; soft-capping non-negative",
                           (long long)o->window);
-    double T = (double)(S + P), Sd = (double)S, W = (double)o->window;
-    double pairs = o->causal ? wl_attention_pairs(Sd, (double)P, W) : Sd * T;
+    double T = (double)(Sk + P), Sd = (double)S, W = (double)o->window;
+    /* a context-parallel device's share: 1/cp of the sequence's pairs (load-balanced chunks, as
+     * Megatron-LM's zig-zag split gives each device an early and a late chunk) */
+    double pairs = o->causal ? wl_attention_pairs((double)Sk, (double)P, W) / (double)cp : Sd * T;
     double bh = (double)B * o->heads;
     o->macs = bh * pairs * 2 * (double)hd;
     /* softmax 5 per score; soft-capping c tanh(s / c) adds tanh and two scalings */
@@ -395,8 +399,8 @@ static int check_allreduce(struct wl_opcheck *c)
 {
     struct wl_op *o = cur(c);
     const struct wl_tensor *x = in(c, 0);
-    if (o->coll_dim < 0 || o->coll_dim > 3)
-        return wl_op_fail(c, "group %d is not a layout dimension (0 tp, 1 dp, 2 pp, 3 ep)", o->coll_dim);
+    if (o->coll_dim < 0 || o->coll_dim >= WG_COUNT)
+        return wl_op_fail(c, "group %d is not a layout dimension (0 tp, 1 dp, 2 pp, 3 cp, 4 ep)", o->coll_dim);
     o->flops = x->elems;
     return want_out(c, 0, x->rank, x->dim);
 }
@@ -407,8 +411,8 @@ static int check_alltoall(struct wl_opcheck *c)
 {
     struct wl_op *o = cur(c);
     const struct wl_tensor *x = in(c, 0), *y = &c->g->t[o->out[0]];
-    if (o->coll_dim < 0 || o->coll_dim > 3)
-        return wl_op_fail(c, "group %d is not a layout dimension (0 tp, 1 dp, 2 pp, 3 ep)", o->coll_dim);
+    if (o->coll_dim < 0 || o->coll_dim >= WG_COUNT)
+        return wl_op_fail(c, "group %d is not a layout dimension (0 tp, 1 dp, 2 pp, 3 cp, 4 ep)", o->coll_dim);
     int ok = y->rank == x->rank && x->rank >= 2;
     for (int i = 0; ok && i < x->rank; i++)
         ok = i == 1 || y->dim[i] == x->dim[i];
@@ -421,8 +425,8 @@ static int check_allgather(struct wl_opcheck *c)
 {
     struct wl_op *o = cur(c);
     const struct wl_tensor *x = in(c, 0), *y = &c->g->t[o->out[0]];
-    if (o->coll_dim < 0 || o->coll_dim > 3)
-        return wl_op_fail(c, "group %d is not a layout dimension (0 tp, 1 dp, 2 pp, 3 ep)", o->coll_dim);
+    if (o->coll_dim < 0 || o->coll_dim >= WG_COUNT)
+        return wl_op_fail(c, "group %d is not a layout dimension (0 tp, 1 dp, 2 pp, 3 cp, 4 ep)", o->coll_dim);
     if (o->axis < 0 || o->axis >= x->rank)
         return wl_op_fail(c, "axis %d out of range for rank %d", o->axis, x->rank);
     int ok = y->rank == x->rank && x->dim[o->axis] > 0 && y->dim[o->axis] % x->dim[o->axis] == 0;

@@ -638,7 +638,7 @@ static int moe_mlp(struct gb *b, const struct wl_transformer *c, int64_t B, int6
         in[0] = xr;
         xr = gb_op(b, "moe_dispatch_alltoall", OP_ALLTOALL, in, 1, "moe_dispatch_alltoall", WL_ACT, 3, B, Rk, h, 0);
         if (xr >= 0)
-            g->op[g->n_op - 1].coll_dim = 3; /* the ep group (par.h: PAR_EP) */
+            g->op[g->n_op - 1].coll_dim = WG_EP;
     }
     int gate = expert_linear(b, c, "experts.gate_proj", xr, c->moe_intermediate);
     int up = expert_linear(b, c, "experts.up_proj", xr, c->moe_intermediate);
@@ -649,7 +649,7 @@ static int moe_mlp(struct gb *b, const struct wl_transformer *c, int64_t B, int6
         in[0] = down;
         down = gb_op(b, "moe_combine_alltoall", OP_ALLTOALL, in, 1, "moe_combine_alltoall", WL_ACT, 3, B, S * k, h, 0);
         if (down >= 0)
-            g->op[g->n_op - 1].coll_dim = 3;
+            g->op[g->n_op - 1].coll_dim = WG_EP;
     }
     int wd = gb_eltwise(b, "moe_weighted", FN_MUL, down, wts);
     in[0] = wd;
@@ -700,6 +700,23 @@ static int layer(struct gb *b, const struct wl_transformer *c, const struct wl_s
     }
     if (W > 0 && !b->rc) /* of the new rows, the last W stay in the cache */
         g->t[k].max_rows = g->t[v].max_rows = W;
+    const int cp = c->cp > 1 ? c->cp : 1, cp_seq = cp > 1 && S > 1; /* context-parallel prefill / pass */
+    if (cp_seq && !b->rc) { /* every device's keys and values for its queries (ring attention moves the same) */
+        in[0] = k;
+        int kg = gb_op(b, "k_cp_allgather", OP_ALLGATHER, in, 1, "k_cp_allgather", WL_ACT, 3, B, S * cp, KV * hd, 0);
+        if (kg >= 0) {
+            g->op[g->n_op - 1].axis = 1;
+            g->op[g->n_op - 1].coll_dim = WG_CP;
+        }
+        in[0] = v;
+        int vg = gb_op(b, "v_cp_allgather", OP_ALLGATHER, in, 1, "v_cp_allgather", WL_ACT, 3, B, S * cp, KV * hd, 0);
+        if (vg >= 0) {
+            g->op[g->n_op - 1].axis = 1;
+            g->op[g->n_op - 1].coll_dim = WG_CP;
+        }
+        k = kg;
+        v = vg;
+    }
     in[0] = q;
     in[1] = k;
     in[2] = v;
@@ -718,6 +735,12 @@ static int layer(struct gb *b, const struct wl_transformer *c, const struct wl_s
         op->causal = c->decoder;
         op->window = W;
         op->softcap = c->attn_softcap;
+        op->cp = cp_seq ? cp : 1;
+    }
+    if (cp > 1 && !cp_seq) { /* a decode step over 1/cp of the cache: the partial results combined */
+        att = tp_collective(b, "attn_cp_allreduce", att, 0, cp);
+        if (att >= 0)
+            g->op[g->n_op - 1].coll_dim = WG_CP;
     }
     int o = gb_linear(b, "o_proj", att, h, c->out_bias, WL_ACT);
     o = tp_collective(b, "attn_allreduce", o, 0, c->tp); /* row-parallel o_proj: partial sums */

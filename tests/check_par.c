@@ -544,6 +544,50 @@ START_TEST(expert_parallel)
 }
 END_TEST
 
+START_TEST(context_parallel)
+{
+    struct hw_system *s = topo_fixture(NODE8);
+    struct wl_model m;
+    test_model("models/llama-3.2-1b.json", &m);
+    struct eval_req r1 = lreq(s, &m, 1, 1, 8, 1, 0), r2 = r1;
+    r2.layout.n[PAR_CP] = 2;
+    r2.layout.n[PAR_DP] = 0;
+    struct dse_err e;
+    ck_assert_int_eq(par_layout_complete(s, &r2.layout, &e), DSE_OK);
+    ck_assert(r2.layout.n[PAR_DP] == 4);
+    struct eval_result a = {0}, b = {0};
+    lrun(&r1, &a);
+    lrun(&r2, &b);
+    /* each device: 64 of the 128 tokens, the causal pairs of 128 queries (128 x 129 / 2 = 8256) shared two
+     * ways (4128 each), every GEMM on half the rows; the rows' MACs are the system's, and 4 replicas of 2
+     * devices do half the work of 8 of 1 */
+    ck_assert_near(row(&b, "layers.attention")->macs, row(&a, "layers.attention")->macs / 2, 1e-12);
+    ck_assert_near(row(&b, "layers.q_proj")->macs, row(&a, "layers.q_proj")->macs / 2, 1e-12);
+    ck_assert_near(row(&b, "layers.attention")->macs, 8 * 16 * 4128.0 * 32 * 2 * 64, 1e-12); /* 8 devices, 16 layers,
+                                                                                        32 heads, QK and PV of 64 */
+    /* keys and values gathered: [1, 128, 8 x 64] fp16 = 131072 B over 2 of the switch (ring: 1 us +
+     * 1/2 x 131072 / 1e11), each of 16 layers */
+    ck_assert_near(row(&b, "layers.k_cp_allgather")->xfer_s, 16 * (1e-6 + 0.5 * 131072 / 1e11), 1e-9);
+    ck_assert(b.t.devices == 8);
+    eval_result_free(&a);
+    eval_result_free(&b);
+    /* a decode step over a 128-token cache: 64 rows of it per device, the attention's output
+     * [1, 1, 2048] fp16 = 4096 B all-reduced over the 2 (ring 2 us + 4096 / 1e11) */
+    struct eval_req d = r2;
+    d.phase = PH_DECODE;
+    lrun(&d, &b);
+    ck_assert_near(row(&b, "layers.attn_cp_allreduce")->xfer_s, 16 * (2e-6 + 4096 / 1e11), 1e-9);
+    ck_assert_near(b.t.kv_bytes, 16 * 2 * 64 * 512 * 2.0 + 16 * 2 * 512 * 2.0, 0.02); /* 64 cached + the new row */
+    eval_result_free(&b);
+    struct eval_req odd = r2;
+    odd.prompt = 127;
+    ck_assert_int_eq(eval_check_layout(&odd, &e), DSE_EINPUT);
+    ck_assert_msg(strstr(e.msg, "127 tokens do not split over cp 2"), "%s", e.msg);
+    wl_model_free(&m);
+    free(s);
+}
+END_TEST
+
 Suite *make_par_suite(void)
 {
     Suite *s = suite_create("par");
@@ -559,6 +603,7 @@ Suite *make_par_suite(void)
     tcase_add_test(t, layout_search);
     tcase_add_test(t, training_step);
     tcase_add_test(t, expert_parallel);
+    tcase_add_test(t, context_parallel);
     suite_add_tcase(s, t);
     return s;
 }

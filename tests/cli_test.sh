@@ -659,7 +659,7 @@ expect_json json-llama-generate "$PY_LM" eval --hw "$H" --workload llama-3.2-1b 
 PY_TP8="$PY_TOTALS
 t = d['totals']
 need(d['feasible'], 'tp 8 infeasible: %r' % d.get('reason'))
-need(d['layout'] == {'tp': 8, 'dp': 1, 'pp': 1, 'microbatches': 1, 'ep': 1, 'moe_imbalance': 1, 'devices': 8}, 'layout %r' % d.get('layout'))
+need(d['layout'] == {'tp': 8, 'dp': 1, 'pp': 1, 'cp': 1, 'microbatches': 1, 'ep': 1, 'moe_imbalance': 1, 'devices': 8}, 'layout %r' % d.get('layout'))
 need(t['devices'] == 8 and t['comm_ms'] > 0, 'devices %r comm_ms %r' % (t['devices'], t['comm_ms']))
 # weights per device: 69 G parameters x 2 B / 8 is about 17.2 GB (norms whole on every device)
 need(17.0e3 < t['weight_bytes'] / 1e6 < 17.5e3, 'weight_bytes per device %r' % t['weight_bytes'])
@@ -705,6 +705,9 @@ expect_ok_has eval-ep-mixtral "experts over ep 8" eval --hw nvidia-dgx-h100 --wo
 expect_fail eval-ep-dp 2 "ep 8 must divide dp 1: experts are spread over data-parallel replicas" eval --hw nvidia-dgx-h100 --workload mixtral-8x7b --tp 8 --ep 8
 expect_fail eval-ep-dense 2 "expert parallelism (ep 2) spreads a mixture of experts' experts; llama-2-7b has none" eval --hw nvidia-dgx-h100 --workload llama-2-7b --ep 2
 expect_fail eval-imbalance-without-ep 2 "--moe-imbalance: applies to expert parallelism: add --ep" eval --hw nvidia-dgx-h100 --workload mixtral-8x7b --moe-imbalance 1.2
+expect_ok_has eval-cp-long-prompt "layout: tp 2 x cp 4 x dp 1 x pp 1 = 8 devices" eval --hw nvidia-dgx-h100 --workload llama-3.1-8b --phase prefill --prompt 32768 --tp 2 --cp 4
+expect_fail eval-cp-prompt 2 "--prompt: 1001 tokens do not split over cp 2" eval --hw nvidia-dgx-h100 --workload llama-2-7b --phase prefill --prompt 1001 --cp 2 --tp 4
+expect_fail eval-cp-vit 2 "context parallelism (cp 2) splits a transformer's token sequence; vit-b-16 has none to split" eval --hw nvidia-dgx-h100 --workload vit-b-16 --cp 2
 expect_fail eval-topology-zero-bw 2 "bad-topology-zero-bw.json: topology.levels[0].bandwidth_GBps: expected a positive number, got 0" eval --hw "$D/bad-topology-zero-bw.json" --workload llama-2-7b
 expect_json json-llama-prefill "$PY_TOTALS
 need(d['phase'] == 'prefill', 'phase %r' % d['phase'])
