@@ -66,9 +66,13 @@ static int list_hw(const char *dir, char **names, int n)
         char devs[64] = "", peak[32], mem[64], cap[24];
         double tdp = 0;
         for (int k = 0; k < sys->n_dev; k++) {
-            snprintf(devs + strlen(devs), sizeof devs - strlen(devs), "%s%s", k ? "+" : "",
+            int copies = sys->topo.n_level && k == sys->topo.dev ? sys->topo.devices : 1; /* a topology's device */
+            char cnt[16] = "";
+            if (copies > 1)
+                snprintf(cnt, sizeof cnt, "%dx ", copies);
+            snprintf(devs + strlen(devs), sizeof devs - strlen(devs), "%s%s%s", k ? "+" : "", cnt,
                      hw_class_names[sys->dev[k].cls]);
-            tdp += sys->dev[k].tdp_W;
+            tdp += copies * sys->dev[k].tdp_W;
         }
         const struct hw_device *d = &sys->dev[eval_default_device(sys)];
         enum prec p = P_FP32;
@@ -77,7 +81,8 @@ static int list_hw(const char *dir, char **names, int n)
         const struct hw_mem *m = &d->mem[d->n_mem - 1];
         fmt_bytes(m->capacity_bytes, cap, sizeof cap);
         snprintf(mem, sizeof mem, "%s %s %.4g GB/s", cap, m->name, m->bandwidth_Bps / 1e9);
-        printf("%-30s %-20s %-22s %-28s %8.4g  %s\n", sys->name, devs, peak, mem, tdp, sys->description);
+        printf(tdp >= 1e4 ? "%-30s %-20s %-22s %-28s %8.0f  %s\n" : "%-30s %-20s %-22s %-28s %8.4g  %s\n", sys->name,
+               devs, peak, mem, tdp, sys->description);
     }
     free(sys);
     return bad ? DSE_EINPUT : DSE_OK;
