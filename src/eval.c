@@ -864,10 +864,12 @@ static int train_rest(const struct eval_req *r, const struct eval_graphs *eg, st
                             e)) ||
         (tc->zero && (rc = par_coll_cost(&r->sys->topo, COLL_ALLGATHER, size, stride, pbytes, &gat, e))))
         return rc;
-    double exposed = red.time_s > t_bwd ? red.time_s - t_bwd : 0, link_J = red.energy_J + gat.energy_J;
-    if (tc->zero == 3) { /* gathered again before the forward and the backward, under them */
-        exposed = (gat.time_s > t_fwd ? gat.time_s - t_fwd : 0) +
-                  (gat.time_s + red.time_s > t_bwd ? gat.time_s + red.time_s - t_bwd : 0);
+    /* the stack's overlap: a reduction under the backward adds only what outlasts it */
+    double hide = r->sw && r->sw->overlap_grad ? t_bwd : 0;
+    double exposed = red.time_s > hide ? red.time_s - hide : 0, link_J = red.energy_J + gat.energy_J;
+    if (tc->zero == 3) { /* gathered again before the forward and the backward, under them if it overlaps */
+        double hf = hide > 0 ? t_fwd : 0;
+        exposed = (gat.time_s > hf ? gat.time_s - hf : 0) + (gat.time_s + red.time_s > hide ? gat.time_s + red.time_s - hide : 0);
         link_J += 2 * gat.energy_J;
     } else {
         exposed += gat.time_s;

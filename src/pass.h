@@ -69,6 +69,8 @@ struct sw_stack {
     double per_step_s;        /* runtime work per forward pass (scheduling, sampling, synchronisation) */
     double per_request_s;     /* per request (tokenisation, set-up) */
     int trains;               /* it runs training steps (a backward pass, optimizers): "training": true */
+    int overlap_grad;         /* its data-parallel gradient reduction runs under the backward (bucketed):
+                                 "overlap": {"grad_reduce": true} */
 };
 
 /* The built-in stack of a device that names none: no passes, no runtime costs (every operator its own

@@ -146,6 +146,27 @@ static int load_memory(struct ju *j, const cJSON *root, struct sw_stack *s)
     return rc;
 }
 
+/* "overlap": which collectives the stack runs under compute (training's gradient reduction). */
+static int load_overlap(struct ju *j, const cJSON *root, struct sw_stack *s)
+{
+    static const char *const keys[] = {"grad_reduce", "source", "note", NULL};
+    const cJSON *o = cJSON_GetObjectItemCaseSensitive(root, "overlap");
+    if (!o)
+        return DSE_OK;
+    size_t old = ju_key(j, "overlap");
+    int rc = ju_object(j, o, keys);
+    const cJSON *g = cJSON_GetObjectItemCaseSensitive(o, "grad_reduce");
+    if (!rc && g && !cJSON_IsBool(g)) {
+        ju_key(j, "grad_reduce");
+        rc = ju_fail(j, "expected true or false");
+    }
+    if (!rc)
+        rc = need_source(j, o);
+    s->overlap_grad = cJSON_IsTrue(g);
+    ju_pop(j, old);
+    return rc;
+}
+
 static int load_runtime(struct ju *j, const cJSON *root, struct sw_stack *s)
 {
     static const char *const keys[] = {"host_us_per_kernel", "per_step_us", "per_request_us", "source", "note", NULL};
@@ -168,8 +189,8 @@ static int load_runtime(struct ju *j, const cJSON *root, struct sw_stack *s)
 
 int pass_load_buf(const char *buf, unsigned long len, const char *fname, struct sw_stack *s, struct dse_err *e)
 {
-    static const char *const keys[] = {"schema",  "name",    "description", "targets", "passes",  "memory",
-                                       "runtime", "training", "source",     "note",    NULL};
+    static const char *const keys[] = {"schema",  "name",     "description", "targets", "passes", "memory",
+                                       "runtime", "training", "overlap",     "source",  "note",   NULL};
     cJSON *root = NULL;
     struct ju j;
     char schema[32];
@@ -188,7 +209,7 @@ int pass_load_buf(const char *buf, unsigned long len, const char *fname, struct 
     if ((rc = ju_str(&j, root, "name", 0, s->name, sizeof s->name)) ||
         (rc = ju_str(&j, root, "description", JU_OPT, s->description, sizeof s->description)) ||
         (rc = load_targets(&j, root, s)) || (rc = load_passes(&j, root, s)) || (rc = load_memory(&j, root, s)) ||
-        (rc = load_runtime(&j, root, s)))
+        (rc = load_runtime(&j, root, s)) || (rc = load_overlap(&j, root, s)))
         goto out;
     const cJSON *tr = cJSON_GetObjectItemCaseSensitive(root, "training");
     if (tr && !cJSON_IsBool(tr)) {
