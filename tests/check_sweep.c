@@ -103,6 +103,51 @@ START_TEST(grid_same_on_any_thread_count)
 }
 END_TEST
 
+/* A multi-device space: layouts (tp, pp, micro-batches, cp) on a DGX H100 and a training step with
+ * recomputation over a DGX A100, each the same on 1 and 2 threads; layouts a model or system refuses
+ * are infeasible points with their reasons, not errors. */
+static const char LAYOUTS[] =
+    "{\"name\": \"layouts\", \"workload\": {\"model\": \"models/llama-2-7b.json\", \"phase\": \"generate\","
+    " \"prompt\": 128, \"generate\": 8}, \"system\": [\"hwdesc/nvidia-dgx-h100.json\", \"hwdesc/nvidia-dgx-a100.json\"],"
+    " \"axes\": {\"tp\": [1, 2, 3, 4, 8], \"pp\": [1, 2], \"microbatches\": [1, 2], \"cp\": [1, 2],"
+    " \"batch\": [2, 8]},"
+    " \"objectives\": [{\"metric\": \"tokens_per_s_per_device\", \"goal\": \"max\"},"
+    " {\"metric\": \"tpot_ms\", \"goal\": \"min\"}], \"search\": {\"method\": \"grid\"}}";
+static const char TRAINING[] =
+    "{\"name\": \"training\", \"workload\": {\"model\": \"models/gpt2.json\", \"phase\": \"train\","
+    " \"prompt\": 512, \"zero\": 1}, \"system\": \"hwdesc/nvidia-dgx-a100.json\","
+    " \"axes\": {\"tp\": [1, 2, 4], \"pp\": [1, 2], \"microbatches\": [1, 4, 8], \"recompute\": [\"none\", \"full\"],"
+    " \"batch\": [32, 64]},"
+    " \"objectives\": [{\"metric\": \"latency_ms\", \"goal\": \"min\"},"
+    " {\"metric\": \"peak_memory_MB\", \"goal\": \"min\"}], \"search\": {\"method\": \"grid\"}}";
+
+START_TEST(layouts_same_on_any_thread_count)
+{
+    const char *specs[2] = {LAYOUTS, TRAINING};
+    for (int k = 0; k < 2; k++) {
+        struct collect a = {0}, b = {0};
+        struct sweep_spec sa, sb;
+        run_spec(specs[k], 1, &a, &sa);
+        run_spec(specs[k], 2, &b, &sb);
+        ck_assert_int_eq(a.n, b.n);
+        int feasible = 0, refused = 0;
+        for (long long i = 0; i < a.n; i++) {
+            ck_assert_int_eq(a.rows[i].feasible, b.rows[i].feasible);
+            ck_assert(memcmp(a.rows[i].metric, b.rows[i].metric, sizeof(double) * (size_t)metric_count) == 0);
+            feasible += a.rows[i].feasible;
+            refused += !a.rows[i].feasible && (strstr(a.rows[i].reason, "devices, but") ||
+                                               strstr(a.rows[i].reason, "attention heads do not split") ||
+                                               strstr(a.rows[i].reason, "must divide"));
+        }
+        ck_assert_msg(feasible > 0 && refused > 0, "spec %d: %d feasible, %d refused by layout", k, feasible, refused);
+        free(a.rows);
+        free(b.rows);
+        sweep_spec_free(&sa);
+        sweep_spec_free(&sb);
+    }
+}
+END_TEST
+
 static double front_hv(const struct sweep_spec *sp, const struct collect *c, const double *ref)
 {
     double *obj = malloc(sizeof *obj * (size_t)(c->n ? c->n : 1) * sp->n_obj);
@@ -461,6 +506,7 @@ Suite *make_sweep_suite(void)
     TCase *t = tcase_create("sweep");
     tcase_set_timeout(t, 60);
     tcase_add_test(t, grid_same_on_any_thread_count);
+    tcase_add_test(t, layouts_same_on_any_thread_count);
     tcase_add_test(t, nsga2_reaches_the_exhaustive_front);
     tcase_add_test(t, random_is_seeded_and_distinct);
     tcase_add_test(t, spec_errors);
