@@ -103,11 +103,11 @@ int main(void)
     if (eval_layout_search(&t, metric_find("mfu_pct"), best, 8, &st, &e))
         return fail(&e);
     double dt = now() - t0;
-    printf("%-58s %9.3f s for %lld layouts (%lld refused, %lld infeasible); best tp %d x dp %d x pp %d, %d "
+    printf("%-58s %9.3f s for %lld layouts (%lld refused, %lld infeasible); best tp %d x cp %d x dp %d x pp %d, %d "
            "micro-batches: MFU %.1f %%\n",
            "layout search: gpt-megatron-175b training, 1024 A100", dt, st.searched, st.refused, st.infeasible,
-           best[0].layout.n[PAR_TP], best[0].layout.n[PAR_DP], best[0].layout.n[PAR_PP], best[0].layout.microbatches,
-           best[0].value);
+           best[0].layout.n[PAR_TP], best[0].layout.n[PAR_CP], best[0].layout.n[PAR_DP], best[0].layout.n[PAR_PP],
+           best[0].layout.microbatches, best[0].value);
     wl_model_free(&m70);
     wl_model_free(&m175);
     free(node);

@@ -402,6 +402,7 @@ static void add_layouts_json(cJSON *o, const struct metric *m, const struct layo
         for (int k = 0; k < PAR_DIM_COUNT; k++)
             cJSON_AddNumberToObject(x, par_dim_names[k], best[i].layout.n[k]);
         cJSON_AddNumberToObject(x, "microbatches", best[i].layout.microbatches);
+        cJSON_AddNumberToObject(x, "ep", best[i].layout.ep);
         cJSON_AddNumberToObject(x, m->name, best[i].value);
         cJSON_AddNumberToObject(x, "latency_ms", ms(best[i].latency_s));
         cJSON_AddNumberToObject(x, "peak_memory_MB", best[i].peak_memory_bytes / 1e6);
@@ -572,12 +573,12 @@ static void print_layouts(const struct eval_req *r, const struct metric *m, cons
         printf("no feasible layout\n\n");
         return;
     }
-    printf("  %4s %4s %4s %12s %24s %12s %16s\n", "tp", "dp", "pp", "microbatches", m->name, "latency_ms",
-           "peak_memory_MB");
+    printf("  %4s %4s %4s %4s %4s %12s %24s %12s %16s\n", "tp", "cp", "dp", "pp", "ep", "microbatches", m->name,
+           "latency_ms", "peak_memory_MB");
     for (int i = 0; i < st->kept; i++)
-        printf("  %4d %4d %4d %12d %24.6g %12.6g %16.6g%s\n", best[i].layout.n[PAR_TP], best[i].layout.n[PAR_DP],
-               best[i].layout.n[PAR_PP], best[i].layout.microbatches, best[i].value, ms(best[i].latency_s),
-               best[i].peak_memory_bytes / 1e6, i ? "" : "  <- shown below");
+        printf("  %4d %4d %4d %4d %4d %12d %24.6g %12.6g %16.6g%s\n", best[i].layout.n[PAR_TP], best[i].layout.n[PAR_CP],
+               best[i].layout.n[PAR_DP], best[i].layout.n[PAR_PP], best[i].layout.ep, best[i].layout.microbatches,
+               best[i].value, ms(best[i].latency_s), best[i].peak_memory_bytes / 1e6, i ? "" : "  <- shown below");
     printf("\n");
 }
 

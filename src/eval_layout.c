@@ -58,6 +58,8 @@ int eval_layout_search(const struct eval_req *r, const struct metric *m, struct 
         q.want_ops = 0;
         q.layout.n[PAR_TP] = tp;
         q.layout.n[PAR_PP] = 1;
+        q.layout.n[PAR_CP] = 1;
+        q.layout.ep = 1;
         q.layout.microbatches = 1;
         struct dse_err le;
         if (eval_check_layout(&q, &le)) { /* this tp cannot shard the model: every split with it */
@@ -68,20 +70,32 @@ int eval_layout_search(const struct eval_req *r, const struct metric *m, struct 
                 }
             continue;
         }
-        for (int pp = 1; pp <= N / tp && !rc; pp++) {
-            if ((N / tp) % pp)
+        /* context parallelism for a transformer's token sequence (not a decode step's), expert
+         * parallelism for a mixture of experts: powers of two that divide what is left */
+        int cps = r->model->kind == WLM_TRANSFORMER && strcmp(r->model->tf.model_type, "vit") && ph != PH_DECODE;
+        int moe = r->model->kind == WLM_TRANSFORMER && r->model->tf.experts > 1;
+        for (int cp = 1; cp <= N / tp && !rc; cp *= 2)
+        for (int pp = 1; pp <= N / (tp * cp) && !rc; pp++) {
+            if (cp > 1 && (!cps || (N / tp) % cp || r->prompt % cp))
+                break;
+            if ((N / (tp * cp)) % pp)
                 continue;
-            int dp = N / (tp * pp), train = ph == PH_TRAIN;
+            int dp = N / (tp * cp * pp), train = ph == PH_TRAIN;
             if (train && r->batch % dp) { /* the global batch does not split over the replicas */
                 st->searched++;
                 st->refused++;
                 continue;
             }
             int mc[5], nm = micro_counts(pp, train ? r->batch / dp : r->batch, train, mc);
+            for (int ep = 1; ep <= dp && !rc; ep *= 2)
             for (int k = 0; k < nm && !rc; k++) {
+                if (ep > 1 && (!moe || dp % ep || r->model->tf.experts % ep))
+                    break;
                 q.layout.n[PAR_TP] = tp;
+                q.layout.n[PAR_CP] = cp;
                 q.layout.n[PAR_PP] = pp;
                 q.layout.n[PAR_DP] = 0;
+                q.layout.ep = ep;
                 q.layout.microbatches = mc[k];
                 st->searched++;
                 if (par_layout_complete(r->sys, &q.layout, &le) || eval_check_layout(&q, &le)) {

@@ -394,9 +394,11 @@ START_TEST(layout_search)
     struct dse_err e;
     const struct metric *tps = metric_find("tokens_per_s_per_device");
     ck_assert_int_eq(eval_layout_search(&r, tps, best, 8, &st, &e), DSE_OK);
-    /* tp 1: pp 1, 2 (micro-batches 1, 2, 4, 8), 4 (1, 4, 8), 8 (1, 8): 10; tp 2: pp 1, 2, 4: 8; tp 4:
-     * pp 1, 2: 5; tp 8: pp 1: 1 -- 24 layouts, all valid for 32 heads, 8 KV heads and 16 layers */
-    ck_assert_int_eq((int)st.searched, 24);
+    /* micro-batches for pp 1: 1; pp 2: 1, 2, 4, 8; pp 4: 1, 4, 8; pp 8: 1, 8 -- so the pp choices of 8,
+     * 4, 2 and 1 devices give 10, 8, 5 and 1 layouts. tp x cp (cp a power of two dividing the 128
+     * tokens): 1x1 10, 1x2 8, 1x4 5, 1x8 1, 2x1 8, 2x2 5, 2x4 1, 4x1 5, 4x2 1, 8x1 1 -- 45 layouts, all
+     * valid for 32 heads, 8 KV heads and 16 layers (no experts: ep 1) */
+    ck_assert_int_eq((int)st.searched, 45);
     ck_assert_int_eq((int)st.refused, 0);
     ck_assert_int_eq(st.kept, 8);
     for (int i = 1; i < st.kept; i++)

@@ -681,7 +681,7 @@ need(ls['objective'] == 'tokens_per_s_per_device' and ls['searched'] >= 20, 'sea
 b = ls['best']
 need(all(b[i]['tokens_per_s_per_device'] >= b[i + 1]['tokens_per_s_per_device'] for i in range(len(b) - 1)), 'not sorted')
 need(d['layout']['tp'] == b[0]['tp'] and d['layout']['pp'] == b[0]['pp'], 'shown layout is not the best: %r' % d['layout'])
-need(b[0]['tp'] * b[0]['dp'] * b[0]['pp'] == 8, 'product')
+need(b[0]['tp'] * b[0]['cp'] * b[0]['dp'] * b[0]['pp'] == 8, 'product')
 "
 expect_json eval-layout-auto "$PY_AUTO" eval --hw nvidia-dgx-h100 --workload llama-2-70b --layout auto --batch 16 --prompt 128 --generate 8 --json
 expect_ok_has eval-layout-auto-human "layouts of 8 devices searched" eval --hw nvidia-dgx-a100 --workload llama-2-7b --layout auto --objective tpot_ms --prompt 64 --generate 4
