@@ -42,7 +42,8 @@ srcs="src/err.c src/jsonu.c src/prec.c src/hw.c src/hw_load.c src/hw_memtech.c s
 sweep_srcs="src/err.c src/jsonu.c src/prec.c src/hw.c src/hw_load.c src/hw_memtech.c src/hw_scalesim.c src/wl_op.c src/wl_graph.c
       src/wl_load.c src/wl_build.c src/wl_transformer.c src/wl_cnn.c src/model.c src/model_roofline.c
       src/model_systolic.c src/model_gpu.c src/model_cpu.c src/model_npu.c src/eval.c src/metric.c
-      src/pass.c src/pass_load.c src/errbar.c src/sweep.c src/sweep_spec.c src/kern_prec.c src/par_coll.c src/par_layout.c"
+      src/pass.c src/pass_load.c src/errbar.c src/sweep.c src/sweep_spec.c src/kern_prec.c src/par_coll.c src/par_layout.c
+      src/eval_par.c src/eval_train.c"
 # The published corpus's loader links the prediction code beside it (and GSL's fit).
 published_srcs="$sweep_srcs src/validate_published.c src/validate_suite.c src/validate.c src/kern_gemm.c src/kern_nn.c"
 # The multi-device corpus's loader and predictions (validate_multi.c) sit beside the published one.

@@ -6,7 +6,7 @@
  * recorded cost of every other operator. The KV cache grows by one token per step, except that a
  * sliding-window layer's rolling cache stops at its window (wl_kv_bytes): its attention reads at most
  * window - 1 cached tokens per step and its cache holds at most window tokens. */
-#include "eval.h"
+#include "eval_impl.h"
 
 #include "errbar.h"
 
@@ -17,23 +17,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-const char *const train_opt_names[OPT_COUNT + 1] = {"adamw", "sgd", NULL};
-const char *const train_recompute_names[RC_COUNT + 1] = {"none", "selective", "full", NULL};
-
-struct eval_op_cost { /* one op's cost at the first decode step, reused by later steps */
-    int dev, dynamic;
-    double time_s, compute_s, memory_s, overhead_s, xfer_s, comm_s; /* comm_s: of xfer_s, collectives */
-    double cycles_compute, cycles_stall, mapping_efficiency, sram_reads, sram_writes, dram_reads, dram_writes;
-    double e_compute, e_memory, e_link, main_bytes, utilization;
-    enum bound bound;
-    enum prec cprec;
-};
-
-/* Memory use of one graph per device: weights and KV of the ops placed there; activations. */
-struct usage {
-    double weights[HW_MAX_DEVICES], kv[HW_MAX_DEVICES], act;
-};
 
 double eval_accuracy_proxy(const struct prec_cfg *p, int has_kv)
 {
@@ -126,70 +109,6 @@ static void infeasible(struct eval_result *res, const char *fmt, ...)
 
 /* ---- graphs and scratch ---- */
 
-/* The stage split of g (eval_graphs: w_layers, w_before, w_after, boundary): a repeated op (count > 1)
- * is a layer's; a weight read only outside them goes with the first stage when read before the first
- * layer op, the last when after (both for a tied table); the boundary is input 0 of the first layer op. */
-static void stage_split(const struct wl_graph *g, double *w_layers, double *w_before, double *w_after,
-                        double *boundary)
-{
-    int first = -1, last = -1;
-    for (int i = 0; i < g->n_op; i++)
-        if (g->op[i].count > 1) {
-            if (first < 0)
-                first = i;
-            last = i;
-        }
-    *w_layers = *w_before = *w_after = 0;
-    *boundary = first >= 0 ? g->t[g->op[first].in[0]].elems : 0;
-    for (int t = 0; t < g->n_t; t++) {
-        const struct wl_tensor *tt = &g->t[t];
-        if (tt->kind != WL_WEIGHT)
-            continue;
-        int before = 0, after = 0, inside = 0;
-        for (int i = 0; i < g->n_op; i++)
-            for (int k = 0; k < g->op[i].n_in; k++)
-                if (g->op[i].in[k] == t) {
-                    if (first >= 0 && i >= first && i <= last && g->op[i].count > 1)
-                        inside = 1;
-                    else if (first < 0 || i < first)
-                        before = 1;
-                    else
-                        after = 1;
-                }
-        if (inside)
-            *w_layers += tt->elems * tt->count;
-        else {
-            *w_before += before ? tt->elems * tt->count : 0;
-            *w_after += after ? tt->elems * tt->count : 0;
-        }
-    }
-}
-
-/* What a training step's forward keeps for its backward (eval_graphs: act_saved_elems and the rest):
- * every output of an op that is not a view, count-weighted; of it the S x T scores an unfused attention
- * keeps (its softmax's probabilities); the inputs of the repeated layers; the forward's FLOPs. */
-static void train_acts(const struct wl_graph *g, struct eval_graphs *eg)
-{
-    eg->act_saved_elems = eg->act_scores_elems = eg->act_layer_in_elems = eg->fwd_flops = 0;
-    int first = -1;
-    for (int i = 0; i < g->n_op; i++) {
-        const struct wl_op *op = &g->op[i];
-        eg->fwd_flops += op->flops * op->count;
-        if (first < 0 && op->count > 1) {
-            first = i;
-            eg->act_layer_in_elems = g->t[op->in[0]].elems * op->count;
-        }
-        if (wl_op_is_view(op))
-            continue;
-        for (int k = 0; k < op->n_out; k++)
-            if (g->t[op->out[k]].kind == WL_ACT)
-                eg->act_saved_elems += g->t[op->out[k]].elems * op->count;
-        if (op->type == OP_ATTENTION && op->attn_unfused)
-            eg->act_scores_elems += model_attention_scores(op) * op->count;
-    }
-    eg->act_saved_elems += eg->act_scores_elems;
-}
-
 int eval_graphs_build(const struct wl_model *m, enum wl_phase ph, int64_t batch, int64_t prompt,
                       const struct par_layout *lay, const struct sw_stack *sw, struct eval_graphs *eg,
                       struct dse_err *e)
@@ -226,7 +145,7 @@ int eval_graphs_build(const struct wl_model *m, enum wl_phase ph, int64_t batch,
     eg->first_params = wl_params(&eg->first);
     eg->first_active_params = wl_active_params(&eg->first);
     eg->first_launches = pass_kernel_launches(&eg->first);
-    stage_split(&eg->first, &eg->w_layers, &eg->w_before, &eg->w_after, &eg->boundary_elems);
+    eval_stage_split(&eg->first, &eg->w_layers, &eg->w_before, &eg->w_after, &eg->boundary_elems);
     eg->model_params = eg->first_params;
     if (tp > 1 || ep > 1) { /* the whole model's count, for params and the 6N of MFU */
         struct wl_graph whole;
@@ -239,7 +158,7 @@ int eval_graphs_build(const struct wl_model *m, enum wl_phase ph, int64_t batch,
         wl_graph_free(&whole);
     }
     if (ph == PH_TRAIN)
-        train_acts(&eg->first, eg);
+        eval_train_acts(&eg->first, eg);
     if (ph == PH_GENERATE) {
         struct wl_shape ds = {.batch = batch, .tokens = 1, .past = prompt, .tp = tp, .train = 0, .ep = ep,
                               .moe_imbalance = imb, .cp = cp};
@@ -254,7 +173,7 @@ int eval_graphs_build(const struct wl_model *m, enum wl_phase ph, int64_t batch,
         eg->decode_params = wl_params(&eg->decode);
         eg->decode_launches = pass_kernel_launches(&eg->decode);
         double wl, wb, wa;
-        stage_split(&eg->decode, &wl, &wb, &wa, &eg->decode_boundary_elems);
+        eval_stage_split(&eg->decode, &wl, &wb, &wa, &eg->decode_boundary_elems);
     }
     return DSE_OK;
 }
@@ -348,7 +267,7 @@ static int push_op(struct eval_result *res, struct dse_err *e)
 }
 
 /* Adds one op's cost, executed op->count times, to the totals and (want_ops) to row `row`. */
-static int account(const struct eval_req *r, struct eval_result *res, const struct wl_op *op, enum wl_phase ph,
+int eval_account(const struct eval_req *r, struct eval_result *res, const struct wl_op *op, enum wl_phase ph,
                    int row, const struct eval_op_cost *c, struct dse_err *e)
 {
     double n = op->count, ts = n * res->tscale, es = n * res->escale;
@@ -493,7 +412,7 @@ static double kv_alloc_bytes(const struct sw_stack *sw, const struct wl_tensor *
  * `launches` kernels (the stack's host_us_per_kernel each, none when they are replayed from a captured
  * graph) runs ahead of an accelerator, which waits only when issuing takes longer than its dev_s of
  * work, and adds to a CPU's own time; the runtime's per-step work (scheduling, sampling, sync) adds. */
-static void runtime_step(const struct eval_req *r, struct eval_result *res, double dev_s, double launches)
+void eval_runtime_step(const struct eval_req *r, struct eval_result *res, double dev_s, double launches)
 {
     const struct sw_stack *sw = r->sw;
     const struct hw_device *d = &r->sys->dev[r->dev];
@@ -628,7 +547,7 @@ static int eval_graph(const struct eval_req *r, const struct wl_graph *g, double
         }
         if (rec)
             rec[i] = k;
-        if ((rc = account(r, res, op, ph, row0 + i, &k, e)))
+        if ((rc = eval_account(r, res, op, ph, row0 + i, &k, e)))
             return rc;
     }
     return DSE_OK;
@@ -712,291 +631,6 @@ void eval_capacity(const struct hw_system *sys, int primary, double capacity_byt
 /* Costs every operator of the point (the prefill or whole graph, then each decode step) and the
  * memory each device needs: raw sums, before power limits, capacity and derived metrics. On return
  * res->feasible is 0 when an operator cannot run (graph-level infeasibility). */
-/* A layout's pipeline (par.h): each pass of the graph (one micro-batch through every layer, one tp
- * shard) runs as pp stages of 1/pp of it each. M micro-batches through pp stages take
- *   prefill (or a whole inference):  (M + pp - 1) stage times   (the fill and drain of the pipe)
- *   a decode step of all M:          max(M, pp) stage times     (a micro-batch's next token needs its
- *                                                                last; fewer than pp leave stages idle)
- * plus, on the critical path, the (pp - 1) sends of the boundary activation, each tp rank sending its
- * 1/tp (Megatron-LM's scatter/gather). Energy: every device of the system, every micro-batch. */
-static double pipe_scale(const struct par_layout *l, int decode)
-{
-    double M = l->microbatches > 0 ? l->microbatches : 1, pp = l->n[PAR_PP] > 0 ? l->n[PAR_PP] : 1;
-    return decode ? (M > pp ? M : pp) / pp : (M + pp - 1) / pp;
-}
-
-static int pipe_sends(const struct eval_req *r, struct eval_result *res, double elems, struct dse_err *e)
-{
-    const struct par_layout *l = &r->layout;
-    int pp = l->n[PAR_PP], tp = l->n[PAR_TP] > 0 ? l->n[PAR_TP] : 1, size, stride;
-    if (pp <= 1 || !(elems > 0))
-        return DSE_OK;
-    par_group(l, PAR_PP, &size, &stride);
-    struct coll_cost c;
-    double bytes = elems * prec_bytes(r->x.prec.a);
-    int rc = par_coll_cost(&r->sys->topo, COLL_SENDRECV, 2, stride, bytes / tp, &c, e);
-    if (rc)
-        return rc;
-    double t = (pp - 1) * c.time_s, dp = l->n[PAR_DP] > 0 ? l->n[PAR_DP] : 1, M = l->microbatches > 0 ? l->microbatches : 1;
-    res->t.latency_s += t;
-    res->t.xfer_s += t;
-    res->t.comm_s += t;
-    res->t.pipe_s += t;
-    res->t.energy_link_J += dp * M * (pp - 1) * tp * c.energy_J;
-    res->t.pipe_J += dp * M * (pp - 1) * tp * c.energy_J;
-    res->dev_busy_s[res->part][r->dev] += t;
-    return DSE_OK;
-}
-
-/* The backward of a training step, from the forward's recorded op costs (docs/models.md, "Training"):
- * a GEMM-like op costs twice its forward (the input's and the weight's gradients: two products of its
- * size), attention 2.5 times (FlashAttention's backward: five matrix products to the forward's two),
- * element-wise, norm, softmax, pooling and gather ops twice (each reads the output's gradient and a
- * kept input and writes the input's gradient), a collective once (the mirror of the forward's: tp's
- * all-reduce of an input gradient); recomputation adds the forward of what it recomputes. */
-static double bwd_factor(const struct wl_op *op, enum train_recompute rc)
-{
-    if (wl_op_is_view(op))
-        return 0;
-    double f = op->type == OP_ATTENTION ? 2.5 : (op_info[op->type].flags & OPF_COLL) ? 1 : 2;
-    if (rc == RC_FULL || (rc == RC_SELECTIVE && op->type == OP_ATTENTION))
-        f += 1;
-    return f;
-}
-
-static void scale_cost(struct eval_op_cost *c, double f)
-{
-    c->time_s *= f;
-    c->compute_s *= f;
-    c->memory_s *= f;
-    c->overhead_s *= f;
-    c->xfer_s *= f;
-    c->comm_s *= f;
-    c->e_compute *= f;
-    c->e_memory *= f;
-    c->e_link *= f;
-    c->main_bytes *= f;
-    c->cycles_compute *= f;
-    c->cycles_stall *= f;
-    c->sram_reads *= f;
-    c->sram_writes *= f;
-    c->dram_reads *= f;
-    c->dram_writes *= f;
-}
-
-/* A row of its own (the gradient synchronisation, the optimizer step): once per step on every device. */
-static int step_row(const struct eval_req *r, struct eval_result *res, const char *name, enum op_type type,
-                    const struct eval_op_cost *c, struct dse_err *e)
-{
-    struct wl_op op;
-    memset(&op, 0, sizeof op);
-    dse_strlcpy(op.name, name, sizeof op.name);
-    op.type = type;
-    op.count = 1;
-    op.kernel = -1 - res->n_ops; /* a kernel of its own */
-    double ts = res->tscale, es = res->escale, ds = res->dscale;
-    res->tscale = 1;
-    res->escale = res->t.devices;
-    res->dscale = 1;
-    int rc = account(r, res, &op, PH_TRAIN, res->n_ops, c, e);
-    res->tscale = ts;
-    res->escale = es;
-    res->dscale = ds;
-    return rc;
-}
-
-/* Bytes per parameter an optimizer step moves through main memory, and the state it keeps per
- * parameter beyond the weights: AdamW reads the fp32 master weight, gradient, first and second moments
- * (16 B) and writes the master, moments and the low-precision copy (12 + 2 B); SGD with momentum reads
- * master, gradient and momentum, writes master, momentum and the copy. Without mixed precision (fp32
- * weights) there is no master copy. */
-static void opt_bytes(const struct train_cfg *tc, enum prec w, double *traffic, double *state)
-{
-    int mixed = w != P_FP32;
-    if (tc->optimizer == OPT_SGD) {
-        *traffic = mixed ? 22 : 20;
-        *state = mixed ? 8 : 4;
-    } else {
-        *traffic = mixed ? 30 : 28;
-        *state = mixed ? 12 : 8;
-    }
-}
-
-/* The rest of a training step after its forward (recorded in s->contrib): the backward, the gradient
- * synchronisation over dp (ZeRO 0 all-reduces fp32 gradients, 1 and 2 reduce-scatter them and
- * all-gather the updated weights, 3 also gathers the weights for the forward and the backward; the
- * gradients' reduction runs under the backward, bucketed as DDP and Megatron-LM do, and only what
- * outlasts it adds; a weight gather after the optimizer adds whole, ZeRO 3's during the passes beyond
- * them), the optimizer step (memory-bound), and each device's memory: weights, fp32 gradients,
- * optimizer states (sharded by the ZeRO stage) and the activations the micro-batches in flight keep. */
-static int train_rest(const struct eval_req *r, const struct eval_graphs *eg, struct eval_scratch *s,
-                      struct eval_result *res, const struct usage *u, double wshare, struct dse_err *e)
-{
-    const struct wl_graph *g = &eg->first;
-    const struct train_cfg *tc = &r->train;
-    const struct par_layout *L = &r->layout;
-    const struct hw_device *d = &r->sys->dev[r->dev];
-    int row0 = res->n_ops, rc;
-    double t_fwd = res->t.latency_s;
-    res->pass = 1;
-    for (int k = 0; k < g->n_op; k++) {
-        struct eval_op_cost c = s->contrib[k];
-        double f = bwd_factor(&g->op[k], tc->recompute);
-        scale_cost(&c, f);
-        struct wl_op ob = g->op[k];
-        ob.macs *= f;
-        ob.flops *= f;
-        if ((rc = account(r, res, &ob, PH_TRAIN, row0 + k, &c, e)))
-            return rc;
-    }
-    if ((rc = pipe_sends(r, res, eg->boundary_elems, e))) /* the boundary's gradient, back a stage */
-        return rc;
-    runtime_step(r, res, res->t.latency_s - t_fwd, 2 * eg->first_launches);
-    double t_bwd = res->t.latency_s - t_fwd;
-
-    res->pass = 2;
-    int dpn = L->n[PAR_DP] > 0 ? L->n[PAR_DP] : 1, size, stride;
-    par_group(L, PAR_DP, &size, &stride);
-    double P = eg->first_params * wshare, gbytes = 4 * P, pbytes = P * prec_bytes(r->x.prec.w);
-    struct coll_cost red, gat;
-    memset(&gat, 0, sizeof gat);
-    if ((rc = par_coll_cost(&r->sys->topo, tc->zero ? COLL_REDUCESCATTER : COLL_ALLREDUCE, size, stride, gbytes, &red,
-                            e)) ||
-        (tc->zero && (rc = par_coll_cost(&r->sys->topo, COLL_ALLGATHER, size, stride, pbytes, &gat, e))))
-        return rc;
-    /* the stack's overlap: a reduction under the backward adds only what outlasts it */
-    double hide = r->sw && r->sw->overlap_grad ? t_bwd : 0;
-    double exposed = red.time_s > hide ? red.time_s - hide : 0, link_J = red.energy_J + gat.energy_J;
-    if (tc->zero == 3) { /* gathered again before the forward and the backward, under them if it overlaps */
-        double hf = hide > 0 ? t_fwd : 0;
-        exposed = (gat.time_s > hf ? gat.time_s - hf : 0) + (gat.time_s + red.time_s > hide ? gat.time_s + red.time_s - hide : 0);
-        link_J += 2 * gat.energy_J;
-    } else {
-        exposed += gat.time_s;
-    }
-    struct eval_op_cost c;
-    memset(&c, 0, sizeof c);
-    c.dev = r->dev;
-    c.bound = BOUND_NETWORK;
-    c.cprec = P_FP32;
-    c.xfer_s = c.comm_s = exposed;
-    c.e_link = link_J;
-    if (dpn > 1 && (rc = step_row(r, res, tc->zero ? "grad_reducescatter+param_allgather" : "grad_allreduce",
-                                  tc->zero ? OP_ALLGATHER : OP_ALLREDUCE, &c, e)))
-        return rc;
-    double traffic, state;
-    opt_bytes(tc, r->x.prec.w, &traffic, &state);
-    double Popt = tc->zero >= 1 ? P / dpn : P, bytes = Popt * traffic;
-    const struct hw_mem *mm = &d->mem[d->n_mem - 1];
-    memset(&c, 0, sizeof c);
-    c.dev = r->dev;
-    c.bound = BOUND_MEMORY;
-    c.cprec = P_FP32;
-    c.memory_s = c.time_s = bytes / (mm->bandwidth_Bps * d->eff_level[d->n_mem - 1] * d->eff_mclass[EC_ELTWISE]);
-    c.main_bytes = bytes;
-    c.e_memory = bytes * mm->energy_J_per_byte;
-    if ((rc = step_row(r, res, tc->optimizer == OPT_SGD ? "optimizer_sgd" : "optimizer_adamw", OP_ELTWISE, &c, e)))
-        return rc;
-
-    /* memory per device */
-    double M = L->microbatches > 0 ? L->microbatches : 1, pp = L->n[PAR_PP] > 0 ? L->n[PAR_PP] : 1;
-    double kept = tc->recompute == RC_FULL ? eg->act_layer_in_elems + eg->act_saved_elems / r->model->tf.layers
-                  : tc->recompute == RC_SELECTIVE ? eg->act_saved_elems - eg->act_scores_elems
-                                                  : eg->act_saved_elems;
-    double inflight = pp > 1 ? (M < pp ? M : pp) / pp : 1; /* 1F1B: the first stage holds pp micro-batches */
-    struct eval_totals *T = &res->t;
-    for (int dv = 0; dv < r->sys->n_dev; dv++) {
-        res->need_bytes[dv] = dv == r->dev ? 0 : u->weights[dv];
-        T->weight_bytes += dv == r->dev ? 0 : u->weights[dv];
-    }
-    double w = u->weights[r->dev] * wshare / (tc->zero >= 3 ? dpn : 1);
-    T->weight_bytes += w;
-    T->grad_bytes = gbytes / (tc->zero >= 2 ? dpn : 1);
-    T->optimizer_bytes = P * state / (tc->zero >= 1 ? dpn : 1);
-    T->act_bytes = kept * prec_bytes(r->x.prec.a) * inflight;
-    res->need_bytes[r->dev] += w + T->grad_bytes + T->optimizer_bytes + T->act_bytes;
-    return DSE_OK;
-}
-
-int64_t eval_replica_batch(const struct eval_req *r)
-{
-    int dp = r->layout.n[PAR_DP] > 0 ? r->layout.n[PAR_DP] : 1;
-    return r->phase == PH_TRAIN ? r->batch / dp : r->batch;
-}
-
-int64_t eval_micro_batch(const struct eval_req *r)
-{
-    return eval_replica_batch(r) / (r->layout.microbatches > 0 ? r->layout.microbatches : 1);
-}
-
-int eval_check_layout(const struct eval_req *r, struct dse_err *e)
-{
-    const struct par_layout *l = &r->layout;
-    int M = l->microbatches > 0 ? l->microbatches : 1, pp = l->n[PAR_PP] > 0 ? l->n[PAR_PP] : 1;
-    int cp = l->n[PAR_CP] > 0 ? l->n[PAR_CP] : 1;
-    int devs = l->n[PAR_TP] * cp * (l->n[PAR_DP] > 0 ? l->n[PAR_DP] : 1) * pp;
-    if (devs > 1 && (r->sys->topo.n_level == 0 || r->dev != r->sys->topo.dev))
-        return dse_err_set(e, DSE_EINPUT, NULL, NULL, "a layout of %d devices runs on the topology's device%s%s%s", devs,
-                           r->sys->topo.n_level ? " '" : " (system '", r->sys->topo.n_level ? r->sys->dev[r->sys->topo.dev].name : r->sys->name,
-                           r->sys->topo.n_level ? "'" : "' has no topology)");
-    int dp = r->layout.n[PAR_DP] > 0 ? r->layout.n[PAR_DP] : 1;
-    if (r->phase == PH_TRAIN && r->batch % dp)
-        return dse_err_set(e, DSE_EINPUT, NULL, NULL, "dp %d replicas must divide the global batch %lld of a training step",
-                           dp, (long long)r->batch);
-    if (eval_replica_batch(r) % M)
-        return dse_err_set(e, DSE_EINPUT, NULL, NULL, "microbatches %d must divide the batch %lld%s", M,
-                           (long long)eval_replica_batch(r), r->phase == PH_TRAIN ? " of a replica" : "");
-    if (M > 1 && pp == 1 && r->phase != PH_TRAIN)
-        return dse_err_set(e, DSE_EINPUT, NULL, NULL,
-                           "microbatches %d need pipeline stages (pp > 1), or a training step (gradient accumulation)", M);
-    if (r->phase == PH_TRAIN && r->train.recompute == RC_FULL && r->model->kind != WLM_TRANSFORMER)
-        return dse_err_set(e, DSE_EINPUT, r->model->path, NULL,
-                           "full recomputation keeps each transformer layer's input; %s has no layers to checkpoint",
-                           r->model->name);
-    if (r->phase == PH_TRAIN && (r->train.zero < 0 || r->train.zero > 3))
-        return dse_err_set(e, DSE_EINPUT, NULL, NULL, "zero: expected a ZeRO stage 0 to 3, got %d", r->train.zero);
-    if (pp > 1) {
-        if (r->model->kind != WLM_TRANSFORMER)
-            return dse_err_set(e, DSE_EINPUT, r->model->path, NULL,
-                               "pipeline stages (pp %d) split a model's repeated layers; %s has none to split: use dp",
-                               pp, r->model->name);
-        if (pp > r->model->tf.layers)
-            return dse_err_set(e, DSE_EINPUT, r->model->path, "num_hidden_layers",
-                               "pp %d stages need at least as many layers, %s has %lld", pp, r->model->name,
-                               (long long)r->model->tf.layers);
-    }
-    if (cp > 1) { /* the sequence (or, decoding, the cache) split: a transformer whose tokens divide */
-        if (r->model->kind != WLM_TRANSFORMER || !strcmp(r->model->tf.model_type, "vit"))
-            return dse_err_set(e, DSE_EINPUT, r->model->path, NULL,
-                               "context parallelism (cp %d) splits a transformer's token sequence; %s has none to split", cp,
-                               r->model->name);
-        int decode = r->phase == PH_DECODE;
-        if (!decode && r->prompt % cp)
-            return dse_err_set(e, DSE_EINPUT, NULL, "--prompt", "%lld tokens do not split over cp %d (cp must divide them)",
-                               (long long)r->prompt, cp);
-    }
-    if (l->ep > 1 && (r->model->kind != WLM_TRANSFORMER || r->model->tf.experts < 1))
-        return dse_err_set(e, DSE_EINPUT, r->model->path, NULL,
-                           "expert parallelism (ep %d) spreads a mixture of experts' experts; %s has none", l->ep,
-                           r->model->name);
-    if (l->ep > 1) {
-        struct wl_transformer sc = r->model->tf;
-        int rc = wl_expert_parallel(&sc, l->ep, l->moe_imbalance > 0 ? l->moe_imbalance : 1, r->model->path, e);
-        if (rc)
-            return rc;
-    }
-    if (l->n[PAR_TP] > 1) {
-        if (r->model->kind != WLM_TRANSFORMER)
-            return dse_err_set(e, DSE_EINPUT, r->model->path, NULL,
-                               "tensor parallelism (tp %d) splits transformer configs (heads, FFN, vocabulary); %s is "
-                               "not one: use dp",
-                               l->n[PAR_TP], r->model->name);
-        struct wl_transformer sc;
-        return wl_shard_transformer(&r->model->tf, l->n[PAR_TP], r->model->path, &sc, e);
-    }
-    return DSE_OK;
-}
-
 /* Costs every operator of the point (the prefill or whole graph, then each decode step) and the
  * memory each device needs: raw sums, before power limits, capacity and derived metrics. On return
  * res->feasible is 0 when an operator cannot run (graph-level infeasibility). */
@@ -1022,7 +656,7 @@ static int eval_ops(const struct eval_req *r, const struct eval_graphs *eg, stru
     res->t.devices = tp * cp * dp * pp;
     res->escale = dp * tp * cp * M;
     res->dscale = M / pp;
-    res->tscale = pipe_scale(L, eg->phase == PH_DECODE);
+    res->tscale = eval_pipe_scale(L, eg->phase == PH_DECODE);
     if ((rc = model_for(pd->cls)->check(pd, e)))
         return rc;
     enum wl_phase ph = eg->phase;
@@ -1045,13 +679,13 @@ static int eval_ops(const struct eval_req *r, const struct eval_graphs *eg, stru
                     ph == PH_TRAIN ? s->contrib : NULL, res, e);
     if (rc || !res->feasible)
         return rc;
-    if ((rc = pipe_sends(r, res, eg->boundary_elems, e)))
+    if ((rc = eval_pipe_sends(r, res, eg->boundary_elems, e)))
         return rc;
     double act = u.act;
     double req = pd->per_request_s + (r->sw ? r->sw->per_request_s : 0); /* the request's own runtime work */
     res->t.latency_s += req;
     res->t.runtime_s += req;
-    runtime_step(r, res, res->t.latency_s - res->t.runtime_s, eg->first_launches);
+    eval_runtime_step(r, res, res->t.latency_s - res->t.runtime_s, eg->first_launches);
     res->first_s = res->t.latency_s;
     res->t.kernels = eg->first_launches;
     double wshare = 1;
@@ -1060,21 +694,21 @@ static int eval_ops(const struct eval_req *r, const struct eval_graphs *eg, stru
     if (ph == PH_TRAIN) {
         res->t.kernels = 3 * eg->first_launches;
         res->used = used;
-        return train_rest(r, eg, s, res, &u, wshare, e);
+        return eval_train_rest(r, eg, s, res, &u, wshare, e);
     }
 
     if (ph == PH_GENERATE) {
         const struct wl_graph *g = &eg->decode;
         int row0 = res->n_ops;
         res->part = 1;
-        res->tscale = pipe_scale(L, 1);
+        res->tscale = eval_pipe_scale(L, 1);
         /* the cache at the last step: prompt + gen - 1 past tokens (a window's fewer) and the new one */
         double t0 = res->t.latency_s;
         rc = eval_graph(r, g, eg->decode_params, PH_DECODE, (r->gen - 1 + eg->cp - 1) / eg->cp, s, &ud, &used, s->contrib,
                         res, e);
-        if (rc || !res->feasible || (rc = pipe_sends(r, res, eg->decode_boundary_elems, e)))
+        if (rc || !res->feasible || (rc = eval_pipe_sends(r, res, eg->decode_boundary_elems, e)))
             return rc;
-        runtime_step(r, res, res->t.latency_s - t0, eg->decode_launches);
+        eval_runtime_step(r, res, res->t.latency_s - t0, eg->decode_launches);
         for (int64_t i = 1; i < r->gen; i++) {
             t0 = res->t.latency_s;
             for (int k = 0; k < g->n_op; k++) {
@@ -1082,12 +716,12 @@ static int eval_ops(const struct eval_req *r, const struct eval_graphs *eg, stru
                 if (c.dynamic && (rc = step_cost(r, g, &g->op[k], (eg->prompt + i + eg->cp - 1) / eg->cp, &s->contrib[k],
                                                  eg->decode_params, s, &c, e)))
                     return rc;
-                if ((rc = account(r, res, &g->op[k], PH_DECODE, row0 + k, &c, e)))
+                if ((rc = eval_account(r, res, &g->op[k], PH_DECODE, row0 + k, &c, e)))
                     return rc;
             }
-            if ((rc = pipe_sends(r, res, eg->decode_boundary_elems, e)))
+            if ((rc = eval_pipe_sends(r, res, eg->decode_boundary_elems, e)))
                 return rc;
-            runtime_step(r, res, res->t.latency_s - t0, eg->decode_launches);
+            eval_runtime_step(r, res, res->t.latency_s - t0, eg->decode_launches);
         }
         res->t.kernels += eg->decode_launches * (double)r->gen;
         if (ud.act > act)

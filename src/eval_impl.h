@@ -1,0 +1,44 @@
+/* eval_impl.h -- what eval.c shares with the files beside it (eval_par.c: a layout's effect on a point;
+ * eval_train.c: the training step), not with the rest of dse: one op's recorded cost, a graph's memory
+ * use, and the accounting they all add to a result with. */
+#ifndef DSE_EVAL_IMPL_H
+#define DSE_EVAL_IMPL_H
+
+#include "eval.h"
+
+struct eval_op_cost { /* one op's cost at the first decode step, reused by later steps */
+    int dev, dynamic;
+    double time_s, compute_s, memory_s, overhead_s, xfer_s, comm_s; /* comm_s: of xfer_s, collectives */
+    double cycles_compute, cycles_stall, mapping_efficiency, sram_reads, sram_writes, dram_reads, dram_writes;
+    double e_compute, e_memory, e_link, main_bytes, utilization;
+    enum bound bound;
+    enum prec cprec;
+};
+
+/* Memory use of one graph per device: weights and KV of the ops placed there; activations. */
+struct usage {
+    double weights[HW_MAX_DEVICES], kv[HW_MAX_DEVICES], act;
+};
+
+/* Adds one op's cost, executed op->count times, to the totals and (want_ops) to row `row`: times x
+ * res->tscale, the system's energy x res->escale, the device's own x res->dscale. */
+int eval_account(const struct eval_req *r, struct eval_result *res, const struct wl_op *op, enum wl_phase ph, int row,
+                 const struct eval_op_cost *c, struct dse_err *e);
+/* The host and runtime time of one pass that the devices do not hide (eval.c). */
+void eval_runtime_step(const struct eval_req *r, struct eval_result *res, double dev_s, double launches);
+
+/* eval_par.c: a pass's time on the pipeline (its micro-batches over pp stages: decode or not), the
+ * sends between stages of `elems` boundary activations, and the stage split of a graph. */
+double eval_pipe_scale(const struct par_layout *l, int decode);
+int eval_pipe_sends(const struct eval_req *r, struct eval_result *res, double elems, struct dse_err *e);
+void eval_stage_split(const struct wl_graph *g, double *w_layers, double *w_before, double *w_after,
+                      double *boundary);
+
+/* eval_train.c: what a training step's forward keeps (eval_graphs' act_* and fwd_flops), and the rest
+ * of the step after its forward (recorded in s->contrib): backward, gradient synchronisation, optimizer,
+ * memory per device; wshare is a pipeline stage's share of the weights. */
+void eval_train_acts(const struct wl_graph *g, struct eval_graphs *eg);
+int eval_train_rest(const struct eval_req *r, const struct eval_graphs *eg, struct eval_scratch *s,
+                    struct eval_result *res, const struct usage *u, double wshare, struct dse_err *e);
+
+#endif

@@ -1,0 +1,160 @@
+/* eval_par.c -- a parallel layout's effect on a design point (eval.h, par.h): the pipeline's schedule
+ * and its sends between stages, a graph's split into stages, the batch a replica and a micro-batch
+ * run, and the checks that a layout can run a workload. */
+#include "eval_impl.h"
+
+#include <string.h>
+
+/* The stage split of g (eval_graphs: w_layers, w_before, w_after, boundary): a repeated op (count > 1)
+ * is a layer's; a weight read only outside them goes with the first stage when read before the first
+ * layer op, the last when after (both for a tied table); the boundary is input 0 of the first layer op. */
+void eval_stage_split(const struct wl_graph *g, double *w_layers, double *w_before, double *w_after,
+                        double *boundary)
+{
+    int first = -1, last = -1;
+    for (int i = 0; i < g->n_op; i++)
+        if (g->op[i].count > 1) {
+            if (first < 0)
+                first = i;
+            last = i;
+        }
+    *w_layers = *w_before = *w_after = 0;
+    *boundary = first >= 0 ? g->t[g->op[first].in[0]].elems : 0;
+    for (int t = 0; t < g->n_t; t++) {
+        const struct wl_tensor *tt = &g->t[t];
+        if (tt->kind != WL_WEIGHT)
+            continue;
+        int before = 0, after = 0, inside = 0;
+        for (int i = 0; i < g->n_op; i++)
+            for (int k = 0; k < g->op[i].n_in; k++)
+                if (g->op[i].in[k] == t) {
+                    if (first >= 0 && i >= first && i <= last && g->op[i].count > 1)
+                        inside = 1;
+                    else if (first < 0 || i < first)
+                        before = 1;
+                    else
+                        after = 1;
+                }
+        if (inside)
+            *w_layers += tt->elems * tt->count;
+        else {
+            *w_before += before ? tt->elems * tt->count : 0;
+            *w_after += after ? tt->elems * tt->count : 0;
+        }
+    }
+}
+
+/* A layout's pipeline (par.h): each pass of the graph (one micro-batch through every layer, one tp
+ * shard) runs as pp stages of 1/pp of it each. M micro-batches through pp stages take
+ *   prefill (or a whole inference):  (M + pp - 1) stage times   (the fill and drain of the pipe)
+ *   a decode step of all M:          max(M, pp) stage times     (a micro-batch's next token needs its
+ *                                                                last; fewer than pp leave stages idle)
+ * plus, on the critical path, the (pp - 1) sends of the boundary activation, each tp rank sending its
+ * 1/tp (Megatron-LM's scatter/gather). Energy: every device of the system, every micro-batch. */
+double eval_pipe_scale(const struct par_layout *l, int decode)
+{
+    double M = l->microbatches > 0 ? l->microbatches : 1, pp = l->n[PAR_PP] > 0 ? l->n[PAR_PP] : 1;
+    return decode ? (M > pp ? M : pp) / pp : (M + pp - 1) / pp;
+}
+
+int eval_pipe_sends(const struct eval_req *r, struct eval_result *res, double elems, struct dse_err *e)
+{
+    const struct par_layout *l = &r->layout;
+    int pp = l->n[PAR_PP], tp = l->n[PAR_TP] > 0 ? l->n[PAR_TP] : 1, size, stride;
+    if (pp <= 1 || !(elems > 0))
+        return DSE_OK;
+    par_group(l, PAR_PP, &size, &stride);
+    struct coll_cost c;
+    double bytes = elems * prec_bytes(r->x.prec.a);
+    int rc = par_coll_cost(&r->sys->topo, COLL_SENDRECV, 2, stride, bytes / tp, &c, e);
+    if (rc)
+        return rc;
+    double t = (pp - 1) * c.time_s, dp = l->n[PAR_DP] > 0 ? l->n[PAR_DP] : 1, M = l->microbatches > 0 ? l->microbatches : 1;
+    res->t.latency_s += t;
+    res->t.xfer_s += t;
+    res->t.comm_s += t;
+    res->t.pipe_s += t;
+    res->t.energy_link_J += dp * M * (pp - 1) * tp * c.energy_J;
+    res->t.pipe_J += dp * M * (pp - 1) * tp * c.energy_J;
+    res->dev_busy_s[res->part][r->dev] += t;
+    return DSE_OK;
+}
+
+int64_t eval_replica_batch(const struct eval_req *r)
+{
+    int dp = r->layout.n[PAR_DP] > 0 ? r->layout.n[PAR_DP] : 1;
+    return r->phase == PH_TRAIN ? r->batch / dp : r->batch;
+}
+
+int64_t eval_micro_batch(const struct eval_req *r)
+{
+    return eval_replica_batch(r) / (r->layout.microbatches > 0 ? r->layout.microbatches : 1);
+}
+
+int eval_check_layout(const struct eval_req *r, struct dse_err *e)
+{
+    const struct par_layout *l = &r->layout;
+    int M = l->microbatches > 0 ? l->microbatches : 1, pp = l->n[PAR_PP] > 0 ? l->n[PAR_PP] : 1;
+    int cp = l->n[PAR_CP] > 0 ? l->n[PAR_CP] : 1;
+    int devs = l->n[PAR_TP] * cp * (l->n[PAR_DP] > 0 ? l->n[PAR_DP] : 1) * pp;
+    if (devs > 1 && (r->sys->topo.n_level == 0 || r->dev != r->sys->topo.dev))
+        return dse_err_set(e, DSE_EINPUT, NULL, NULL, "a layout of %d devices runs on the topology's device%s%s%s", devs,
+                           r->sys->topo.n_level ? " '" : " (system '", r->sys->topo.n_level ? r->sys->dev[r->sys->topo.dev].name : r->sys->name,
+                           r->sys->topo.n_level ? "'" : "' has no topology)");
+    int dp = r->layout.n[PAR_DP] > 0 ? r->layout.n[PAR_DP] : 1;
+    if (r->phase == PH_TRAIN && r->batch % dp)
+        return dse_err_set(e, DSE_EINPUT, NULL, NULL, "dp %d replicas must divide the global batch %lld of a training step",
+                           dp, (long long)r->batch);
+    if (eval_replica_batch(r) % M)
+        return dse_err_set(e, DSE_EINPUT, NULL, NULL, "microbatches %d must divide the batch %lld%s", M,
+                           (long long)eval_replica_batch(r), r->phase == PH_TRAIN ? " of a replica" : "");
+    if (M > 1 && pp == 1 && r->phase != PH_TRAIN)
+        return dse_err_set(e, DSE_EINPUT, NULL, NULL,
+                           "microbatches %d need pipeline stages (pp > 1), or a training step (gradient accumulation)", M);
+    if (r->phase == PH_TRAIN && r->train.recompute == RC_FULL && r->model->kind != WLM_TRANSFORMER)
+        return dse_err_set(e, DSE_EINPUT, r->model->path, NULL,
+                           "full recomputation keeps each transformer layer's input; %s has no layers to checkpoint",
+                           r->model->name);
+    if (r->phase == PH_TRAIN && (r->train.zero < 0 || r->train.zero > 3))
+        return dse_err_set(e, DSE_EINPUT, NULL, NULL, "zero: expected a ZeRO stage 0 to 3, got %d", r->train.zero);
+    if (pp > 1) {
+        if (r->model->kind != WLM_TRANSFORMER)
+            return dse_err_set(e, DSE_EINPUT, r->model->path, NULL,
+                               "pipeline stages (pp %d) split a model's repeated layers; %s has none to split: use dp",
+                               pp, r->model->name);
+        if (pp > r->model->tf.layers)
+            return dse_err_set(e, DSE_EINPUT, r->model->path, "num_hidden_layers",
+                               "pp %d stages need at least as many layers, %s has %lld", pp, r->model->name,
+                               (long long)r->model->tf.layers);
+    }
+    if (cp > 1) { /* the sequence (or, decoding, the cache) split: a transformer whose tokens divide */
+        if (r->model->kind != WLM_TRANSFORMER || !strcmp(r->model->tf.model_type, "vit"))
+            return dse_err_set(e, DSE_EINPUT, r->model->path, NULL,
+                               "context parallelism (cp %d) splits a transformer's token sequence; %s has none to split", cp,
+                               r->model->name);
+        int decode = r->phase == PH_DECODE;
+        if (!decode && r->prompt % cp)
+            return dse_err_set(e, DSE_EINPUT, NULL, "--prompt", "%lld tokens do not split over cp %d (cp must divide them)",
+                               (long long)r->prompt, cp);
+    }
+    if (l->ep > 1 && (r->model->kind != WLM_TRANSFORMER || r->model->tf.experts < 1))
+        return dse_err_set(e, DSE_EINPUT, r->model->path, NULL,
+                           "expert parallelism (ep %d) spreads a mixture of experts' experts; %s has none", l->ep,
+                           r->model->name);
+    if (l->ep > 1) {
+        struct wl_transformer sc = r->model->tf;
+        int rc = wl_expert_parallel(&sc, l->ep, l->moe_imbalance > 0 ? l->moe_imbalance : 1, r->model->path, e);
+        if (rc)
+            return rc;
+    }
+    if (l->n[PAR_TP] > 1) {
+        if (r->model->kind != WLM_TRANSFORMER)
+            return dse_err_set(e, DSE_EINPUT, r->model->path, NULL,
+                               "tensor parallelism (tp %d) splits transformer configs (heads, FFN, vocabulary); %s is "
+                               "not one: use dp",
+                               l->n[PAR_TP], r->model->name);
+        struct wl_transformer sc;
+        return wl_shard_transformer(&r->model->tf, l->n[PAR_TP], r->model->path, &sc, e);
+    }
+    return DSE_OK;
+}

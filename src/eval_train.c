@@ -1,0 +1,204 @@
+/* eval_train.c -- the training step (--phase train; docs/models.md, "Training step"): the forward is
+ * eval.c's, costed with the other phases; this file adds the backward from its recorded costs, the
+ * gradient synchronisation, the optimizer step and the memory a device holds. */
+#include "eval_impl.h"
+
+#include <string.h>
+
+const char *const train_opt_names[OPT_COUNT + 1] = {"adamw", "sgd", NULL};
+const char *const train_recompute_names[RC_COUNT + 1] = {"none", "selective", "full", NULL};
+
+/* What a training step's forward keeps for its backward (eval_graphs: act_saved_elems and the rest):
+ * every output of an op that is not a view, count-weighted; of it the S x T scores an unfused attention
+ * keeps (its softmax's probabilities); the inputs of the repeated layers; the forward's FLOPs. */
+void eval_train_acts(const struct wl_graph *g, struct eval_graphs *eg)
+{
+    eg->act_saved_elems = eg->act_scores_elems = eg->act_layer_in_elems = eg->fwd_flops = 0;
+    int first = -1;
+    for (int i = 0; i < g->n_op; i++) {
+        const struct wl_op *op = &g->op[i];
+        eg->fwd_flops += op->flops * op->count;
+        if (first < 0 && op->count > 1) {
+            first = i;
+            eg->act_layer_in_elems = g->t[op->in[0]].elems * op->count;
+        }
+        if (wl_op_is_view(op))
+            continue;
+        for (int k = 0; k < op->n_out; k++)
+            if (g->t[op->out[k]].kind == WL_ACT)
+                eg->act_saved_elems += g->t[op->out[k]].elems * op->count;
+        if (op->type == OP_ATTENTION && op->attn_unfused)
+            eg->act_scores_elems += model_attention_scores(op) * op->count;
+    }
+    eg->act_saved_elems += eg->act_scores_elems;
+}
+
+/* The backward of a training step, from the forward's recorded op costs (docs/models.md, "Training"):
+ * a GEMM-like op costs twice its forward (the input's and the weight's gradients: two products of its
+ * size), attention 2.5 times (FlashAttention's backward: five matrix products to the forward's two),
+ * element-wise, norm, softmax, pooling and gather ops twice (each reads the output's gradient and a
+ * kept input and writes the input's gradient), a collective once (the mirror of the forward's: tp's
+ * all-reduce of an input gradient); recomputation adds the forward of what it recomputes. */
+static double bwd_factor(const struct wl_op *op, enum train_recompute rc)
+{
+    if (wl_op_is_view(op))
+        return 0;
+    double f = op->type == OP_ATTENTION ? 2.5 : (op_info[op->type].flags & OPF_COLL) ? 1 : 2;
+    if (rc == RC_FULL || (rc == RC_SELECTIVE && op->type == OP_ATTENTION))
+        f += 1;
+    return f;
+}
+
+static void scale_cost(struct eval_op_cost *c, double f)
+{
+    c->time_s *= f;
+    c->compute_s *= f;
+    c->memory_s *= f;
+    c->overhead_s *= f;
+    c->xfer_s *= f;
+    c->comm_s *= f;
+    c->e_compute *= f;
+    c->e_memory *= f;
+    c->e_link *= f;
+    c->main_bytes *= f;
+    c->cycles_compute *= f;
+    c->cycles_stall *= f;
+    c->sram_reads *= f;
+    c->sram_writes *= f;
+    c->dram_reads *= f;
+    c->dram_writes *= f;
+}
+
+/* A row of its own (the gradient synchronisation, the optimizer step): once per step on every device. */
+static int step_row(const struct eval_req *r, struct eval_result *res, const char *name, enum op_type type,
+                    const struct eval_op_cost *c, struct dse_err *e)
+{
+    struct wl_op op;
+    memset(&op, 0, sizeof op);
+    dse_strlcpy(op.name, name, sizeof op.name);
+    op.type = type;
+    op.count = 1;
+    op.kernel = -1 - res->n_ops; /* a kernel of its own */
+    double ts = res->tscale, es = res->escale, ds = res->dscale;
+    res->tscale = 1;
+    res->escale = res->t.devices;
+    res->dscale = 1;
+    int rc = eval_account(r, res, &op, PH_TRAIN, res->n_ops, c, e);
+    res->tscale = ts;
+    res->escale = es;
+    res->dscale = ds;
+    return rc;
+}
+
+/* Bytes per parameter an optimizer step moves through main memory, and the state it keeps per
+ * parameter beyond the weights: AdamW reads the fp32 master weight, gradient, first and second moments
+ * (16 B) and writes the master, moments and the low-precision copy (12 + 2 B); SGD with momentum reads
+ * master, gradient and momentum, writes master, momentum and the copy. Without mixed precision (fp32
+ * weights) there is no master copy. */
+static void opt_bytes(const struct train_cfg *tc, enum prec w, double *traffic, double *state)
+{
+    int mixed = w != P_FP32;
+    if (tc->optimizer == OPT_SGD) {
+        *traffic = mixed ? 22 : 20;
+        *state = mixed ? 8 : 4;
+    } else {
+        *traffic = mixed ? 30 : 28;
+        *state = mixed ? 12 : 8;
+    }
+}
+
+/* The rest of a training step after its forward (recorded in s->contrib): the backward, the gradient
+ * synchronisation over dp (ZeRO 0 all-reduces fp32 gradients, 1 and 2 reduce-scatter them and
+ * all-gather the updated weights, 3 also gathers the weights for the forward and the backward; the
+ * gradients' reduction runs under the backward, bucketed as DDP and Megatron-LM do, and only what
+ * outlasts it adds; a weight gather after the optimizer adds whole, ZeRO 3's during the passes beyond
+ * them), the optimizer step (memory-bound), and each device's memory: weights, fp32 gradients,
+ * optimizer states (sharded by the ZeRO stage) and the activations the micro-batches in flight keep. */
+int eval_train_rest(const struct eval_req *r, const struct eval_graphs *eg, struct eval_scratch *s,
+                      struct eval_result *res, const struct usage *u, double wshare, struct dse_err *e)
+{
+    const struct wl_graph *g = &eg->first;
+    const struct train_cfg *tc = &r->train;
+    const struct par_layout *L = &r->layout;
+    const struct hw_device *d = &r->sys->dev[r->dev];
+    int row0 = res->n_ops, rc;
+    double t_fwd = res->t.latency_s;
+    res->pass = 1;
+    for (int k = 0; k < g->n_op; k++) {
+        struct eval_op_cost c = s->contrib[k];
+        double f = bwd_factor(&g->op[k], tc->recompute);
+        scale_cost(&c, f);
+        struct wl_op ob = g->op[k];
+        ob.macs *= f;
+        ob.flops *= f;
+        if ((rc = eval_account(r, res, &ob, PH_TRAIN, row0 + k, &c, e)))
+            return rc;
+    }
+    if ((rc = eval_pipe_sends(r, res, eg->boundary_elems, e))) /* the boundary's gradient, back a stage */
+        return rc;
+    eval_runtime_step(r, res, res->t.latency_s - t_fwd, 2 * eg->first_launches);
+    double t_bwd = res->t.latency_s - t_fwd;
+
+    res->pass = 2;
+    int dpn = L->n[PAR_DP] > 0 ? L->n[PAR_DP] : 1, size, stride;
+    par_group(L, PAR_DP, &size, &stride);
+    double P = eg->first_params * wshare, gbytes = 4 * P, pbytes = P * prec_bytes(r->x.prec.w);
+    struct coll_cost red, gat;
+    memset(&gat, 0, sizeof gat);
+    if ((rc = par_coll_cost(&r->sys->topo, tc->zero ? COLL_REDUCESCATTER : COLL_ALLREDUCE, size, stride, gbytes, &red,
+                            e)) ||
+        (tc->zero && (rc = par_coll_cost(&r->sys->topo, COLL_ALLGATHER, size, stride, pbytes, &gat, e))))
+        return rc;
+    /* the stack's overlap: a reduction under the backward adds only what outlasts it */
+    double hide = r->sw && r->sw->overlap_grad ? t_bwd : 0;
+    double exposed = red.time_s > hide ? red.time_s - hide : 0, link_J = red.energy_J + gat.energy_J;
+    if (tc->zero == 3) { /* gathered again before the forward and the backward, under them if it overlaps */
+        double hf = hide > 0 ? t_fwd : 0;
+        exposed = (gat.time_s > hf ? gat.time_s - hf : 0) + (gat.time_s + red.time_s > hide ? gat.time_s + red.time_s - hide : 0);
+        link_J += 2 * gat.energy_J;
+    } else {
+        exposed += gat.time_s;
+    }
+    struct eval_op_cost c;
+    memset(&c, 0, sizeof c);
+    c.dev = r->dev;
+    c.bound = BOUND_NETWORK;
+    c.cprec = P_FP32;
+    c.xfer_s = c.comm_s = exposed;
+    c.e_link = link_J;
+    if (dpn > 1 && (rc = step_row(r, res, tc->zero ? "grad_reducescatter+param_allgather" : "grad_allreduce",
+                                  tc->zero ? OP_ALLGATHER : OP_ALLREDUCE, &c, e)))
+        return rc;
+    double traffic, state;
+    opt_bytes(tc, r->x.prec.w, &traffic, &state);
+    double Popt = tc->zero >= 1 ? P / dpn : P, bytes = Popt * traffic;
+    const struct hw_mem *mm = &d->mem[d->n_mem - 1];
+    memset(&c, 0, sizeof c);
+    c.dev = r->dev;
+    c.bound = BOUND_MEMORY;
+    c.cprec = P_FP32;
+    c.memory_s = c.time_s = bytes / (mm->bandwidth_Bps * d->eff_level[d->n_mem - 1] * d->eff_mclass[EC_ELTWISE]);
+    c.main_bytes = bytes;
+    c.e_memory = bytes * mm->energy_J_per_byte;
+    if ((rc = step_row(r, res, tc->optimizer == OPT_SGD ? "optimizer_sgd" : "optimizer_adamw", OP_ELTWISE, &c, e)))
+        return rc;
+
+    /* memory per device */
+    double M = L->microbatches > 0 ? L->microbatches : 1, pp = L->n[PAR_PP] > 0 ? L->n[PAR_PP] : 1;
+    double kept = tc->recompute == RC_FULL ? eg->act_layer_in_elems + eg->act_saved_elems / r->model->tf.layers
+                  : tc->recompute == RC_SELECTIVE ? eg->act_saved_elems - eg->act_scores_elems
+                                                  : eg->act_saved_elems;
+    double inflight = pp > 1 ? (M < pp ? M : pp) / pp : 1; /* 1F1B: the first stage holds pp micro-batches */
+    struct eval_totals *T = &res->t;
+    for (int dv = 0; dv < r->sys->n_dev; dv++) {
+        res->need_bytes[dv] = dv == r->dev ? 0 : u->weights[dv];
+        T->weight_bytes += dv == r->dev ? 0 : u->weights[dv];
+    }
+    double w = u->weights[r->dev] * wshare / (tc->zero >= 3 ? dpn : 1);
+    T->weight_bytes += w;
+    T->grad_bytes = gbytes / (tc->zero >= 2 ? dpn : 1);
+    T->optimizer_bytes = P * state / (tc->zero >= 1 ? dpn : 1);
+    T->act_bytes = kept * prec_bytes(r->x.prec.a) * inflight;
+    res->need_bytes[r->dev] += w + T->grad_bytes + T->optimizer_bytes + T->act_bytes;
+    return DSE_OK;
+}
