@@ -125,7 +125,7 @@ int eval_graphs_build(const struct wl_model *m, enum wl_phase ph, int64_t batch,
     eg->cp = cp;
     eg->sw = sw;
     struct wl_shape sh = {.batch = batch, .tokens = prompt, .past = 0, .tp = tp, .train = ph == PH_TRAIN, .ep = ep,
-                          .moe_imbalance = imb, .cp = cp};
+                          .moe_imbalance = imb, .cp = cp, .tp_pad = sw && sw->tp_padding};
     if (ph == PH_DECODE) {
         sh.tokens = 1;
         sh.past = prompt;
@@ -161,7 +161,7 @@ int eval_graphs_build(const struct wl_model *m, enum wl_phase ph, int64_t batch,
         eval_train_acts(&eg->first, eg);
     if (ph == PH_GENERATE) {
         struct wl_shape ds = {.batch = batch, .tokens = 1, .past = prompt, .tp = tp, .train = 0, .ep = ep,
-                              .moe_imbalance = imb, .cp = cp};
+                              .moe_imbalance = imb, .cp = cp, .tp_pad = sw && sw->tp_padding};
         rc = wl_build(m, &ds, &eg->decode, e);
         if (!rc)
             rc = pass_apply(sw, &eg->decode, e);

@@ -154,7 +154,7 @@ int eval_check_layout(const struct eval_req *r, struct dse_err *e)
                                "not one: use dp",
                                l->n[PAR_TP], r->model->name);
         struct wl_transformer sc;
-        return wl_shard_transformer(&r->model->tf, l->n[PAR_TP], r->model->path, &sc, e);
+        return wl_shard_transformer(&r->model->tf, l->n[PAR_TP], r->sw && r->sw->tp_padding, r->model->path, &sc, e);
     }
     return DSE_OK;
 }

@@ -71,6 +71,8 @@ struct sw_stack {
     int trains;               /* it runs training steps (a backward pass, optimizers): "training": true */
     int overlap_grad;         /* its data-parallel gradient reduction runs under the backward (bucketed):
                                  "overlap": {"grad_reduce": true} */
+    int tp_padding;           /* it pads attention heads and widths up to multiples of tp (AWS Neuron):
+                                 "parallel": {"tp_padding": true} */
 };
 
 /* The built-in stack of a device that names none: no passes, no runtime costs (every operator its own

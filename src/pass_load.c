@@ -167,6 +167,27 @@ static int load_overlap(struct ju *j, const cJSON *root, struct sw_stack *s)
     return rc;
 }
 
+/* "parallel": how the stack shards a model (tp_padding: heads and widths tp does not divide padded up). */
+static int load_parallel(struct ju *j, const cJSON *root, struct sw_stack *s)
+{
+    static const char *const keys[] = {"tp_padding", "source", "note", NULL};
+    const cJSON *o = cJSON_GetObjectItemCaseSensitive(root, "parallel");
+    if (!o)
+        return DSE_OK;
+    size_t old = ju_key(j, "parallel");
+    int rc = ju_object(j, o, keys);
+    const cJSON *t = cJSON_GetObjectItemCaseSensitive(o, "tp_padding");
+    if (!rc && t && !cJSON_IsBool(t)) {
+        ju_key(j, "tp_padding");
+        rc = ju_fail(j, "expected true or false");
+    }
+    if (!rc)
+        rc = need_source(j, o);
+    s->tp_padding = cJSON_IsTrue(t);
+    ju_pop(j, old);
+    return rc;
+}
+
 static int load_runtime(struct ju *j, const cJSON *root, struct sw_stack *s)
 {
     static const char *const keys[] = {"host_us_per_kernel", "per_step_us", "per_request_us", "source", "note", NULL};
@@ -190,7 +211,7 @@ static int load_runtime(struct ju *j, const cJSON *root, struct sw_stack *s)
 int pass_load_buf(const char *buf, unsigned long len, const char *fname, struct sw_stack *s, struct dse_err *e)
 {
     static const char *const keys[] = {"schema",  "name",     "description", "targets", "passes", "memory",
-                                       "runtime", "training", "overlap",     "source",  "note",   NULL};
+                                       "runtime", "training", "overlap",     "parallel", "source", "note", NULL};
     cJSON *root = NULL;
     struct ju j;
     char schema[32];
@@ -209,7 +230,7 @@ int pass_load_buf(const char *buf, unsigned long len, const char *fname, struct 
     if ((rc = ju_str(&j, root, "name", 0, s->name, sizeof s->name)) ||
         (rc = ju_str(&j, root, "description", JU_OPT, s->description, sizeof s->description)) ||
         (rc = load_targets(&j, root, s)) || (rc = load_passes(&j, root, s)) || (rc = load_memory(&j, root, s)) ||
-        (rc = load_runtime(&j, root, s)) || (rc = load_overlap(&j, root, s)))
+        (rc = load_runtime(&j, root, s)) || (rc = load_overlap(&j, root, s)) || (rc = load_parallel(&j, root, s)))
         goto out;
     const cJSON *tr = cJSON_GetObjectItemCaseSensitive(root, "training");
     if (tr && !cJSON_IsBool(tr)) {

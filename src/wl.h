@@ -208,6 +208,7 @@ struct wl_shape {
                         and a decoder's logits for every position with their cross-entropy softmax */
     int ep;          /* expert-parallel degree (0 or 1: every expert on every device) */
     int cp;          /* context-parallel degree (0 or 1: the whole sequence on every device) */
+    int tp_pad;      /* heads and widths tp does not divide are padded up (the stack's "tp_padding") */
     double moe_imbalance; /* with ep: the busiest device's routed rows over the mean (0: 1, balanced) */
 };
 
@@ -262,8 +263,9 @@ int wl_parse_transformer(const void *json_root, const char *file, struct wl_tran
  * one copy per device; the vocabulary (embedding rows, lm_head columns) padded to a multiple of tp and
  * split; norms, routers and position tables whole on every device. The builder then adds an
  * all-reduce after the embedding, each attention output projection and each MLP, and an all-gather
- * of the logits. Errors name file and the config key. */
-int wl_shard_transformer(const struct wl_transformer *c, int tp, const char *file, struct wl_transformer *out,
+ * of the logits. Errors name file and the config key. With pad (a runtime that pads, as AWS Neuron's
+ * pads attention heads to a multiple of tp), nothing is refused: each share is rounded up. */
+int wl_shard_transformer(const struct wl_transformer *c, int tp, int pad, const char *file, struct wl_transformer *out,
                          struct dse_err *e);
 /* Expert parallelism on (a shard of) c: ep devices share the experts, E / ep each (ep must divide E;
  * a dense model is refused), tokens dispatched to their experts' devices and combined back by

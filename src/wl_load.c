@@ -511,7 +511,7 @@ int wl_build(const struct wl_model *m, const struct wl_shape *s, struct wl_graph
     switch (m->kind) {
     case WLM_TRANSFORMER: {
         struct wl_transformer sc;
-        if ((rc = wl_shard_transformer(&m->tf, s->tp, m->path, &sc, e)) ||
+        if ((rc = wl_shard_transformer(&m->tf, s->tp, s->tp_pad, m->path, &sc, e)) ||
             (rc = wl_expert_parallel(&sc, s->ep, s->moe_imbalance > 0 ? s->moe_imbalance : 1, m->path, e)))
             return rc;
         sc.cp = s->cp;

@@ -760,12 +760,22 @@ static int layer(struct gb *b, const struct wl_transformer *c, const struct wl_s
     return x;
 }
 
-int wl_shard_transformer(const struct wl_transformer *c, int tp, const char *file, struct wl_transformer *out,
+int wl_shard_transformer(const struct wl_transformer *c, int tp, int pad, const char *file, struct wl_transformer *out,
                          struct dse_err *e)
 {
     *out = *c;
     if (tp <= 1)
         return DSE_OK;
+    if (pad) { /* the runtime pads heads and widths up to multiples of tp: ceil of each share */
+        out->heads = (c->heads + tp - 1) / tp;
+        out->kv_heads = c->kv_heads >= tp ? (c->kv_heads + tp - 1) / tp : 1;
+        out->intermediate = (c->intermediate + tp - 1) / tp;
+        out->moe_intermediate = (c->moe_intermediate + tp - 1) / tp;
+        out->shared_intermediate = (c->shared_intermediate + tp - 1) / tp;
+        out->vocab = (c->vocab + tp - 1) / tp;
+        out->tp = tp;
+        return DSE_OK;
+    }
     if (c->heads % tp)
         return dse_err_set(e, DSE_EINPUT, file, "num_attention_heads",
                            "%lld attention heads do not split over tp %d (tp must divide them)", (long long)c->heads, tp);

@@ -296,6 +296,12 @@ START_TEST(tensor_parallel_shard)
     ck_assert(res.t.devices == 8 && res.layout.n[PAR_DP] == 4);
     eval_result_free(&res);
 
+    /* a runtime that pads (Neuron: heads up to a multiple of tp) rounds each share up: 32 heads over 3
+     * are 11 a device, 8 KV heads 3, the FFN's 8192 2731 */
+    struct wl_transformer padded;
+    ck_assert_int_eq(wl_shard_transformer(&m.tf, 3, 1, m.path, &padded, &e), DSE_OK);
+    ck_assert(padded.heads == 11 && padded.kv_heads == 3 && padded.intermediate == 2731);
+    ck_assert_int_eq(wl_shard_transformer(&m.tf, 3, 0, m.path, &padded, &e), DSE_EINPUT);
     /* tp must divide the heads: 32 heads over 3 is refused, naming the file and key */
     struct eval_req r3 = r;
     r3.layout.n[PAR_TP] = 3;
