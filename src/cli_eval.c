@@ -98,9 +98,12 @@ static const char *errbar_note(const struct eval_req *r, const struct eval_resul
     const struct eval_totals *t = &res->t;
     const struct hw_device *d = &r->sys->dev[r->dev];
     const char *cls = hw_class_names[d->cls], *kind = pkind_names[eb_kind_of(r->model, ph)];
-    if (ph == PH_TRAIN)
-        snprintf(buf, n, "no error bars: the published corpus has no training cases yet, so this step time is "
-                         "unvalidated");
+    if (ph == PH_TRAIN && d->train_mape_pct >= 0)
+        snprintf(buf, n, "training step: efficiency.training %.3g calibrated on the multi-device corpus, held-out MAPE "
+                         "%.1f %% (dse validate --published --multi-device); no interval", d->eff_train, d->train_mape_pct);
+    else if (ph == PH_TRAIN)
+        snprintf(buf, n, "no error bars: %s's training step is not calibrated on the multi-device corpus, so this "
+                         "step time is unvalidated", d->name);
     else if (!r->errbars)
         snprintf(buf, n, "no error bars (no validate/published/error-bars.json found; dse validate --published "
                          "--write-error-bars writes one)");
@@ -118,7 +121,7 @@ static const char *errbar_note(const struct eval_req *r, const struct eval_resul
                  ms(t->latency_s) / (1 + t->err_high_pct / 100), ms(t->latency_s) / (1 + t->err_low_pct / 100),
                  d->calib_mape_pct >= 0 ? "" : "; this device is uncalibrated: the interval is its class's, from "
                                                "calibrated devices, and its own error may be larger");
-    if (t->devices > 1 && r->errbars) { /* the corpus's cases ran on one device each */
+    if (t->devices > 1 && r->errbars && !(ph == PH_TRAIN && d->train_mape_pct >= 0)) { /* single-device cases */
         size_t at = strlen(buf);
         snprintf(buf + at, n - at, "; from single-device cases: the layout's collectives and pipeline are not validated "
                                    "yet");
@@ -202,8 +205,8 @@ static void print_human(const struct eval_req *r, const struct eval_result *res,
         printf(" = %d devices '%s' on", hw_topo_devices(sys), d->name);
         for (int i = 0; i < sys->topo.n_level; i++) {
             const struct hw_topo_level *L = &sys->topo.level[i];
-            printf("%s %s %s of %d at %g GB/s", i ? "," : "", L->name, hw_topo_kind_names[L->kind], L->count,
-                   L->bandwidth_Bps / 1e9);
+            printf("%s %s %s of %d at %g GB/s%s", i ? "," : "", L->name, hw_topo_kind_names[L->kind], L->count,
+                   L->bandwidth_Bps / 1e9, L->bandwidth_Bps < L->line_rate_Bps ? " achieved" : "");
         }
         if (r->phase == PH_TRAIN)
             printf("; global batch %lld, %lld per replica, metrics for the whole system\n", (long long)r->batch,
@@ -452,7 +455,9 @@ static int print_json(const struct eval_req *r, const struct eval_result *res, c
         const struct hw_device *d = &r->sys->dev[r->dev];
         char vn[160], eb[600];
         cJSON_AddBoolToObject(val, "calibrated", d->calib_mape_pct >= 0);
-        cJSON_AddBoolToObject(val, "layout_validated", res->t.devices <= 1); /* no multi-device corpus yet */
+        cJSON_AddBoolToObject(val, "layout_validated", res->t.devices <= 1); /* the multi-device corpus: below */
+        if (ph == PH_TRAIN && d->train_mape_pct >= 0)
+            cJSON_AddNumberToObject(val, "training_heldout_mape_pct", d->train_mape_pct);
         if (d->calib_mape_pct >= 0)
             cJSON_AddNumberToObject(val, "heldout_mape_pct", d->calib_mape_pct);
         else

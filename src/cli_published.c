@@ -597,8 +597,152 @@ static int write_published(const char *in, const char *out, const struct hw_devi
     return cli_write_json(root, out, 1, e);
 }
 
+/* The squared log time errors of a system's predicted training cases of one half, re-predicted with
+ * training efficiency f; returns the count (MAPE of those in *mape). */
+static int multi_fit_cost(struct mcase *c, int n, int half, const char *sysname, struct pctx *x, int si, double f,
+                          double *cost, double *mape, struct dse_err *e)
+{
+    struct hw_system *sys = x->sys[si];
+    sys->dev[sys->topo.dev].eff_train = f;
+    int k = 0;
+    double sum = 0, ape = 0;
+    for (int i = 0; i < n; i++) {
+        if (strcmp(c[i].system, sysname) || c[i].phase != PH_TRAIN || (half >= 0 && c[i].heldout != half))
+            continue;
+        const struct sw_stack *sw;
+        const struct wl_model *m;
+        int rc;
+        if ((rc = get_sw(x, si, c[i].software, &sw, e)) || (rc = get_wl(x, c[i].workload, &m, e)) ||
+            (rc = mcase_predict(&c[i], sys, m, sw, e)))
+            return -1;
+        if (!c[i].ok)
+            continue;
+        double lt = log(1 + c[i].error) * (mmetric_is_rate(c[i].metric) ? -1 : 1); /* of the time */
+        sum += lt * lt;
+        ape += fabs(c[i].error);
+        k++;
+    }
+    *cost = sum;
+    *mape = k ? 100 * ape / k : NAN;
+    return k;
+}
+
+/* dse calibrate --published --multi-device --hw SYSTEM --out FILE: the system's training efficiency
+ * fitted on its fit-half training cases (golden-section search of the squared log time error over
+ * efficiency.training in [0.2, 1]), its held-out error before and after, the hwdesc written with it. */
+static int calibrate_multi(const struct cli_opt *opts)
+{
+    struct dse_err e;
+    dse_err_clear(&e);
+    const char *name = cli_get(opts, "hw"), *out = cli_get(opts, "out"), *corpus = cli_get(opts, "corpus");
+    struct mcase *c = NULL;
+    int n = 0, rc, si = -1;
+    char path[1100];
+    struct pctx *x = calloc(1, sizeof *x);
+    if (!x)
+        return fprintf(stderr, "dse: out of memory\n"), DSE_ERUNTIME;
+    if (!name || !out) {
+        rc = dse_err_set(&e, DSE_EINPUT, NULL, NULL, "calibrate --published --multi-device: --hw SYSTEM and --out FILE "
+                                                     "are required");
+        goto out;
+    }
+    if (corpus && strstr(corpus, ".csv"))
+        dse_strlcpy(path, corpus, sizeof path);
+    else
+        snprintf(path, sizeof path, "%s/multi-device/cases.csv", corpus ? corpus : "validate/published");
+    if ((rc = mcorpus_load(path, &c, &n, &e)) || (rc = get_sys(x, name, &si, &e)))
+        goto out;
+    if (!x->sys[si]->topo.n_level) {
+        rc = dse_err_set(&e, DSE_EINPUT, NULL, "--hw", "'%s' has no topology", name);
+        goto out;
+    }
+    double c0, m_fit0, m_held0, cf, mf, mh;
+    int nf = multi_fit_cost(c, n, 0, name, x, si, 1, &c0, &m_fit0, &e);
+    int nh = multi_fit_cost(c, n, 1, name, x, si, 1, &cf, &m_held0, &e);
+    if (nf < 0 || nh < 0) {
+        rc = e.code ? e.code : DSE_ERUNTIME;
+        goto out;
+    }
+    if (nf < 2) {
+        rc = dse_err_set(&e, DSE_EINPUT, NULL, "--hw", "'%s' has %d predicted fit-half training case%s in %s: at least 2 "
+                         "are needed to fit", name, nf, nf == 1 ? "" : "s", path);
+        goto out;
+    }
+    /* golden-section search on log f */
+    double a = log(0.2), b = 0, g = (sqrt(5) - 1) / 2, x1 = b - g * (b - a), x2 = a + g * (b - a), f1, f2, junk;
+    multi_fit_cost(c, n, 0, name, x, si, exp(x1), &f1, &junk, &e);
+    multi_fit_cost(c, n, 0, name, x, si, exp(x2), &f2, &junk, &e);
+    for (int it = 0; it < 40; it++) {
+        if (f1 < f2) {
+            b = x2;
+            x2 = x1;
+            f2 = f1;
+            x1 = b - g * (b - a);
+            multi_fit_cost(c, n, 0, name, x, si, exp(x1), &f1, &junk, &e);
+        } else {
+            a = x1;
+            x1 = x2;
+            f1 = f2;
+            x2 = a + g * (b - a);
+            multi_fit_cost(c, n, 0, name, x, si, exp(x2), &f2, &junk, &e);
+        }
+    }
+    double best = exp((a + b) / 2);
+    best = floor(best * 1000 + 0.5) / 1000; /* three digits, as it ships */
+    multi_fit_cost(c, n, 0, name, x, si, best, &cf, &mf, &e);
+    multi_fit_cost(c, n, 1, name, x, si, best, &cf, &mh, &e);
+    printf("dse calibrate --published --multi-device: %s, %d fit and %d held-out training cases of %s\n", name, nf, nh,
+           path);
+    printf("  efficiency.training: 1 -> %.3g\n", best);
+    printf("  training MAPE, fit half:      %.1f %% -> %.1f %%\n", m_fit0, mf);
+    if (nh)
+        printf("  training MAPE, held-out half: %.1f %% -> %.1f %%\n", m_held0, mh);
+    else
+        printf("  no held-out training case: the fit's error is unknown\n");
+    /* the hwdesc with the factor (and its held-out error) in the replicated device's efficiency */
+    char *text;
+    size_t len;
+    cJSON *root = NULL;
+    if ((rc = ju_read_file(x->sys_path[si], JU_MAX_FILE_BYTES, &text, &len, &e)))
+        goto out;
+    root = cJSON_ParseWithLength(text, len);
+    free(text);
+    cJSON *devs = root ? cJSON_GetObjectItemCaseSensitive(root, "devices") : NULL;
+    cJSON *dev = devs ? cJSON_GetArrayItem(devs, x->sys[si]->topo.dev) : NULL;
+    cJSON *ef = dev ? cJSON_GetObjectItemCaseSensitive(dev, "efficiency") : NULL;
+    if (!ef) {
+        cJSON_Delete(root);
+        rc = dse_err_set(&e, DSE_EINPUT, x->sys_path[si], NULL, "the topology's device has no efficiency section to add "
+                         "the training factor to");
+        goto out;
+    }
+    cJSON_DeleteItemFromObjectCaseSensitive(ef, "training");
+    cJSON_DeleteItemFromObjectCaseSensitive(ef, "training_heldout_mape_pct");
+    cJSON_AddNumberToObject(ef, "training", best);
+    if (nh)
+        cJSON_AddNumberToObject(ef, "training_heldout_mape_pct", floor(mh * 10 + 0.5) / 10);
+    char note[600];
+    const cJSON *old = cJSON_GetObjectItemCaseSensitive(ef, "note");
+    snprintf(note, sizeof note, "%s%straining: fitted by dse calibrate --published --multi-device on %d fit-half training "
+             "cases of validate/published/multi-device (held-out %d)",
+             cJSON_IsString(old) ? old->valuestring : "", cJSON_IsString(old) ? "; " : "", nf, nh);
+    cJSON_DeleteItemFromObjectCaseSensitive(ef, "note");
+    cJSON_AddStringToObject(ef, "note", note);
+    rc = cli_write_json(root, out, 1, &e);
+    if (!rc)
+        printf("wrote %s\n", out);
+out:
+    if (rc)
+        dse_err_print(stderr, &e);
+    free(c);
+    pctx_free(x);
+    return rc;
+}
+
 int cli_calibrate_published(const struct cli_opt *opts)
 {
+    if (cli_get(opts, "multi-device"))
+        return calibrate_multi(opts);
     struct dse_err e;
     struct pcorpus pc;
     int rc, *idx = NULL, n_fit = 0;

@@ -270,14 +270,14 @@ static int push_op(struct eval_result *res, struct dse_err *e)
 int eval_account(const struct eval_req *r, struct eval_result *res, const struct wl_op *op, enum wl_phase ph,
                    int row, const struct eval_op_cost *c, struct dse_err *e)
 {
-    double n = op->count, ts = n * res->tscale, es = n * res->escale;
+    double n = op->count, ts = n * res->tscale, es = n * res->escale, ks = ts * (res->kscale > 0 ? res->kscale : 1);
     struct eval_totals *T = &res->t;
-    T->compute_s += c->compute_s * ts;
-    T->memory_s += c->memory_s * ts;
-    T->overhead_s += c->overhead_s * ts;
+    T->compute_s += c->compute_s * ks;
+    T->memory_s += c->memory_s * ks;
+    T->overhead_s += c->overhead_s * ks;
     T->xfer_s += c->xfer_s * ts;
     T->comm_s += c->comm_s * ts;
-    T->latency_s += (c->time_s + c->xfer_s) * ts;
+    T->latency_s += c->time_s * ks + c->xfer_s * ts;
     T->energy_compute_J += c->e_compute * es;
     T->energy_memory_J += c->e_memory * es;
     T->energy_link_J += c->e_link * es;
@@ -285,7 +285,7 @@ int eval_account(const struct eval_req *r, struct eval_result *res, const struct
     T->flops += op->flops * es;
     T->main_bytes += c->main_bytes * es;
     res->dev_dyn_J[c->dev] += (c->e_compute + c->e_memory + c->e_link) * n * res->dscale;
-    res->dev_busy_s[res->part][c->dev] += (c->time_s + c->xfer_s) * ts;
+    res->dev_busy_s[res->part][c->dev] += c->time_s * ks + c->xfer_s * ts;
     if (!r->want_ops)
         return DSE_OK;
     if (row == res->n_ops) {
@@ -303,10 +303,10 @@ int eval_account(const struct eval_req *r, struct eval_result *res, const struct
     }
     struct eval_op *o = &res->ops[row];
     o->count += n;
-    o->time_s += (c->time_s + c->xfer_s) * ts;
-    o->compute_s += c->compute_s * ts;
-    o->memory_s += c->memory_s * ts;
-    o->overhead_s += c->overhead_s * ts;
+    o->time_s += c->time_s * ks + c->xfer_s * ts;
+    o->compute_s += c->compute_s * ks;
+    o->memory_s += c->memory_s * ks;
+    o->overhead_s += c->overhead_s * ks;
     o->xfer_s += c->xfer_s * ts;
     o->bound = c->bound;
     o->macs += op->macs * es;
@@ -657,6 +657,7 @@ static int eval_ops(const struct eval_req *r, const struct eval_graphs *eg, stru
     res->escale = dp * tp * cp * M;
     res->dscale = M / pp;
     res->tscale = eval_pipe_scale(L, eg->phase == PH_DECODE);
+    res->kscale = eg->phase == PH_TRAIN && pd->eff_train > 0 ? 1 / pd->eff_train : 1;
     if ((rc = model_for(pd->cls)->check(pd, e)))
         return rc;
     enum wl_phase ph = eg->phase;

@@ -105,6 +105,9 @@ struct hw_device {
     double eff_compute, eff_vector, eff_memory; /* achieved fraction of peak (GEMM, other ops, memory), (0, 1] */
     double serial_fraction;         /* share of min(compute, memory) not overlapped, [0, 1] (default 0) */
     double calib_mape_pct;          /* held-out error of a calibration (efficiency.heldout_mape_pct), or -1 */
+    double eff_train;               /* a training step's kernels' share of their inference rate (efficiency.training,
+                                       fitted by dse calibrate --published --multi-device; 1) */
+    double train_mape_pct;          /* that calibration's held-out error (efficiency.training_heldout_mape_pct), or -1 */
     double eff_class[EC_COUNT];     /* compute efficiency per operator class (compute / vector, or per_class) */
     double eff_level[HW_MAX_MEM];   /* bandwidth efficiency per memory level (memory, or per_level) */
     double eff_prec[P_COUNT];       /* GEMM engines' efficiency per arithmetic precision (per_precision; 1) */
@@ -145,6 +148,7 @@ struct hw_topo_level {
     int count;
     int n_dims, dims[3]; /* torus: its dimensions (product = count); else 1, {count} */
     double bandwidth_Bps, latency_s, energy_J_per_byte;
+    double line_rate_Bps;  /* bandwidth_GBps as written; bandwidth_Bps is that x the level's efficiency */
     double base_latency_s; /* fixed cost of a collective over this level (a library's set-up and
                               synchronisation: NCCL's base latency), beside latency_s per step; a
                               collective spanning several levels pays the largest once */

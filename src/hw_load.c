@@ -525,10 +525,12 @@ static int load_efficiency(struct ju *j, const cJSON *o, struct hw_system *sys, 
     (void)sys;
     static const char *const keys[] = {"compute",         "vector",           "memory",      "per_class",
                                        "per_level",       "per_precision",    "gemm_k_half", "bw_half_MB",
-                                       "memory_per_class", "serial_fraction", "heldout_mape_pct", "source",
-                                       "note",            NULL};
+                                       "memory_per_class", "serial_fraction", "heldout_mape_pct", "training",
+                                       "training_heldout_mape_pct", "source", "note", NULL};
     d->eff_compute = d->eff_vector = d->eff_memory = 1.0;
     d->calib_mape_pct = -1;
+    d->eff_train = 1;
+    d->train_mape_pct = -1;
     d->serial_fraction = 0;
     for (int c = 0; c < EC_COUNT; c++)
         d->eff_class[c] = 1;
@@ -551,7 +553,9 @@ static int load_efficiency(struct ju *j, const cJSON *o, struct hw_system *sys, 
         !(rc = ju_num(j, ef, "serial_fraction", JU_OPT | JU_NONNEG, 1, &d->serial_fraction)) &&
         !(rc = ju_num(j, ef, "gemm_k_half", JU_OPT | JU_NONNEG, 1e6, &d->gemm_k_half)) &&
         !(rc = ju_num(j, ef, "bw_half_MB", JU_OPT | JU_NONNEG, 1e6, &bw_half_MB)) &&
-        !(rc = ju_num(j, ef, "heldout_mape_pct", JU_OPT | JU_NONNEG, 1e6, &d->calib_mape_pct)))
+        !(rc = ju_num(j, ef, "heldout_mape_pct", JU_OPT | JU_NONNEG, 1e6, &d->calib_mape_pct)) &&
+        !(rc = ju_num(j, ef, "training", JU_OPT | JU_POS, 1, &d->eff_train)) &&
+        !(rc = ju_num(j, ef, "training_heldout_mape_pct", JU_OPT | JU_NONNEG, 1e6, &d->train_mape_pct)))
         rc = need_source(j, ef);
     for (int c = 0; c < EC_COUNT; c++)
         d->eff_class[c] = c <= EC_ATTENTION_DECODE ? d->eff_compute : d->eff_vector;
@@ -752,6 +756,7 @@ static int load_topo_level(struct ju *j, const cJSON *o, struct hw_topo_level *l
         ju_pop(j, old);
     }
     l->bandwidth_Bps = bw * 1e9 * eff; /* what the communication library reaches of the line rate */
+    l->line_rate_Bps = bw * 1e9;
     l->latency_s = lat * 1e-6;
     /* Default: the links' default (PCIe-class SerDes, about 5 pJ/bit; docs/models.md). */
     l->energy_J_per_byte = en > 0 ? en * 1e-12 : 40e-12;

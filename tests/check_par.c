@@ -491,6 +491,19 @@ START_TEST(training_step)
     ck_assert_near(b.ops[bwd].time_s, 3 * b.ops[fwd].time_s, 1e-12);
     /* full recomputation keeps only the layer inputs (16 x 128 x 2048 fp16) and one layer's activations */
     ck_assert(b.t.act_bytes < a.t.act_bytes / 4);
+    /* a calibrated training efficiency of 0.5 doubles every kernel's time in the step, not the links' */
+    struct hw_system *half = malloc(sizeof *half);
+    *half = *s;
+    half->dev[0].eff_train = 0.5;
+    struct eval_req rh = z;
+    rh.sys = half;
+    struct eval_result h = {0};
+    lrun(&rh, &h);
+    ck_assert_near(row(&h, "layers.q_proj")->time_s, 2 * row(&b, "layers.q_proj")->time_s, 1e-12);
+    ck_assert_near(row(&h, "optimizer_adamw")->time_s, 2 * row(&b, "optimizer_adamw")->time_s, 1e-12);
+    ck_assert_near(h.t.comm_s, b.t.comm_s, 1e-12);
+    eval_result_free(&h);
+    free(half);
     /* an inference stack refuses to train */
     struct sw_stack trt;
     pass_none(&trt);

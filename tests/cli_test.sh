@@ -708,6 +708,15 @@ expect_fail eval-imbalance-without-ep 2 "--moe-imbalance: applies to expert para
 expect_ok_has eval-cp-long-prompt "layout: tp 2 x cp 4 x dp 1 x pp 1 = 8 devices" eval --hw nvidia-dgx-h100 --workload llama-3.1-8b --phase prefill --prompt 32768 --tp 2 --cp 4
 expect_fail eval-cp-prompt 2 "--prompt: 1001 tokens do not split over cp 2" eval --hw nvidia-dgx-h100 --workload llama-2-7b --phase prefill --prompt 1001 --cp 2 --tp 4
 expect_fail eval-cp-vit 2 "context parallelism (cp 2) splits a transformer's token sequence; vit-b-16 has none to split" eval --hw nvidia-dgx-h100 --workload vit-b-16 --cp 2
+"$DSE_BIN" calibrate --published --multi-device --hw nvidia-a100-cluster-32node --out "$tmp/a100-cluster.json" >"$tmp/cal-md.out" 2>"$tmp/cal-md.err"
+rc=$?
+if [ "$rc" -eq 0 ] && grep -q "efficiency.training: 1 -> 0\.[0-9]" "$tmp/cal-md.out" && grep -q "held-out half" "$tmp/cal-md.out" &&
+    "$DSE_BIN" eval --hw "$tmp/a100-cluster.json" --workload gpt2 --phase train --batch 256 --prompt 512 --tp 4 2>/dev/null | grep -q "efficiency.training 0\.[0-9]* calibrated"; then
+    ok calibrate-multi-device
+else
+    fail calibrate-multi-device "exit $rc: $(head -c 300 "$tmp/cal-md.err") $(head -c 300 "$tmp/cal-md.out")"
+fi
+expect_fail calibrate-multi-device-no-cases 2 "'nvidia-dgx-h100' has 0 predicted fit-half training cases" calibrate --published --multi-device --hw nvidia-dgx-h100 --out "$tmp/x.json"
 expect_fail eval-topology-zero-bw 2 "bad-topology-zero-bw.json: topology.levels[0].bandwidth_GBps: expected a positive number, got 0" eval --hw "$D/bad-topology-zero-bw.json" --workload llama-2-7b
 expect_json json-llama-prefill "$PY_TOTALS
 need(d['phase'] == 'prefill', 'phase %r' % d['phase'])
