@@ -9,7 +9,7 @@
  * is a layer's; a weight read only outside them goes with the first stage when read before the first
  * layer op, the last when after (both for a tied table); the boundary is input 0 of the first layer op. */
 void eval_stage_split(const struct wl_graph *g, double *w_layers, double *w_before, double *w_after,
-                        double *boundary)
+                      double *boundary)
 {
     int first = -1, last = -1;
     for (int i = 0; i < g->n_op; i++)

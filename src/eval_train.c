@@ -109,13 +109,14 @@ static void opt_bytes(const struct train_cfg *tc, enum prec w, double *traffic, 
 
 /* The rest of a training step after its forward (recorded in s->contrib): the backward, the gradient
  * synchronisation over dp (ZeRO 0 all-reduces fp32 gradients, 1 and 2 reduce-scatter them and
- * all-gather the updated weights, 3 also gathers the weights for the forward and the backward; the
- * gradients' reduction runs under the backward, bucketed as DDP and Megatron-LM do, and only what
- * outlasts it adds; a weight gather after the optimizer adds whole, ZeRO 3's during the passes beyond
- * them), the optimizer step (memory-bound), and each device's memory: weights, fp32 gradients,
- * optimizer states (sharded by the ZeRO stage) and the activations the micro-batches in flight keep. */
+ * all-gather the updated weights, 3 also gathers the weights for the forward and the backward; where
+ * the stack overlaps it (sw_stack.overlap_grad: bucketed, as DDP and Megatron-LM do) the gradients'
+ * reduction runs under the backward and only what outlasts it adds; a weight gather after the
+ * optimizer adds whole, ZeRO 3's during the passes beyond them), the optimizer step (memory-bound),
+ * and each device's memory: weights, fp32 gradients, optimizer states (sharded by the ZeRO stage) and
+ * the activations the micro-batches in flight keep. Kernel times are x res->kscale (efficiency.training). */
 int eval_train_rest(const struct eval_req *r, const struct eval_graphs *eg, struct eval_scratch *s,
-                      struct eval_result *res, const struct usage *u, double wshare, struct dse_err *e)
+                    struct eval_result *res, const struct usage *u, double wshare, struct dse_err *e)
 {
     const struct wl_graph *g = &eg->first;
     const struct train_cfg *tc = &r->train;
