@@ -87,6 +87,7 @@ struct eval_graphs {
      * op that is not a view), of them the attention score matrices of unfused attention, and the
      * layer inputs (what full recomputation keeps); the forward's FLOPs. */
     double act_saved_elems, act_scores_elems, act_layer_in_elems, fwd_flops;
+    double act_whole_elems; /* of act_saved_elems, the layers' tensors a tp shard holds whole */
 };
 
 /* Per-thread working memory, reused across points. */

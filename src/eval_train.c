@@ -10,23 +10,34 @@ const char *const train_recompute_names[RC_COUNT + 1] = {"none", "selective", "f
 
 /* What a training step's forward keeps for its backward (eval_graphs: act_saved_elems and the rest):
  * every output of an op that is not a view, count-weighted; of it the S x T scores an unfused attention
- * keeps (its softmax's probabilities); the inputs of the repeated layers; the forward's FLOPs. */
+ * keeps (its softmax's probabilities) and the tensors of the residual stream's width (what a tp shard
+ * holds whole: norms' and residual adds' outputs, which sequence parallelism splits); the inputs of
+ * the repeated layers; the forward's FLOPs. */
 void eval_train_acts(const struct wl_graph *g, struct eval_graphs *eg)
 {
-    eg->act_saved_elems = eg->act_scores_elems = eg->act_layer_in_elems = eg->fwd_flops = 0;
+    eg->act_saved_elems = eg->act_scores_elems = eg->act_layer_in_elems = eg->act_whole_elems = eg->fwd_flops = 0;
     int first = -1;
+    int64_t width = 0; /* the residual stream's: the last dimension of the first layer's input */
+    for (int i = 0; i < g->n_op && first < 0; i++)
+        if (g->op[i].count > 1) {
+            first = i;
+            const struct wl_tensor *x = &g->t[g->op[i].in[0]];
+            width = x->rank ? x->dim[x->rank - 1] : 0;
+            eg->act_layer_in_elems = x->elems * g->op[i].count;
+        }
     for (int i = 0; i < g->n_op; i++) {
         const struct wl_op *op = &g->op[i];
         eg->fwd_flops += op->flops * op->count;
-        if (first < 0 && op->count > 1) {
-            first = i;
-            eg->act_layer_in_elems = g->t[op->in[0]].elems * op->count;
-        }
         if (wl_op_is_view(op))
             continue;
-        for (int k = 0; k < op->n_out; k++)
-            if (g->t[op->out[k]].kind == WL_ACT)
-                eg->act_saved_elems += g->t[op->out[k]].elems * op->count;
+        for (int k = 0; k < op->n_out; k++) {
+            const struct wl_tensor *t = &g->t[op->out[k]];
+            if (t->kind != WL_ACT)
+                continue;
+            eg->act_saved_elems += t->elems * op->count;
+            if (eg->tp > 1 && t->rank && t->dim[t->rank - 1] == width && op->count > 1)
+                eg->act_whole_elems += t->elems * op->count;
+        }
         if (op->type == OP_ATTENTION && op->attn_unfused)
             eg->act_scores_elems += model_attention_scores(op) * op->count;
     }
@@ -186,9 +197,14 @@ int eval_train_rest(const struct eval_req *r, const struct eval_graphs *eg, stru
 
     /* memory per device */
     double M = L->microbatches > 0 ? L->microbatches : 1, pp = L->n[PAR_PP] > 0 ? L->n[PAR_PP] : 1;
-    double kept = tc->recompute == RC_FULL ? eg->act_layer_in_elems + eg->act_saved_elems / r->model->tf.layers
-                  : tc->recompute == RC_SELECTIVE ? eg->act_saved_elems - eg->act_scores_elems
-                                                  : eg->act_saved_elems;
+    /* sequence parallelism (Megatron-LM, the stack's): the tp group splits the residual-stream-wide
+     * tensors along the sequence, so each device keeps 1/tp of them (and of the layer inputs) */
+    double tpn = L->n[PAR_TP] > 1 ? L->n[PAR_TP] : 1, sp = r->sw && r->sw->sequence_parallel && tpn > 1;
+    double whole_cut = sp ? eg->act_whole_elems * (1 - 1 / tpn) : 0, in_div = sp ? tpn : 1;
+    double kept = tc->recompute == RC_FULL ? eg->act_layer_in_elems / in_div +
+                                                 (eg->act_saved_elems - whole_cut) / r->model->tf.layers
+                  : tc->recompute == RC_SELECTIVE ? eg->act_saved_elems - eg->act_scores_elems - whole_cut
+                                                  : eg->act_saved_elems - whole_cut;
     double inflight = pp > 1 ? (M < pp ? M : pp) / pp : 1; /* 1F1B: the first stage holds pp micro-batches */
     struct eval_totals *T = &res->t;
     for (int dv = 0; dv < r->sys->n_dev; dv++) {

@@ -73,6 +73,8 @@ struct sw_stack {
                                  "overlap": {"grad_reduce": true} */
     int tp_padding;           /* it pads attention heads and widths up to multiples of tp (AWS Neuron):
                                  "parallel": {"tp_padding": true} */
+    int sequence_parallel;    /* training with tp splits norms' and residual adds' activations along the
+                                 sequence (Megatron-LM): "parallel": {"sequence_parallel": true} */
 };
 
 /* The built-in stack of a device that names none: no passes, no runtime costs (every operator its own

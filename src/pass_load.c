@@ -170,20 +170,21 @@ static int load_overlap(struct ju *j, const cJSON *root, struct sw_stack *s)
 /* "parallel": how the stack shards a model (tp_padding: heads and widths tp does not divide padded up). */
 static int load_parallel(struct ju *j, const cJSON *root, struct sw_stack *s)
 {
-    static const char *const keys[] = {"tp_padding", "source", "note", NULL};
+    static const char *const keys[] = {"tp_padding", "sequence_parallel", "source", "note", NULL};
     const cJSON *o = cJSON_GetObjectItemCaseSensitive(root, "parallel");
     if (!o)
         return DSE_OK;
     size_t old = ju_key(j, "parallel");
     int rc = ju_object(j, o, keys);
-    const cJSON *t = cJSON_GetObjectItemCaseSensitive(o, "tp_padding");
-    if (!rc && t && !cJSON_IsBool(t)) {
-        ju_key(j, "tp_padding");
+    const cJSON *t = cJSON_GetObjectItemCaseSensitive(o, "tp_padding"), *sq = cJSON_GetObjectItemCaseSensitive(o, "sequence_parallel");
+    if (!rc && ((t && !cJSON_IsBool(t)) || (sq && !cJSON_IsBool(sq)))) {
+        ju_key(j, t && !cJSON_IsBool(t) ? "tp_padding" : "sequence_parallel");
         rc = ju_fail(j, "expected true or false");
     }
     if (!rc)
         rc = need_source(j, o);
     s->tp_padding = cJSON_IsTrue(t);
+    s->sequence_parallel = cJSON_IsTrue(sq);
     ju_pop(j, old);
     return rc;
 }

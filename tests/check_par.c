@@ -491,6 +491,30 @@ START_TEST(training_step)
     ck_assert_near(b.ops[bwd].time_s, 3 * b.ops[fwd].time_s, 1e-12);
     /* full recomputation keeps only the layer inputs (16 x 128 x 2048 fp16) and one layer's activations */
     ck_assert(b.t.act_bytes < a.t.act_bytes / 4);
+    /* sequence parallelism (a stack's, Megatron-LM's) under tp 2: a layer's tensors of the residual
+     * stream's width (input and post-attention norms, o_proj and down_proj outputs, their all-reduces,
+     * the two residual adds: 8 of [1, 128, 2048] a layer, 16 layers) are kept 1/2 each */
+    struct eval_graphs tg;
+    struct dse_err te;
+    struct par_layout tpl = {{2, 4, 1}, 1, 1, 1};
+    ck_assert_int_eq(eval_graphs_build(&m, PH_TRAIN, 1, 128, &tpl, NULL, &tg, &te), DSE_OK);
+    ck_assert_near(tg.act_whole_elems, 8 * 16 * 128 * 2048.0, 1e-12);
+    eval_graphs_free(&tg);
+    struct sw_stack spst;
+    pass_none(&spst);
+    struct eval_req rs = lreq(s, &m, 4, 2, 4, 1, 0), rn; /* one sequence a replica, as tg */
+    rs.phase = PH_TRAIN;
+    rs.skip_capacity = 1;
+    rn = rs;
+    rn.sw = &spst;
+    spst.sequence_parallel = 1;
+    struct eval_result sa = {0}, sb = {0};
+    rs.sw = NULL;
+    lrun(&rs, &sa);
+    lrun(&rn, &sb);
+    ck_assert_near(sa.t.act_bytes - sb.t.act_bytes, 8 * 16 * 128 * 2048.0 / 2 * 2, 1e-9); /* fp16 */
+    eval_result_free(&sa);
+    eval_result_free(&sb);
     /* a calibrated training efficiency of 0.5 doubles every kernel's time in the step, not the links' */
     struct hw_system *half = malloc(sizeof *half);
     *half = *s;
