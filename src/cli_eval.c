@@ -795,8 +795,12 @@ int cmd_eval(int argc, char **argv)
         rc = dse_err_set(&e, DSE_EINPUT, NULL, "--objective", "ranks the layouts of --layout auto");
         goto out;
     }
-    if (!lay && (rc = par_layout_complete(sys, &r.layout, &e)))
+    if (!lay && (rc = par_layout_complete(sys, &r.layout, &e))) { /* where the devices come from: the topology */
+        char why[sizeof e.msg];
+        dse_strlcpy(why, e.msg, sizeof why);
+        rc = dse_err_set(&e, rc, hwp, sys->topo.n_level ? "topology" : "devices", "%s", why);
         goto out;
+    }
     long long top = 12;
     if (cli_get(opts, "top") && (rc = cli_int("top", cli_get(opts, "top"), 1, 100000, &top, &e)))
         goto out;

@@ -670,7 +670,7 @@ expect_json eval-tp8-70b "$PY_TP8" eval --hw nvidia-dgx-h100 --workload llama-2-
 expect_ok_has eval-dp8-70b-infeasible "does not fit in memory: each 'gpu' of the 8 of tp 1 x dp 8 x pp 1" eval --hw nvidia-dgx-h100 --workload llama-2-70b --prompt 128 --generate 4
 expect_ok_has eval-layout-line "layout: tp 2 x dp 4 x pp 1 = 8 devices 'gpu' on nvlink switch of 8" eval --hw nvidia-dgx-a100 --workload llama-2-7b --tp 2 --prompt 64 --generate 4
 expect_ok_has eval-pp-cluster "layout: tp 8 x dp 8 x pp 4 (4 micro-batches of 2)" eval --hw nvidia-h100-cluster-32node --workload llama-2-70b --tp 8 --pp 4 --microbatches 4 --batch 8 --prompt 128 --generate 4
-expect_fail eval-tp-product 2 "tp 3 x dp 1 x pp 1 = 3 devices, but 'nvidia-dgx-h100' has 8" eval --hw nvidia-dgx-h100 --workload llama-2-7b --tp 3
+expect_fail eval-tp-product 2 "hwdesc/nvidia-dgx-h100.json: topology: tp 3 x dp 1 x pp 1 = 3 devices, but 'nvidia-dgx-h100' has 8" eval --hw nvidia-dgx-h100 --workload llama-2-7b --tp 3
 expect_fail eval-tp-heads 2 "gpt2.json: num_attention_heads: 12 attention heads do not split over tp 8" eval --hw nvidia-dgx-h100 --workload gpt2 --tp 8
 expect_fail eval-tp-no-topology 2 "'nvidia-h100-sxm5-80gb' has 1 (it has no topology: one device)" eval --hw nvidia-h100-sxm5-80gb --workload llama-2-7b --tp 2
 expect_fail eval-pp-cnn 2 "pipeline stages (pp 8) split a model's repeated layers; resnet50 has none to split" eval --hw nvidia-dgx-h100 --workload resnet50 --pp 8
