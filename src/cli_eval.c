@@ -123,8 +123,8 @@ static const char *errbar_note(const struct eval_req *r, const struct eval_resul
                                                "calibrated devices, and its own error may be larger");
     if (t->devices > 1 && r->errbars && !(ph == PH_TRAIN && d->train_mape_pct >= 0)) { /* single-device cases */
         size_t at = strlen(buf);
-        snprintf(buf + at, n - at, "; from single-device cases: the layout's collectives and pipeline are not validated "
-                                   "yet");
+        snprintf(buf + at, n - at, "; these are single-device cases: a layout's own error, larger, is what dse validate "
+                                   "--published --multi-device reports");
     }
     return buf;
 }
