@@ -143,11 +143,11 @@ int eval_graphs_build(const struct wl_model *m, enum wl_phase ph, int64_t batch,
         return rc;
     }
     eg->first_params = wl_params(&eg->first);
-    eg->first_active_params = wl_active_params(&eg->first);
+    eg->model_active_params = wl_active_params(&eg->first);
     eg->first_launches = pass_kernel_launches(&eg->first);
     eval_stage_split(&eg->first, &eg->w_layers, &eg->w_before, &eg->w_after, &eg->boundary_elems);
     eg->model_params = eg->first_params;
-    if (tp > 1 || ep > 1) { /* the whole model's count, for params and the 6N of MFU */
+    if (tp > 1 || ep > 1) { /* the whole model's counts (a shard's active share is not the model's), and the 6N of MFU */
         struct wl_graph whole;
         struct wl_shape one = {.batch = 1, .tokens = 1, .past = 0, .tp = 1, .train = 0};
         if ((rc = wl_build(m, &one, &whole, e))) {
@@ -155,6 +155,7 @@ int eval_graphs_build(const struct wl_model *m, enum wl_phase ph, int64_t batch,
             return rc;
         }
         eg->model_params = wl_params(&whole);
+        eg->model_active_params = wl_active_params(&whole);
         wl_graph_free(&whole);
     }
     if (ph == PH_TRAIN)
@@ -662,7 +663,7 @@ static int eval_ops(const struct eval_req *r, const struct eval_graphs *eg, stru
         return rc;
     enum wl_phase ph = eg->phase;
     res->t.params = eg->model_params;
-    res->t.active_params = eg->first_active_params * (eg->first_params > 0 ? eg->model_params / eg->first_params : 1);
+    res->t.active_params = eg->model_active_params;
     if (r->sw && r->sw != eg->sw)
         return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "graphs built for stack '%s' evaluated with '%s'",
                            eg->sw ? eg->sw->name : "none", r->sw->name);

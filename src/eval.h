@@ -75,7 +75,7 @@ struct eval_graphs {
     struct wl_graph first;  /* the whole inference, the prefill, or the single decode step */
     struct wl_graph decode; /* generate: the first decode step (prompt tokens cached); else empty */
     double first_params, decode_params;
-    double first_active_params; /* parameters a token uses (MoE: the routed experts it picks) */
+    double model_active_params; /* parameters a token uses (MoE: the routed experts it picks), of the whole model */
     double first_launches, decode_launches; /* kernel launches of one execution (pass_kernel_launches) */
     /* For pipeline stages (par.h): weight elements of the repeated layers (split over the stages) and
      * of the rest read before them (the first stage: embeddings) and after them (the last: the head; a

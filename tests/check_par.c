@@ -569,6 +569,11 @@ START_TEST(expert_parallel)
     double a2a = 1e-6 + 1048576 / 1e11;
     ck_assert_near(row(&b, "layers.moe_dispatch_alltoall")->xfer_s, 32 * a2a, 1e-9);
     ck_assert_near(row(&b, "layers.moe_combine_alltoall")->xfer_s, 32 * a2a, 1e-9);
+    /* the model's parameters and a token's active ones are the whole model's, not the shard's (a shard
+     * holding 4 of 8 experts once counted more active parameters than a token uses) */
+    ck_assert_near(b.t.params, a.t.params, 1e-15);
+    ck_assert_near(b.t.active_params, a.t.active_params, 1e-15);
+    ck_assert(b.t.active_params < b.t.params);
     /* half of each layer's 8 experts (3 x 4096 x 14336 parameters each) per device */
     ck_assert_near(a.t.weight_bytes - b.t.weight_bytes, 2.0 * 32 * 4 * 3 * 4096.0 * 14336, 1e-9);
     /* the rows the experts compute: balanced, the same per device; the busiest of an imbalance 1.5 has
