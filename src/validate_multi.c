@@ -17,6 +17,8 @@ static const char *const mcols[MC_COUNT + 1] = {
 static const char *const mmetric_names[MM_COUNT + 1] = {"tflops_per_device", "step_time_ms", "tokens_per_s",
                                                         "ttft_ms",           "tpot_ms",      NULL};
 const char *const mflops_names[MF_COUNT + 1] = {"", "megatron_hfu", "megatron_mfu", "maxtext", NULL};
+/* The unit each metric's value must be written in (a figure in another unit is refused, not misread). */
+static const char *const mmetric_units[MM_COUNT] = {"TFLOP/s", "ms", "tokens/s", "ms", "ms"};
 
 static int field_int(const char *s, long long lo, long long hi, long long *v)
 {
@@ -59,6 +61,9 @@ static int load_mrow(char **f, const char *file, int line, struct mcase *c, stru
                            "flops: tflops_per_device needs its source's FLOP count (megatron_hfu, megatron_mfu, "
                            "maxtext), other metrics none; got '%s'",
                            f[MC_FLOPS]);
+    if (strcmp(f[MC_UNIT], mmetric_units[m]))
+        return dse_err_set(e, DSE_EINPUT, file, where, "unit: %s is given in %s, got '%s'", mmetric_names[m],
+                           mmetric_units[m], f[MC_UNIT]);
     c->phase = (enum wl_phase)ph;
     c->metric = (enum mmetric)m;
     c->flops = (enum mflops)fl;
@@ -111,8 +116,10 @@ int mcorpus_load_buf(const char *text, size_t len, const char *path, struct mcas
             for (int i = 0; i < MC_COUNT && nf == MC_COUNT; i++)
                 if (strcmp(f[i], mcols[i]))
                     nf = -1;
+            char where[32];
+            snprintf(where, sizeof where, "line %d", line);
             if (nf != MC_COUNT)
-                rc = dse_err_set(e, DSE_EINPUT, path, "line 1", "expected the header id,system,nodes,... of "
+                rc = dse_err_set(e, DSE_EINPUT, path, where, "expected the header id,system,nodes,... of "
                                  "validate/published/README.md (multi-device corpus)");
             continue;
         }

@@ -699,6 +699,8 @@ need(all(abs(x['error_pct'] - 100 * (x['predicted'] / x['measured'] - 1)) < 1e-6
 "
 expect_json validate-multi-device "$PY_MULTI" validate --published --multi-device --json
 expect_ok_has validate-multi-device-human "held-out (n, within +-25 %)" validate --published --multi-device
+expect_fail validate-multi-device-unit 2 "bad-multi-device-unit.csv: line 2: unit: tflops_per_device is given in TFLOP/s, got 's'" validate --published --multi-device --corpus "$D/bad-multi-device-unit.csv"
+expect_fail validate-multi-device-blank-line 2 "bad-multi-device-blank-line.csv: line 5: value: expected a positive number" validate --published --multi-device --corpus "$D/bad-multi-device-blank-line.csv"
 expect_fail validate-multi-device-bad-header 2 "bad-multi-device-header.csv: line 1: expected the header id,system,nodes" validate --published --multi-device --corpus "$D/bad-multi-device-header.csv"
 expect_fail sweep-train-axis-value 2 "expected none, selective or full, got \"some\"" sweep "$D/sweep-bad-recompute.json"
 expect_ok_has eval-ep-mixtral "experts over ep 8" eval --hw nvidia-dgx-h100 --workload mixtral-8x7b --ep 8 --batch 8 --prompt 128 --generate 4
