@@ -251,6 +251,16 @@ static int write_error_bars(const char *path, const struct pcorpus *pc, const ch
     return cli_write_json(o, path, 0, e);
 }
 
+/* The multi-device corpus: --corpus FILE.csv, else CORPUS/multi-device/cases.csv (CORPUS: --corpus or
+ * validate/published). */
+static void multi_corpus_path(const char *corpus, char *path, size_t n)
+{
+    if (corpus && strstr(corpus, ".csv"))
+        dse_strlcpy(path, corpus, n);
+    else
+        snprintf(path, n, "%s/multi-device/cases.csv", corpus ? corpus : "validate/published");
+}
+
 /* MAPE and the share within +-25 % of the predicted multi-device cases of one half (-1: both) and
  * kind (train 1, inference 0, -1 both). */
 static void mstats(const struct mcase *c, int n, int half, int train, int *cnt, double *mape, double *w25)
@@ -276,10 +286,7 @@ static int validate_multi(const struct cli_opt *opts)
     dse_err_clear(&e);
     const char *corpus = cli_get(opts, "corpus");
     char path[1100];
-    if (corpus && strstr(corpus, ".csv"))
-        dse_strlcpy(path, corpus, sizeof path);
-    else
-        snprintf(path, sizeof path, "%s/multi-device/cases.csv", corpus ? corpus : "validate/published");
+    multi_corpus_path(corpus, path, sizeof path);
     struct mcase *c = NULL;
     int n = 0, rc;
     struct pctx *x = calloc(1, sizeof *x);
@@ -646,10 +653,7 @@ static int calibrate_multi(const struct cli_opt *opts)
                                                      "are required");
         goto out;
     }
-    if (corpus && strstr(corpus, ".csv"))
-        dse_strlcpy(path, corpus, sizeof path);
-    else
-        snprintf(path, sizeof path, "%s/multi-device/cases.csv", corpus ? corpus : "validate/published");
+    multi_corpus_path(corpus, path, sizeof path);
     if ((rc = mcorpus_load(path, &c, &n, &e)) || (rc = get_sys(x, name, &si, &e)))
         goto out;
     if (!x->sys[si]->topo.n_level) {

@@ -428,6 +428,16 @@ static double pass_time(const struct eval_result *res, int pass)
     return t;
 }
 
+/* A training step's row of op `name` in pass 0 (forward) or 1 (backward). */
+static const struct eval_op *pass_row(const struct eval_result *res, const char *name, int pass)
+{
+    for (int i = 0; i < res->n_ops; i++)
+        if (!strcmp(res->ops[i].name, name) && res->ops[i].pass == pass)
+            return &res->ops[i];
+    ck_abort_msg("no row '%s' in pass %d", name, pass);
+    return NULL;
+}
+
 START_TEST(training_step)
 {
     struct hw_system *s = topo_fixture(NODE8);
@@ -442,13 +452,10 @@ START_TEST(training_step)
     const double P = 1235814400.0; /* Llama 3.2 1B's parameters (tensor_parallel_shard) */
     ck_assert_near(a.t.params, P, 1e-15);
     /* a GEMM's backward costs twice its forward; forward and backward rows come in op order */
-    int n = a.n_ops, fwd = -1, bwd = -1;
-    for (int i = 0; i < n; i++)
-        if (!strcmp(a.ops[i].name, "layers.q_proj"))
-            *(a.ops[i].pass == 0 ? &fwd : &bwd) = i;
-    ck_assert(fwd >= 0 && bwd > fwd);
-    ck_assert_near(a.ops[bwd].time_s, 2 * a.ops[fwd].time_s, 1e-12);
-    ck_assert_near(a.ops[bwd].macs, 2 * a.ops[fwd].macs, 1e-12);
+    const struct eval_op *fwd = pass_row(&a, "layers.q_proj", 0), *bwd = pass_row(&a, "layers.q_proj", 1);
+    ck_assert(bwd > fwd);
+    ck_assert_near(bwd->time_s, 2 * fwd->time_s, 1e-12);
+    ck_assert_near(bwd->macs, 2 * fwd->macs, 1e-12);
     /* AdamW in mixed precision moves 30 B a parameter: 30 x P / 100 GB/s, ZeRO 0 keeping every state */
     const struct eval_op *opt = row(&a, "optimizer_adamw");
     ck_assert_near(opt->time_s, 30 * P / 1e11, 1e-12);
@@ -485,10 +492,7 @@ START_TEST(training_step)
     ck_assert_near(b.t.optimizer_bytes, 12 * P / 8, 1e-12);
     ck_assert_near(b.t.grad_bytes, 4 * P / 8, 1e-12);
     ck_assert_near(b.t.weight_bytes, 2 * P / 8, 1e-12);
-    for (int i = 0; i < b.n_ops; i++)
-        if (!strcmp(b.ops[i].name, "layers.q_proj"))
-            *(b.ops[i].pass == 0 ? &fwd : &bwd) = i;
-    ck_assert_near(b.ops[bwd].time_s, 3 * b.ops[fwd].time_s, 1e-12);
+    ck_assert_near(pass_row(&b, "layers.q_proj", 1)->time_s, 3 * pass_row(&b, "layers.q_proj", 0)->time_s, 1e-12);
     /* full recomputation keeps only the layer inputs (16 x 128 x 2048 fp16) and one layer's activations */
     ck_assert(b.t.act_bytes < a.t.act_bytes / 4);
     /* sequence parallelism (a stack's, Megatron-LM's) under tp 2: a layer's tensors of the residual
