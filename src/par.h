@@ -27,8 +27,6 @@ struct par_layout {
  * devices left (N / (tp pp)); every dimension must be >= 1 and their product N (the topology's devices,
  * 1 without one). Errors name the numbers: "tp 3 x dp 1 x pp 1 = 3 devices, but 'x' has 8". */
 int par_layout_complete(const struct hw_system *sys, struct par_layout *l, struct dse_err *e);
-/* The devices one model replica spans (tp x cp x pp). */
-int par_replica_devices(const struct par_layout *l);
 /* The group of dimension d (or PAR_EP: ep consecutive dp replicas): its size and the rank distance
  * between consecutive members. */
 void par_group(const struct par_layout *l, enum par_dim d, int *size, int *stride);
@@ -49,9 +47,7 @@ extern const char *const coll_names[COLL_COUNT + 1];
 
 struct coll_cost {
     double time_s;       /* the collective's duration (every member finishes together) */
-    double sent_bytes;   /* bytes one member sends over all levels */
     double energy_J;     /* link energy of one member's sends */
-    int steps;           /* latency terms paid (alpha steps) */
 };
 
 /* Cost of collective k over a group (size, stride) of topology t on `bytes`; a group of one costs

@@ -77,10 +77,9 @@ int par_group_levels(const struct hw_topology *t, int size, int stride, int p[HW
 
 /* A reduce-scatter (or all-gather) of n bytes over p members s apart on a ring of `ring` units with
  * links of B per direction: both ways round when they close the ring, sharing links s ways. */
-static double ring_rs(const struct hw_topo_level *L, int ring, int p, int s, double n, int *steps)
+static double ring_rs(const struct hw_topo_level *L, int ring, int p, int s, double n)
 {
     double bw = (p * s == ring ? 2 : 1) * L->bandwidth_Bps / s;
-    *steps += (p - 1) * s;
     return (p - 1) * s * L->latency_s + (p - 1) / (double)p * n / bw;
 }
 
@@ -88,7 +87,7 @@ static double ring_rs(const struct hw_topo_level *L, int ring, int p, int s, dou
  * above: by shortest paths; the busiest link carries b S / (2 (p - 1)) with S the sum of the distances
  * min(d, p - d) when the members close the ring, else (a line) the middle link carries
  * floor(p/2) ceil(p/2) b / (p - 1). */
-static double ring_a2a(const struct hw_topo_level *L, int ring, int p, int s, double b, int *steps)
+static double ring_a2a(const struct hw_topo_level *L, int ring, int p, int s, double b)
 {
     double load;
     if (p * s == ring) {
@@ -99,7 +98,6 @@ static double ring_a2a(const struct hw_topo_level *L, int ring, int p, int s, do
     } else {
         load = floor(p / 2.0) * ceil(p / 2.0) * b / (p - 1);
     }
-    *steps += (p - 1) * s;
     return (p - 1) * s * L->latency_s + load * s / L->bandwidth_Bps;
 }
 
@@ -107,30 +105,25 @@ static double ring_a2a(const struct hw_topo_level *L, int ring, int p, int s, do
  * COLL_REDUCESCATTER (or all-gather: the same cost), COLL_ALLREDUCE or COLL_ALLTOALL (n: the bytes each
  * member sends across this level). Adds the bytes a member sends to *sent. (par_coll_cost adds the
  * fixed cost per collective: the largest base latency of the levels the group spans.) */
-static double level_steps(const struct hw_topo_level *L, enum coll_kind op, int p, int s, double n, double *sent,
-                          int *steps)
+static double level_steps(const struct hw_topo_level *L, enum coll_kind op, int p, int s, double n, double *sent)
 {
     if (L->kind == TOPO_SWITCH || L->kind == TOPO_FAT_TREE) {
         double a = L->latency_s, B = L->bandwidth_Bps;
         if (op == COLL_ALLTOALL) {
             *sent += n;
-            *steps += p - 1;
             return (p - 1) * a + n / B;
         }
         double rs = (p - 1) * a + (p - 1) / (double)p * n / B;
         if (op != COLL_ALLREDUCE) {
             *sent += (p - 1) / (double)p * n;
-            *steps += p - 1;
             return rs;
         }
         double lg = ceil(log2((double)p)), tree = 2 * lg * a + 2 * n / B;
         if (tree < 2 * rs) {
             *sent += 2 * n;
-            *steps += 2 * (int)lg;
             return tree;
         }
         *sent += 2 * (p - 1) / (double)p * n;
-        *steps += 2 * (p - 1);
         return 2 * rs;
     }
     /* ring or torus: dimension by dimension (a ring is a torus of one dimension) */
@@ -144,24 +137,21 @@ static double level_steps(const struct hw_topo_level *L, enum coll_kind op, int 
         if (op == COLL_ALLTOALL) {
             /* of the level's p - 1 destinations, (pd - 1) p / pd differ in this coordinate */
             double b = n * (pd[i] - 1) * p / ((double)pd[i] * (p - 1));
-            t += ring_a2a(L, L->dims[i], pd[i], sd[i], b, steps);
+            t += ring_a2a(L, L->dims[i], pd[i], sd[i], b);
             *sent += b;
             continue;
         }
-        double rs = ring_rs(L, L->dims[i], pd[i], sd[i], m, steps);
+        double rs = ring_rs(L, L->dims[i], pd[i], sd[i], m);
         *sent += (pd[i] - 1) / (double)pd[i] * m * (op == COLL_ALLREDUCE ? 2 : 1);
         t += op == COLL_ALLREDUCE ? 2 * rs : rs;
-        if (op == COLL_ALLREDUCE)
-            *steps += (pd[i] - 1) * sd[i];
         m /= pd[i];
     }
     return t;
 }
 
-static double level_cost(const struct hw_topo_level *L, enum coll_kind op, int p, int s, double n, double *sent,
-                         int *steps)
+static double level_cost(const struct hw_topo_level *L, enum coll_kind op, int p, int s, double n, double *sent)
 {
-    return p <= 1 ? 0 : level_steps(L, op, p, s, n, sent, steps);
+    return p <= 1 ? 0 : level_steps(L, op, p, s, n, sent);
 }
 
 int par_coll_cost(const struct hw_topology *t, enum coll_kind k, int size, int stride, double bytes,
@@ -195,17 +185,14 @@ int par_coll_cost(const struct hw_topology *t, enum coll_kind k, int size, int s
                     hops += sd[i] < L->dims[i] - sd[i] ? sd[i] : L->dims[i] - sd[i];
         }
         c->time_s = base + hops * L->latency_s + bytes / L->bandwidth_Bps;
-        c->sent_bytes = bytes;
         c->energy_J = bytes * L->energy_J_per_byte;
-        c->steps = hops;
         return DSE_OK;
     }
     if (k == COLL_ALLTOALL) { /* each level carries the bytes whose destination differs first there */
         double inner = 1;
         for (int l = 0; l < t->n_level; l++) {
             double sent = 0, b = bytes * (p[l] - 1) * inner / size;
-            time += level_cost(&t->level[l], COLL_ALLTOALL, p[l], s[l], b, &sent, &c->steps);
-            c->sent_bytes += sent;
+            time += level_cost(&t->level[l], COLL_ALLTOALL, p[l], s[l], b, &sent);
             c->energy_J += sent * t->level[l].energy_J_per_byte;
             inner *= p[l];
         }
@@ -218,13 +205,10 @@ int par_coll_cost(const struct hw_topology *t, enum coll_kind k, int size, int s
         if (p[l] <= 1)
             continue;
         double sent = 0;
-        int steps = 0;
         enum coll_kind op = k == COLL_ALLREDUCE && l == outer ? COLL_ALLREDUCE : COLL_REDUCESCATTER;
-        double lt = level_cost(&t->level[l], op, p[l], s[l], n, &sent, &steps);
+        double lt = level_cost(&t->level[l], op, p[l], s[l], n, &sent);
         int twice = k == COLL_ALLREDUCE && l != outer ? 2 : 1; /* its reduce-scatter and, after, its all-gather */
         time += twice * lt;
-        c->steps += twice * steps;
-        c->sent_bytes += twice * sent;
         c->energy_J += twice * sent * t->level[l].energy_J_per_byte;
         n /= p[l];
     }

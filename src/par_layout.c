@@ -71,11 +71,6 @@ int par_layout_complete(const struct hw_system *sys, struct par_layout *l, struc
     return DSE_OK;
 }
 
-int par_replica_devices(const struct par_layout *l)
-{
-    return l->n[PAR_TP] * (l->n[PAR_CP] > 0 ? l->n[PAR_CP] : 1) * l->n[PAR_PP];
-}
-
 void par_group(const struct par_layout *l, enum par_dim d, int *size, int *stride)
 {
     int s = 1, to = d == PAR_EP ? PAR_DP : (int)d; /* an ep group is ep consecutive dp replicas */
