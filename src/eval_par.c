@@ -127,32 +127,18 @@ int eval_check_layout(const struct eval_req *r, struct dse_err *e)
                                "pp %d stages need at least as many layers, %s has %lld", pp, r->model->name,
                                (long long)r->model->tf.layers);
     }
-    if (cp > 1) { /* the sequence (or, decoding, the cache) split: a transformer whose tokens divide */
-        if (r->model->kind != WLM_TRANSFORMER || !strcmp(r->model->tf.model_type, "vit"))
-            return dse_err_set(e, DSE_EINPUT, r->model->path, NULL,
-                               "context parallelism (cp %d) splits a transformer's token sequence; %s has none to split", cp,
-                               r->model->name);
-        int decode = r->phase == PH_DECODE;
-        if (!decode && r->prompt % cp)
-            return dse_err_set(e, DSE_EINPUT, NULL, "--prompt", "%lld tokens do not split over cp %d (cp must divide them)",
-                               (long long)r->prompt, cp);
-    }
-    if (l->ep > 1 && (r->model->kind != WLM_TRANSFORMER || r->model->tf.experts < 1))
-        return dse_err_set(e, DSE_EINPUT, r->model->path, NULL,
-                           "expert parallelism (ep %d) spreads a mixture of experts' experts; %s has none", l->ep,
-                           r->model->name);
+    int rc = wl_check_split(r->model, l->n[PAR_TP], cp, l->ep, e);
+    if (rc)
+        return rc;
+    if (cp > 1 && r->phase != PH_DECODE && r->prompt % cp) /* decoding splits the cache, which need not divide */
+        return dse_err_set(e, DSE_EINPUT, NULL, "--prompt", "%lld tokens do not split over cp %d (cp must divide them)",
+                           (long long)r->prompt, cp);
     if (l->ep > 1) {
         struct wl_transformer sc = r->model->tf;
-        int rc = wl_expert_parallel(&sc, l->ep, l->moe_imbalance > 0 ? l->moe_imbalance : 1, r->model->path, e);
-        if (rc)
+        if ((rc = wl_expert_parallel(&sc, l->ep, l->moe_imbalance > 0 ? l->moe_imbalance : 1, r->model->path, e)))
             return rc;
     }
     if (l->n[PAR_TP] > 1) {
-        if (r->model->kind != WLM_TRANSFORMER)
-            return dse_err_set(e, DSE_EINPUT, r->model->path, NULL,
-                               "tensor parallelism (tp %d) splits transformer configs (heads, FFN, vocabulary); %s is "
-                               "not one: use dp",
-                               l->n[PAR_TP], r->model->name);
         struct wl_transformer sc;
         return wl_shard_transformer(&r->model->tf, l->n[PAR_TP], r->sw && r->sw->tp_padding, r->model->path, &sc, e);
     }

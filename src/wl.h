@@ -220,6 +220,10 @@ void wl_model_free(struct wl_model *m);
 int wl_model_is_lm(const struct wl_model *m); /* has prefill/decode phases */
 /* Builds the concrete graph for one step shape into g (initialised here, caller frees). */
 int wl_build(const struct wl_model *m, const struct wl_shape *s, struct wl_graph *g, struct dse_err *e);
+/* The splits a model allows: tp, cp and ep (> 1) need a transformer, cp one with a token sequence
+ * (not ViT's patches), ep a mixture of experts; otherwise DSE_EINPUT naming the split and the model.
+ * wl_build and eval's layout check share it, so both refuse alike. */
+int wl_check_split(const struct wl_model *m, int tp, int cp, int ep, struct dse_err *e);
 
 /* prompt + generated tokens (a decode step: prompt + 1) must fit in a decoder's positions
  * (max_position_embeddings; gpt2: n_positions); otherwise DSE_EINPUT naming both numbers and the field,

@@ -477,27 +477,32 @@ int wl_load_file(const char *path, struct wl_model *m, struct dse_err *e)
     return rc;
 }
 
+int wl_check_split(const struct wl_model *m, int tp, int cp, int ep, struct dse_err *e)
+{
+    int tf = m->kind == WLM_TRANSFORMER;
+    if (tp > 1 && !tf)
+        return dse_err_set(e, DSE_EINPUT, m->path, NULL,
+                           "tensor parallelism (tp %d) splits transformer configs (heads, FFN, vocabulary); %s is not "
+                           "one: use dp", tp, m->name);
+    if (cp > 1 && (!tf || !strcmp(m->tf.model_type, "vit")))
+        return dse_err_set(e, DSE_EINPUT, m->path, NULL,
+                           "context parallelism (cp %d) splits a transformer's token sequence; %s has none to split", cp,
+                           m->name);
+    if (ep > 1 && (!tf || m->tf.experts < 1))
+        return dse_err_set(e, DSE_EINPUT, m->path, NULL,
+                           "expert parallelism (ep %d) spreads a mixture of experts' experts; %s has none", ep, m->name);
+    return DSE_OK;
+}
+
 int wl_build(const struct wl_model *m, const struct wl_shape *s, struct wl_graph *g, struct dse_err *e)
 {
     int rc;
     if (s->batch < 1 || s->batch > 1000000 || s->tokens < 1 || s->tokens > 10000000 || s->past < 0 ||
         s->past > 100000000)
         return dse_err_set(e, DSE_EINPUT, NULL, NULL, "batch, tokens or context out of range");
-    if (s->ep > 1 && m->kind != WLM_TRANSFORMER)
-        return dse_err_set(e, DSE_EINPUT, m->path, NULL, "expert parallelism (ep %d) spreads a mixture of experts; %s "
-                           "has none", s->ep, m->name);
-    if (s->tp > 1 && m->kind != WLM_TRANSFORMER)
-        return dse_err_set(e, DSE_EINPUT, m->path, NULL,
-                           "tensor parallelism (tp %d) splits transformer configs (heads, FFN, vocabulary); %s is not "
-                           "one: use dp",
-                           s->tp, m->name);
+    if ((rc = wl_check_split(m, s->tp, s->cp, s->ep, e)))
+        return rc;
     struct wl_shape cs = *s; /* context parallelism: this device's part of the sequence or the cache */
-    if (s->cp > 1 && m->kind != WLM_TRANSFORMER)
-        return dse_err_set(e, DSE_EINPUT, m->path, NULL, "context parallelism (cp %d) splits a transformer's sequence; %s "
-                           "is not a transformer", s->cp, m->name);
-    if (s->cp > 1 && !strcmp(m->tf.model_type, "vit"))
-        return dse_err_set(e, DSE_EINPUT, m->path, NULL, "context parallelism (cp %d) splits a token sequence; %s's image "
-                           "patches are not split", s->cp, m->name);
     if (s->cp > 1 && s->tokens > 1) {
         int64_t seq = s->tokens;
         if (seq % s->cp)

@@ -315,6 +315,16 @@ START_TEST(tensor_parallel_shard)
     rc.phase = PH_NONE;
     ck_assert_int_eq(eval_check_layout(&rc, &e), DSE_EINPUT);
     ck_assert_msg(strstr(e.msg, "tensor parallelism (tp 2) splits transformer configs"), "%s", e.msg);
+    /* the graph builder refuses the same split with the same words (one check serves both) */
+    struct wl_graph g;
+    struct wl_shape sh = {.batch = 1, .tokens = 1, .tp = 2};
+    ck_assert_int_eq(wl_build(&m, &sh, &g, &e), DSE_EINPUT);
+    ck_assert_msg(strstr(e.msg, "tensor parallelism (tp 2) splits transformer configs"), "%s", e.msg);
+    sh.tp = 1;
+    sh.cp = 2;
+    ck_assert_int_eq(wl_build(&m, &sh, &g, &e), DSE_EINPUT);
+    ck_assert_msg(strstr(e.msg, "context parallelism (cp 2) splits a transformer's token sequence; resnet50 has none"),
+                  "%s", e.msg);
     wl_model_free(&m);
     free(s);
 }
