@@ -703,6 +703,13 @@ static int calibrate_multi(const struct cli_opt *opts)
         printf("  training MAPE, held-out half: %.1f %% -> %.1f %%\n", m_held0, mh);
     else
         printf("  no held-out training case: the fit's error is unknown\n");
+    int worse = nh && mh > m_held0; /* as the single-device fit: never ship a factor worse than none unasked */
+    if (worse && !cli_get(opts, "force")) {
+        rc = dse_err_set(&e, DSE_ERUNTIME, NULL, NULL,
+                         "calibrate: the fit is worse on the held-out cases (%.1f%% against %.1f%% uncalibrated): %s not "
+                         "written (--force writes it anyway)", mh, m_held0, out);
+        goto out;
+    }
     /* the hwdesc with the factor (and its held-out error) in the replicated device's efficiency */
     char *text;
     size_t len;
@@ -725,13 +732,34 @@ static int calibrate_multi(const struct cli_opt *opts)
     cJSON_AddNumberToObject(ef, "training", best);
     if (nh)
         cJSON_AddNumberToObject(ef, "training_heldout_mape_pct", floor(mh * 10 + 0.5) / 10);
-    char note[600];
+    /* the note keeps its other clauses; an earlier fit's clause gives way to this one's */
+    static const char fitted[] = "training: fitted by dse calibrate --published --multi-device";
     const cJSON *old = cJSON_GetObjectItemCaseSensitive(ef, "note");
-    snprintf(note, sizeof note, "%s%straining: fitted by dse calibrate --published --multi-device on %d fit-half training "
-             "cases of validate/published/multi-device (held-out %d)",
-             cJSON_IsString(old) ? old->valuestring : "", cJSON_IsString(old) ? "; " : "", nf, nh);
+    const char *ot = cJSON_IsString(old) ? old->valuestring : "";
+    size_t cap = strlen(ot) + 300;
+    char *note = malloc(cap);
+    if (!note) {
+        cJSON_Delete(root);
+        rc = dse_err_set(&e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+        goto out;
+    }
+    size_t k = 0;
+    for (const char *p = ot; *p;) {
+        const char *end = strstr(p, "; ");
+        size_t cl = end ? (size_t)(end - p) : strlen(p);
+        if (strncmp(p, fitted, sizeof fitted - 1)) {
+            memcpy(note + k, p, cl);
+            k += cl;
+            memcpy(note + k, "; ", 2);
+            k += 2;
+        }
+        p += cl + (end ? 2 : 0);
+    }
+    snprintf(note + k, cap - k, "%s on %d fit-half training cases of validate/published/multi-device (held-out %d)%s",
+             fitted, nf, nh, worse ? " (written with --force: worse on the held-out cases than the uncalibrated model)" : "");
     cJSON_DeleteItemFromObjectCaseSensitive(ef, "note");
     cJSON_AddStringToObject(ef, "note", note);
+    free(note);
     rc = cli_write_json(root, out, 1, &e);
     if (!rc)
         printf("wrote %s\n", out);

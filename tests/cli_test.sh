@@ -718,6 +718,17 @@ if [ "$rc" -eq 0 ] && grep -q "efficiency.training: 1 -> 0\.[0-9]" "$tmp/cal-md.
 else
     fail calibrate-multi-device "exit $rc: $(head -c 300 "$tmp/cal-md.err") $(head -c 300 "$tmp/cal-md.out")"
 fi
+# re-calibrating a calibrated file keeps one fit clause in its note (the shipped file has one; appending made two, then three)
+n_fit=$(grep -o "training: fitted by dse calibrate" "$tmp/a100-cluster.json" 2>/dev/null | wc -l)
+if [ "$n_fit" -eq 1 ]; then ok calibrate-multi-device-note; else fail calibrate-multi-device-note "$n_fit fit clauses in the note"; fi
+# a fit worse on the held-out half than the uncalibrated model is not written (the corpus's comment derives it)
+dse calibrate --published --multi-device --corpus "$D/multi-device-worse-fit.csv" --hw nvidia-a100-cluster-32node --out "$tmp/worse.json"
+if [ "$rc" -eq 1 ] && [ ! -e "$tmp/worse.json" ] && grep -qF "held-out half: 4.5 % -> 71.9 %" "$OUT" &&
+    grep -qF "the fit is worse on the held-out cases (71.9% against 4.5% uncalibrated): $tmp/worse.json not written" "$ERR"; then
+    ok calibrate-multi-device-worse
+else
+    fail calibrate-multi-device-worse "exit $rc; $(tail -n 1 "$ERR")"
+fi
 expect_fail calibrate-multi-device-no-cases 2 "'nvidia-dgx-h100' has 0 predicted fit-half training cases" calibrate --published --multi-device --hw nvidia-dgx-h100 --out "$tmp/x.json"
 expect_fail eval-topology-zero-bw 2 "bad-topology-zero-bw.json: topology.levels[0].bandwidth_GBps: expected a positive number, got 0" eval --hw "$D/bad-topology-zero-bw.json" --workload llama-2-7b
 expect_json json-llama-prefill "$PY_TOTALS
