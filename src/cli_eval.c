@@ -121,7 +121,13 @@ static const char *errbar_note(const struct eval_req *r, const struct eval_resul
                  ms(t->latency_s) / (1 + t->err_high_pct / 100), ms(t->latency_s) / (1 + t->err_low_pct / 100),
                  d->calib_mape_pct >= 0 ? "" : "; this device is uncalibrated: the interval is its class's, from "
                                                "calibrated devices, and its own error may be larger");
-    if (t->devices > 1 && r->errbars && !(ph == PH_TRAIN && d->train_mape_pct >= 0)) { /* single-device cases */
+    int inference = ph == PH_PREFILL || ph == PH_DECODE || ph == PH_GENERATE;
+    if (inference && d->infer_mape_pct >= 0) { /* this system's own multi-device cases */
+        size_t at = strlen(buf);
+        snprintf(buf + at, n - at, "; %s's kernels calibrated on the multi-device corpus (efficiency.prefill %.3g, "
+                 "decode %.3g): held-out MAPE %.1f %% (dse validate --published --multi-device)", r->sys->name,
+                 d->eff_prefill, d->eff_decode, d->infer_mape_pct);
+    } else if (t->devices > 1 && r->errbars && !(ph == PH_TRAIN && d->train_mape_pct >= 0)) { /* single-device cases */
         size_t at = strlen(buf);
         snprintf(buf + at, n - at, "; these are single-device cases: a layout's own error, larger, is what dse validate "
                                    "--published --multi-device reports");
@@ -215,7 +221,7 @@ static void print_human(const struct eval_req *r, const struct eval_result *res,
             printf("; batch %lld per replica, metrics for the whole system (latency: one replica's)\n",
                    (long long)r->batch);
     }
-    char vn[160], eb[600];
+    char vn[160], eb[900];
     printf("model: %s; software: %s; %s\n", r->x.fidelity == FID_CYCLE ? "cycle-approximate tier" : "analytical roofline",
            r->sw ? r->sw->name : "none", validation_note(d, vn, sizeof vn));
     if (res->feasible)
@@ -453,11 +459,13 @@ static int print_json(const struct eval_req *r, const struct eval_result *res, c
     val = cJSON_AddObjectToObject(o, "validation");
     if (val) {
         const struct hw_device *d = &r->sys->dev[r->dev];
-        char vn[160], eb[600];
+        char vn[160], eb[900];
         cJSON_AddBoolToObject(val, "calibrated", d->calib_mape_pct >= 0);
         cJSON_AddBoolToObject(val, "layout_validated", res->t.devices <= 1); /* the multi-device corpus: below */
         if (ph == PH_TRAIN && d->train_mape_pct >= 0)
             cJSON_AddNumberToObject(val, "training_heldout_mape_pct", d->train_mape_pct);
+        if ((ph == PH_PREFILL || ph == PH_DECODE || ph == PH_GENERATE) && d->infer_mape_pct >= 0)
+            cJSON_AddNumberToObject(val, "inference_heldout_mape_pct", d->infer_mape_pct);
         if (d->calib_mape_pct >= 0)
             cJSON_AddNumberToObject(val, "heldout_mape_pct", d->calib_mape_pct);
         else

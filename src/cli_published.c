@@ -604,29 +604,61 @@ static int write_published(const char *in, const char *out, const struct hw_devi
     return cli_write_json(root, out, 1, e);
 }
 
-/* The squared log time errors of a system's predicted training cases of one half, re-predicted with
- * training efficiency f; returns the count (MAPE of those in *mape). */
-static int multi_fit_cost(struct mcase *c, int n, int half, const char *sysname, struct pctx *x, int si, double f,
-                          double *cost, double *mape, struct dse_err *e)
+/* The factors a multi-device calibration fits, each the share of the inference-calibrated kernel rate
+ * a kind of case's kernels reach on the system (what its framework adds: a training step's backward and
+ * optimizer, an inference runtime's prefill or decode kernels): efficiency.training, .prefill, .decode. */
+enum { FAC_TRAIN, FAC_PREFILL, FAC_DECODE, FAC_COUNT };
+static const char *const mf_key[FAC_COUNT] = {"training", "prefill", "decode"};
+static const char *const mf_kind_name[2] = {"training", "inference"};
+static const char *const mf_clause[2] = {"training: fitted by dse calibrate --published --multi-device",
+                                         "inference: fitted by dse calibrate --published --multi-device"};
+
+static int mcase_kind(const struct mcase *c) { return c->phase != PH_TRAIN; } /* 0 training, 1 inference */
+
+static int mcase_uses(const struct mcase *c, int k)
 {
-    struct hw_system *sys = x->sys[si];
-    sys->dev[sys->topo.dev].eff_train = f;
+    if (k == FAC_TRAIN)
+        return c->phase == PH_TRAIN;
+    return c->phase == PH_GENERATE || c->phase == (k == FAC_PREFILL ? PH_PREFILL : PH_DECODE);
+}
+
+struct mfit {
+    struct mcase *c;
+    int n, si;
+    const char *sys;
+    struct pctx *x;
+    double f[FAC_COUNT];
+    int failed; /* a prediction failed (the error in *e) */
+    struct dse_err *e;
+};
+
+/* The squared log time errors of the system's predicted cases of one kind and half (-1: both),
+ * re-predicted with the factors m->f; returns the count (their MAPE in *mape), -1 on an error. */
+static int mfit_cost(struct mfit *m, int kind, int half, double *cost, double *mape)
+{
+    struct hw_system *sys = m->x->sys[m->si];
+    struct hw_device *d = &sys->dev[sys->topo.dev];
+    d->eff_train = m->f[FAC_TRAIN];
+    d->eff_prefill = m->f[FAC_PREFILL];
+    d->eff_decode = m->f[FAC_DECODE];
     int k = 0;
     double sum = 0, ape = 0;
-    for (int i = 0; i < n; i++) {
-        if (strcmp(c[i].system, sysname) || c[i].phase != PH_TRAIN || (half >= 0 && c[i].heldout != half))
+    for (int i = 0; i < m->n; i++) {
+        struct mcase *c = &m->c[i];
+        if (strcmp(c->system, m->sys) || mcase_kind(c) != kind || (half >= 0 && c->heldout != half))
             continue;
         const struct sw_stack *sw;
-        const struct wl_model *m;
-        int rc;
-        if ((rc = get_sw(x, si, c[i].software, &sw, e)) || (rc = get_wl(x, c[i].workload, &m, e)) ||
-            (rc = mcase_predict(&c[i], sys, m, sw, e)))
+        const struct wl_model *wm;
+        if (get_sw(m->x, m->si, c->software, &sw, m->e) || get_wl(m->x, c->workload, &wm, m->e) ||
+            mcase_predict(c, sys, wm, sw, m->e)) {
+            m->failed = 1;
             return -1;
-        if (!c[i].ok)
+        }
+        if (!c->ok)
             continue;
-        double lt = log(1 + c[i].error) * (mmetric_is_rate(c[i].metric) ? -1 : 1); /* of the time */
+        double lt = log(1 + c->error) * (mmetric_is_rate(c->metric) ? -1 : 1); /* of the time */
         sum += lt * lt;
-        ape += fabs(c[i].error);
+        ape += fabs(c->error);
         k++;
     }
     *cost = sum;
@@ -634,9 +666,61 @@ static int multi_fit_cost(struct mcase *c, int n, int half, const char *sysname,
     return k;
 }
 
-/* dse calibrate --published --multi-device --hw SYSTEM --out FILE: the system's training efficiency
- * fitted on its fit-half training cases (golden-section search of the squared log time error over
- * efficiency.training in [0.2, 1]), its held-out error before and after, the hwdesc written with it. */
+/* Factor k fitted on the fit half of its kind, the others held: golden-section search of the squared
+ * log time error over log f in [log 0.1, 0], rounded to three digits as it ships. */
+static void mfit_golden(struct mfit *m, int kind, int k)
+{
+    double a = log(0.1), b = 0, g = (sqrt(5) - 1) / 2, x1 = b - g * (b - a), x2 = a + g * (b - a), f1, f2, junk;
+    m->f[k] = exp(x1);
+    mfit_cost(m, kind, 0, &f1, &junk);
+    m->f[k] = exp(x2);
+    mfit_cost(m, kind, 0, &f2, &junk);
+    for (int it = 0; it < 40 && !m->failed; it++) {
+        if (f1 < f2) {
+            b = x2;
+            x2 = x1;
+            f2 = f1;
+            x1 = b - g * (b - a);
+            m->f[k] = exp(x1);
+            mfit_cost(m, kind, 0, &f1, &junk);
+        } else {
+            a = x1;
+            x1 = x2;
+            f1 = f2;
+            x2 = a + g * (b - a);
+            m->f[k] = exp(x2);
+            mfit_cost(m, kind, 0, &f2, &junk);
+        }
+    }
+    m->f[k] = floor(exp((a + b) / 2) * 1000 + 0.5) / 1000;
+}
+
+/* note with its clause of kind replaced by text (the other clauses kept); malloc'd, NULL when out of memory */
+static char *note_with_clause(const char *old, const char *clause, const char *text)
+{
+    size_t cap = strlen(old) + strlen(text) + 4, k = 0, len = strlen(clause);
+    char *note = malloc(cap);
+    if (!note)
+        return NULL;
+    for (const char *p = old; *p;) {
+        const char *end = strstr(p, "; ");
+        size_t cl = end ? (size_t)(end - p) : strlen(p);
+        if (strncmp(p, clause, len)) {
+            memcpy(note + k, p, cl);
+            k += cl;
+            memcpy(note + k, "; ", 2);
+            k += 2;
+        }
+        p += cl + (end ? 2 : 0);
+    }
+    snprintf(note + k, cap - k, "%s", text);
+    return note;
+}
+
+/* dse calibrate --published --multi-device --hw SYSTEM --out FILE: the system's factors (mf_key) that its
+ * fit-half cases determine (at least two cases using a factor), training's alone and prefill's and
+ * decode's together (coordinate descent: a generate case uses both), their held-out error before and
+ * after, and the hwdesc written with them; a kind whose held-out error gets worse is not written. */
 static int calibrate_multi(const struct cli_opt *opts)
 {
     struct dse_err e;
@@ -645,6 +729,7 @@ static int calibrate_multi(const struct cli_opt *opts)
     struct mcase *c = NULL;
     int n = 0, rc, si = -1;
     char path[1100];
+    cJSON *root = NULL;
     struct pctx *x = calloc(1, sizeof *x);
     if (!x)
         return fprintf(stderr, "dse: out of memory\n"), DSE_ERUNTIME;
@@ -660,60 +745,68 @@ static int calibrate_multi(const struct cli_opt *opts)
         rc = dse_err_set(&e, DSE_EINPUT, NULL, "--hw", "'%s' has no topology", name);
         goto out;
     }
-    double c0, m_fit0, m_held0, cf, mf, mh;
-    int nf = multi_fit_cost(c, n, 0, name, x, si, 1, &c0, &m_fit0, &e);
-    int nh = multi_fit_cost(c, n, 1, name, x, si, 1, &cf, &m_held0, &e);
-    if (nf < 0 || nh < 0) {
+    struct mfit m = {c, n, si, name, x, {1, 1, 1}, 0, &e};
+    double junk, m0[2][2], m1[2][2]; /* [kind][half] MAPE before and after */
+    int cnt[2][2], uses[FAC_COUNT] = {0}, fitk[2] = {0};
+    for (int kind = 0; kind < 2; kind++)
+        for (int h = 0; h < 2; h++)
+            cnt[kind][h] = mfit_cost(&m, kind, h, &junk, &m0[kind][h]);
+    if (m.failed) {
         rc = e.code ? e.code : DSE_ERUNTIME;
         goto out;
     }
-    if (nf < 2) {
-        rc = dse_err_set(&e, DSE_EINPUT, NULL, "--hw", "'%s' has %d predicted fit-half training case%s in %s: at least 2 "
-                         "are needed to fit", name, nf, nf == 1 ? "" : "s", path);
+    for (int i = 0; i < n; i++)
+        for (int k = 0; k < FAC_COUNT; k++)
+            uses[k] += !strcmp(c[i].system, name) && !c[i].heldout && c[i].ok && mcase_uses(&c[i], k);
+    fitk[0] = uses[FAC_TRAIN] >= 2;
+    fitk[1] = uses[FAC_PREFILL] >= 2 || uses[FAC_DECODE] >= 2;
+    if (!fitk[0] && !fitk[1]) {
+        rc = dse_err_set(&e, DSE_EINPUT, NULL, "--hw", "'%s' has %d predicted fit-half training cases and %d prefill and "
+                         "%d decode ones in %s: a factor needs at least 2 to fit", name, uses[FAC_TRAIN],
+                         uses[FAC_PREFILL], uses[FAC_DECODE], path);
         goto out;
     }
-    /* golden-section search on log f */
-    double a = log(0.2), b = 0, g = (sqrt(5) - 1) / 2, x1 = b - g * (b - a), x2 = a + g * (b - a), f1, f2, junk;
-    multi_fit_cost(c, n, 0, name, x, si, exp(x1), &f1, &junk, &e);
-    multi_fit_cost(c, n, 0, name, x, si, exp(x2), &f2, &junk, &e);
-    for (int it = 0; it < 40; it++) {
-        if (f1 < f2) {
-            b = x2;
-            x2 = x1;
-            f2 = f1;
-            x1 = b - g * (b - a);
-            multi_fit_cost(c, n, 0, name, x, si, exp(x1), &f1, &junk, &e);
-        } else {
-            a = x1;
-            x1 = x2;
-            f1 = f2;
-            x2 = a + g * (b - a);
-            multi_fit_cost(c, n, 0, name, x, si, exp(x2), &f2, &junk, &e);
+    if (fitk[0])
+        mfit_golden(&m, 0, FAC_TRAIN);
+    for (int round = 0; round < 4 && fitk[1]; round++) /* a generate case ties prefill to decode */
+        for (int k = FAC_PREFILL; k <= FAC_DECODE; k++)
+            if (uses[k] >= 2)
+                mfit_golden(&m, 1, k);
+    for (int kind = 0; kind < 2; kind++)
+        for (int h = 0; h < 2; h++)
+            mfit_cost(&m, kind, h, &junk, &m1[kind][h]);
+    if (m.failed) {
+        rc = e.code ? e.code : DSE_ERUNTIME;
+        goto out;
+    }
+    printf("dse calibrate --published --multi-device: %s, cases of %s: %d fit and %d held-out training, %d fit and %d "
+           "held-out inference\n", name, path, cnt[0][0], cnt[0][1], cnt[1][0], cnt[1][1]);
+    int worse = 0;
+    for (int kind = 0; kind < 2; kind++) {
+        if (!fitk[kind])
+            continue;
+        for (int k = 0; k < FAC_COUNT; k++)
+            if ((k == FAC_TRAIN) == (kind == 0) && uses[k] >= 2)
+                printf("  efficiency.%s: 1 -> %.3g (%d fit cases use it)\n", mf_key[k], m.f[k], uses[k]);
+        printf("  %s MAPE, fit half:      %.1f %% -> %.1f %%\n", mf_kind_name[kind], m0[kind][0], m1[kind][0]);
+        if (cnt[kind][1])
+            printf("  %s MAPE, held-out half: %.1f %% -> %.1f %%\n", mf_kind_name[kind], m0[kind][1], m1[kind][1]);
+        else
+            printf("  no held-out %s case: the fit's error is unknown\n", mf_kind_name[kind]);
+        if (cnt[kind][1] && m1[kind][1] > m0[kind][1] && !worse) { /* never ship a factor worse than none unasked */
+            worse = 1;
+            if (!cli_get(opts, "force")) {
+                rc = dse_err_set(&e, DSE_ERUNTIME, NULL, NULL,
+                                 "calibrate: the %s fit is worse on the held-out cases (%.1f%% against %.1f%% "
+                                 "uncalibrated): %s not written (--force writes it anyway)",
+                                 mf_kind_name[kind], m1[kind][1], m0[kind][1], out);
+                goto out;
+            }
         }
     }
-    double best = exp((a + b) / 2);
-    best = floor(best * 1000 + 0.5) / 1000; /* three digits, as it ships */
-    multi_fit_cost(c, n, 0, name, x, si, best, &cf, &mf, &e);
-    multi_fit_cost(c, n, 1, name, x, si, best, &cf, &mh, &e);
-    printf("dse calibrate --published --multi-device: %s, %d fit and %d held-out training cases of %s\n", name, nf, nh,
-           path);
-    printf("  efficiency.training: 1 -> %.3g\n", best);
-    printf("  training MAPE, fit half:      %.1f %% -> %.1f %%\n", m_fit0, mf);
-    if (nh)
-        printf("  training MAPE, held-out half: %.1f %% -> %.1f %%\n", m_held0, mh);
-    else
-        printf("  no held-out training case: the fit's error is unknown\n");
-    int worse = nh && mh > m_held0; /* as the single-device fit: never ship a factor worse than none unasked */
-    if (worse && !cli_get(opts, "force")) {
-        rc = dse_err_set(&e, DSE_ERUNTIME, NULL, NULL,
-                         "calibrate: the fit is worse on the held-out cases (%.1f%% against %.1f%% uncalibrated): %s not "
-                         "written (--force writes it anyway)", mh, m_held0, out);
-        goto out;
-    }
-    /* the hwdesc with the factor (and its held-out error) in the replicated device's efficiency */
+    /* the hwdesc with the factors (and their held-out error) in the replicated device's efficiency */
     char *text;
     size_t len;
-    cJSON *root = NULL;
     if ((rc = ju_read_file(x->sys_path[si], JU_MAX_FILE_BYTES, &text, &len, &e)))
         goto out;
     root = cJSON_ParseWithLength(text, len);
@@ -722,50 +815,46 @@ static int calibrate_multi(const struct cli_opt *opts)
     cJSON *dev = devs ? cJSON_GetArrayItem(devs, x->sys[si]->topo.dev) : NULL;
     cJSON *ef = dev ? cJSON_GetObjectItemCaseSensitive(dev, "efficiency") : NULL;
     if (!ef) {
-        cJSON_Delete(root);
         rc = dse_err_set(&e, DSE_EINPUT, x->sys_path[si], NULL, "the topology's device has no efficiency section to add "
-                         "the training factor to");
+                         "the fitted factors to");
         goto out;
     }
-    cJSON_DeleteItemFromObjectCaseSensitive(ef, "training");
-    cJSON_DeleteItemFromObjectCaseSensitive(ef, "training_heldout_mape_pct");
-    cJSON_AddNumberToObject(ef, "training", best);
-    if (nh)
-        cJSON_AddNumberToObject(ef, "training_heldout_mape_pct", floor(mh * 10 + 0.5) / 10);
-    /* the note keeps its other clauses; an earlier fit's clause gives way to this one's */
-    static const char fitted[] = "training: fitted by dse calibrate --published --multi-device";
-    const cJSON *old = cJSON_GetObjectItemCaseSensitive(ef, "note");
-    const char *ot = cJSON_IsString(old) ? old->valuestring : "";
-    size_t cap = strlen(ot) + 300;
-    char *note = malloc(cap);
-    if (!note) {
-        cJSON_Delete(root);
-        rc = dse_err_set(&e, DSE_ERUNTIME, NULL, NULL, "out of memory");
-        goto out;
-    }
-    size_t k = 0;
-    for (const char *p = ot; *p;) {
-        const char *end = strstr(p, "; ");
-        size_t cl = end ? (size_t)(end - p) : strlen(p);
-        if (strncmp(p, fitted, sizeof fitted - 1)) {
-            memcpy(note + k, p, cl);
-            k += cl;
-            memcpy(note + k, "; ", 2);
-            k += 2;
+    static const char *const mape_key[2] = {"training_heldout_mape_pct", "inference_heldout_mape_pct"};
+    for (int kind = 0; kind < 2; kind++) {
+        if (!fitk[kind])
+            continue;
+        for (int k = 0; k < FAC_COUNT; k++)
+            if ((k == FAC_TRAIN) == (kind == 0)) {
+                cJSON_DeleteItemFromObjectCaseSensitive(ef, mf_key[k]);
+                if (uses[k] >= 2)
+                    cJSON_AddNumberToObject(ef, mf_key[k], m.f[k]);
+            }
+        cJSON_DeleteItemFromObjectCaseSensitive(ef, mape_key[kind]);
+        if (cnt[kind][1])
+            cJSON_AddNumberToObject(ef, mape_key[kind], floor(m1[kind][1] * 10 + 0.5) / 10);
+        /* the note keeps its other clauses; an earlier fit's clause of this kind gives way to this one's */
+        char clause[400];
+        snprintf(clause, sizeof clause, "%s on %d fit-half %s cases of validate/published/multi-device (held-out %d)%s",
+                 mf_clause[kind], cnt[kind][0], mf_kind_name[kind], cnt[kind][1],
+                 worse ? " (written with --force: worse on the held-out cases than the uncalibrated model)" : "");
+        const cJSON *old = cJSON_GetObjectItemCaseSensitive(ef, "note");
+        char *note = note_with_clause(cJSON_IsString(old) ? old->valuestring : "", mf_clause[kind], clause);
+        if (!note) {
+            rc = dse_err_set(&e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+            goto out;
         }
-        p += cl + (end ? 2 : 0);
+        cJSON_DeleteItemFromObjectCaseSensitive(ef, "note");
+        cJSON_AddStringToObject(ef, "note", note);
+        free(note);
     }
-    snprintf(note + k, cap - k, "%s on %d fit-half training cases of validate/published/multi-device (held-out %d)%s",
-             fitted, nf, nh, worse ? " (written with --force: worse on the held-out cases than the uncalibrated model)" : "");
-    cJSON_DeleteItemFromObjectCaseSensitive(ef, "note");
-    cJSON_AddStringToObject(ef, "note", note);
-    free(note);
-    rc = cli_write_json(root, out, 1, &e);
+    rc = cli_write_json(root, out, 1, &e); /* it frees root */
+    root = NULL;
     if (!rc)
         printf("wrote %s\n", out);
 out:
     if (rc)
         dse_err_print(stderr, &e);
+    cJSON_Delete(root);
     free(c);
     pctx_free(x);
     return rc;

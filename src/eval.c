@@ -629,6 +629,16 @@ void eval_capacity(const struct hw_system *sys, int primary, double capacity_byt
     }
 }
 
+/* The kernels' time factor of a phase (links are not scaled): 1 / the system's multi-device calibration
+ * for it (efficiency.training, .prefill, .decode, fitted by dse calibrate --published --multi-device on
+ * that kind's fit-half cases: what the corpus's frameworks reach beyond the inference-calibrated
+ * kernels), 1 where none is fitted. Encoders and CNNs (phase none) are not scaled: no case fitted them. */
+static double kernel_scale(const struct hw_device *d, enum wl_phase ph)
+{
+    double f = ph == PH_TRAIN ? d->eff_train : ph == PH_PREFILL ? d->eff_prefill : ph == PH_DECODE ? d->eff_decode : 1;
+    return f > 0 ? 1 / f : 1;
+}
+
 /* Costs every operator of the point (the prefill or whole graph, then each decode step) and the
  * memory each device needs: raw sums, before power limits, capacity and derived metrics. On return
  * res->feasible is 0 when an operator cannot run (graph-level infeasibility). */
@@ -658,7 +668,7 @@ static int eval_ops(const struct eval_req *r, const struct eval_graphs *eg, stru
     res->escale = dp * tp * cp * M;
     res->dscale = M / pp;
     res->tscale = eval_pipe_scale(L, eg->phase == PH_DECODE);
-    res->kscale = eg->phase == PH_TRAIN && pd->eff_train > 0 ? 1 / pd->eff_train : 1;
+    res->kscale = kernel_scale(pd, eg->phase == PH_GENERATE ? PH_PREFILL : eg->phase);
     if ((rc = model_for(pd->cls)->check(pd, e)))
         return rc;
     enum wl_phase ph = eg->phase;
@@ -704,6 +714,7 @@ static int eval_ops(const struct eval_req *r, const struct eval_graphs *eg, stru
         int row0 = res->n_ops;
         res->part = 1;
         res->tscale = eval_pipe_scale(L, 1);
+        res->kscale = kernel_scale(pd, PH_DECODE);
         /* the cache at the last step: prompt + gen - 1 past tokens (a window's fewer) and the new one */
         double t0 = res->t.latency_s;
         rc = eval_graph(r, g, eg->decode_params, PH_DECODE, (r->gen - 1 + eg->cp - 1) / eg->cp, s, &ud, &used, s->contrib,

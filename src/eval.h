@@ -171,7 +171,7 @@ struct eval_result {
      * device's own dynamic energy x dscale (its share of the stages) */
     double tscale, escale, dscale;
     int pass;                 /* training: the pass rows are accounted to (eval_op.pass) */
-    double kscale;            /* the kernels' time x this (not links'): a training step's 1 / efficiency.training */
+    double kscale;            /* the kernels' time x this (not links'): 1 / the phase's efficiency.training, .prefill or .decode */
     struct par_layout layout; /* the request's, for messages */
     double first_s;     /* latency of the first graph (the prefill of a generate) */
     double dev_dyn_J[HW_MAX_DEVICES], dev_busy_s[2][HW_MAX_DEVICES];

@@ -108,6 +108,9 @@ struct hw_device {
     double eff_train;               /* a training step's kernels' share of their inference rate (efficiency.training,
                                        fitted by dse calibrate --published --multi-device; 1) */
     double train_mape_pct;          /* that calibration's held-out error (efficiency.training_heldout_mape_pct), or -1 */
+    double eff_prefill, eff_decode; /* the same for an LLM inference's prefill and its decode steps
+                                       (efficiency.prefill, efficiency.decode; 1) */
+    double infer_mape_pct;          /* their calibration's held-out error (efficiency.inference_heldout_mape_pct), or -1 */
     double eff_class[EC_COUNT];     /* compute efficiency per operator class (compute / vector, or per_class) */
     double eff_level[HW_MAX_MEM];   /* bandwidth efficiency per memory level (memory, or per_level) */
     double eff_prec[P_COUNT];       /* GEMM engines' efficiency per arithmetic precision (per_precision; 1) */

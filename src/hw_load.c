@@ -526,11 +526,14 @@ static int load_efficiency(struct ju *j, const cJSON *o, struct hw_system *sys, 
     static const char *const keys[] = {"compute",         "vector",           "memory",      "per_class",
                                        "per_level",       "per_precision",    "gemm_k_half", "bw_half_MB",
                                        "memory_per_class", "serial_fraction", "heldout_mape_pct", "training",
-                                       "training_heldout_mape_pct", "source", "note", NULL};
+                                       "training_heldout_mape_pct", "prefill",         "decode",
+                                       "inference_heldout_mape_pct", "source", "note", NULL};
     d->eff_compute = d->eff_vector = d->eff_memory = 1.0;
     d->calib_mape_pct = -1;
     d->eff_train = 1;
     d->train_mape_pct = -1;
+    d->eff_prefill = d->eff_decode = 1;
+    d->infer_mape_pct = -1;
     d->serial_fraction = 0;
     for (int c = 0; c < EC_COUNT; c++)
         d->eff_class[c] = 1;
@@ -555,7 +558,10 @@ static int load_efficiency(struct ju *j, const cJSON *o, struct hw_system *sys, 
         !(rc = ju_num(j, ef, "bw_half_MB", JU_OPT | JU_NONNEG, 1e6, &bw_half_MB)) &&
         !(rc = ju_num(j, ef, "heldout_mape_pct", JU_OPT | JU_NONNEG, 1e6, &d->calib_mape_pct)) &&
         !(rc = ju_num(j, ef, "training", JU_OPT | JU_POS, 1, &d->eff_train)) &&
-        !(rc = ju_num(j, ef, "training_heldout_mape_pct", JU_OPT | JU_NONNEG, 1e6, &d->train_mape_pct)))
+        !(rc = ju_num(j, ef, "training_heldout_mape_pct", JU_OPT | JU_NONNEG, 1e6, &d->train_mape_pct)) &&
+        !(rc = ju_num(j, ef, "prefill", JU_OPT | JU_POS, 1, &d->eff_prefill)) &&
+        !(rc = ju_num(j, ef, "decode", JU_OPT | JU_POS, 1, &d->eff_decode)) &&
+        !(rc = ju_num(j, ef, "inference_heldout_mape_pct", JU_OPT | JU_NONNEG, 1e6, &d->infer_mape_pct)))
         rc = need_source(j, ef);
     for (int c = 0; c < EC_COUNT; c++)
         d->eff_class[c] = c <= EC_ATTENTION_DECODE ? d->eff_compute : d->eff_vector;

@@ -296,6 +296,36 @@ START_TEST(tensor_parallel_shard)
     ck_assert(res.t.devices == 8 && res.layout.n[PAR_DP] == 4);
     eval_result_free(&res);
 
+    /* the multi-device inference calibration: efficiency.prefill 0.5 doubles the prefill's kernel times,
+     * efficiency.decode 0.25 quadruples the decode steps', and neither touches the links */
+    struct hw_system *cal = malloc(sizeof *cal);
+    *cal = *s;
+    cal->dev[0].eff_prefill = 0.5;
+    cal->dev[0].eff_decode = 0.25;
+    struct eval_req rg = r, rgc;
+    rg.phase = PH_GENERATE;
+    rg.gen = 4;
+    rgc = rg;
+    rgc.sys = cal;
+    struct eval_result g0 = {0}, g1 = {0};
+    lrun(&rg, &g0);
+    lrun(&rgc, &g1);
+    int seen[2] = {0, 0};
+    for (int i = 0; i < g0.n_ops; i++) {
+        const struct eval_op *o0 = &g0.ops[i], *o1 = &g1.ops[i];
+        ck_assert_str_eq(o0->name, o1->name);
+        ck_assert_near(o1->xfer_s, o0->xfer_s, 1e-12);
+        if (!strcmp(o0->name, "layers.q_proj+2") || !strcmp(o0->name, "layers.q_proj")) {
+            int dec = o0->phase == PH_DECODE;
+            ck_assert_near(o1->time_s, (dec ? 4 : 2) * o0->time_s, 1e-9);
+            seen[dec] = 1;
+        }
+    }
+    ck_assert(seen[0] && seen[1]);
+    eval_result_free(&g0);
+    eval_result_free(&g1);
+    free(cal);
+
     /* a runtime that pads (Neuron: heads up to a multiple of tp) rounds each share up: 32 heads over 3
      * are 11 a device, 8 KV heads 3, the FFN's 8192 2731 */
     struct wl_transformer padded;

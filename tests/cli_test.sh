@@ -724,12 +724,26 @@ if [ "$n_fit" -eq 1 ]; then ok calibrate-multi-device-note; else fail calibrate-
 # a fit worse on the held-out half than the uncalibrated model is not written (the corpus's comment derives it)
 dse calibrate --published --multi-device --corpus "$D/multi-device-worse-fit.csv" --hw nvidia-a100-cluster-32node --out "$tmp/worse.json"
 if [ "$rc" -eq 1 ] && [ ! -e "$tmp/worse.json" ] && grep -qF "held-out half: 4.5 % -> 71.9 %" "$OUT" &&
-    grep -qF "the fit is worse on the held-out cases (71.9% against 4.5% uncalibrated): $tmp/worse.json not written" "$ERR"; then
+    grep -qF "the training fit is worse on the held-out cases (71.9% against 4.5% uncalibrated): $tmp/worse.json not written" "$ERR"; then
     ok calibrate-multi-device-worse
 else
     fail calibrate-multi-device-worse "exit $rc; $(tail -n 1 "$ERR")"
 fi
-expect_fail calibrate-multi-device-no-cases 2 "'nvidia-dgx-h100' has 0 predicted fit-half training cases" calibrate --published --multi-device --hw nvidia-dgx-h100 --out "$tmp/x.json"
+expect_fail calibrate-multi-device-no-cases 2 "'nvidia-dgx-a100' has 0 predicted fit-half training cases and 0 prefill and 0 decode ones" calibrate --published --multi-device --hw nvidia-dgx-a100 --out "$tmp/x.json"
+# the inference factors (prefill, decode) of a node with only inference cases; the shipped file is
+# re-fitted, so its note must keep one inference clause and its training clause
+"$DSE_BIN" calibrate --published --multi-device --hw nvidia-dgx-h100 --out "$tmp/dgxh100.json" >"$tmp/cal-inf.out" 2>"$tmp/cal-inf.err"
+rc=$?
+if [ "$rc" -eq 0 ] && grep -q "efficiency.prefill: 1 -> 0\.[0-9]" "$tmp/cal-inf.out" && grep -q "efficiency.decode: 1 -> 0\.[0-9]" "$tmp/cal-inf.out" &&
+    grep -q "inference MAPE, held-out half" "$tmp/cal-inf.out" && ! grep -q "efficiency.training" "$tmp/cal-inf.out" &&
+    [ "$(grep -o "inference: fitted by dse calibrate" "$tmp/dgxh100.json" | wc -l)" -eq 1 ] &&
+    grep -q "training and training_heldout_mape_pct: the same device" "$tmp/dgxh100.json" &&
+    "$DSE_BIN" eval --hw "$tmp/dgxh100.json" --workload llama-2-7b --phase decode --prompt 128 --tp 8 2>/dev/null | grep -q "kernels calibrated on the multi-device corpus (efficiency.prefill 0\.[0-9]*, decode 0\.[0-9]*): held-out MAPE"; then
+    ok calibrate-multi-device-inference
+else
+    fail calibrate-multi-device-inference "exit $rc: $(head -c 300 "$tmp/cal-inf.err") $(head -c 400 "$tmp/cal-inf.out")"
+fi
+expect_fail hwdesc-decode-efficiency 2 "bad-decode-efficiency.json: devices[0].efficiency.decode: expected at most 1, got 1.5" eval --hw "$D/bad-decode-efficiency.json" --workload llama-2-7b
 expect_fail eval-topology-zero-bw 2 "bad-topology-zero-bw.json: topology.levels[0].bandwidth_GBps: expected a positive number, got 0" eval --hw "$D/bad-topology-zero-bw.json" --workload llama-2-7b
 expect_json json-llama-prefill "$PY_TOTALS
 need(d['phase'] == 'prefill', 'phase %r' % d['phase'])
