@@ -98,9 +98,15 @@ static const char *errbar_note(const struct eval_req *r, const struct eval_resul
     const struct eval_totals *t = &res->t;
     const struct hw_device *d = &r->sys->dev[r->dev];
     const char *cls = hw_class_names[d->cls], *kind = pkind_names[eb_kind_of(r->model, ph)];
+    const char *sw = r->sw ? r->sw->name : "none";
     if (ph == PH_TRAIN && d->train_mape_pct >= 0)
         snprintf(buf, n, "training step: efficiency.training %.3g calibrated on the multi-device corpus, held-out MAPE "
-                         "%.1f %% (dse validate --published --multi-device); no interval", d->eff_train, d->train_mape_pct);
+                 "%.1f %% (dse validate --published --multi-device)%s%s%s%s%s; no interval", d->eff_train,
+                 d->train_mape_pct, d->train_sw[0] && strcmp(d->train_sw, sw) ? ", with stack '" : "",
+                 d->train_sw[0] && strcmp(d->train_sw, sw) ? d->train_sw : "",
+                 d->train_sw[0] && strcmp(d->train_sw, sw) ? "': this step runs '" : "",
+                 d->train_sw[0] && strcmp(d->train_sw, sw) ? sw : "",
+                 d->train_sw[0] && strcmp(d->train_sw, sw) ? "', whose error is unmeasured" : "");
     else if (ph == PH_TRAIN)
         snprintf(buf, n, "no error bars: %s's training step is not calibrated on the multi-device corpus, so this "
                          "step time is unvalidated", d->name);
@@ -124,9 +130,12 @@ static const char *errbar_note(const struct eval_req *r, const struct eval_resul
     int inference = ph == PH_PREFILL || ph == PH_DECODE || ph == PH_GENERATE;
     if (inference && d->infer_mape_pct >= 0) { /* this system's own multi-device cases */
         size_t at = strlen(buf);
+        int other = d->infer_sw[0] && strcmp(d->infer_sw, sw);
         snprintf(buf + at, n - at, "; %s's kernels calibrated on the multi-device corpus (efficiency.prefill %.3g, "
-                 "decode %.3g): held-out MAPE %.1f %% (dse validate --published --multi-device)", r->sys->name,
-                 d->eff_prefill, d->eff_decode, d->infer_mape_pct);
+                 "decode %.3g): held-out MAPE %.1f %% (dse validate --published --multi-device)%s%s%s%s%s", r->sys->name,
+                 d->eff_prefill, d->eff_decode, d->infer_mape_pct, other ? ", with stack '" : "",
+                 other ? d->infer_sw : "", other ? "': this runs '" : "", other ? sw : "",
+                 other ? "', whose error is unmeasured" : "");
     } else if (t->devices > 1 && r->errbars && !(ph == PH_TRAIN && d->train_mape_pct >= 0)) { /* single-device cases */
         size_t at = strlen(buf);
         snprintf(buf + at, n - at, "; these are single-device cases: a layout's own error, larger, is what dse validate "

@@ -820,9 +820,17 @@ static int calibrate_multi(const struct cli_opt *opts)
         goto out;
     }
     static const char *const mape_key[2] = {"training_heldout_mape_pct", "inference_heldout_mape_pct"};
+    static const char *const sw_key[2] = {"training_software", "inference_software"};
     for (int kind = 0; kind < 2; kind++) {
         if (!fitk[kind])
             continue;
+        const char *sw = NULL; /* the stack the kind's cases ran, where they share one */
+        for (int i = 0; i < n; i++)
+            if (!strcmp(c[i].system, name) && mcase_kind(&c[i]) == kind && c[i].ok)
+                sw = !sw ? c[i].software : strcmp(sw, c[i].software) ? "" : sw;
+        cJSON_DeleteItemFromObjectCaseSensitive(ef, sw_key[kind]);
+        if (sw && *sw)
+            cJSON_AddStringToObject(ef, sw_key[kind], sw);
         for (int k = 0; k < FAC_COUNT; k++)
             if ((k == FAC_TRAIN) == (kind == 0)) {
                 cJSON_DeleteItemFromObjectCaseSensitive(ef, mf_key[k]);

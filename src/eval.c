@@ -547,7 +547,23 @@ static int eval_graph(const struct eval_req *r, const struct wl_graph *g, double
             }
         }
         if (rec)
-            rec[i] = k;
+            rec[i] = k; /* a collective's whole time: the backward hides its own share */
+        if (ph == PH_TRAIN && r->sw && r->sw->overlap_tp && rec && (op_info[op->type].flags & OPF_COLL) &&
+            op->coll_dim == PAR_TP && k.xfer_s > 0) { /* under the GEMMs beside it (eval_par.c) */
+            int prev, next[8], nn = eval_tp_neighbours(g, i, &prev, next, 8);
+            double gp = prev >= 0 ? rec[prev].time_s : 0, gn = 0, ks = res->kscale > 0 ? res->kscale : 1;
+            for (int j = 0; j < nn; j++) { /* not costed yet: ahead of this op */
+                int dj = s->dev_of[next[j]];
+                struct op_cost cj;
+                if (dj < 0 || sys->dev[dj].disabled[0])
+                    continue;
+                x.home = planned && dj == r->dev ? s->home : NULL;
+                x.nofuse = s->nofuse[next[j]];
+                if (model_cost(&sys->dev[dj], g, &g->op[next[j]], &x, &cj) == OPS_OK)
+                    gn += cj.time_s;
+            }
+            k.xfer_s = k.comm_s = eval_tp_exposed(k.xfer_s, gp * ks, gn * ks);
+        }
         if ((rc = eval_account(r, res, op, ph, row0 + i, &k, e)))
             return rc;
     }

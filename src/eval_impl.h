@@ -33,6 +33,11 @@ double eval_pipe_scale(const struct par_layout *l, int decode);
 int eval_pipe_sends(const struct eval_req *r, struct eval_result *res, double elems, struct dse_err *e);
 void eval_stage_split(const struct wl_graph *g, double *w_layers, double *w_before, double *w_after,
                       double *boundary);
+/* eval_par.c: tensor-parallel communication overlap (a stack's tp_comm): the GEMMs beside tp all-reduce
+ * op i (the one before: *prev or -1; those after: next[], their count returned, at most max), and the
+ * time of an all-reduce of t left exposed by GEMMs of g_prev and g_next. */
+int eval_tp_neighbours(const struct wl_graph *g, int i, int *prev, int *next, int max);
+double eval_tp_exposed(double t, double g_prev, double g_next);
 
 /* eval_train.c: what a training step's forward keeps (eval_graphs' act_* and fwd_flops), and the rest
  * of the step after its forward (recorded in s->contrib): backward, gradient synchronisation, optimizer,

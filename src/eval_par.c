@@ -144,3 +144,46 @@ int eval_check_layout(const struct eval_req *r, struct dse_err *e)
     }
     return DSE_OK;
 }
+
+/* Tensor-parallel communication overlap (a stack's "overlap": {"tp_comm": true}, Megatron-LM's
+ * --tp-comm-overlap through Transformer Engine): with sequence parallelism a tp all-reduce is a
+ * reduce-scatter of the GEMM output before it and an all-gather of the input of the GEMMs after it,
+ * and each half is pipelined in chunks with its GEMM. Modelled as
+ *   exposed = max(0, t/2 - g_prev) + max(0, t/2 - g_next)
+ * t the all-reduce's time, g_prev the kernel time of the GEMM that produces its input, g_next that of
+ * the GEMMs reading the first GEMM input downstream of it (within the repeated layer, wrapping to its
+ * start: the next layer's q, k and v); perfect overlap up to the GEMM's length (the GEMM's slowdown from
+ * sharing its SMs with the copy is not modelled). An all-reduce outside a repeated layer (count 1) or
+ * beside no GEMM hides nothing. eval_tp_neighbours finds the GEMMs: *prev (or -1) and up to max of the
+ * next; returns how many next. */
+int eval_tp_neighbours(const struct wl_graph *g, int i, int *prev, int *next, int max)
+{
+    const struct wl_op *op = &g->op[i];
+    *prev = -1;
+    if (op->count <= 1)
+        return 0;
+    int b0 = i, b1 = i, n = 0;
+    while (b0 > 0 && g->op[b0 - 1].count == op->count)
+        b0--;
+    while (b1 + 1 < g->n_op && g->op[b1 + 1].count == op->count)
+        b1++;
+    int p = op->n_in ? g->t[op->in[0]].producer : -1;
+    if (p >= b0 && p <= b1 && g->op[p].type == OP_MATMUL)
+        *prev = p;
+    int x = -1, len = b1 - b0 + 1;
+    for (int s = 1; s < len && x < 0; s++) { /* the first GEMM after it, the layer read as a ring */
+        const struct wl_op *o = &g->op[b0 + (i - b0 + s) % len];
+        if (o->type == OP_MATMUL && o->n_in && g->t[o->in[0]].kind == WL_ACT)
+            x = o->in[0];
+    }
+    for (int j = b0; j <= b1 && x >= 0 && n < max; j++)
+        if (g->op[j].type == OP_MATMUL && g->op[j].n_in && g->op[j].in[0] == x)
+            next[n++] = j;
+    return n;
+}
+
+double eval_tp_exposed(double t, double g_prev, double g_next)
+{
+    double h = t / 2, a = h > g_prev ? h - g_prev : 0, b = h > g_next ? h - g_next : 0;
+    return a + b;
+}

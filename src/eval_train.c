@@ -123,7 +123,9 @@ static void opt_bytes(const struct train_cfg *tc, enum prec w, double *traffic, 
  * all-gather the updated weights, 3 also gathers the weights for the forward and the backward; where
  * the stack overlaps it (sw_stack.overlap_grad: bucketed, as DDP and Megatron-LM do) the gradients'
  * reduction runs under the backward and only what outlasts it adds; a weight gather after the
- * optimizer adds whole, ZeRO 3's during the passes beyond them), the optimizer step (memory-bound),
+ * optimizer adds whole, or beyond the next forward where the stack overlaps it (overlap_param), ZeRO 3's
+ * during the passes beyond them; tp all-reduces under the backward's GEMMs beside them where the stack
+ * overlaps them (overlap_tp, eval_par.c)), the optimizer step (memory-bound),
  * and each device's memory: weights, fp32 gradients, optimizer states (sharded by the ZeRO stage) and
  * the activations the micro-batches in flight keep. Kernel times are x res->kscale (efficiency.training). */
 int eval_train_rest(const struct eval_req *r, const struct eval_graphs *eg, struct eval_scratch *s,
@@ -143,6 +145,15 @@ int eval_train_rest(const struct eval_req *r, const struct eval_graphs *eg, stru
         struct wl_op ob = g->op[k];
         ob.macs *= f;
         ob.flops *= f;
+        if (r->sw && r->sw->overlap_tp && (op_info[ob.type].flags & OPF_COLL) && ob.coll_dim == PAR_TP && c.xfer_s > 0) {
+            /* under the backward GEMMs beside it (eval_par.c): the GEMMs' and its own backward factors */
+            int prev, next[8], nn = eval_tp_neighbours(g, k, &prev, next, 8);
+            double gp = prev >= 0 ? s->contrib[prev].time_s * bwd_factor(&g->op[prev], tc->recompute) : 0, gn = 0;
+            for (int j = 0; j < nn; j++)
+                gn += s->contrib[next[j]].time_s * bwd_factor(&g->op[next[j]], tc->recompute);
+            double ks = res->kscale > 0 ? res->kscale : 1;
+            c.xfer_s = c.comm_s = eval_tp_exposed(c.xfer_s, gp * ks, gn * ks);
+        }
         if ((rc = eval_account(r, res, &ob, PH_TRAIN, row0 + k, &c, e)))
             return rc;
     }
@@ -168,6 +179,8 @@ int eval_train_rest(const struct eval_req *r, const struct eval_graphs *eg, stru
         double hf = hide > 0 ? t_fwd : 0;
         exposed = (gat.time_s > hf ? gat.time_s - hf : 0) + (gat.time_s + red.time_s > hide ? gat.time_s + red.time_s - hide : 0);
         link_J += 2 * gat.energy_J;
+    } else if (r->sw && r->sw->overlap_param) { /* the updated weights gathered under the next forward */
+        exposed += gat.time_s > t_fwd ? gat.time_s - t_fwd : 0;
     } else {
         exposed += gat.time_s;
     }

@@ -527,13 +527,15 @@ static int load_efficiency(struct ju *j, const cJSON *o, struct hw_system *sys, 
                                        "per_level",       "per_precision",    "gemm_k_half", "bw_half_MB",
                                        "memory_per_class", "serial_fraction", "heldout_mape_pct", "training",
                                        "training_heldout_mape_pct", "prefill",         "decode",
-                                       "inference_heldout_mape_pct", "source", "note", NULL};
+                                       "inference_heldout_mape_pct", "training_software", "inference_software",
+                                       "source",          "note",             NULL};
     d->eff_compute = d->eff_vector = d->eff_memory = 1.0;
     d->calib_mape_pct = -1;
     d->eff_train = 1;
     d->train_mape_pct = -1;
     d->eff_prefill = d->eff_decode = 1;
     d->infer_mape_pct = -1;
+    d->train_sw[0] = d->infer_sw[0] = 0;
     d->serial_fraction = 0;
     for (int c = 0; c < EC_COUNT; c++)
         d->eff_class[c] = 1;
@@ -561,7 +563,9 @@ static int load_efficiency(struct ju *j, const cJSON *o, struct hw_system *sys, 
         !(rc = ju_num(j, ef, "training_heldout_mape_pct", JU_OPT | JU_NONNEG, 1e6, &d->train_mape_pct)) &&
         !(rc = ju_num(j, ef, "prefill", JU_OPT | JU_POS, 1, &d->eff_prefill)) &&
         !(rc = ju_num(j, ef, "decode", JU_OPT | JU_POS, 1, &d->eff_decode)) &&
-        !(rc = ju_num(j, ef, "inference_heldout_mape_pct", JU_OPT | JU_NONNEG, 1e6, &d->infer_mape_pct)))
+        !(rc = ju_num(j, ef, "inference_heldout_mape_pct", JU_OPT | JU_NONNEG, 1e6, &d->infer_mape_pct)) &&
+        !(rc = ju_str(j, ef, "training_software", JU_OPT, d->train_sw, sizeof d->train_sw)) &&
+        !(rc = ju_str(j, ef, "inference_software", JU_OPT, d->infer_sw, sizeof d->infer_sw)))
         rc = need_source(j, ef);
     for (int c = 0; c < EC_COUNT; c++)
         d->eff_class[c] = c <= EC_ATTENTION_DECODE ? d->eff_compute : d->eff_vector;

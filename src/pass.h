@@ -71,6 +71,10 @@ struct sw_stack {
     int trains;               /* it runs training steps (a backward pass, optimizers): "training": true */
     int overlap_grad;         /* its data-parallel gradient reduction runs under the backward (bucketed):
                                  "overlap": {"grad_reduce": true} */
+    int overlap_param;        /* ZeRO 1-2: the updated weights' all-gather runs under the next step's
+                                 forward (Megatron-LM's --overlap-param-gather): "param_gather": true */
+    int overlap_tp;           /* a training step's tensor-parallel all-reduces run under the GEMMs beside
+                                 them (Megatron-LM's --tp-comm-overlap, Transformer Engine): "tp_comm": true */
     int tp_padding;           /* it pads attention heads and widths up to multiples of tp (AWS Neuron):
                                  "parallel": {"tp_padding": true} */
     int sequence_parallel;    /* training with tp splits norms' and residual adds' activations along the

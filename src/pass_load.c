@@ -146,23 +146,27 @@ static int load_memory(struct ju *j, const cJSON *root, struct sw_stack *s)
     return rc;
 }
 
-/* "overlap": which collectives the stack runs under compute (training's gradient reduction). */
+/* "overlap": which collectives the stack runs under compute (a training step's gradient reduction,
+ * weight gather, tensor-parallel all-reduces). */
 static int load_overlap(struct ju *j, const cJSON *root, struct sw_stack *s)
 {
-    static const char *const keys[] = {"grad_reduce", "source", "note", NULL};
+    static const char *const keys[] = {"grad_reduce", "param_gather", "tp_comm", "source", "note", NULL};
+    int *flag[] = {&s->overlap_grad, &s->overlap_param, &s->overlap_tp};
     const cJSON *o = cJSON_GetObjectItemCaseSensitive(root, "overlap");
     if (!o)
         return DSE_OK;
     size_t old = ju_key(j, "overlap");
     int rc = ju_object(j, o, keys);
-    const cJSON *g = cJSON_GetObjectItemCaseSensitive(o, "grad_reduce");
-    if (!rc && g && !cJSON_IsBool(g)) {
-        ju_key(j, "grad_reduce");
-        rc = ju_fail(j, "expected true or false");
+    for (int k = 0; k < 3 && !rc; k++) {
+        const cJSON *g = cJSON_GetObjectItemCaseSensitive(o, keys[k]);
+        if (g && !cJSON_IsBool(g)) {
+            ju_key(j, keys[k]);
+            rc = ju_fail(j, "expected true or false");
+        }
+        *flag[k] = cJSON_IsTrue(g);
     }
     if (!rc)
         rc = need_source(j, o);
-    s->overlap_grad = cJSON_IsTrue(g);
     ju_pop(j, old);
     return rc;
 }

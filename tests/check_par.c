@@ -8,6 +8,7 @@
 #include "check_fixtures.h"
 #include "check_suites.h"
 #include "eval.h"
+#include "eval_impl.h"
 #include "eval_layout.h"
 #include "par.h"
 
@@ -597,6 +598,97 @@ START_TEST(training_step)
 }
 END_TEST
 
+/* Megatron-LM's communication overlaps (a stack's overlap.tp_comm and .param_gather; eval_par.c):
+ * a tp all-reduce's halves hidden under the GEMMs beside it, ZeRO's weight gather under the forward */
+START_TEST(tp_comm_overlap)
+{
+    /* exposed = max(0, t/2 - g_prev) + max(0, t/2 - g_next): 10 us beside GEMMs of 3 and 8 us leaves
+     * (5 - 3) + 0 = 2; beside nothing all 10; under longer GEMMs 0 */
+    ck_assert_near(eval_tp_exposed(10, 3, 8), 2, 1e-15);
+    ck_assert_near(eval_tp_exposed(10, 0, 0), 10, 1e-15);
+    ck_assert_near(eval_tp_exposed(10, 6, 5), 0, 1e-15);
+    struct hw_system *s = topo_fixture(NODE8);
+    struct wl_model m;
+    test_model("models/llama-3.2-1b.json", &m);
+    /* the GEMMs beside a layer's two all-reduces: o_proj before the attention's, gate and up (reading
+     * the post-attention norm) after it; down_proj before the MLP's, the next layer's q, k and v after */
+    struct eval_graphs eg;
+    struct dse_err e;
+    struct par_layout tp2 = {{2, 4, 1}, 1, 1, 1};
+    ck_assert_int_eq(eval_graphs_build(&m, PH_TRAIN, 1, 128, &tp2, NULL, &eg, &e), DSE_OK);
+    const struct wl_graph *g = &eg.first;
+    int seen = 0;
+    for (int i = 0; i < g->n_op; i++) {
+        int prev, next[8], nn;
+        if (!strcmp(g->op[i].name, "layers.attn_allreduce")) {
+            nn = eval_tp_neighbours(g, i, &prev, next, 8);
+            ck_assert(prev >= 0 && !strcmp(g->op[prev].name, "layers.o_proj"));
+            ck_assert_int_eq(nn, 2);
+            ck_assert(!strcmp(g->op[next[0]].name, "layers.gate_proj") && !strcmp(g->op[next[1]].name, "layers.up_proj"));
+            seen++;
+        } else if (!strcmp(g->op[i].name, "layers.mlp_allreduce")) {
+            nn = eval_tp_neighbours(g, i, &prev, next, 8);
+            ck_assert(prev >= 0 && !strcmp(g->op[prev].name, "layers.down_proj"));
+            ck_assert_int_eq(nn, 3);
+            ck_assert(!strcmp(g->op[next[0]].name, "layers.q_proj") && !strcmp(g->op[next[2]].name, "layers.v_proj"));
+            seen++;
+        } else if (!strcmp(g->op[i].name, "embed_allreduce")) {
+            ck_assert_int_eq(eval_tp_neighbours(g, i, &prev, next, 8), 0); /* not in a layer: nothing beside */
+            ck_assert_int_eq(prev, -1);
+            seen++;
+        }
+    }
+    ck_assert_int_eq(seen, 3);
+    eval_graphs_free(&eg);
+    /* in a step (tp 2 x dp 4, ZeRO 1), a layer's forward all-reduce keeps what its GEMMs leave; the
+     * weight gather is hidden under the forward, which is longer */
+    struct sw_stack plain, over;
+    pass_none(&plain);
+    pass_none(&over);
+    over.overlap_tp = over.overlap_param = 1;
+    struct eval_req r = lreq(s, &m, 4, 2, 4, 1, 0), ro;
+    r.phase = PH_TRAIN;
+    r.skip_capacity = 1;
+    r.train.zero = 1;
+    r.sw = &plain;
+    ro = r;
+    ro.sw = &over;
+    struct eval_result a = {0}, b = {0};
+    lrun(&r, &a);
+    lrun(&ro, &b);
+    for (int pass = 0; pass < 2; pass++) {
+        const struct eval_op *ar = pass_row(&a, "layers.attn_allreduce", pass), *br = pass_row(&b, "layers.attn_allreduce", pass);
+        double n = ar->count, t = ar->xfer_s / n;
+        double gp = pass_row(&b, "layers.o_proj", pass)->time_s / n;
+        double gn = (pass_row(&b, "layers.gate_proj", pass)->time_s + pass_row(&b, "layers.up_proj", pass)->time_s) / n;
+        ck_assert(t > 0);
+        ck_assert_near(br->xfer_s / n, eval_tp_exposed(t, gp, gn), 1e-9);
+        ck_assert(br->xfer_s < ar->xfer_s);
+        const struct eval_op *mr = pass_row(&a, "layers.mlp_allreduce", pass), *mb = pass_row(&b, "layers.mlp_allreduce", pass);
+        double gq = (pass_row(&b, "layers.q_proj", pass)->time_s + pass_row(&b, "layers.k_proj", pass)->time_s +
+                     pass_row(&b, "layers.v_proj", pass)->time_s) / n;
+        ck_assert_near(mb->xfer_s / n, eval_tp_exposed(mr->xfer_s / n, pass_row(&b, "layers.down_proj", pass)->time_s / n, gq),
+                       1e-9);
+    }
+    /* the embedding's all-reduce, beside no GEMM of a layer, stays whole */
+    ck_assert_near(pass_row(&b, "embed_allreduce", 0)->xfer_s, pass_row(&a, "embed_allreduce", 0)->xfer_s, 1e-12);
+    /* ZeRO 1: reduce-scatter under the backward in neither (no grad_reduce overlap), the gather under
+     * the forward only with param_gather: the step row loses the gather's time */
+    const struct eval_op *sa = row(&a, "grad_reducescatter+param_allgather"), *sb = row(&b, "grad_reducescatter+param_allgather");
+    ck_assert(sb->xfer_s < sa->xfer_s);
+    struct coll_cost gat;
+    int size, stride;
+    par_group(&r.layout, PAR_DP, &size, &stride);
+    /* a tp 2 shard's 617940992 weights (tensor_parallel_shard) of 2 bytes */
+    ck_assert_int_eq(par_coll_cost(&s->topo, COLL_ALLGATHER, size, stride, 617940992.0 * 2, &gat, &e), DSE_OK);
+    ck_assert_near(sa->xfer_s - sb->xfer_s, gat.time_s, 1e-9);
+    eval_result_free(&a);
+    eval_result_free(&b);
+    wl_model_free(&m);
+    free(s);
+}
+END_TEST
+
 START_TEST(expert_parallel)
 {
     struct hw_system *s = topo_fixture(NODE8);
@@ -705,6 +797,7 @@ Suite *make_par_suite(void)
     tcase_add_test(t, pipeline_stages);
     tcase_add_test(t, layout_search);
     tcase_add_test(t, training_step);
+    tcase_add_test(t, tp_comm_overlap);
     tcase_add_test(t, expert_parallel);
     tcase_add_test(t, context_parallel);
     suite_add_tcase(s, t);

@@ -737,12 +737,24 @@ rc=$?
 if [ "$rc" -eq 0 ] && grep -q "efficiency.prefill: 1 -> 0\.[0-9]" "$tmp/cal-inf.out" && grep -q "efficiency.decode: 1 -> 0\.[0-9]" "$tmp/cal-inf.out" &&
     grep -q "inference MAPE, held-out half" "$tmp/cal-inf.out" && ! grep -q "efficiency.training" "$tmp/cal-inf.out" &&
     [ "$(grep -o "inference: fitted by dse calibrate" "$tmp/dgxh100.json" | wc -l)" -eq 1 ] &&
-    grep -q "training and training_heldout_mape_pct: the same device" "$tmp/dgxh100.json" &&
+    grep -q "training, training_heldout_mape_pct and training_software: the same device" "$tmp/dgxh100.json" &&
     "$DSE_BIN" eval --hw "$tmp/dgxh100.json" --workload llama-2-7b --phase decode --prompt 128 --tp 8 2>/dev/null | grep -q "kernels calibrated on the multi-device corpus (efficiency.prefill 0\.[0-9]*, decode 0\.[0-9]*): held-out MAPE"; then
     ok calibrate-multi-device-inference
 else
     fail calibrate-multi-device-inference "exit $rc: $(head -c 300 "$tmp/cal-inf.err") $(head -c 400 "$tmp/cal-inf.out")"
 fi
+expect_fail software-bad-overlap 2 "bad-overlap.json: overlap.tp_comm: expected true or false" eval --hw nvidia-dgx-h100 --workload llama-2-7b --phase train --batch 8 --prompt 512 --tp 2 --software "$D/bad-overlap.json"
+# Megatron Core's overlaps (software/megatron-core.json) hide tp all-reduces and the weight gather:
+# the same step is faster than with megatron, whose tp all-reduces stay whole
+t_m=$("$DSE_BIN" eval --hw nvidia-dgx-h100 --workload llama-2-7b --phase train --batch 8 --prompt 2048 --tp 8 --software megatron --json 2>/dev/null | python3 -c "import json,sys; print(json.load(sys.stdin)['totals']['comm_ms'])")
+t_c=$("$DSE_BIN" eval --hw nvidia-dgx-h100 --workload llama-2-7b --phase train --batch 8 --prompt 2048 --tp 8 --software megatron-core --json 2>/dev/null | python3 -c "import json,sys; print(json.load(sys.stdin)['totals']['comm_ms'])")
+if python3 -c "import sys; a, b = float(sys.argv[1]), float(sys.argv[2]); sys.exit(0 if 0 <= b < a / 2 else 1)" "$t_m" "$t_c" 2>/dev/null; then
+    ok eval-megatron-core-overlap
+else
+    fail eval-megatron-core-overlap "comm_ms megatron $t_m, megatron-core $t_c"
+fi
+# a calibration names the stack its cases ran; a step on another stack is told its error is unmeasured
+expect_ok_has eval-train-other-stack "with stack 'megatron-core': this step runs 'megatron', whose error is unmeasured" eval --hw nvidia-h100-cluster-32node --workload llama-2-7b --phase train --batch 64 --prompt 2048 --tp 8 --software megatron
 expect_fail hwdesc-decode-efficiency 2 "bad-decode-efficiency.json: devices[0].efficiency.decode: expected at most 1, got 1.5" eval --hw "$D/bad-decode-efficiency.json" --workload llama-2-7b
 expect_fail eval-topology-zero-bw 2 "bad-topology-zero-bw.json: topology.levels[0].bandwidth_GBps: expected a positive number, got 0" eval --hw "$D/bad-topology-zero-bw.json" --workload llama-2-7b
 expect_json json-llama-prefill "$PY_TOTALS
