@@ -278,6 +278,19 @@ static void print_accuracy(const struct sweep_prep *prep)
             printf("%s %s calibrated (held-out MAPE %.1f%%)", i ? ";" : "", sys->name, d->calib_mape_pct);
         else
             printf("%s %s uncalibrated", i ? ";" : "", sys->name);
+        /* its layouts' own calibration on the multi-device corpus, for each kind of phase the sweep runs */
+        for (int train = 0; train < 2 && sys->topo.n_level; train++) {
+            int runs = 0;
+            for (int w = 0; w < sp->n_workloads; w++)
+                runs |= (sp->wl[w].phase == PH_TRAIN) == train;
+            double mm = train ? d->train_mape_pct : d->infer_mape_pct;
+            const char *msw = train ? d->train_sw : d->infer_sw, *kind = train ? "training" : "inference";
+            if (runs && mm >= 0)
+                printf(", multi-device %s held-out MAPE %.1f%%%s%s%s", kind, mm, msw[0] ? " (stack " : "", msw,
+                       msw[0] ? ")" : "");
+            else if (runs)
+                printf(", multi-device %s unvalidated", kind);
+        }
     }
     if (sp->have_errbars)
         printf("\n  every point has expected_error_low_pct / expected_error_high_pct: the 10th-90th percentile of the "

@@ -689,6 +689,9 @@ expect_fail eval-layout-auto-with-tp 2 "auto searches tp, pp, dp and micro-batch
 expect_fail eval-layout-bad 2 "--layout: expected auto, got 'best'" eval --hw nvidia-dgx-h100 --workload llama-2-7b --layout best
 expect_fail eval-objective-no-layout 2 "--objective: ranks the layouts of --layout auto" eval --hw nvidia-dgx-h100 --workload llama-2-7b --objective tpot_ms
 expect_ok_has sweep-70b-serving "Pareto front" sweep sweeps/llm_70b_serving.json --db "$tmp/s70.db" --no-plot
+# the accuracy line names each system's multi-device calibration for the phase the sweep runs, or its absence
+expect_ok_has sweep-70b-serving-accuracy "nvidia-dgx-h100 calibrated (held-out MAPE 22.4%), multi-device inference held-out MAPE 14.8% (stack tensorrt); nvidia-a100-pcie-8x uncalibrated, multi-device inference unvalidated" sweep sweeps/llm_70b_serving.json --db "$tmp/s70b.db" --no-plot
+expect_ok_has sweep-train-accuracy "multi-device training held-out MAPE 6.9% (stack megatron)" sweep sweeps/train_gpt.json --db "$tmp/tg.db" --no-plot
 PY_MULTI="
 c = d['cases']
 need(len(c) >= 70, 'cases %d' % len(c))
