@@ -50,6 +50,16 @@ int cli_hwdesc_device(const char *path, const char *name, struct cJSON **root, s
  * temporary must load as a hwdesc first. root is deleted. */
 int cli_write_json(struct cJSON *root, const char *path, int is_hwdesc, struct dse_err *e);
 
+struct eval_req;
+/* A design point's system, workload, device (--device or --placement) and precision from --hw,
+ * --workload and their options, into r (cleared first): *sys is malloc'd (the caller frees it, also on
+ * an error), *model loaded on success only; hwp receives the hwdesc's path. cmd names the command in
+ * messages. */
+int cli_point_open(const struct cli_opt *opts, const char *cmd, char *hwp, size_t hwp_n, struct hw_system **sys,
+                   struct wl_model *model, struct eval_req *r, struct dse_err *e);
+/* --tp, --dp, --pp, --cp, --microbatches, --ep and --moe-imbalance into r->layout (not completed). */
+int cli_point_layout(const struct cli_opt *opts, struct eval_req *r, struct dse_err *e);
+
 int cmd_eval(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);

@@ -624,6 +624,109 @@ static int print_layouts_json(const struct eval_req *r, const struct metric *m, 
     return DSE_OK;
 }
 
+static int point_device_prec(const struct cli_opt *opts, const char *cmd, struct hw_system *sys, struct wl_model *model,
+                             struct eval_req *r, struct dse_err *e);
+
+/* The system, workload, device (or placement) and precision of a design point from --hw, --workload,
+ * --device, --placement and --precision (cli.h): *sys is malloc'd (the caller frees it, also on an
+ * error), *model loaded on success only (the caller frees it then). */
+int cli_point_open(const struct cli_opt *opts, const char *cmd, char *hwp, size_t hwp_n, struct hw_system **sys,
+                   struct wl_model *model, struct eval_req *r, struct dse_err *e)
+{
+    static const char *const hw_ext[] = {".json", ".cfg", NULL}, *const wl_ext[] = {".json", ".csv", NULL};
+    const char *hw = cli_get(opts, "hw"), *wl = cli_get(opts, "workload");
+    char wlp[1024];
+    int rc;
+    *sys = NULL;
+    if (!hw || !wl)
+        return dse_err_set(e, DSE_EINPUT, NULL, NULL, "%s: --hw and --workload are required (see dse help %s)", cmd, cmd);
+    if ((rc = cli_resolve("--hw", "hwdesc", hw, hw_ext, hwp, (unsigned)hwp_n, e)) ||
+        (rc = cli_resolve("--workload", "models", wl, wl_ext, wlp, sizeof wlp, e)))
+        return rc;
+    if (!(*sys = malloc(sizeof **sys)))
+        return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+    if ((rc = cli_load_hw(hwp, *sys, e)) || (rc = wl_load_file(wlp, model, e)))
+        return rc;
+    if ((rc = point_device_prec(opts, cmd, *sys, model, r, e)))
+        wl_model_free(model);
+    return rc;
+}
+
+static int point_device_prec(const struct cli_opt *opts, const char *cmd, struct hw_system *sys, struct wl_model *model,
+                             struct eval_req *r, struct dse_err *e)
+{
+    int rc = DSE_OK;
+    memset(r, 0, sizeof *r);
+    r->sys = sys;
+    r->model = model;
+    const char *dn = cli_get(opts, "device"), *pl = cli_get(opts, "placement");
+    for (int t = 0; t < OP_COUNT; t++)
+        r->type_dev[t] = -1;
+    if (dn && pl)
+        rc = dse_err_set(e, DSE_EINPUT, NULL, NULL, "%s: choose one of --device and --placement", cmd);
+    else if (pl)
+        rc = eval_parse_placement(sys, pl, &r->dev, r->type_dev, e);
+    else
+        r->dev = dn ? hw_find_device(sys, dn) : eval_default_device(sys);
+    if (!rc && r->dev < 0) {
+        char names[256] = "";
+        for (int i = 0; i < sys->n_dev; i++) {
+            strncat(names, i ? ", " : "", sizeof names - strlen(names) - 1);
+            strncat(names, sys->dev[i].name, sizeof names - strlen(names) - 1);
+        }
+        rc = dse_err_set(e, DSE_EINPUT, NULL, "--device", "'%s' is not a device of %s (devices: %s)", dn, sys->name,
+                         names);
+    }
+    if (rc)
+        return rc;
+    const char *ps = cli_get(opts, "precision");
+    if (ps)
+        return prec_parse(ps, &r->x.prec, e);
+    int p = eval_default_prec(&sys->dev[r->dev]);
+    if (p < 0)
+        p = P_FP32;
+    r->x.prec.w = r->x.prec.a = r->x.prec.kv = (enum prec)p;
+    return DSE_OK;
+}
+
+/* --tp, --dp, --pp, --cp, --microbatches, --ep and --moe-imbalance into r->layout (cli.h); not
+ * completed against the topology (par_layout_complete). */
+int cli_point_layout(const struct cli_opt *opts, struct eval_req *r, struct dse_err *e)
+{
+    int rc;
+    static const char *const lay_opt[PAR_DIM_COUNT] = {"tp", "dp", "pp", "cp"};
+    for (int d = 0; d < PAR_DIM_COUNT; d++) {
+        long long v;
+        if (cli_get(opts, lay_opt[d]) &&
+            (rc = cli_int(lay_opt[d], cli_get(opts, lay_opt[d]), 1, HW_MAX_TOPO_DEVICES, &v, e)))
+            return rc;
+        r->layout.n[d] = cli_get(opts, lay_opt[d]) ? (int)v : 0;
+    }
+    if (cli_get(opts, "microbatches")) {
+        long long v;
+        if ((rc = cli_int("microbatches", cli_get(opts, "microbatches"), 1, 4096, &v, e)))
+            return rc;
+        r->layout.microbatches = (int)v;
+    }
+    if (cli_get(opts, "ep")) {
+        long long v;
+        if ((rc = cli_int("ep", cli_get(opts, "ep"), 1, HW_MAX_TOPO_DEVICES, &v, e)))
+            return rc;
+        r->layout.ep = (int)v;
+    }
+    if (cli_get(opts, "moe-imbalance")) {
+        char *end;
+        const char *s = cli_get(opts, "moe-imbalance");
+        r->layout.moe_imbalance = strtod(s, &end);
+        if (end == s || *end || !(r->layout.moe_imbalance >= 1) || r->layout.moe_imbalance > 1e6) {
+            return dse_err_set(e, DSE_EINPUT, NULL, "--moe-imbalance", "expected a number >= 1, got '%s'", s);
+        }
+        if (!cli_get(opts, "ep"))
+            return dse_err_set(e, DSE_EINPUT, NULL, "--moe-imbalance", "applies to expert parallelism: add --ep");
+    }
+    return DSE_OK;
+}
+
 int cmd_eval(int argc, char **argv)
 {
     struct cli_opt opts[sizeof eval_opts_proto / sizeof eval_opts_proto[0]];
@@ -637,18 +740,13 @@ int cmd_eval(int argc, char **argv)
     struct eval_result res = {0};
     struct sw_stack sw;
     struct eb_table ebt;
-    char hwp[1024], wlp[1024];
+    char hwp[1024];
     dse_err_clear(&e);
     if ((rc = cli_parse(argc, argv, 2, opts, pos, 0, &npos, "eval", &e)))
         goto out;
     if (cli_get(opts, "help")) {
         usage();
         return 0;
-    }
-    const char *hw = cli_get(opts, "hw"), *wl = cli_get(opts, "workload");
-    if (!hw || !wl) {
-        rc = dse_err_set(&e, DSE_EINPUT, NULL, NULL, "eval: --hw and --workload are required (see dse help eval)");
-        goto out;
     }
     int ss_kind = -1;
     if (cli_get(opts, "scalesim-report") &&
@@ -663,56 +761,12 @@ int cmd_eval(int argc, char **argv)
         rc = dse_err_set(&e, DSE_EINPUT, NULL, NULL, "eval: choose one of --json, --csv and --scalesim-csv");
         goto out;
     }
-    static const char *const hw_ext[] = {".json", ".cfg", NULL}, *const wl_ext[] = {".json", ".csv", NULL};
-    if ((rc = cli_resolve("--hw", "hwdesc", hw, hw_ext, hwp, sizeof hwp, &e)) ||
-        (rc = cli_resolve("--workload", "models", wl, wl_ext, wlp, sizeof wlp, &e)))
-        goto out;
-    sys = malloc(sizeof *sys);
-    if (!sys) {
-        rc = dse_err_set(&e, DSE_ERUNTIME, NULL, NULL, "out of memory");
-        goto out;
-    }
-    if ((rc = cli_load_hw(hwp, sys, &e)) || (rc = wl_load_file(wlp, &model, &e)))
+    struct eval_req r;
+    char prec[64];
+    if ((rc = cli_point_open(opts, "eval", hwp, sizeof hwp, &sys, &model, &r, &e)))
         goto out;
     have_model = 1;
-
-    struct eval_req r;
-    memset(&r, 0, sizeof r);
-    r.sys = sys;
-    r.model = &model;
-    const char *dn = cli_get(opts, "device"), *pl = cli_get(opts, "placement");
-    for (int t = 0; t < OP_COUNT; t++)
-        r.type_dev[t] = -1;
     r.want_ops = 1;
-    if (dn && pl) {
-        rc = dse_err_set(&e, DSE_EINPUT, NULL, NULL, "eval: choose one of --device and --placement");
-        goto out;
-    }
-    if (pl && (rc = eval_parse_placement(sys, pl, &r.dev, r.type_dev, &e)))
-        goto out;
-    if (!pl)
-        r.dev = dn ? hw_find_device(sys, dn) : eval_default_device(sys);
-    if (r.dev < 0) {
-        char names[256] = "";
-        for (int i = 0; i < sys->n_dev; i++) {
-            strncat(names, i ? ", " : "", sizeof names - strlen(names) - 1);
-            strncat(names, sys->dev[i].name, sizeof names - strlen(names) - 1);
-        }
-        rc = dse_err_set(&e, DSE_EINPUT, NULL, "--device", "'%s' is not a device of %s (devices: %s)", dn, sys->name,
-                         names);
-        goto out;
-    }
-    const char *ps = cli_get(opts, "precision");
-    char prec[64];
-    if (ps) {
-        if ((rc = prec_parse(ps, &r.x.prec, &e)))
-            goto out;
-    } else {
-        int p = eval_default_prec(&sys->dev[r.dev]);
-        if (p < 0)
-            p = P_FP32;
-        r.x.prec.w = r.x.prec.a = r.x.prec.kv = (enum prec)p;
-    }
     prec_format(&r.x.prec, prec, sizeof prec);
 
     if ((rc = cli_workload_opts(opts, &model, &r, &e)) ||
@@ -763,39 +817,8 @@ int cmd_eval(int argc, char **argv)
         if (rc)
             goto out;
     }
-    static const char *const lay_opt[PAR_DIM_COUNT] = {"tp", "dp", "pp", "cp"};
-    for (int d = 0; d < PAR_DIM_COUNT; d++) {
-        long long v;
-        if (cli_get(opts, lay_opt[d]) &&
-            (rc = cli_int(lay_opt[d], cli_get(opts, lay_opt[d]), 1, HW_MAX_TOPO_DEVICES, &v, &e)))
-            goto out;
-        r.layout.n[d] = cli_get(opts, lay_opt[d]) ? (int)v : 0;
-    }
-    if (cli_get(opts, "microbatches")) {
-        long long v;
-        if ((rc = cli_int("microbatches", cli_get(opts, "microbatches"), 1, 4096, &v, &e)))
-            goto out;
-        r.layout.microbatches = (int)v;
-    }
-    if (cli_get(opts, "ep")) {
-        long long v;
-        if ((rc = cli_int("ep", cli_get(opts, "ep"), 1, HW_MAX_TOPO_DEVICES, &v, &e)))
-            goto out;
-        r.layout.ep = (int)v;
-    }
-    if (cli_get(opts, "moe-imbalance")) {
-        char *end;
-        const char *s = cli_get(opts, "moe-imbalance");
-        r.layout.moe_imbalance = strtod(s, &end);
-        if (end == s || *end || !(r.layout.moe_imbalance >= 1) || r.layout.moe_imbalance > 1e6) {
-            rc = dse_err_set(&e, DSE_EINPUT, NULL, "--moe-imbalance", "expected a number >= 1, got '%s'", s);
-            goto out;
-        }
-        if (!cli_get(opts, "ep")) {
-            rc = dse_err_set(&e, DSE_EINPUT, NULL, "--moe-imbalance", "applies to expert parallelism: add --ep");
-            goto out;
-        }
-    }
+    if ((rc = cli_point_layout(opts, &r, &e)))
+        goto out;
     if ((rc = cli_train_opts(opts, &r, &e)))
         goto out;
     const char *lay = cli_get(opts, "layout");
