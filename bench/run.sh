@@ -56,3 +56,16 @@ for spec in bench/llm_7b_1gpu.json bench/llm_7b_8gpu.json; do
     awk -v l="$(basename "$spec" .json)" -v p="$points" -v a="$t0" -v b="$t1" -v t="$threads" \
         'BEGIN { s = b - a; printf "%-34s %9d points  %7.2f s  %10.0f points/s  (%d threads, whole process)\n", l, p, s, p / s, t }'
 done
+
+# Serving (issue 12): 1,000,000 requests of Llama-3.1-8B on one H100 with continuous batching (the Azure
+# conversation trace's lengths, Poisson at 15 requests/s), and one capacity search (2,000 requests).
+t0=$(now)
+$dse serve --hw nvidia-h100-sxm5-80gb --workload llama-3.1-8b --requests 1000000 --rate 15 \
+    --lengths models/traces/azure-conv-2023.csv --slo ttft_ms=500,tpot_ms=50 >/dev/null
+t1=$(now)
+awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%-34s %9d requests %7.2f s  (one thread, whole process)\n", "serve llama-3.1-8b, 1 H100, continuous", 1000000, b - a }'
+t0=$(now)
+$dse serve --hw nvidia-h100-sxm5-80gb --workload llama-3.1-8b --requests 2000 --capacity \
+    --lengths models/traces/azure-conv-2023.csv --slo ttft_ms=500,tpot_ms=50 >/dev/null
+t1=$(now)
+awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%-34s %9d requests %7.2f s  (whole process)\n", "serve capacity search", 2000, b - a }'

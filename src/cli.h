@@ -63,6 +63,7 @@ int cli_point_layout(const struct cli_opt *opts, struct eval_req *r, struct dse_
 int cmd_eval(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
+int cmd_serve(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);

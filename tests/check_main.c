@@ -47,6 +47,7 @@ int main(void)
     srunner_add_suite(sr, make_power_suite());
     srunner_add_suite(sr, make_pass_suite());
     srunner_add_suite(sr, make_par_suite());
+    srunner_add_suite(sr, make_serve_suite());
 #ifdef HAVE_CUDA
     srunner_add_suite(sr, make_kern_cuda_suite());
 #endif

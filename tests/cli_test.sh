@@ -1677,6 +1677,34 @@ expect_fail sweep-rank-needs-error-bars 2 "pessimistic ranking needs error bars"
 printf '{"name":"ebr","workload":{"model":"models/tiny-mlp.json"},"system":"hwdesc/nvidia-h100-sxm5-80gb.json","rank":"worst","objectives":[{"metric":"latency_ms","goal":"min"}]}' >"$tmp/ebr.json"
 expect_fail sweep-rank-unknown 2 "rank: expected" sweep "$tmp/ebr.json" --no-db
 
+# dse serve (issue 12): a run's JSON, the capacity search, determinism, and bad input
+expect_json serve-json "
+m=d['metrics']
+need(m['requests'] == 300 and d['scheduler'] == 'continuous', 'run %r' % d)
+need(0 < m['ttft_ms']['p50'] <= m['ttft_ms']['p90'] <= m['ttft_ms']['p99'] <= m['ttft_ms']['max'], 'ttft %r' % m['ttft_ms'])
+need(num(m['tpot_ms']['p50']) and m['output_tokens'] == 300 * 64, 'tpot %r' % m)
+need(abs(m['throughput_rps'] - 4) < 1, 'throughput %r at 4 requests/s' % m['throughput_rps'])
+need(0 <= m['slo_attainment'] <= 1 and m['goodput_rps'] <= m['throughput_rps'] + 1e-9, 'goodput %r' % m)
+" serve --hw nvidia-h100-sxm5-80gb --workload llama-3.2-1b --rate 4 --requests 300 --prompt-dist uniform:64-512 --output-dist fixed:64 --slo ttft_ms=200 --json
+"$DSE_BIN" serve --hw nvidia-h100-sxm5-80gb --workload llama-3.2-1b --rate 30 --requests 500 --lengths models/traces/azure-conv-2023.csv --seed 9 --json >"$tmp/sv1.json" 2>/dev/null
+OMP_NUM_THREADS=1 "$DSE_BIN" serve --hw nvidia-h100-sxm5-80gb --workload llama-3.2-1b --rate 30 --requests 500 --lengths models/traces/azure-conv-2023.csv --seed 9 --json >"$tmp/sv2.json" 2>/dev/null
+if python3 -c "
+import json,sys
+a,b=[json.load(open(f))['metrics'] for f in sys.argv[1:3]]
+sys.exit(0 if a == b and a['requests'] == 500 else 1)" "$tmp/sv1.json" "$tmp/sv2.json"; then ok serve-deterministic; else fail serve-deterministic "metrics differ between two runs of one seed"; fi
+expect_json serve-capacity "
+k=d['capacity']; m=d['metrics']
+need(k['rate_rps'] > 0 and 3 <= k['simulations'] <= 40, 'capacity %r' % k)
+need(m['slo_attainment'] >= 0.9, 'attainment %r at the capacity' % m['slo_attainment'])
+" serve --hw nvidia-h100-sxm5-80gb --workload llama-3.2-1b --requests 400 --prompt-dist fixed:256 --output-dist fixed:64 --slo ttft_ms=100,tpot_ms=20 --capacity --json
+expect_ok_has serve-trace-chunked "chunked scheduler" serve --hw nvidia-dgx-h100 --workload llama-3.1-8b --tp 2 --trace models/traces/azure-code-2023.csv --requests 2000 --scheduler chunked
+expect_fail serve-negative-rate 2 "--rate: expected a number in (0, 1e+09], got '-3'" serve --hw nvidia-h100-sxm5-80gb --workload llama-3.2-1b --rate -3
+expect_fail serve-empty-trace 2 "bad-serve-trace-empty.csv: no requests after the header" serve --hw nvidia-h100-sxm5-80gb --workload llama-3.2-1b --trace "$D/bad-serve-trace-empty.csv"
+expect_fail serve-unsorted-trace 2 "bad-serve-trace-unsorted.csv: line 5: arrival_s 0.5 is earlier than the line before" serve --hw nvidia-h100-sxm5-80gb --workload llama-3.2-1b --trace "$D/bad-serve-trace-unsorted.csv"
+expect_fail serve-unknown-slo 2 "--slo: unknown metric 'p99_ms': SLOs are on ttft_ms, tpot_ms and e2e_ms" serve --hw nvidia-h100-sxm5-80gb --workload llama-3.2-1b --rate 1 --slo p99_ms=3
+expect_fail serve-not-lm 2 "dse serve simulates decoder language models; resnet50" serve --hw nvidia-h100-sxm5-80gb --workload resnet50 --rate 1
+expect_fail serve-context 2 "request 1:" serve --hw nvidia-h100-sxm5-80gb --workload gpt2 --rate 1 --prompt-dist fixed:1000 --output-dist fixed:100
+
 # The TPU v1 paper's comparison with shipped files (validate/tpuv1/reproduce.sh): Table 6's per-die
 # performance relative to Haswell, geometric and weighted means, TPU 14.5 and 29.2 (Jouppi et al. ISCA
 # 2017); dse's must stay within 20 % of them (16.7 and 30.8 when this test was written, 2026-12-01).
@@ -1689,7 +1717,7 @@ assert abs(gm/14.5-1) <= 0.2 and abs(wm/29.2-1) <= 0.2, (gm, wm)
 
 # Every shipped description is installed and distributed (Makefile.am lists each by name).
 missing=""
-for f in hwdesc/*.json models/*.json models/*.csv models/tpuv1/*.json sweeps/*.json software/*.json validate/published/error-bars.json; do
+for f in hwdesc/*.json models/*.json models/*.csv models/tpuv1/*.json models/traces/*.csv sweeps/*.json software/*.json validate/published/error-bars.json; do
     case $f in hwdesc/host*) continue ;; esac
     grep -q "^[[:space:]]*$f\( \\\\\)\?\$\|[[:space:]]$f[[:space:]]\|[[:space:]]$f\$" Makefile.am || missing="$missing $f"
 done

@@ -1,0 +1,439 @@
+/* cli_serve.c -- `dse serve`: an LLM served under load (serve.h): a request trace through a
+ * scheduler on a design point, per-request latency percentiles, throughput, goodput under SLOs, and
+ * the capacity search. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cjson/cJSON.h>
+
+#include "cli.h"
+#include "eval.h"
+#include "jsonu.h"
+#include "serve.h"
+
+static struct cli_opt serve_opts_proto[] = {
+    {"hw", 1, "hardware description (hwdesc file or name from dse list hw)", NULL},
+    {"workload", 1, "decoder LM (models/ file or name)", NULL},
+    {"device", 1, "device of the system that runs the model (default: first accelerator)", NULL},
+    {"precision", 1, "fp16|bf16|fp8|int8|w4a16|... (default: the device's fastest float)", NULL},
+    {"software", 1, "software stack (default: the device's own)", NULL},
+    {"tp", 1, "tensor-parallel devices per replica (a topology's hwdesc)", NULL},
+    {"dp", 1, "replicas (default: the devices tp leaves); arrivals are dealt to them round-robin", NULL},
+    {"trace", 1, "replay a trace CSV (arrival_s,prompt_tokens,output_tokens; models/traces/); with --rate its "
+                 "arrivals are rescaled to that mean rate", NULL},
+    {"lengths", 1, "draw each request's (prompt, output) pair from a trace CSV's rows", NULL},
+    {"prompt-dist", 1, "prompt tokens: fixed:N, uniform:A-B or normal:MEAN,SD (default fixed:512)", NULL},
+    {"output-dist", 1, "output tokens, as --prompt-dist (default fixed:128)", NULL},
+    {"arrival", 1, "poisson (default), gamma (bursty: --burstiness) or offline (every request at t = 0)", NULL},
+    {"burstiness", 1, "gamma arrivals: the inter-arrival time's coefficient of variation (1 is Poisson; default 2)",
+     NULL},
+    {"rate", 1, "requests per second (poisson, gamma; a trace: rescaled to it)", NULL},
+    {"requests", 1, "requests to simulate (default 1000; a trace: its rows, or its first N)", NULL},
+    {"seed", 1, "random seed of arrivals and lengths (default 1)", NULL},
+    {"scheduler", 1, "continuous (default: vLLM-style), chunked (chunked prefill) or static (whole batches)", NULL},
+    {"max-batch", 1, "running sequences at most (default 256)", NULL},
+    {"max-batched-tokens", 1, "tokens an iteration runs at most (default: continuous 8192 or the longest prompt, "
+                              "chunked 2048, static unlimited)", NULL},
+    {"block-size", 1, "tokens per KV cache block (default 16)", NULL},
+    {"mem-util", 1, "share of the device memory the runtime takes (default 0.9)", NULL},
+    {"slo", 1, "per-request limits: ttft_ms=X,tpot_ms=Y,e2e_ms=Z (any of them); goodput counts requests meeting all",
+     NULL},
+    {"capacity", 0, "search the highest --rate at which --attainment of the requests meet every SLO", NULL},
+    {"attainment", 1, "with --capacity: the share of requests that must meet the SLOs (default 0.9)", NULL},
+    {"tolerance", 1, "with --capacity: the search stops when its bracket is within this share of the rate "
+                     "(default 0.02)", NULL},
+    {"json", 0, "print one JSON object", NULL},
+    {"help", 0, "this help", NULL},
+    {NULL, 0, NULL, NULL},
+};
+
+static void usage(void)
+{
+    printf("usage: dse serve --hw HW --workload LM [options]\n\n"
+           "Serves an LLM under load: requests arrive (Poisson, bursty, offline or a trace), a scheduler batches\n"
+           "them iteration by iteration over a paged KV cache, and each iteration costs what dse's evaluation of\n"
+           "that mixed batch gives (docs/serving.md). Prints per-request TTFT, TPOT and end-to-end percentiles,\n"
+           "throughput, goodput under --slo, KV use and preemptions; --capacity finds the highest rate meeting\n"
+           "the SLOs.\n\noptions:\n");
+    cli_print_options(serve_opts_proto);
+}
+
+static int get_num(const struct cli_opt *opts, const char *name, double lo, double hi, double def, double *out,
+                   struct dse_err *e)
+{
+    const char *s = cli_get(opts, name);
+    *out = def;
+    if (!s)
+        return DSE_OK;
+    char *end;
+    double v = strtod(s, &end);
+    if (end == s || *end || !isfinite(v) || !(v > lo) || v > hi)
+        return dse_err_set(e, DSE_EINPUT, NULL, NULL, "--%s: expected a number in (%g, %g], got '%s'", name, lo, hi, s);
+    *out = v;
+    return DSE_OK;
+}
+
+/* --slo ttft_ms=X,tpot_ms=Y,e2e_ms=Z */
+static int parse_slo(const char *s, struct serve_cfg *cfg, struct dse_err *e)
+{
+    char buf[256];
+    if (strlen(s) >= sizeof buf)
+        return dse_err_set(e, DSE_EINPUT, NULL, "--slo", "too long");
+    strcpy(buf, s);
+    for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
+        char *eq = strchr(tok, '=');
+        if (!eq)
+            return dse_err_set(e, DSE_EINPUT, NULL, "--slo", "expected METRIC=LIMIT, got '%s'", tok);
+        *eq = 0;
+        char *end;
+        double v = strtod(eq + 1, &end);
+        if (end == eq + 1 || *end || !isfinite(v) || !(v > 0))
+            return dse_err_set(e, DSE_EINPUT, NULL, "--slo", "%s: expected a positive number of milliseconds, got '%s'",
+                               tok, eq + 1);
+        double *dst = !strcmp(tok, "ttft_ms") ? &cfg->slo_ttft_s : !strcmp(tok, "tpot_ms") ? &cfg->slo_tpot_s
+                    : !strcmp(tok, "e2e_ms")  ? &cfg->slo_e2e_s : NULL;
+        if (!dst)
+            return dse_err_set(e, DSE_EINPUT, NULL, "--slo", "unknown metric '%s': SLOs are on ttft_ms, tpot_ms and "
+                               "e2e_ms", tok);
+        *dst = v / 1e3;
+    }
+    return DSE_OK;
+}
+
+static double ms(double s) { return s * 1e3; }
+
+static void pct_json(cJSON *o, const char *key, const struct serve_pct *p)
+{
+    cJSON *x = cJSON_AddObjectToObject(o, key);
+    if (!x)
+        return;
+    const double v[5] = {p->mean, p->p50, p->p90, p->p99, p->max};
+    static const char *const k[5] = {"mean", "p50", "p90", "p99", "max"};
+    for (int i = 0; i < 5; i++)
+        if (isfinite(v[i]))
+            cJSON_AddNumberToObject(x, k[i], ms(v[i]));
+        else
+            cJSON_AddNullToObject(x, k[i]);
+}
+
+static void num_or_null(cJSON *o, const char *k, double v)
+{
+    if (isfinite(v))
+        cJSON_AddNumberToObject(o, k, v);
+    else
+        cJSON_AddNullToObject(o, k);
+}
+
+static int print_json(const struct eval_req *r, const struct serve_cfg *cfg, const struct serve_cost *c,
+                      const struct serve_result *res, double capacity, int evals, double sim_s)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (!o)
+        return DSE_ERUNTIME;
+    cJSON_AddStringToObject(o, "hw", r->sys->name);
+    cJSON_AddStringToObject(o, "workload", r->model->name);
+    cJSON_AddStringToObject(o, "software", r->sw ? r->sw->name : "none");
+    cJSON_AddStringToObject(o, "scheduler", serve_sched_names[cfg->sched]);
+    cJSON_AddNumberToObject(o, "max_batch", cfg->max_batch);
+    cJSON_AddNumberToObject(o, "max_batched_tokens", (double)cfg->max_batched_tokens);
+    cJSON_AddNumberToObject(o, "block_tokens", cfg->block_tokens);
+    cJSON_AddNumberToObject(o, "replicas", c->replicas);
+    cJSON_AddNumberToObject(o, "devices_per_replica", c->devices);
+    cJSON_AddNumberToObject(o, "kv_capacity_tokens", c->kv_capacity_tokens);
+    cJSON *m = cJSON_AddObjectToObject(o, "metrics");
+    if (m) {
+        cJSON_AddNumberToObject(m, "requests", (double)res->requests);
+        cJSON_AddNumberToObject(m, "output_tokens", (double)res->output_tokens);
+        num_or_null(m, "makespan_s", res->makespan_s);
+        num_or_null(m, "throughput_rps", res->throughput_rps);
+        num_or_null(m, "output_tokens_per_s", res->output_tokens_per_s);
+        num_or_null(m, "goodput_rps", res->goodput_rps);
+        num_or_null(m, "slo_attainment", res->slo_attainment);
+        pct_json(m, "ttft_ms", &res->ttft_s);
+        pct_json(m, "tpot_ms", &res->tpot_s);
+        pct_json(m, "e2e_ms", &res->e2e_s);
+        num_or_null(m, "kv_use_mean", res->kv_use_mean);
+        num_or_null(m, "kv_use_peak", res->kv_use_peak);
+        num_or_null(m, "batch_mean", res->batch_mean);
+        cJSON_AddNumberToObject(m, "preemptions", (double)res->preemptions);
+        cJSON_AddNumberToObject(m, "iterations", (double)res->iterations);
+        num_or_null(m, "energy_per_token_mJ", res->energy_per_token_J * 1e3);
+        num_or_null(m, "cost_per_Mtoken_USD", res->cost_per_Mtoken_USD);
+    }
+    if (capacity >= 0) {
+        cJSON *k = cJSON_AddObjectToObject(o, "capacity");
+        if (k) {
+            cJSON_AddNumberToObject(k, "rate_rps", capacity);
+            cJSON_AddNumberToObject(k, "simulations", evals);
+        }
+    }
+    cJSON_AddNumberToObject(o, "simulation_s", sim_s);
+    char *txt = cJSON_PrintUnformatted(o);
+    cJSON_Delete(o);
+    if (!txt)
+        return DSE_ERUNTIME;
+    printf("%s\n", txt);
+    free(txt);
+    return DSE_OK;
+}
+
+static void print_human(const struct eval_req *r, const struct serve_cfg *cfg, const struct serve_cost *c,
+                        const struct serve_result *res, double capacity, int evals, double sim_s)
+{
+    const struct hw_device *d = &r->sys->dev[r->dev];
+    printf("dse serve: %s on %s/%s, software %s, %s scheduler (max batch %d, %lld tokens an iteration, KV blocks of "
+           "%d)\n", r->model->name, r->sys->name, d->name, r->sw ? r->sw->name : "none", serve_sched_names[cfg->sched],
+           cfg->max_batch, (long long)cfg->max_batched_tokens, cfg->block_tokens);
+    printf("replicas: %d of %d device%s each; KV cache %.0f tokens a replica (%.3g GB of %.3g GB after weights %.3g GB "
+           "and activations %.3g GB)\n", c->replicas, c->devices, c->devices == 1 ? "" : "s", c->kv_capacity_tokens,
+           c->kv_capacity_tokens * c->kv_token_bytes / 1e9, c->mem_bytes / 1e9, c->weight_bytes / 1e9,
+           c->act_bytes / 1e9);
+    printf("model: iterations costed by dse's analytical model (docs/serving.md)%s; the scheduler simulation itself "
+           "is not yet validated against published serving results\n",
+           d->calib_mape_pct >= 0 ? ", its device calibrated" : ", its device uncalibrated");
+    if (capacity >= 0)
+        printf("capacity: %.4g requests/s with %.0f %% of requests meeting the SLOs (%d simulations)\n", capacity,
+               100 * res->slo_attainment, evals);
+    printf("\n%lld requests in %.4g s simulated (%.3g s to simulate, %lld iterations)\n", (long long)res->requests,
+           res->makespan_s, sim_s, (long long)res->iterations);
+    printf("%-10s %10s %10s %10s %10s %10s\n", "ms", "mean", "p50", "p90", "p99", "max");
+    const struct serve_pct *p[3] = {&res->ttft_s, &res->tpot_s, &res->e2e_s};
+    static const char *const lab[3] = {"TTFT", "TPOT", "end-to-end"};
+    for (int i = 0; i < 3; i++)
+        printf("%-10s %10.4g %10.4g %10.4g %10.4g %10.4g\n", lab[i], ms(p[i]->mean), ms(p[i]->p50), ms(p[i]->p90),
+               ms(p[i]->p99), ms(p[i]->max));
+    printf("\n  throughput_rps          %10.4g  requests completed per second\n", res->throughput_rps);
+    printf("  output_tokens_per_s     %10.4g  generated tokens per second\n", res->output_tokens_per_s);
+    if (cfg->slo_ttft_s > 0 || cfg->slo_tpot_s > 0 || cfg->slo_e2e_s > 0)
+        printf("  goodput_rps             %10.4g  requests per second meeting every SLO (%.1f %% of them)\n",
+               res->goodput_rps, 100 * res->slo_attainment);
+    printf("  batch_mean              %10.4g  sequences per decode iteration\n", res->batch_mean);
+    printf("  kv_use                  %9.1f%%  of the KV blocks, time-weighted mean (peak %.1f %%)\n",
+           100 * res->kv_use_mean, 100 * res->kv_use_peak);
+    printf("  preemptions             %10lld  sequences preempted for KV blocks (recomputed)\n",
+           (long long)res->preemptions);
+    printf("  energy_per_token_mJ     %10.4g  system energy (idle included) per generated token\n",
+           res->energy_per_token_J * 1e3);
+    if (isfinite(res->cost_per_Mtoken_USD))
+        printf("  cost_per_Mtoken_USD     %10.4g  rent or price over 3 years + electricity, per million generated "
+               "tokens at this utilisation\n", res->cost_per_Mtoken_USD);
+}
+
+int cmd_serve(int argc, char **argv)
+{
+    struct cli_opt opts[sizeof serve_opts_proto / sizeof serve_opts_proto[0]];
+    memcpy(opts, serve_opts_proto, sizeof opts);
+    struct dse_err e;
+    const char *pos[1];
+    int npos, rc, have_model = 0;
+    struct hw_system *sys = NULL;
+    struct wl_model model;
+    struct sw_stack sw;
+    struct serve_req *req = NULL, *lengths = NULL, *trace = NULL;
+    struct serve_result res;
+    memset(&res, 0, sizeof res);
+    char hwp[1024];
+    dse_err_clear(&e);
+    if ((rc = cli_parse(argc, argv, 2, opts, pos, 0, &npos, "serve", &e)))
+        goto out;
+    if (cli_get(opts, "help")) {
+        usage();
+        return 0;
+    }
+    struct eval_req r;
+    if ((rc = cli_point_open(opts, "serve", hwp, sizeof hwp, &sys, &model, &r, &e)))
+        goto out;
+    have_model = 1;
+    if (!wl_model_is_lm(&model)) {
+        rc = dse_err_set(&e, DSE_EINPUT, model.path, NULL, "dse serve simulates decoder language models; %s has no "
+                         "prefill and decode phases", model.name);
+        goto out;
+    }
+    const char *swn = cli_get(opts, "software");
+    if (!swn)
+        swn = sys->dev[r.dev].software[0] ? sys->dev[r.dev].software : "none";
+    if ((rc = pass_load_named(swn, cli_get(opts, "software") ? NULL : hwp, &sw, &e)))
+        goto out;
+    r.sw = &sw;
+    r.x.fidelity = FID_ANALYTICAL;
+    if ((rc = cli_point_layout(opts, &r, &e)))
+        goto out;
+    if ((rc = par_layout_complete(sys, &r.layout, &e))) {
+        char why[sizeof e.msg];
+        dse_strlcpy(why, e.msg, sizeof why);
+        rc = dse_err_set(&e, rc, hwp, sys->topo.n_level ? "topology" : "devices", "%s", why);
+        goto out;
+    }
+    r.phase = PH_DECODE;
+    r.batch = 1;
+    r.prompt = 1;
+    if ((rc = eval_check_layout(&r, &e)))
+        goto out;
+
+    /* the scheduler */
+    struct serve_cfg cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.sched = SCHED_CONTINUOUS;
+    const char *sc = cli_get(opts, "scheduler");
+    if (sc && (int)(cfg.sched = (enum serve_sched)ju_lookup(serve_sched_names, sc)) < 0) {
+        rc = dse_err_set(&e, DSE_EINPUT, NULL, "--scheduler", "expected static, continuous or chunked, got '%s'", sc);
+        goto out;
+    }
+    long long v;
+    cfg.max_batch = 256;
+    cfg.block_tokens = 16;
+    if ((cli_get(opts, "max-batch") && (rc = cli_int("max-batch", cli_get(opts, "max-batch"), 1, 1 << 20, &v, &e))) ||
+        (cli_get(opts, "max-batch") && ((cfg.max_batch = (int)v), 0)) ||
+        (cli_get(opts, "block-size") && (rc = cli_int("block-size", cli_get(opts, "block-size"), 1, 1 << 16, &v, &e))) ||
+        (cli_get(opts, "block-size") && ((cfg.block_tokens = (int)v), 0)))
+        goto out;
+    if (cfg.sched == SCHED_STATIC)
+        cfg.block_tokens = 1; /* a static batch reserves its padded length: contiguous, no blocks */
+    if (cli_get(opts, "slo") && (rc = parse_slo(cli_get(opts, "slo"), &cfg, &e)))
+        goto out;
+    double mem_util, rate = 0, cv, attain, tol;
+    if ((rc = get_num(opts, "mem-util", 0, 1, 0.9, &mem_util, &e)) || (rc = get_num(opts, "rate", 0, 1e9, 0, &rate, &e)) ||
+        (rc = get_num(opts, "burstiness", 0, 100, 2, &cv, &e)) || (rc = get_num(opts, "attainment", 0, 1, 0.9, &attain, &e)) ||
+        (rc = get_num(opts, "tolerance", 0, 0.5, 0.02, &tol, &e)))
+        goto out;
+
+    /* the requests */
+    long long nreq = 1000, seed = 1;
+    if ((cli_get(opts, "requests") && (rc = cli_int("requests", cli_get(opts, "requests"), 1, 100000000, &nreq, &e))) ||
+        (cli_get(opts, "seed") && (rc = cli_int("seed", cli_get(opts, "seed"), 0, 4294967295LL, &seed, &e))))
+        goto out;
+    const char *tr = cli_get(opts, "trace"), *ln = cli_get(opts, "lengths"), *arr = cli_get(opts, "arrival");
+    enum serve_arrival ak = SA_POISSON;
+    if (arr && strcmp(arr, "poisson")) {
+        if (!strcmp(arr, "gamma"))
+            ak = SA_GAMMA;
+        else if (!strcmp(arr, "offline"))
+            ak = SA_OFFLINE;
+        else {
+            rc = dse_err_set(&e, DSE_EINPUT, NULL, "--arrival", "expected poisson, gamma or offline, got '%s'", arr);
+            goto out;
+        }
+    }
+    if (tr && (ln || cli_get(opts, "prompt-dist") || cli_get(opts, "output-dist") || arr)) {
+        rc = dse_err_set(&e, DSE_EINPUT, NULL, "--trace", "replays its own arrivals and lengths: give none of --lengths, "
+                         "--prompt-dist, --output-dist and --arrival");
+        goto out;
+    }
+    if (ln && (cli_get(opts, "prompt-dist") || cli_get(opts, "output-dist"))) {
+        rc = dse_err_set(&e, DSE_EINPUT, NULL, "--lengths", "draws both lengths from the file: give neither "
+                         "--prompt-dist nor --output-dist");
+        goto out;
+    }
+    if (cli_get(opts, "burstiness") && ak != SA_GAMMA) {
+        rc = dse_err_set(&e, DSE_EINPUT, NULL, "--burstiness", "applies to --arrival gamma");
+        goto out;
+    }
+    int capacity = !!cli_get(opts, "capacity");
+    if (!capacity && (cli_get(opts, "attainment") || cli_get(opts, "tolerance"))) {
+        rc = dse_err_set(&e, DSE_EINPUT, NULL, cli_get(opts, "attainment") ? "--attainment" : "--tolerance",
+                         "applies to --capacity");
+        goto out;
+    }
+    if (capacity && (cli_get(opts, "rate") || ak == SA_OFFLINE)) {
+        rc = dse_err_set(&e, DSE_EINPUT, NULL, "--capacity", "searches the rate: give no --rate and no offline arrival");
+        goto out;
+    }
+    if (!capacity && !tr && ak != SA_OFFLINE && !cli_get(opts, "rate")) {
+        rc = dse_err_set(&e, DSE_EINPUT, NULL, "--rate", "required (requests per second), unless --arrival offline, "
+                         "--trace or --capacity");
+        goto out;
+    }
+    if (ak == SA_OFFLINE && cli_get(opts, "rate")) {
+        rc = dse_err_set(&e, DSE_EINPUT, NULL, "--rate", "does not apply to --arrival offline (every request at t = 0)");
+        goto out;
+    }
+    int64_t n = nreq;
+    if (tr) {
+        int64_t nt;
+        if ((rc = serve_trace_load(tr, 100000000, &trace, &nt, &e)))
+            goto out;
+        n = cli_get(opts, "requests") && nreq < nt ? nreq : nt;
+        req = trace;
+        trace = NULL;
+        double span = req[n - 1].arrival_s - req[0].arrival_s;
+        if ((cli_get(opts, "rate") || capacity) && n > 1 && !(span > 0)) {
+            rc = dse_err_set(&e, DSE_EINPUT, tr, NULL, "its arrivals span no time: there is no rate to rescale");
+            goto out;
+        }
+        /* from the first arrival; --rate: rescaled to that mean rate; --capacity: to rate 1 (then scaled) */
+        double t0 = req[0].arrival_s, to_rate = capacity ? 1 : cli_get(opts, "rate") ? rate : 0;
+        double f = to_rate > 0 && n > 1 ? (double)(n - 1) / span / to_rate : 1;
+        for (int64_t i = 0; i < n; i++)
+            req[i].arrival_s = (req[i].arrival_s - t0) * f;
+    } else {
+        struct serve_dist pd = {SD_FIXED, 512, 0}, od = {SD_FIXED, 128, 0};
+        int64_t nl = 0;
+        if ((cli_get(opts, "prompt-dist") && (rc = serve_dist_parse("--prompt-dist", cli_get(opts, "prompt-dist"), &pd, &e))) ||
+            (cli_get(opts, "output-dist") && (rc = serve_dist_parse("--output-dist", cli_get(opts, "output-dist"), &od, &e))) ||
+            (ln && (rc = serve_trace_load(ln, 100000000, &lengths, &nl, &e))))
+            goto out;
+        if ((rc = serve_trace_make(ak, capacity ? 1 : rate, cv, n, &pd, &od, lengths, nl, (unsigned long)seed, &req, &e)))
+            goto out;
+    }
+    for (int64_t i = 0; i < n; i++) /* every request within the model's context */
+        if ((rc = wl_check_context(&model, PH_GENERATE, req[i].prompt, req[i].output, tr ? tr : ln, NULL, &e))) {
+            char why[sizeof e.msg];
+            dse_strlcpy(why, e.msg, sizeof why);
+            rc = dse_err_set(&e, rc, NULL, NULL, "request %lld: %s", (long long)i + 1, why);
+            goto out;
+        }
+    int64_t longest = 0;
+    for (int64_t i = 0; i < n; i++)
+        longest = req[i].prompt > longest ? req[i].prompt : longest;
+    cfg.max_batched_tokens = cfg.sched == SCHED_CHUNKED ? 2048 : cfg.sched == SCHED_STATIC ? 0 : longest > 8192 ? longest : 8192;
+    if (cli_get(opts, "max-batched-tokens")) {
+        if ((rc = cli_int("max-batched-tokens", cli_get(opts, "max-batched-tokens"), 1, 1 << 22, &v, &e)))
+            goto out;
+        cfg.max_batched_tokens = v;
+    }
+    /* the iteration cost over the token counts the scheduler can run */
+    int64_t max_tokens = cfg.max_batched_tokens;
+    if (cfg.sched == SCHED_STATIC) { /* a batch's padded prefill */
+        max_tokens = longest * cfg.max_batch;
+        cfg.max_batched_tokens = max_tokens;
+    }
+    if (max_tokens > 65536) /* beyond, serve_iter_s extends the grid's last segment (compute-bound: linear) */
+        max_tokens = 65536;
+    struct serve_cost cost;
+    if ((rc = serve_cost_build(&r, max_tokens, mem_util, &cost, &e)))
+        goto out;
+    clock_t t0 = clock();
+    double cap_rate = -1;
+    int evals = 0;
+    if (capacity)
+        rc = serve_capacity(&cost, &cfg, req, n, attain, tol, &cap_rate, &evals, &res, &e);
+    else
+        rc = serve_run(&cost, &cfg, req, n, 0, &res, &e);
+    double sim_s = (double)(clock() - t0) / CLOCKS_PER_SEC;
+    if (rc)
+        goto out;
+    if (capacity && cap_rate <= 0) {
+        rc = dse_err_set(&e, DSE_EINPUT, NULL, "--slo", "no rate meets the SLOs for %.0f %% of the requests: even alone "
+                         "they take longer than the limits", 100 * attain);
+        goto out;
+    }
+    if (cli_get(opts, "json"))
+        rc = print_json(&r, &cfg, &cost, &res, cap_rate, evals, sim_s) ? dse_err_set(&e, DSE_ERUNTIME, NULL, NULL,
+                                                                                     "out of memory") : DSE_OK;
+    else
+        print_human(&r, &cfg, &cost, &res, cap_rate, evals, sim_s);
+out:
+    if (rc)
+        dse_err_print(stderr, &e);
+    serve_result_free(&res);
+    free(req);
+    free(lengths);
+    free(trace);
+    if (have_model)
+        wl_model_free(&model);
+    free(sys);
+    return rc;
+}

@@ -1,0 +1,134 @@
+/* serve.h -- serving an LLM under load (docs/serving.md): request traces (arrivals and lengths), the
+ * time of one scheduler iteration from dse's own evaluation, an event-driven iteration-level
+ * simulation of the schedulers serving runtimes use, and its metrics.
+ *
+ * The cost of an iteration is not re-evaluated from the graph: serve_cost_build evaluates the
+ * design point at a grid of batched token counts once and keeps per-shape terms (serve_cost), so
+ * an iteration costs a few multiply-adds. The simulation is single-threaded and deterministic: the
+ * same requests give the same results on any machine and thread count. */
+#ifndef DSE_SERVE_H
+#define DSE_SERVE_H
+
+#include <stdint.h>
+
+#include "err.h"
+
+struct eval_req;
+
+/* One request: when it arrives and its lengths. */
+struct serve_req {
+    double arrival_s;
+    int32_t prompt, output; /* tokens, >= 1 */
+};
+
+/* A length distribution: fixed:N, uniform:A-B, normal:MEAN,SD (rounded, truncated to [1, max]),
+ * or the column of a trace file (empirical: its values drawn uniformly). */
+enum serve_dist_kind { SD_FIXED, SD_UNIFORM, SD_NORMAL, SD_EMPIRICAL };
+struct serve_dist {
+    enum serve_dist_kind kind;
+    double a, b;
+};
+
+/* The arrival process: poisson at rate, gamma (bursty: inter-arrival coefficient of variation cv, 1 is
+ * Poisson) at rate, or all at t = 0 (offline). */
+enum serve_arrival { SA_POISSON, SA_GAMMA, SA_OFFLINE };
+
+/* Parses a distribution spec (above); DSE_EINPUT naming opt. */
+int serve_dist_parse(const char *opt, const char *s, struct serve_dist *d, struct dse_err *e);
+/* Reads a trace CSV (header arrival_s,prompt_tokens,output_tokens; '#' comment lines; arrival times
+ * non-decreasing, tokens positive integers; at most max rows): *out malloc'd. Errors name the file
+ * and line. */
+int serve_trace_load(const char *path, int64_t max, struct serve_req **out, int64_t *n, struct dse_err *e);
+/* n requests: arrivals of the process at rate (requests/s; unused offline), lengths drawn from the
+ * distributions, or jointly from lengths[0..n_lengths) when given (a trace's rows); seeded (GSL's
+ * mt19937). *out malloc'd. */
+int serve_trace_make(enum serve_arrival arr, double rate, double cv, int64_t n, const struct serve_dist *prompt,
+                     const struct serve_dist *output, const struct serve_req *lengths, int64_t n_lengths,
+                     unsigned long seed, struct serve_req **out, struct dse_err *e);
+
+/* The cost of one iteration of a replica (tp devices), from serve_cost_build:
+ *   time = lin(N) + logits(L) + dec_ctx_s x C + pre_pair_s x P
+ * N the tokens the iteration runs (decode tokens + prefill chunk tokens), L the sequences that
+ * produce a token, C the keys the decoding sequences attend to beyond a 1-token cache (a sequence
+ * with c cached tokens adds c - 1), P the (query, key) pairs of the prefill chunks' causal attention.
+ * lin is a decode step of N sequences over 1-token caches less its logits (GEMMs, norms, collectives,
+ * the runtime's per-step work), logits the vocabulary projection of L sequences, both interpolated
+ * piecewise linearly over a grid of token counts (and extended beyond it along the last segment).
+ * Energy likewise (dynamic), plus the system's idle power over the time. */
+#define SERVE_GRID 24
+struct serve_cost {
+    int n_grid;
+    double tok[SERVE_GRID], lin_s[SERVE_GRID], lin_J[SERVE_GRID], lg_s[SERVE_GRID], lg_J[SERVE_GRID];
+    double dec_ctx_s, dec_ctx_J, pre_pair_s, pre_pair_J;
+    double idle_W;           /* the replica's devices' idle power */
+    double usd_per_s;        /* its price over 3 years or rent, per second (NAN: none known) */
+    double kv_token_bytes;   /* KV cache per token, per device */
+    double kv_capacity_tokens; /* what the devices' memory holds beyond weights and activations x mem_util */
+    double weight_bytes, act_bytes, mem_bytes; /* per device */
+    int devices;             /* of one replica */
+    int replicas;            /* dp: the arrivals are dealt round-robin to this many replicas */
+};
+
+/* Builds the cost of r's design point (an LM, its layout completed, phase and batch ignored) for
+ * iterations of up to max_tokens tokens; mem_util is the share of the device memory the runtime
+ * takes (vLLM's gpu_memory_utilization). An infeasible point (weights do not fit, no engine) is
+ * DSE_EINPUT with the reason. */
+int serve_cost_build(const struct eval_req *r, int64_t max_tokens, double mem_util, struct serve_cost *c,
+                     struct dse_err *e);
+/* One iteration's time and dynamic energy (the terms above). */
+double serve_iter_s(const struct serve_cost *c, double N, double L, double C, double P, double *J);
+
+/* Schedulers (docs/serving.md): static batches (a batch admitted when the last one has finished,
+ * padded to its longest prompt and output), continuous batching (vLLM v0: iterations of new
+ * requests' whole prefills first, else one decode step of every running sequence), chunked prefill
+ * (Sarathi-Serve / vLLM: every iteration decodes the running sequences and fills the rest of its
+ * token budget with prefill chunks). */
+enum serve_sched { SCHED_STATIC, SCHED_CONTINUOUS, SCHED_CHUNKED, SCHED_COUNT };
+extern const char *const serve_sched_names[SCHED_COUNT + 1];
+
+struct serve_cfg {
+    enum serve_sched sched;
+    int max_batch;             /* running sequences at most (vLLM max_num_seqs) */
+    int64_t max_batched_tokens; /* tokens an iteration runs at most (vLLM max_num_batched_tokens) */
+    int block_tokens;          /* the paged KV cache's block (vLLM block_size); static: contiguous */
+    double slo_ttft_s, slo_tpot_s, slo_e2e_s; /* per-request limits for goodput (0: none) */
+    int timeline;              /* keep up to this many (time, running, KV use) samples (0: none) */
+};
+
+/* Percentiles of a per-request figure. */
+struct serve_pct {
+    double mean, p50, p90, p99, max;
+};
+struct serve_sample {
+    double t_s, kv_use;
+    int running;
+};
+struct serve_result {
+    int64_t requests, completed, preemptions, iterations, output_tokens;
+    double makespan_s;         /* first arrival to last completion */
+    struct serve_pct ttft_s, tpot_s, e2e_s;
+    double throughput_rps, output_tokens_per_s, goodput_rps, slo_attainment;
+    double kv_use_mean, kv_use_peak; /* share of the KV blocks in use, time-weighted mean and peak */
+    double batch_mean;         /* sequences per decode iteration, mean */
+    double energy_J, energy_per_token_J, cost_per_Mtoken_USD;
+    struct serve_sample *timeline; /* malloc'd, n_timeline samples (cfg.timeline) */
+    int n_timeline;
+    double *ttft_all, *tpot_all, *e2e_all; /* per request, completed ones, sorted (keep_all) */
+};
+
+/* Simulates the requests (sorted by arrival) on c's replicas with cfg. A request that cannot ever fit
+ * (its prompt and output exceed the KV capacity, or its prompt the token budget of a scheduler that
+ * does not chunk) is DSE_EINPUT naming it. keep_all keeps the sorted per-request figures (for CDFs).
+ * serve_result_free releases what it holds. */
+int serve_run(const struct serve_cost *c, const struct serve_cfg *cfg, const struct serve_req *req, int64_t n,
+              int keep_all, struct serve_result *res, struct dse_err *e);
+void serve_result_free(struct serve_result *res);
+
+/* The highest arrival rate (requests/s) at which the share of requests meeting every SLO of cfg is at
+ * least attainment: requests drawn once at rate 1 (arrivals then scaled, so every rate sees the same
+ * requests), bisection until the bracket is within tol (relative); *evals the simulations run. */
+int serve_capacity(const struct serve_cost *c, const struct serve_cfg *cfg, const struct serve_req *unit, int64_t n,
+                   double attainment, double tol, double *rate, int *evals, struct serve_result *at,
+                   struct dse_err *e);
+
+#endif

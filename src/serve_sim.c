@@ -1,0 +1,548 @@
+/* serve_sim.c -- the event-driven, iteration-level serving simulation (serve.h, docs/serving.md).
+ *
+ * Time advances one scheduler iteration at a time; an iteration's length is serve_iter_s of the
+ * tokens it runs. The KV cache is paged (cfg.block_tokens a block; static batching reserves each
+ * batch's padded length whole): a sequence holds ceil(cached tokens / block) blocks, a prefill is
+ * admitted only when its blocks (and the first decode token's) are free, and when a decode step finds
+ * too few blocks the most recently admitted sequences are preempted (vLLM's recompute: their blocks
+ * freed, the prompt and the tokens generated so far prefilled again later, which then emits their next
+ * token). Arrivals are dealt round-robin to the replicas (dp), each simulated on its own.
+ *
+ * Per request: TTFT = first token - arrival, TPOT = (last token - first token) / (output - 1) (requests
+ * of one output token have none), end-to-end = last token - arrival. Percentiles are nearest-rank. */
+#include "serve.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *const serve_sched_names[SCHED_COUNT + 1] = {"static", "continuous", "chunked", NULL};
+
+struct rs {                /* a request's state */
+    double t_first, t_done;
+    int64_t pre_total;     /* tokens its current prefill covers (prompt + tokens generated before a preemption) */
+    int64_t pre_done;      /* of them, prefilled */
+    int64_t ctx;           /* tokens in its KV cache */
+    int64_t blocks;
+    int32_t gen;           /* tokens generated */
+    int decoding;          /* its prefill done: each iteration decodes it */
+};
+
+struct sim {
+    const struct serve_cost *c;
+    const struct serve_cfg *cfg;
+    const struct serve_req *req;
+    const int64_t *ids; /* this replica's requests, in arrival order */
+    int64_t n;
+    struct rs *st;
+    int64_t *wait, wh, wn; /* the waiting queue: a ring of indices into ids */
+    int64_t *run, nrun;    /* running, in admission order */
+    int64_t free_blocks, total_blocks;
+    double t, energy_J, kv_area, t_start;
+    int64_t preemptions, iterations, dec_iters, dec_seqs, done;
+    double kv_peak;
+    struct serve_result *res;
+};
+
+static int64_t blocks_for(const struct sim *s, int64_t tokens)
+{
+    int64_t b = s->cfg->block_tokens;
+    return (tokens + b - 1) / b;
+}
+
+static void wait_push_back(struct sim *s, int64_t k) { s->wait[(s->wh + s->wn++) % s->n] = k; }
+static void wait_push_front(struct sim *s, int64_t k)
+{
+    s->wh = (s->wh + s->n - 1) % s->n;
+    s->wait[s->wh] = k;
+    s->wn++;
+}
+static int64_t wait_pop(struct sim *s)
+{
+    int64_t k = s->wait[s->wh];
+    s->wh = (s->wh + 1) % s->n;
+    s->wn--;
+    return k;
+}
+
+static void sample(struct sim *s)
+{
+    struct serve_result *r = s->res;
+    int cap = s->cfg->timeline;
+    if (!r || !cap || !r->timeline)
+        return;
+    if (r->n_timeline == cap) { /* full: keep every other sample (the stride doubles) */
+        for (int i = 0; i < cap / 2; i++)
+            r->timeline[i] = r->timeline[2 * i];
+        r->n_timeline = cap / 2;
+    }
+    double use = s->total_blocks ? (double)(s->total_blocks - s->free_blocks) / (double)s->total_blocks : 0;
+    r->timeline[r->n_timeline++] = (struct serve_sample){s->t, use, (int)s->nrun};
+}
+
+/* One iteration of dt: the clock, energy, KV use. */
+static void advance(struct sim *s, double dt, double J)
+{
+    double used = (double)(s->total_blocks - s->free_blocks) / (double)s->total_blocks;
+    s->kv_area += used * dt;
+    if (used > s->kv_peak)
+        s->kv_peak = used;
+    s->t += dt;
+    s->energy_J += J;
+    s->iterations++;
+}
+
+static void finish(struct sim *s, int64_t k)
+{
+    struct rs *q = &s->st[k];
+    q->t_done = s->t;
+    s->free_blocks += q->blocks;
+    q->blocks = 0;
+    s->done++;
+}
+
+/* A token emitted for request k at the end of the iteration: its first, or its last. Returns 1 when
+ * it is done. */
+static int emit(struct sim *s, int64_t k)
+{
+    struct rs *q = &s->st[k];
+    if (!q->gen++)
+        q->t_first = s->t;
+    if (q->gen >= s->req[s->ids[k]].output) {
+        finish(s, k);
+        return 1;
+    }
+    return 0;
+}
+
+static void preempt(struct sim *s, int64_t k)
+{
+    struct rs *q = &s->st[k];
+    s->free_blocks += q->blocks;
+    q->blocks = q->ctx = q->pre_done = 0;
+    q->pre_total = s->req[s->ids[k]].prompt + q->gen;
+    q->decoding = 0;
+    s->preemptions++;
+    wait_push_front(s, k);
+}
+
+/* The decoding sequences' blocks for their next token, preempting from the back of the running list
+ * until they fit. Returns the decoding sequences left. */
+static int64_t reserve_decode(struct sim *s)
+{
+    for (;;) {
+        int64_t need = 0, ndec = 0;
+        for (int64_t i = 0; i < s->nrun; i++) {
+            const struct rs *q = &s->st[s->run[i]];
+            if (q->decoding) {
+                ndec++;
+                need += blocks_for(s, q->ctx + 1) - q->blocks;
+            }
+        }
+        if (need <= s->free_blocks || s->nrun <= 1)
+            return ndec;
+        preempt(s, s->run[--s->nrun]);
+    }
+}
+
+static void arrivals(struct sim *s, int64_t *ai)
+{
+    while (*ai < s->n && s->req[s->ids[*ai]].arrival_s <= s->t)
+        wait_push_back(s, (*ai)++);
+}
+
+/* Continuous batching (vLLM v0) and chunked prefill (Sarathi-Serve, vLLM v1) share this loop. */
+static void run_dynamic(struct sim *s)
+{
+    const struct serve_cfg *cfg = s->cfg;
+    int chunked = cfg->sched == SCHED_CHUNKED;
+    int64_t ai = 0;
+    while (s->done < s->n) {
+        arrivals(s, &ai);
+        if (!s->nrun && !s->wn) {
+            s->t = s->req[s->ids[ai]].arrival_s;
+            continue;
+        }
+        double N = 0, L = 0, C = 0, P = 0;
+        int64_t budget = cfg->max_batched_tokens, ndec = 0;
+        if (!chunked) { /* whole prefills of waiting requests first, as many as fit */
+            int64_t first = s->nrun;
+            while (s->wn && s->nrun < cfg->max_batch) {
+                int64_t k = s->wait[s->wh];
+                struct rs *q = &s->st[k];
+                int64_t qn = q->pre_total, need = blocks_for(s, qn + 1);
+                if ((qn > budget && s->nrun > first) || need > s->free_blocks)
+                    break;
+                wait_pop(s);
+                budget -= qn;
+                s->free_blocks -= need;
+                q->blocks = need;
+                q->pre_done = qn;
+                N += (double)qn;
+                P += (double)qn * (double)(qn + 1) / 2;
+                L += 1;
+                s->run[s->nrun++] = k;
+            }
+            if (s->nrun > first) {
+                double J, dt = serve_iter_s(s->c, N, L, 0, P, &J);
+                advance(s, dt, J);
+                int64_t w = first;
+                for (int64_t i = first; i < s->nrun; i++) {
+                    int64_t k = s->run[i];
+                    struct rs *q = &s->st[k];
+                    q->ctx = q->pre_total;
+                    q->decoding = 1;
+                    if (!emit(s, k))
+                        s->run[w++] = k;
+                }
+                s->nrun = w;
+                sample(s);
+                continue;
+            }
+        }
+        /* a decode step of every decoding sequence (chunked: and prefill chunks in what is left) */
+        ndec = reserve_decode(s);
+        for (int64_t i = 0; i < s->nrun; i++) {
+            struct rs *q = &s->st[s->run[i]];
+            if (q->decoding)
+                C += (double)(q->ctx - 1); /* keys beyond the cost's 1-token cache (serve.h) */
+        }
+        N = L = (double)ndec;
+        budget -= ndec;
+        if (chunked) { /* partial prefills in order, then new admissions */
+            for (int64_t i = 0; i < s->nrun + s->wn && budget > 0; i++) {
+                int64_t k;
+                if (i < s->nrun) {
+                    k = s->run[i];
+                    if (s->st[k].decoding)
+                        continue;
+                } else {
+                    if (s->nrun >= cfg->max_batch)
+                        break;
+                    k = s->wait[s->wh];
+                }
+                struct rs *q = &s->st[k];
+                int64_t ch = q->pre_total - q->pre_done;
+                if (ch > budget)
+                    ch = budget;
+                int64_t need = blocks_for(s, q->pre_done + ch + (q->pre_done + ch == q->pre_total)) - q->blocks;
+                if (need > s->free_blocks)
+                    break;
+                if (i >= s->nrun) { /* admitted now */
+                    wait_pop(s);
+                    s->run[s->nrun++] = k;
+                    i = s->nrun - 1;
+                }
+                s->free_blocks -= need;
+                q->blocks += need;
+                N += (double)ch;
+                P += (double)ch * (double)q->pre_done + (double)ch * (double)(ch + 1) / 2;
+                q->ctx = q->pre_done += ch;
+                budget -= ch;
+                if (q->pre_done == q->pre_total)
+                    L += 1;
+            }
+        }
+        if (N == 0) { /* nothing can run: partial prefills hold the blocks a chunk needs; the last gives way */
+            if (s->nrun > 1)
+                preempt(s, s->run[--s->nrun]);
+            else if (ai < s->n && !s->nrun)
+                s->t = s->req[s->ids[ai]].arrival_s > s->t ? s->req[s->ids[ai]].arrival_s : s->t;
+            else
+                break; /* cannot happen: a request that never fits was refused before the run */
+            continue;
+        }
+        double J, dt = serve_iter_s(s->c, N, L, C, P, &J);
+        advance(s, dt, J);
+        if (ndec) {
+            s->dec_iters++;
+            s->dec_seqs += ndec;
+        }
+        int64_t w = 0;
+        for (int64_t i = 0; i < s->nrun; i++) {
+            int64_t k = s->run[i];
+            struct rs *q = &s->st[k];
+            int gone = 0;
+            if (q->decoding) { /* decoded: its token's KV appended (the blocks reserve_decode found) */
+                int64_t need = blocks_for(s, q->ctx + 1) - q->blocks;
+                s->free_blocks -= need;
+                q->blocks += need;
+                q->ctx++;
+                gone = emit(s, k);
+            } else if (q->pre_done == q->pre_total) { /* its prefill completed: the next token */
+                q->decoding = 1;
+                gone = emit(s, k);
+            }
+            if (!gone)
+                s->run[w++] = k;
+        }
+        s->nrun = w;
+        sample(s);
+    }
+}
+
+/* Static batching: a batch of up to max_batch waiting requests, admitted when the last batch is done,
+ * runs padded to its longest prompt and output; its KV cache is reserved whole. */
+static void run_static(struct sim *s)
+{
+    const struct serve_cfg *cfg = s->cfg;
+    int64_t ai = 0;
+    while (s->done < s->n) {
+        arrivals(s, &ai);
+        if (!s->wn) {
+            s->t = s->req[s->ids[ai]].arrival_s;
+            continue;
+        }
+        int64_t B = 0, maxP = 0, maxO = 0;
+        while (s->wn && B < cfg->max_batch) {
+            const struct serve_req *rq = &s->req[s->ids[s->wait[s->wh]]];
+            int64_t p = rq->prompt > maxP ? rq->prompt : maxP, o = rq->output > maxO ? rq->output : maxO;
+            if (B && (B + 1) * blocks_for(s, p + o) > s->total_blocks)
+                break;
+            maxP = p;
+            maxO = o;
+            s->run[B++] = wait_pop(s);
+        }
+        s->nrun = B;
+        s->free_blocks = s->total_blocks - B * blocks_for(s, maxP + maxO);
+        double b = (double)B, J, dt = serve_iter_s(s->c, b * (double)maxP, b, 0, b * (double)maxP * (double)(maxP + 1) / 2, &J);
+        advance(s, dt, J);
+        for (int64_t i = 0; i < B; i++)
+            emit(s, s->run[i]);
+        sample(s);
+        for (int64_t step = 1; step < maxO; step++) {
+            dt = serve_iter_s(s->c, b, b, b * (double)(maxP + step - 2), 0, &J);
+            advance(s, dt, J);
+            s->dec_iters++;
+            s->dec_seqs += B;
+            for (int64_t i = 0; i < B; i++)
+                if (s->st[s->run[i]].gen < s->req[s->ids[s->run[i]]].output)
+                    emit(s, s->run[i]);
+            sample(s);
+        }
+        s->free_blocks = s->total_blocks;
+        s->nrun = 0;
+    }
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static void pct_of(double *v, int64_t n, struct serve_pct *p)
+{
+    memset(p, 0, sizeof *p);
+    if (!n) {
+        p->mean = p->p50 = p->p90 = p->p99 = p->max = NAN;
+        return;
+    }
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    double sum = 0;
+    for (int64_t i = 0; i < n; i++)
+        sum += v[i];
+    p->mean = sum / (double)n;
+    static const double q[3] = {0.5, 0.9, 0.99};
+    double *out[3] = {&p->p50, &p->p90, &p->p99};
+    for (int k = 0; k < 3; k++) {
+        int64_t r = (int64_t)ceil(q[k] * (double)n) - 1;
+        *out[k] = v[r < 0 ? 0 : r];
+    }
+    p->max = v[n - 1];
+}
+
+void serve_result_free(struct serve_result *res)
+{
+    free(res->timeline);
+    free(res->ttft_all);
+    free(res->tpot_all);
+    free(res->e2e_all);
+    memset(res, 0, sizeof *res);
+}
+
+int serve_run(const struct serve_cost *c, const struct serve_cfg *cfg, const struct serve_req *req, int64_t n,
+              int keep_all, struct serve_result *res, struct dse_err *e)
+{
+    memset(res, 0, sizeof *res);
+    if (n < 1)
+        return dse_err_set(e, DSE_EINPUT, NULL, NULL, "no requests to serve");
+    if (cfg->max_batch < 1 || cfg->max_batched_tokens < 1 || cfg->block_tokens < 1)
+        return dse_err_set(e, DSE_EINPUT, NULL, NULL, "max batch, token budget and block size must be positive");
+    int64_t total_blocks = (int64_t)floor(c->kv_capacity_tokens / cfg->block_tokens);
+    for (int64_t i = 0; i < n; i++) { /* what could never be served */
+        const struct serve_req *q = &req[i];
+        int64_t len = (int64_t)q->prompt + q->output;
+        if (i && q->arrival_s < req[i - 1].arrival_s)
+            return dse_err_set(e, DSE_EINPUT, NULL, NULL, "request %lld arrives before request %lld: arrivals must not "
+                               "decrease", (long long)i + 1, (long long)i);
+        if ((len + cfg->block_tokens - 1) / cfg->block_tokens > total_blocks)
+            return dse_err_set(e, DSE_EINPUT, NULL, NULL,
+                               "request %lld (prompt %d + output %d tokens) needs more KV cache than the %lld tokens the "
+                               "device's memory holds (%lld blocks of %d)", (long long)i + 1, q->prompt, q->output,
+                               (long long)(total_blocks * cfg->block_tokens), (long long)total_blocks, cfg->block_tokens);
+        if (cfg->sched == SCHED_CONTINUOUS && q->prompt > cfg->max_batched_tokens)
+            return dse_err_set(e, DSE_EINPUT, NULL, NULL,
+                               "request %lld's prompt of %d tokens exceeds the iteration budget of %lld tokens "
+                               "(max batched tokens; chunked prefill splits it)", (long long)i + 1, q->prompt,
+                               (long long)cfg->max_batched_tokens);
+    }
+    int R = c->replicas > 0 ? c->replicas : 1;
+    int64_t per = (n + R - 1) / R;
+    struct sim s;
+    memset(&s, 0, sizeof s);
+    s.st = malloc(sizeof *s.st * (size_t)per);
+    s.wait = malloc(sizeof *s.wait * (size_t)per);
+    s.run = malloc(sizeof *s.run * (size_t)per);
+    int64_t *ids = malloc(sizeof *ids * (size_t)per);
+    double *ttft = malloc(sizeof *ttft * (size_t)n), *tpot = malloc(sizeof *tpot * (size_t)n),
+           *e2e = malloc(sizeof *e2e * (size_t)n);
+    if (cfg->timeline > 0)
+        res->timeline = malloc(sizeof *res->timeline * (size_t)cfg->timeline);
+    if (!s.st || !s.wait || !s.run || !ids || !ttft || !tpot || !e2e || (cfg->timeline > 0 && !res->timeline)) {
+        free(s.st);
+        free(s.wait);
+        free(s.run);
+        free(ids);
+        free(ttft);
+        free(tpot);
+        free(e2e);
+        serve_result_free(res);
+        return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+    }
+    int64_t nt = 0, np = 0, ok = 0, out_tokens = 0;
+    double t_end = 0, kv_area = 0, span_area = 0, kv_peak = 0, dyn_J = 0;
+    int64_t dec_iters = 0, dec_seqs = 0;
+    for (int r = 0; r < R; r++) {
+        int64_t m = 0;
+        for (int64_t i = r; i < n; i += R)
+            ids[m++] = i;
+        if (!m)
+            continue;
+        memset(s.st, 0, sizeof *s.st * (size_t)m);
+        for (int64_t k = 0; k < m; k++)
+            s.st[k].pre_total = req[ids[k]].prompt;
+        s.c = c;
+        s.cfg = cfg;
+        s.req = req;
+        s.ids = ids;
+        s.n = m;
+        s.wh = s.wn = s.nrun = 0;
+        s.total_blocks = s.free_blocks = total_blocks;
+        s.t = s.t_start = req[ids[0]].arrival_s;
+        s.energy_J = s.kv_area = s.kv_peak = 0;
+        s.done = 0;
+        s.res = r == 0 ? res : NULL; /* the timeline is replica 0's */
+        if (cfg->sched == SCHED_STATIC)
+            run_static(&s);
+        else
+            run_dynamic(&s);
+        for (int64_t k = 0; k < m; k++) {
+            const struct rs *q = &s.st[k];
+            const struct serve_req *rq = &req[ids[k]];
+            double a = q->t_first - rq->arrival_s, d = q->t_done - rq->arrival_s, tp = NAN;
+            ttft[nt] = a;
+            e2e[nt++] = d;
+            out_tokens += rq->output;
+            if (rq->output > 1)
+                tpot[np++] = tp = (q->t_done - q->t_first) / (rq->output - 1);
+            ok += (!(cfg->slo_ttft_s > 0) || a <= cfg->slo_ttft_s) && (!(cfg->slo_e2e_s > 0) || d <= cfg->slo_e2e_s) &&
+                  (!(cfg->slo_tpot_s > 0) || isnan(tp) || tp <= cfg->slo_tpot_s);
+        }
+        if (s.t > t_end)
+            t_end = s.t;
+        kv_area += s.kv_area;
+        span_area += s.t - s.t_start;
+        if (s.kv_peak > kv_peak)
+            kv_peak = s.kv_peak;
+        dyn_J += s.energy_J;
+        dec_iters += s.dec_iters;
+        dec_seqs += s.dec_seqs;
+        res->preemptions += s.preemptions;
+        res->iterations += s.iterations;
+    }
+    res->requests = n;
+    res->completed = nt;
+    res->output_tokens = out_tokens;
+    res->makespan_s = t_end - req[0].arrival_s;
+    double span = res->makespan_s > 0 ? res->makespan_s : NAN;
+    res->throughput_rps = (double)nt / span;
+    res->output_tokens_per_s = (double)out_tokens / span;
+    res->goodput_rps = (double)ok / span;
+    res->slo_attainment = (double)ok / (double)nt;
+    res->kv_use_mean = span_area > 0 ? kv_area / span_area : 0;
+    res->kv_use_peak = kv_peak;
+    res->batch_mean = dec_iters ? (double)dec_seqs / (double)dec_iters : 0;
+    res->energy_J = dyn_J + c->idle_W * res->makespan_s;
+    res->energy_per_token_J = res->energy_J / (double)out_tokens;
+    res->cost_per_Mtoken_USD = (c->usd_per_s * res->makespan_s + res->energy_J / 3.6e6 * 0.10) / (double)out_tokens * 1e6;
+    pct_of(ttft, nt, &res->ttft_s);
+    pct_of(tpot, np, &res->tpot_s);
+    pct_of(e2e, nt, &res->e2e_s);
+    free(s.st);
+    free(s.wait);
+    free(s.run);
+    free(ids);
+    if (keep_all) {
+        res->ttft_all = ttft;
+        res->tpot_all = tpot;
+        res->e2e_all = e2e;
+    } else {
+        free(ttft);
+        free(tpot);
+        free(e2e);
+    }
+    return DSE_OK;
+}
+
+int serve_capacity(const struct serve_cost *c, const struct serve_cfg *cfg, const struct serve_req *unit, int64_t n,
+                   double attainment, double tol, double *rate, int *evals, struct serve_result *at,
+                   struct dse_err *e)
+{
+    *rate = 0;
+    *evals = 0;
+    memset(at, 0, sizeof *at);
+    if (!(attainment > 0 && attainment <= 1) || !(tol > 0 && tol < 1))
+        return dse_err_set(e, DSE_EINPUT, NULL, "--attainment", "capacity: attainment in (0, 1] and tolerance in (0, 1), "
+                           "got %g and %g", attainment, tol);
+    if (!(cfg->slo_ttft_s > 0 || cfg->slo_tpot_s > 0 || cfg->slo_e2e_s > 0))
+        return dse_err_set(e, DSE_EINPUT, NULL, "--slo", "capacity needs at least one SLO (ttft_ms, tpot_ms, e2e_ms)");
+    struct serve_req *v = malloc(sizeof *v * (size_t)n);
+    if (!v)
+        return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+    memcpy(v, unit, sizeof *v * (size_t)n);
+    struct serve_cfg q = *cfg;
+    q.timeline = 0;
+    struct serve_result r;
+    int rc;
+    /* the bracket's top: the rate the system drains when every request is there at once */
+    for (int64_t i = 0; i < n; i++)
+        v[i].arrival_s = 0;
+    if ((rc = serve_run(c, &q, v, n, 0, &r, e)))
+        goto out;
+    (*evals)++;
+    double hi = 1.25 * r.throughput_rps, lo = 0;
+    serve_result_free(&r);
+    for (int it = 0; it < 60 && (hi - lo) > tol * hi; it++) {
+        double mid = it == 0 ? hi : (lo + hi) / 2;
+        for (int64_t i = 0; i < n; i++)
+            v[i].arrival_s = unit[i].arrival_s / mid;
+        if ((rc = serve_run(c, &q, v, n, 0, &r, e)))
+            goto out;
+        (*evals)++;
+        if (r.slo_attainment >= attainment) {
+            lo = mid;
+            serve_result_free(at);
+            *at = r;
+            if (it == 0)
+                break; /* met even at the drain rate */
+        } else {
+            hi = mid;
+            serve_result_free(&r);
+        }
+    }
+    *rate = lo;
+out:
+    free(v);
+    return rc;
+}

@@ -1,0 +1,335 @@
+/* check_serve.c -- the serving simulation (serve.h): schedulers traced by hand on a synthetic iteration
+ * cost, preemption, replicas, the capacity search, traces and their errors, and the cost built from a
+ * real evaluation. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check_fixtures.h"
+#include "check_suites.h"
+#include "eval.h"
+#include "par.h"
+#include "serve.h"
+
+/* A synthetic cost: lin(N) = A + B (N - 1) (grid 1 and 1025), logits L0 per sequence, decode attention
+ * D per key beyond a 1-token cache (a cache of c tokens: c - 1), prefill attention Q per pair; no
+ * energy, no idle power. */
+#define A 10e-3
+#define B 10e-6
+#define L0 0.1e-3
+#define D 1e-6
+#define Q 1e-7
+static struct serve_cost synth(double kv_tokens)
+{
+    struct serve_cost c;
+    memset(&c, 0, sizeof c);
+    c.n_grid = 2;
+    c.tok[0] = 1;
+    c.tok[1] = 1025;
+    c.lin_s[0] = A;
+    c.lin_s[1] = A + 1024 * B;
+    c.lg_s[0] = L0;
+    c.lg_s[1] = 1025 * L0;
+    c.dec_ctx_s = D;
+    c.pre_pair_s = Q;
+    c.kv_capacity_tokens = kv_tokens;
+    c.kv_token_bytes = 1;
+    c.replicas = 1;
+    c.devices = 1;
+    c.usd_per_s = NAN;
+    return c;
+}
+
+static struct serve_cfg cfg_of(enum serve_sched s, int64_t budget, int block)
+{
+    struct serve_cfg g;
+    memset(&g, 0, sizeof g);
+    g.sched = s;
+    g.max_batch = 256;
+    g.max_batched_tokens = budget;
+    g.block_tokens = block;
+    return g;
+}
+
+START_TEST(iteration_cost)
+{
+    struct serve_cost c = synth(1e6);
+    /* lin(100) = A + 99 B between the grid points; beyond the last, its segment extended */
+    ck_assert_double_eq_tol(serve_iter_s(&c, 100, 0, 0, 0, NULL), A + 99 * B, 1e-15);
+    ck_assert_double_eq_tol(serve_iter_s(&c, 2049, 0, 0, 0, NULL), A + 2048 * B, 1e-15);
+    /* each term adds: 3 sequences' logits, 500 cached tokens, 40 pairs */
+    ck_assert_double_eq_tol(serve_iter_s(&c, 1, 3, 500, 40, NULL), A + 3 * L0 + 500 * D + 40 * Q, 1e-15);
+    ck_assert_double_eq_tol(serve_iter_s(&c, 0, 0, 0, 0, NULL), 0, 1e-15);
+}
+END_TEST
+
+START_TEST(continuous_one_request)
+{
+    /* prompt 100, output 4: a prefill of 100 tokens (5050 pairs, one token out), then 3 decode steps
+     * over caches of 100, 101 and 102 tokens (99 + 100 + 101 keys beyond one) */
+    struct serve_cost c = synth(1e6);
+    struct serve_cfg g = cfg_of(SCHED_CONTINUOUS, 8192, 16);
+    struct serve_req r = {0, 100, 4};
+    struct serve_result res;
+    struct dse_err e;
+    ck_assert_int_eq(serve_run(&c, &g, &r, 1, 1, &res, &e), DSE_OK);
+    double ttft = A + 99 * B + L0 + 5050 * Q;
+    double dec = 3 * (A + L0) + (99 + 100 + 101) * D;
+    ck_assert_double_eq_tol(res.ttft_s.p50, ttft, 1e-12);
+    ck_assert_double_eq_tol(res.e2e_s.p50, ttft + dec, 1e-12);
+    ck_assert_double_eq_tol(res.tpot_s.p50, dec / 3, 1e-12);
+    ck_assert_int_eq(res.iterations, 4);
+    ck_assert_int_eq(res.output_tokens, 4);
+    ck_assert_double_eq_tol(res.makespan_s, ttft + dec, 1e-12);
+    ck_assert_double_eq_tol(res.batch_mean, 1, 1e-12);
+    serve_result_free(&res);
+}
+END_TEST
+
+START_TEST(continuous_preemption)
+{
+    /* KV of 10 tokens in blocks of 1; two requests (prompt 4, output 5) at t = 0. Both prefill (5 blocks
+     * each: the prompt and the first decode token), decode once (cache 5); the next step needs 2 blocks
+     * with none free: the later request is preempted (5 blocks back). The first decodes 3 more steps
+     * alone (caches 6, 7, 8) and finishes; the second is prefilled again over prompt + its 2 tokens (6)
+     * and decodes twice. 1 preemption, 1 + 1 + 3 + 1 + 2 = 8 iterations. */
+    struct serve_cost c = synth(10);
+    struct serve_cfg g = cfg_of(SCHED_CONTINUOUS, 8192, 1);
+    struct serve_req r[2] = {{0, 4, 5}, {0, 4, 5}};
+    struct serve_result res;
+    struct dse_err e;
+    ck_assert_int_eq(serve_run(&c, &g, r, 2, 1, &res, &e), DSE_OK);
+    ck_assert_int_eq(res.preemptions, 1);
+    ck_assert_int_eq(res.iterations, 8);
+    ck_assert_int_eq(res.completed, 2);
+    /* both first tokens come from the first prefill: lin(8) + 2 logits + 2 x 10 pairs */
+    double t1 = A + 7 * B + 2 * L0 + 20 * Q;
+    ck_assert_double_eq_tol(res.ttft_all[0], t1, 1e-12);
+    ck_assert_double_eq_tol(res.ttft_all[1], t1, 1e-12);
+    /* the first finishes after steps over caches 4 + 4, then 5, 6, 7 alone (keys beyond one: 3 + 3, 4, 5,
+     * 6); the second's prefill of 6 (21 pairs), then caches 6 and 7 */
+    double d1 = t1 + (A + B + 2 * L0 + 6 * D) + (A + L0 + 4 * D) + (A + L0 + 5 * D) + (A + L0 + 6 * D);
+    ck_assert_double_eq_tol(res.e2e_all[0], d1, 1e-12);
+    double d2 = d1 + (A + 5 * B + L0 + 21 * Q) + (A + L0 + 5 * D) + (A + L0 + 6 * D);
+    ck_assert_double_eq_tol(res.e2e_all[1], d2, 1e-12);
+    serve_result_free(&res);
+    /* a request that could never fit is refused, naming it */
+    struct serve_req big = {0, 8, 5};
+    ck_assert_int_eq(serve_run(&c, &g, &big, 1, 0, &res, &e), DSE_EINPUT);
+    ck_assert_msg(strstr(e.msg, "request 1 (prompt 8 + output 5 tokens) needs more KV cache than the 10 tokens"), "%s",
+                  e.msg);
+}
+END_TEST
+
+START_TEST(chunked_prefill)
+{
+    /* prompt 10, output 2, a budget of 4 tokens: chunks 4, 4, 2 (pairs 0 x 4 + 10, 4 x 4 + 10, 8 x 2 + 3),
+     * the last emits the first token; one decode step over a cache of 10 (9 keys beyond one) */
+    struct serve_cost c = synth(1e6);
+    struct serve_cfg g = cfg_of(SCHED_CHUNKED, 4, 16);
+    struct serve_req r = {0, 10, 2};
+    struct serve_result res;
+    struct dse_err e;
+    ck_assert_int_eq(serve_run(&c, &g, &r, 1, 1, &res, &e), DSE_OK);
+    double ttft = (A + 3 * B + 10 * Q) + (A + 3 * B + 26 * Q) + (A + B + L0 + 19 * Q);
+    ck_assert_int_eq(res.iterations, 4);
+    ck_assert_double_eq_tol(res.ttft_s.p50, ttft, 1e-12);
+    ck_assert_double_eq_tol(res.e2e_s.p50, ttft + A + L0 + 9 * D, 1e-12);
+    serve_result_free(&res);
+    /* a decoding sequence and a new prompt share an iteration: the second arrives during the first's
+     * prefill, its chunk rides with the first's decode step (budget 4: 1 decode + 3 prefill) */
+    struct serve_req two[2] = {{0, 4, 3}, {1e-9, 3, 1}};
+    ck_assert_int_eq(serve_run(&c, &g, two, 2, 1, &res, &e), DSE_OK);
+    /* iteration 1: the first's 4 prompt tokens (10 pairs); iteration 2: its decode (cache 4) and the
+     * second's whole prompt (6 pairs), both emit; iteration 3: the first's last decode (cache 5) */
+    double i1 = A + 3 * B + L0 + 10 * Q, i2 = A + 3 * B + 2 * L0 + 3 * D + 6 * Q, i3 = A + L0 + 4 * D;
+    ck_assert_int_eq(res.iterations, 3);
+    ck_assert_double_eq_tol(res.e2e_all[0], i1 + i2 - 1e-9, 1e-12); /* the second's: arrived at 1 ns */
+    ck_assert_double_eq_tol(res.e2e_all[1], i1 + i2 + i3, 1e-12);
+    serve_result_free(&res);
+}
+END_TEST
+
+START_TEST(static_batches)
+{
+    /* two requests (prompt 3, output 2; prompt 5, output 4) in one batch: padded prefill 2 x 5 tokens,
+     * 2 x 15 pairs; decode step s = 1..3 over caches of 5 + s - 1 (2 x (5 + s - 2) keys beyond one);
+     * the first done after step 1 */
+    struct serve_cost c = synth(1e6);
+    struct serve_cfg g = cfg_of(SCHED_STATIC, 1 << 20, 1);
+    struct serve_req r[2] = {{0, 3, 2}, {0, 5, 4}};
+    struct serve_result res;
+    struct dse_err e;
+    ck_assert_int_eq(serve_run(&c, &g, r, 2, 1, &res, &e), DSE_OK);
+    double pre = A + 9 * B + 2 * L0 + 30 * Q, s1 = A + B + 2 * L0 + 8 * D, s2 = A + B + 2 * L0 + 10 * D,
+           s3 = A + B + 2 * L0 + 12 * D;
+    ck_assert_double_eq_tol(res.e2e_all[0], pre + s1, 1e-12);
+    ck_assert_double_eq_tol(res.e2e_all[1], pre + s1 + s2 + s3, 1e-12);
+    ck_assert_int_eq(res.iterations, 4);
+    serve_result_free(&res);
+}
+END_TEST
+
+START_TEST(replicas_and_percentiles)
+{
+    /* four identical requests 1 s apart over 2 replicas: each replica serves every other one, alone,
+     * so every request takes one request's time; over 1 replica likewise (1 s apart is idle between) */
+    struct serve_cost c = synth(1e6);
+    c.replicas = 2;
+    struct serve_cfg g = cfg_of(SCHED_CONTINUOUS, 8192, 16);
+    struct serve_req r[4] = {{0, 100, 4}, {1, 100, 4}, {2, 100, 4}, {3, 100, 4}};
+    struct serve_result res;
+    struct dse_err e;
+    ck_assert_int_eq(serve_run(&c, &g, r, 4, 0, &res, &e), DSE_OK);
+    double one = A + 99 * B + L0 + 5050 * Q + 3 * (A + L0) + (99 + 100 + 101) * D;
+    ck_assert_double_eq_tol(res.e2e_s.max, one, 1e-12);
+    ck_assert_double_eq_tol(res.makespan_s, 3 + one, 1e-12);
+    ck_assert_double_eq_tol(res.throughput_rps, 4 / (3 + one), 1e-12);
+    serve_result_free(&res);
+    /* SLO attainment: a TTFT limit below one prefill fails everyone, above it passes everyone */
+    g.slo_ttft_s = 1e-3;
+    ck_assert_int_eq(serve_run(&c, &g, r, 4, 0, &res, &e), DSE_OK);
+    ck_assert_double_eq_tol(res.slo_attainment, 0, 1e-15);
+    serve_result_free(&res);
+    g.slo_ttft_s = 1;
+    ck_assert_int_eq(serve_run(&c, &g, r, 4, 0, &res, &e), DSE_OK);
+    ck_assert_double_eq_tol(res.slo_attainment, 1, 1e-15);
+    ck_assert_double_eq_tol(res.goodput_rps, res.throughput_rps, 1e-15);
+    serve_result_free(&res);
+}
+END_TEST
+
+START_TEST(capacity_search)
+{
+    /* fixed lengths, Poisson arrivals: the capacity meets the attainment, half again above it does not */
+    struct serve_cost c = synth(1e6);
+    struct serve_cfg g = cfg_of(SCHED_CONTINUOUS, 8192, 16);
+    g.slo_ttft_s = 0.2;
+    struct serve_dist p = {SD_FIXED, 200, 0}, o = {SD_FIXED, 50, 0};
+    struct serve_req *u;
+    struct dse_err e;
+    ck_assert_int_eq(serve_trace_make(SA_POISSON, 1, 0, 2000, &p, &o, NULL, 0, 7, &u, &e), DSE_OK);
+    double rate;
+    int evals;
+    struct serve_result at;
+    ck_assert_int_eq(serve_capacity(&c, &g, u, 2000, 0.9, 0.02, &rate, &evals, &at, &e), DSE_OK);
+    ck_assert(rate > 0 && evals >= 3 && evals < 40);
+    ck_assert(at.slo_attainment >= 0.9);
+    serve_result_free(&at);
+    struct serve_req *v = malloc(sizeof *v * 2000);
+    for (int i = 0; i < 2000; i++) {
+        v[i] = u[i];
+        v[i].arrival_s = u[i].arrival_s / (1.5 * rate);
+    }
+    struct serve_result hi;
+    ck_assert_int_eq(serve_run(&c, &g, v, 2000, 0, &hi, &e), DSE_OK);
+    ck_assert(hi.slo_attainment < 0.9);
+    serve_result_free(&hi);
+    /* the same seed gives the same requests */
+    struct serve_req *u2;
+    ck_assert_int_eq(serve_trace_make(SA_POISSON, 1, 0, 2000, &p, &o, NULL, 0, 7, &u2, &e), DSE_OK);
+    ck_assert(!memcmp(u, u2, sizeof *u * 2000));
+    free(u2);
+    free(u);
+    free(v);
+}
+END_TEST
+
+START_TEST(traces)
+{
+    struct serve_dist d;
+    struct dse_err e;
+    ck_assert_int_eq(serve_dist_parse("--prompt-dist", "uniform:10-20", &d, &e), DSE_OK);
+    ck_assert(d.kind == SD_UNIFORM && d.a == 10 && d.b == 20);
+    ck_assert_int_eq(serve_dist_parse("--prompt-dist", "normal:512,64", &d, &e), DSE_OK);
+    ck_assert_int_eq(serve_dist_parse("--prompt-dist", "uniform:20-10", &d, &e), DSE_EINPUT);
+    ck_assert_int_eq(serve_dist_parse("--output-dist", "fixed:0", &d, &e), DSE_EINPUT);
+    ck_assert_msg(strstr(e.msg, "--output-dist: expected fixed:N"), "%s", e.msg);
+    /* uniform draws stay in range; gamma arrivals keep their mean rate */
+    struct serve_req *v;
+    ck_assert_int_eq(serve_dist_parse("--prompt-dist", "uniform:10-20", &d, &e), DSE_OK);
+    struct serve_dist o = {SD_FIXED, 3, 0};
+    ck_assert_int_eq(serve_trace_make(SA_GAMMA, 5, 2, 20000, &d, &o, NULL, 0, 3, &v, &e), DSE_OK);
+    for (int i = 0; i < 20000; i++)
+        ck_assert(v[i].prompt >= 10 && v[i].prompt <= 20 && v[i].output == 3 && (!i || v[i].arrival_s >= v[i - 1].arrival_s));
+    double rate = 19999 / v[19999].arrival_s; /* mean inter-arrival 0.2 s; cv 2 over 20000 gaps: within 5 % */
+    ck_assert_msg(fabs(rate / 5 - 1) < 0.05, "rate %g", rate);
+    free(v);
+    ck_assert_int_eq(serve_trace_make(SA_POISSON, -1, 0, 10, &d, &o, NULL, 0, 3, &v, &e), DSE_EINPUT);
+    /* a trace file: its rows, and its errors by line */
+    char p[512];
+    ck_assert_int_eq(serve_trace_load(src_path(p, sizeof p, "tests/data/serve-trace-ok.csv"), 1000, &v, &(int64_t){0}, &e),
+                     DSE_OK);
+    ck_assert(v[0].arrival_s == 0 && v[0].prompt == 100 && v[2].output == 7);
+    free(v);
+    int64_t n;
+    ck_assert_int_eq(serve_trace_load(src_path(p, sizeof p, "tests/data/bad-serve-trace-unsorted.csv"), 1000, &v, &n, &e),
+                     DSE_EINPUT);
+    ck_assert_msg(strstr(e.msg, "line 5: arrival_s 0.5 is earlier than the line before"), "%s", e.msg);
+    ck_assert_int_eq(serve_trace_load(src_path(p, sizeof p, "tests/data/bad-serve-trace-empty.csv"), 1000, &v, &n, &e),
+                     DSE_EINPUT);
+    ck_assert_msg(strstr(e.msg, "no requests after the header"), "%s", e.msg);
+}
+END_TEST
+
+START_TEST(cost_from_eval)
+{
+    /* Llama 3.2 1B on the fixture GPU, fp16: the KV cache of a token is 2 (K and V) x 16 layers x 8 KV
+     * heads x 64 x 2 B = 32768 B; decode attention grows with the cache; the logits cost per sequence */
+    struct hw_system *s = test_fixture(FIX_GPU);
+    struct wl_model m;
+    test_model("models/llama-3.2-1b.json", &m);
+    struct eval_req r;
+    memset(&r, 0, sizeof r);
+    r.sys = s;
+    r.model = &m;
+    for (int t = 0; t < OP_COUNT; t++)
+        r.type_dev[t] = -1;
+    r.x.prec.w = r.x.prec.a = r.x.prec.kv = P_FP16;
+    struct dse_err e;
+    ck_assert_int_eq(par_layout_complete(s, &r.layout, &e), DSE_OK);
+    struct serve_cost c;
+    ck_assert_msg(serve_cost_build(&r, 4096, 0.9, &c, &e) == DSE_OK, "%s", e.msg);
+    ck_assert_double_eq_tol(c.kv_token_bytes, 32768, 1e-9);
+    ck_assert(c.n_grid == 13 && c.tok[12] == 4096);
+    for (int i = 1; i < c.n_grid; i++)
+        ck_assert(c.lin_s[i] >= c.lin_s[i - 1] * 0.999);
+    ck_assert(c.dec_ctx_s > 0 && c.lg_s[0] > 0 && c.pre_pair_s > 0);
+    /* the KV room: the memory's 0.9 less weights and activations, over the bytes a token keeps */
+    ck_assert_double_eq_tol(c.kv_capacity_tokens, floor((c.mem_bytes * 0.9 - c.weight_bytes - c.act_bytes) / 32768), 1e-9);
+    /* a one-token iteration costs what a batch-1 decode step over a 1-token cache does */
+    struct eval_req q = r;
+    q.phase = PH_DECODE;
+    q.batch = 1;
+    q.prompt = 1;
+    struct eval_result res = {0};
+    ck_assert_int_eq(eval_run(&q, &res, &e), DSE_OK);
+    ck_assert_double_eq_tol(serve_iter_s(&c, 1, 1, 0, 0, NULL) / res.t.latency_s, 1, 1e-9);
+    /* and over a cache of 1001 tokens, what that decode step does (attention read linearly) */
+    q.prompt = 1001;
+    eval_result_free(&res);
+    ck_assert_int_eq(eval_run(&q, &res, &e), DSE_OK);
+    ck_assert_double_eq_tol(serve_iter_s(&c, 1, 1, 1000, 0, NULL) / res.t.latency_s, 1, 1e-3);
+    eval_result_free(&res);
+    wl_model_free(&m);
+    free(s);
+}
+END_TEST
+
+Suite *make_serve_suite(void)
+{
+    Suite *s = suite_create("serve");
+    TCase *t = tcase_create("core");
+    tcase_add_test(t, iteration_cost);
+    tcase_add_test(t, continuous_one_request);
+    tcase_add_test(t, continuous_preemption);
+    tcase_add_test(t, chunked_prefill);
+    tcase_add_test(t, static_batches);
+    tcase_add_test(t, replicas_and_percentiles);
+    tcase_add_test(t, capacity_search);
+    tcase_add_test(t, traces);
+    tcase_add_test(t, cost_from_eval);
+    suite_add_tcase(s, t);
+    return s;
+}
