@@ -283,8 +283,6 @@ int cmd_serve(int argc, char **argv)
         goto out;
     }
     long long v;
-    cfg.max_batch = 256;
-    cfg.block_tokens = 16;
     if ((cli_get(opts, "max-batch") && (rc = cli_int("max-batch", cli_get(opts, "max-batch"), 1, 1 << 20, &v, &e))) ||
         (cli_get(opts, "max-batch") && ((cfg.max_batch = (int)v), 0)) ||
         (cli_get(opts, "block-size") && (rc = cli_int("block-size", cli_get(opts, "block-size"), 1, 1 << 16, &v, &e))) ||
@@ -388,20 +386,13 @@ int cmd_serve(int argc, char **argv)
     int64_t longest = 0;
     for (int64_t i = 0; i < n; i++)
         longest = req[i].prompt > longest ? req[i].prompt : longest;
-    cfg.max_batched_tokens = cfg.sched == SCHED_CHUNKED ? 2048 : cfg.sched == SCHED_STATIC ? 0 : longest > 8192 ? longest : 8192;
     if (cli_get(opts, "max-batched-tokens")) {
         if ((rc = cli_int("max-batched-tokens", cli_get(opts, "max-batched-tokens"), 1, 1 << 22, &v, &e)))
             goto out;
         cfg.max_batched_tokens = v;
     }
-    /* the iteration cost over the token counts the scheduler can run */
-    int64_t max_tokens = cfg.max_batched_tokens;
-    if (cfg.sched == SCHED_STATIC) { /* a batch's padded prefill */
-        max_tokens = longest * cfg.max_batch;
-        cfg.max_batched_tokens = max_tokens;
-    }
-    if (max_tokens > 65536) /* beyond, serve_iter_s extends the grid's last segment (compute-bound: linear) */
-        max_tokens = 65536;
+    serve_cfg_defaults(&cfg, longest);
+    int64_t max_tokens = serve_grid_tokens(&cfg);
     struct serve_cost cost;
     if ((rc = serve_cost_build(&r, max_tokens, mem_util, &cost, &e)))
         goto out;

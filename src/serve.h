@@ -31,7 +31,7 @@ struct serve_dist {
 
 /* The arrival process: poisson at rate, gamma (bursty: inter-arrival coefficient of variation cv, 1 is
  * Poisson) at rate, or all at t = 0 (offline). */
-enum serve_arrival { SA_POISSON, SA_GAMMA, SA_OFFLINE };
+enum serve_arrival { SA_POISSON, SA_GAMMA, SA_OFFLINE, SA_CONSTANT }; /* constant: evenly 1/rate apart */
 
 /* Parses a distribution spec (above); DSE_EINPUT naming opt. */
 int serve_dist_parse(const char *opt, const char *s, struct serve_dist *d, struct dse_err *e);
@@ -115,6 +115,13 @@ struct serve_result {
     int n_timeline;
     double *ttft_all, *tpot_all, *e2e_all; /* per request, completed ones, sorted (keep_all) */
 };
+
+/* The scheduler's defaults beside cfg->sched for requests whose longest prompt is longest: the token
+ * budget (continuous 8192 or the longest prompt, chunked 2048, static a whole padded batch), 256
+ * sequences, blocks of 16 tokens (static: contiguous); and the largest iteration the cost must cover
+ * (at most 65,536 tokens: serve_iter_s extends the grid beyond). Fields already set (non-zero) stay. */
+void serve_cfg_defaults(struct serve_cfg *cfg, int64_t longest);
+int64_t serve_grid_tokens(const struct serve_cfg *cfg);
 
 /* Simulates the requests (sorted by arrival) on c's replicas with cfg. A request that cannot ever fit
  * (its prompt and output exceed the KV capacity, or its prompt the token budget of a scheduler that

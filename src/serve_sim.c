@@ -44,6 +44,23 @@ struct sim {
     struct serve_result *res;
 };
 
+void serve_cfg_defaults(struct serve_cfg *cfg, int64_t longest)
+{
+    if (!cfg->max_batch)
+        cfg->max_batch = 256;
+    if (!cfg->block_tokens)
+        cfg->block_tokens = cfg->sched == SCHED_STATIC ? 1 : 16;
+    if (!cfg->max_batched_tokens)
+        cfg->max_batched_tokens = cfg->sched == SCHED_CHUNKED ? 2048
+                                  : cfg->sched == SCHED_STATIC ? longest * cfg->max_batch
+                                  : longest > 8192 ? longest : 8192;
+}
+
+int64_t serve_grid_tokens(const struct serve_cfg *cfg)
+{
+    return cfg->max_batched_tokens < 65536 ? cfg->max_batched_tokens : 65536;
+}
+
 static int64_t blocks_for(const struct sim *s, int64_t tokens)
 {
     int64_t b = s->cfg->block_tokens;

@@ -182,6 +182,8 @@ int serve_trace_make(enum serve_arrival arr, double rate, double cv, int64_t n, 
     for (int64_t i = 0; i < n; i++) {
         if (i && arr == SA_POISSON)
             t += gsl_ran_exponential(g, 1 / rate);
+        else if (i && arr == SA_CONSTANT)
+            t = (double)i / rate;
         else if (i && arr == SA_GAMMA)
             t += gsl_ran_gamma(g, shape, scale);
         v[i].arrival_s = t;

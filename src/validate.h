@@ -176,6 +176,12 @@ void pstats_of(const struct pcase *c, int n, int (*want)(const struct pcase *, c
 /* Splits one CSV record of line l in place into at most max fields, RFC 4180 quoting; the count, or -1
  * (an unterminated quote, too many fields). */
 int pcsv_record(char *l, char **f, int max);
+/* Calls row(f, line, ctx, e) for each record of text (named path) after its header, which must be
+ * cols[0..ncols) in order; '#' and blank lines are skipped, a record of another field count is refused
+ * naming its line, the first error stops the walk. what names the corpus in messages. */
+#define PCSV_MAX_COLS 40
+int pcsv_rows(const char *text, size_t len, const char *path, const char *const *cols, int ncols, const char *what,
+              int (*row)(char **f, int line, void *ctx, struct dse_err *e), void *ctx, struct dse_err *e);
 
 /* The published multi-device corpus (validate/published/multi-device/cases.csv, columns in
  * validate/published/README.md): a training step or an inference on a system of N devices with the
@@ -208,6 +214,9 @@ int mcorpus_load_buf(const char *text, size_t len, const char *path, struct mcas
  * model refuses, a network not described) leaves c->ok 0 with the reason. */
 int mcase_predict(struct mcase *c, const struct hw_system *node, const struct wl_model *m, const struct sw_stack *sw,
                   struct dse_err *e);
+/* Resizes sys (a copy of a shipped node or cluster) to a case's nodes (its outer level) or, a switched
+ * node, to its devices; -1 with the reason when it cannot (a single device system serves a case of one). */
+int vcase_resize(struct hw_system *sys, long long nodes, long long devices, char *reason, size_t n);
 const char *mmetric_name(enum mmetric m);
 int mmetric_is_rate(enum mmetric m);
 

@@ -87,70 +87,41 @@ int mcorpus_load(const char *path, struct mcase **out, int *n, struct dse_err *e
     return rc;
 }
 
+struct mload {
+    struct mcase *c;
+    int cap, cnt;
+    const char *path;
+};
+
+static int mload_row(char **f, int line, void *ctx, struct dse_err *e)
+{
+    struct mload *m = ctx;
+    if (m->cnt == m->cap) {
+        int cap = m->cap ? 2 * m->cap : 64;
+        struct mcase *nc = cap <= 4096 ? realloc(m->c, sizeof *nc * (size_t)cap) : NULL;
+        if (!nc)
+            return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, cap > 4096 ? "more than 4096 cases" : "out of memory");
+        m->c = nc;
+        m->cap = cap;
+    }
+    int rc = load_mrow(f, m->path, line, &m->c[m->cnt], e);
+    for (int k = 0; k < m->cnt && !rc; k++)
+        if (!strcmp(m->c[k].id, m->c[m->cnt].id))
+            rc = dse_err_set(e, DSE_EINPUT, m->path, NULL, "id '%s' given twice", m->c[k].id);
+    m->cnt += !rc;
+    return rc;
+}
+
 int mcorpus_load_buf(const char *text, size_t len, const char *path, struct mcase **out, int *n, struct dse_err *e)
 {
-    int rc;
-    if ((rc = ju_text_check(text, len, path, e)))
-        return rc;
-    char *buf = malloc(len + 1);
-    if (!buf)
-        return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
-    memcpy(buf, text, len);
-    buf[len] = '\0';
-    struct mcase *c = NULL;
-    int cap = 0, cnt = 0, line = 0, header = 0;
-    for (char *l = buf, *nl; l && *l && !rc; l = nl) { /* line by line, blank ones counted */
-        nl = strchr(l, '\n');
-        if (nl)
-            *nl++ = '\0';
-        line++;
-        size_t ll = strlen(l);
-        if (ll && l[ll - 1] == '\r')
-            l[--ll] = '\0';
-        if (l[0] == '#' || !l[0])
-            continue;
-        char *f[MC_COUNT + 1];
-        int nf = pcsv_record(l, f, MC_COUNT + 1);
-        if (!header) {
-            header = 1;
-            for (int i = 0; i < MC_COUNT && nf == MC_COUNT; i++)
-                if (strcmp(f[i], mcols[i]))
-                    nf = -1;
-            char where[32];
-            snprintf(where, sizeof where, "line %d", line);
-            if (nf != MC_COUNT)
-                rc = dse_err_set(e, DSE_EINPUT, path, where, "expected the header id,system,nodes,... of "
-                                 "validate/published/README.md (multi-device corpus)");
-            continue;
-        }
-        if (nf != MC_COUNT) {
-            char where[32];
-            snprintf(where, sizeof where, "line %d", line);
-            rc = dse_err_set(e, DSE_EINPUT, path, where, "expected %d fields, got %d", MC_COUNT, nf);
-            break;
-        }
-        if (cnt == cap) {
-            cap = cap ? 2 * cap : 64;
-            struct mcase *nc = cap <= 4096 ? realloc(c, sizeof *c * (size_t)cap) : NULL;
-            if (!nc) {
-                rc = dse_err_set(e, DSE_ERUNTIME, NULL, NULL, cap > 4096 ? "more than 4096 cases" : "out of memory");
-                break;
-            }
-            c = nc;
-        }
-        rc = load_mrow(f, path, line, &c[cnt], e);
-        for (int k = 0; k < cnt && !rc; k++)
-            if (!strcmp(c[k].id, c[cnt].id))
-                rc = dse_err_set(e, DSE_EINPUT, path, NULL, "id '%s' given twice", c[k].id);
-        cnt += !rc;
-    }
-    free(buf);
+    struct mload m = {NULL, 0, 0, path};
+    int rc = pcsv_rows(text, len, path, mcols, MC_COUNT, "multi-device corpus", mload_row, &m, e);
     if (rc) {
-        free(c);
+        free(m.c);
         return rc;
     }
-    *out = c;
-    *n = cnt;
+    *out = m.c;
+    *n = m.cnt;
     return DSE_OK;
 }
 
@@ -175,6 +146,35 @@ static double source_flops(enum mflops f, const struct wl_transformer *t, double
     }
 }
 
+int vcase_resize(struct hw_system *sys, long long nodes, long long devices, char *reason, size_t n)
+{
+    struct hw_topology *t = &sys->topo;
+    /* resize the node or cluster: its outer level to the case's nodes, or its node to the devices */
+    if (t->n_level == 0) {
+        if (devices == 1 && nodes <= 1)
+            return 0;
+        snprintf(reason, n, "%s has no topology", sys->name);
+        return -1;
+    }
+    int per_node = t->level[0].count;
+    if (nodes > 1 && t->n_level >= 2) {
+        t->level[t->n_level - 1].count = (int)nodes;
+    } else if (nodes > 1) {
+        snprintf(reason, n, "%lld nodes of %s: the network between them is not described", nodes, sys->name);
+        return -1;
+    } else if (devices < per_node && t->n_level == 1 && t->level[0].kind == TOPO_SWITCH) {
+        t->level[0].count = (int)devices; /* a part of a switched node: the same ports each */
+    }
+    t->devices = 1;
+    for (int l = 0; l < t->n_level; l++)
+        t->devices *= t->level[l].count;
+    if (t->devices != devices) {
+        snprintf(reason, n, "%lld devices do not match %s resized to %d", devices, sys->name, t->devices);
+        return -1;
+    }
+    return 0;
+}
+
 int mcase_predict(struct mcase *c, const struct hw_system *node, const struct wl_model *m, const struct sw_stack *sw,
                   struct dse_err *e)
 {
@@ -183,30 +183,8 @@ int mcase_predict(struct mcase *c, const struct hw_system *node, const struct wl
     if (!sys)
         return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
     *sys = *node;
-    struct hw_topology *t = &sys->topo;
-    /* resize the node or cluster: its outer level to the case's nodes, or its node to the devices */
-    if (t->n_level == 0) {
-        snprintf(c->reason, sizeof c->reason, "%s has no topology", node->name);
+    if (vcase_resize(sys, c->nodes, c->devices, c->reason, sizeof c->reason))
         goto done;
-    }
-    int per_node = t->level[0].count;
-    if (c->nodes > 1 && t->n_level >= 2) {
-        t->level[t->n_level - 1].count = (int)c->nodes;
-    } else if (c->nodes > 1) {
-        snprintf(c->reason, sizeof c->reason, "%lld nodes of %s: the network between them is not described", c->nodes,
-                 node->name);
-        goto done;
-    } else if (c->devices < per_node && t->n_level == 1 && t->level[0].kind == TOPO_SWITCH) {
-        t->level[0].count = (int)c->devices; /* a part of a switched node: the same ports each */
-    }
-    t->devices = 1;
-    for (int l = 0; l < t->n_level; l++)
-        t->devices *= t->level[l].count;
-    if (t->devices != c->devices) {
-        snprintf(c->reason, sizeof c->reason, "%lld devices do not match %s resized to %d", c->devices, node->name,
-                 t->devices);
-        goto done;
-    }
     if (!c->batch) {
         snprintf(c->reason, sizeof c->reason, "the source does not state the batch");
         goto done;
@@ -218,7 +196,7 @@ int mcase_predict(struct mcase *c, const struct hw_system *node, const struct wl
     struct eval_req r;
     memset(&r, 0, sizeof r);
     r.sys = sys;
-    r.dev = t->dev;
+    r.dev = sys->topo.dev;
     for (int k = 0; k < OP_COUNT; k++)
         r.type_dev[k] = -1;
     r.model = m;

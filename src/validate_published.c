@@ -61,6 +61,55 @@ static const char *const col_names[C_COUNT + 1] = {"id",     "device", "framewor
                                                    "unit",   "source", "url",       "date",      "note",    "instances",
                                                    NULL};
 
+/* The records of a corpus CSV after its header (validate.h). */
+int pcsv_rows(const char *text, size_t len, const char *path, const char *const *cols, int ncols, const char *what,
+              int (*row)(char **f, int line, void *ctx, struct dse_err *e), void *ctx, struct dse_err *e)
+{
+    int rc;
+    if (ncols > PCSV_MAX_COLS)
+        return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "%d columns: more than %d", ncols, PCSV_MAX_COLS);
+    if ((rc = ju_text_check(text, len, path, e)))
+        return rc;
+    char *buf = malloc(len + 1);
+    if (!buf)
+        return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+    memcpy(buf, text, len);
+    buf[len] = '\0';
+    int line = 0, header = 0;
+    for (char *l = buf, *nl; l && *l && !rc; l = nl) { /* line by line, blank ones counted */
+        nl = strchr(l, '\n');
+        if (nl)
+            *nl++ = '\0';
+        line++;
+        size_t ll = strlen(l);
+        if (ll && l[ll - 1] == '\r')
+            l[--ll] = '\0';
+        if (l[0] == '#' || !l[0])
+            continue;
+        char *f[PCSV_MAX_COLS + 1], where[32];
+        int nf = pcsv_record(l, f, ncols + 1);
+        snprintf(where, sizeof where, "line %d", line);
+        if (!header) {
+            header = 1;
+            for (int i = 0; i < ncols && nf == ncols; i++)
+                if (strcmp(f[i], cols[i]))
+                    nf = -1;
+            if (nf != ncols)
+                rc = dse_err_set(e, DSE_EINPUT, path, where, "expected the header %s,%s,%s,... of "
+                                 "validate/published/README.md (%s)", cols[0], cols[1], cols[2], what);
+            continue;
+        }
+        if (nf != ncols)
+            rc = dse_err_set(e, DSE_EINPUT, path, where, "expected %d fields, got %d", ncols, nf);
+        else
+            rc = row(f, line, ctx, e);
+    }
+    free(buf);
+    if (!rc && !header)
+        rc = dse_err_set(e, DSE_EINPUT, path, NULL, "empty: no header (%s)", what);
+    return rc;
+}
+
 /* RFC 4180 quoting: "a, b" and "" for a quote inside one. */
 int pcsv_record(char *l, char **f, int max)
 {
