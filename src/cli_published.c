@@ -253,22 +253,34 @@ static int write_error_bars(const char *path, const struct pcorpus *pc, const ch
 
 /* The multi-device corpus: --corpus FILE.csv, else CORPUS/multi-device/cases.csv (CORPUS: --corpus or
  * validate/published). */
-static void multi_corpus_path(const char *corpus, char *path, size_t n)
+static void sub_corpus_path(const char *corpus, const char *sub, char *path, size_t n)
 {
     if (corpus && strstr(corpus, ".csv"))
         dse_strlcpy(path, corpus, n);
     else
-        snprintf(path, n, "%s/multi-device/cases.csv", corpus ? corpus : "validate/published");
+        snprintf(path, n, "%s/%s/cases.csv", corpus ? corpus : "validate/published", sub);
 }
 
-/* MAPE and the share within +-25 % of the predicted multi-device cases of one half (-1: both) and
- * kind (train 1, inference 0, -1 both). */
-static void mstats(const struct mcase *c, int n, int half, int train, int *cnt, double *mape, double *w25)
+static void multi_corpus_path(const char *corpus, char *path, size_t n)
+{
+    sub_corpus_path(corpus, "multi-device", path, n);
+}
+
+/* One predicted (or refused) case of a corpus as the reports show it: kind indexes the report's kinds. */
+struct vrow {
+    const char *id, *metric, *reason;
+    long long devices;
+    double value, predicted, error;
+    int heldout, ok, kind;
+};
+
+/* MAPE and the share within +-25 % of the predicted rows of one half (-1: both) and kind (-1: all). */
+static void vstats(const struct vrow *c, int n, int half, int kind, int *cnt, double *mape, double *w25)
 {
     int k = 0, in = 0;
     double sum = 0;
     for (int i = 0; i < n; i++) {
-        if (!c[i].ok || (half >= 0 && c[i].heldout != half) || (train >= 0 && (c[i].phase == PH_TRAIN) != train))
+        if (!c[i].ok || (half >= 0 && c[i].heldout != half) || (kind >= 0 && c[i].kind != kind))
             continue;
         k++;
         sum += fabs(c[i].error);
@@ -277,6 +289,80 @@ static void mstats(const struct mcase *c, int n, int half, int train, int *cnt, 
     *cnt = k;
     *mape = k ? 100 * sum / k : NAN;
     *w25 = k ? 100.0 * in / k : NAN;
+}
+
+/* The report of a corpus's rows: a JSON object (cases, and per kind x half statistics) or a table and
+ * a MAPE summary; kinds[0..nk) name the kinds, "overall" (all) is added. */
+static void vrows_report(const struct vrow *c, int n, int json, const char *head, const char *const *kinds, int nk)
+{
+    int cnt;
+    double mape, w25;
+    if (json) {
+        cJSON *o = cJSON_CreateObject(), *arr = cJSON_AddArrayToObject(o, "cases"), *st;
+        for (int i = 0; i < n; i++) {
+            cJSON *k = cJSON_CreateObject();
+            cJSON_AddStringToObject(k, "id", c[i].id);
+            cJSON_AddNumberToObject(k, "devices", (double)c[i].devices);
+            cJSON_AddStringToObject(k, "kind", kinds[c[i].kind]);
+            cJSON_AddStringToObject(k, "metric", c[i].metric);
+            cJSON_AddNumberToObject(k, "measured", c[i].value);
+            cJSON_AddBoolToObject(k, "heldout", c[i].heldout);
+            if (c[i].ok) {
+                cJSON_AddNumberToObject(k, "predicted", c[i].predicted);
+                cJSON_AddNumberToObject(k, "error_pct", 100 * c[i].error);
+            } else {
+                cJSON_AddStringToObject(k, "reason", c[i].reason);
+            }
+            cJSON_AddItemToArray(arr, k);
+        }
+        for (int kd = -1; kd < nk; kd++)
+            for (int h = -1; h <= 1; h++) {
+                char key[48];
+                snprintf(key, sizeof key, "%s_%s", kd < 0 ? "all" : kinds[kd], h < 0 ? "all" : h ? "heldout" : "fit");
+                vstats(c, n, h, kd, &cnt, &mape, &w25);
+                st = cJSON_AddObjectToObject(o, key);
+                cJSON_AddNumberToObject(st, "n", cnt);
+                if (cnt) {
+                    cJSON_AddNumberToObject(st, "mape_pct", mape);
+                    cJSON_AddNumberToObject(st, "within25_pct", w25);
+                }
+            }
+        char *txt = cJSON_Print(o);
+        cJSON_Delete(o);
+        if (txt)
+            puts(txt);
+        free(txt);
+        return;
+    }
+    int pred = 0;
+    for (int i = 0; i < n; i++)
+        pred += c[i].ok;
+    printf("%s, %d predicted\n\n", head, pred);
+    printf("%-46s %-9s %6s %-22s %12s %12s %8s\n", "case", "half", "devs", "metric", "measured", "predicted", "error");
+    for (int i = 0; i < n; i++) {
+        if (!c[i].ok) {
+            printf("%-46.46s %-9s %6lld %-22s %12.5g %12s %8s %s\n", c[i].id, c[i].heldout ? "held-out" : "fit",
+                   c[i].devices, c[i].metric, c[i].value, "-", "-", c[i].reason);
+            continue;
+        }
+        printf("%-46.46s %-9s %6lld %-22s %12.5g %12.5g %+7.1f%%\n", c[i].id, c[i].heldout ? "held-out" : "fit",
+               c[i].devices, c[i].metric, c[i].value, c[i].predicted, 100 * c[i].error);
+    }
+    printf("\n  %-12s %-26s %-26s %s\n", "MAPE", "all (n, within +-25 %)", "fit (n, within +-25 %)",
+           "held-out (n, within +-25 %)");
+    for (int kd = 0; kd <= nk; kd++) {
+        printf("  %-12s", kd < nk ? kinds[kd] : "overall");
+        for (int h = -1; h <= 1; h++) {
+            vstats(c, n, h, kd < nk ? kd : -1, &cnt, &mape, &w25);
+            char cell[40];
+            if (cnt)
+                snprintf(cell, sizeof cell, "%.1f%% (%d, %.0f%%)", mape, cnt, w25);
+            else
+                snprintf(cell, sizeof cell, "- (0)");
+            printf(" %-26s", cell);
+        }
+        printf("\n");
+    }
 }
 
 /* dse validate --published --multi-device: the multi-device corpus predicted case by case. */
@@ -288,6 +374,7 @@ static int validate_multi(const struct cli_opt *opts)
     char path[1100];
     multi_corpus_path(corpus, path, sizeof path);
     struct mcase *c = NULL;
+    struct vrow *v = NULL;
     int n = 0, rc;
     struct pctx *x = calloc(1, sizeof *x);
     if (!x)
@@ -306,83 +393,69 @@ static int validate_multi(const struct cli_opt *opts)
             goto out;
         }
     }
-    int json = cli_get(opts, "json") != NULL, cnt;
-    double mape, w25;
-    if (json) {
-        cJSON *o = cJSON_CreateObject(), *arr = cJSON_AddArrayToObject(o, "cases"), *st;
-        for (int i = 0; i < n; i++) {
-            cJSON *k = cJSON_CreateObject();
-            cJSON_AddStringToObject(k, "id", c[i].id);
-            cJSON_AddStringToObject(k, "system", c[i].system);
-            cJSON_AddNumberToObject(k, "devices", (double)c[i].devices);
-            cJSON_AddStringToObject(k, "kind", c[i].phase == PH_TRAIN ? "train" : "inference");
-            cJSON_AddStringToObject(k, "metric", mmetric_name(c[i].metric));
-            cJSON_AddNumberToObject(k, "measured", c[i].value);
-            cJSON_AddBoolToObject(k, "heldout", c[i].heldout);
-            if (c[i].ok) {
-                cJSON_AddNumberToObject(k, "predicted", c[i].predicted);
-                cJSON_AddNumberToObject(k, "error_pct", 100 * c[i].error);
-            } else {
-                cJSON_AddStringToObject(k, "reason", c[i].reason);
-            }
-            cJSON_AddItemToArray(arr, k);
-        }
-        static const char *const kinds[] = {"inference", "train", "all"};
-        for (int kd = -1; kd <= 1; kd++)
-            for (int h = -1; h <= 1; h++) {
-                char key[32];
-                snprintf(key, sizeof key, "%s_%s", kinds[kd < 0 ? 2 : kd], h < 0 ? "all" : h ? "heldout" : "fit");
-                mstats(c, n, h, kd, &cnt, &mape, &w25);
-                st = cJSON_AddObjectToObject(o, key);
-                cJSON_AddNumberToObject(st, "n", cnt);
-                if (cnt) {
-                    cJSON_AddNumberToObject(st, "mape_pct", mape);
-                    cJSON_AddNumberToObject(st, "within25_pct", w25);
-                }
-            }
-        char *txt = cJSON_Print(o);
-        cJSON_Delete(o);
-        if (txt)
-            puts(txt);
-        free(txt);
-    } else {
-        int pred = 0;
-        for (int i = 0; i < n; i++)
-            pred += c[i].ok;
-        printf("dse validate --published --multi-device: %d cases of %s, %d predicted, analytical tier, each case's "
-               "layout and stack\n\n",
-               n, path, pred);
-        printf("%-46s %-9s %6s %-18s %12s %12s %8s\n", "case", "half", "devs", "metric", "measured", "predicted",
-               "error");
-        for (int i = 0; i < n; i++) {
-            if (!c[i].ok) {
-                printf("%-46.46s %-9s %6lld %-18s %12.5g %12s %8s %s\n", c[i].id, c[i].heldout ? "held-out" : "fit",
-                       c[i].devices, mmetric_name(c[i].metric), c[i].value, "-", "-", c[i].reason);
-                continue;
-            }
-            printf("%-46.46s %-9s %6lld %-18s %12.5g %12.5g %+7.1f%%\n", c[i].id, c[i].heldout ? "held-out" : "fit",
-                   c[i].devices, mmetric_name(c[i].metric), c[i].value, c[i].predicted, 100 * c[i].error);
-        }
-        printf("\n  %-12s %-26s %-26s %s\n", "MAPE", "all (n, within +-25 %)", "fit (n, within +-25 %)",
-               "held-out (n, within +-25 %)");
-        static const char *const kinds[] = {"inference", "train", "overall"};
-        for (int kd = 0; kd <= 2; kd++) {
-            printf("  %-12s", kinds[kd]);
-            for (int h = -1; h <= 1; h++) {
-                mstats(c, n, h, kd == 2 ? -1 : kd, &cnt, &mape, &w25);
-                char cell[40];
-                if (cnt)
-                    snprintf(cell, sizeof cell, "%.1f%% (%d, %.0f%%)", mape, cnt, w25);
-                else
-                    snprintf(cell, sizeof cell, "- (0)");
-                printf(" %-26s", cell);
-            }
-            printf("\n");
-        }
+    if (!(v = calloc((size_t)n + 1, sizeof *v))) {
+        rc = dse_err_set(&e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+        goto out;
     }
+    for (int i = 0; i < n; i++)
+        v[i] = (struct vrow){c[i].id, mmetric_name(c[i].metric), c[i].reason, c[i].devices, c[i].value,
+                             c[i].predicted, c[i].error, c[i].heldout, c[i].ok, c[i].phase == PH_TRAIN};
+    static const char *const kinds[] = {"inference", "train"};
+    char head[1300];
+    snprintf(head, sizeof head, "dse validate --published --multi-device: %d cases of %s, analytical tier, each case's "
+             "layout and stack", n, path);
+    vrows_report(v, n, cli_get(opts, "json") != NULL, head, kinds, 2);
 out:
     if (rc)
         dse_err_print(stderr, &e);
+    free(v);
+    free(c);
+    pctx_free(x);
+    return rc;
+}
+
+/* dse validate --published --serving: the serving corpus, each run simulated by dse serve's model. */
+static int validate_serving(const struct cli_opt *opts)
+{
+    struct dse_err e;
+    dse_err_clear(&e);
+    char path[1100];
+    sub_corpus_path(cli_get(opts, "corpus"), "serving", path, sizeof path);
+    struct scase *c = NULL;
+    struct vrow *v = NULL;
+    int n = 0, rc;
+    struct pctx *x = calloc(1, sizeof *x);
+    if (!x)
+        return fprintf(stderr, "dse: out of memory\n"), DSE_ERUNTIME;
+    if ((rc = scorpus_load(path, &c, &n, &e)))
+        goto out;
+    for (int i = 0; i < n; i++) {
+        int si;
+        const struct sw_stack *sw;
+        const struct wl_model *m;
+        if ((rc = get_sys(x, c[i].system, &si, &e)) || (rc = get_sw(x, si, c[i].software, &sw, &e)) ||
+            (rc = get_wl(x, c[i].workload, &m, &e)) || (rc = scase_predict(&c[i], x->sys[si], m, sw, &e))) {
+            char msg[sizeof e.msg];
+            dse_strlcpy(msg, e.msg, sizeof msg);
+            rc = dse_err_set(&e, rc, path, NULL, "%s: %s", c[i].id, msg);
+            goto out;
+        }
+    }
+    if (!(v = calloc((size_t)n + 1, sizeof *v))) {
+        rc = dse_err_set(&e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+        goto out;
+    }
+    for (int i = 0; i < n; i++)
+        v[i] = (struct vrow){c[i].id, smetric_name(c[i].metric), c[i].reason, c[i].devices, c[i].value,
+                             c[i].predicted, c[i].error, c[i].heldout, c[i].ok, (int)smetric_kind(c[i].metric)};
+    char head[1300];
+    snprintf(head, sizeof head, "dse validate --published --serving: %d cases of %s, each run simulated (dse serve's "
+             "model: analytical iteration costs, the case's scheduler, seed 1)", n, path);
+    vrows_report(v, n, cli_get(opts, "json") != NULL, head, skind_names, SK_COUNT);
+out:
+    if (rc)
+        dse_err_print(stderr, &e);
+    free(v);
     free(c);
     pctx_free(x);
     return rc;
@@ -390,6 +463,8 @@ out:
 
 int cli_validate_published(const struct cli_opt *opts)
 {
+    if (cli_get(opts, "serving"))
+        return validate_serving(opts);
     if (cli_get(opts, "multi-device"))
         return validate_multi(opts);
     struct dse_err e;

@@ -33,6 +33,8 @@ static struct cli_opt validate_opts_proto[] = {
     {"published", 0, "predict the published measurements of validate/published (each case's device, stack and "
                      "workload) and report their errors", NULL},
     {"corpus", 1, "with --published: a folder of corpus CSV files, or one file (default validate/published)", NULL},
+    {"serving", 0, "with --published: the serving corpus (CORPUS/serving/cases.csv: runs under load, each "
+                   "simulated by dse serve)", NULL},
     {"multi-device", 0, "with --published: the multi-device corpus (CORPUS/multi-device/cases.csv: training steps and "
                         "multi-device inference, each case's layout)", NULL},
     {"half", 1, "with --published: show the fit half only ('fit', for choosing model terms without seeing the "

@@ -82,8 +82,9 @@ double serve_iter_s(const struct serve_cost *c, double N, double L, double C, do
  * padded to its longest prompt and output), continuous batching (vLLM v0: iterations of new
  * requests' whole prefills first, else one decode step of every running sequence), chunked prefill
  * (Sarathi-Serve / vLLM: every iteration decodes the running sequences and fills the rest of its
- * token budget with prefill chunks). */
-enum serve_sched { SCHED_STATIC, SCHED_CONTINUOUS, SCHED_CHUNKED, SCHED_COUNT };
+ * token budget with prefill chunks), in-flight batching (Orca, TensorRT-LLM: every iteration decodes
+ * the running sequences and adds whole prefills of new requests in what the budget leaves). */
+enum serve_sched { SCHED_STATIC, SCHED_CONTINUOUS, SCHED_CHUNKED, SCHED_INFLIGHT, SCHED_COUNT };
 extern const char *const serve_sched_names[SCHED_COUNT + 1];
 
 struct serve_cfg {

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *const serve_sched_names[SCHED_COUNT + 1] = {"static", "continuous", "chunked", NULL};
+const char *const serve_sched_names[SCHED_COUNT + 1] = {"static", "continuous", "chunked", "inflight", NULL};
 
 struct rs {                /* a request's state */
     double t_first, t_done;
@@ -168,11 +168,12 @@ static void arrivals(struct sim *s, int64_t *ai)
         wait_push_back(s, (*ai)++);
 }
 
-/* Continuous batching (vLLM v0) and chunked prefill (Sarathi-Serve, vLLM v1) share this loop. */
+/* Continuous batching (vLLM v0), chunked prefill (Sarathi-Serve, vLLM v1) and in-flight batching (Orca,
+ * TensorRT-LLM: chunked's loop with whole prompts only) share this loop. */
 static void run_dynamic(struct sim *s)
 {
     const struct serve_cfg *cfg = s->cfg;
-    int chunked = cfg->sched == SCHED_CHUNKED;
+    int chunked = cfg->sched == SCHED_CHUNKED || cfg->sched == SCHED_INFLIGHT, whole = cfg->sched == SCHED_INFLIGHT;
     int64_t ai = 0;
     while (s->done < s->n) {
         arrivals(s, &ai);
@@ -240,6 +241,8 @@ static void run_dynamic(struct sim *s)
                 }
                 struct rs *q = &s->st[k];
                 int64_t ch = q->pre_total - q->pre_done;
+                if (whole && ch > budget)
+                    break; /* a whole prompt or none */
                 if (ch > budget)
                     ch = budget;
                 int64_t need = blocks_for(s, q->pre_done + ch + (q->pre_done + ch == q->pre_total)) - q->blocks;
@@ -398,7 +401,7 @@ int serve_run(const struct serve_cost *c, const struct serve_cfg *cfg, const str
                                "request %lld (prompt %d + output %d tokens) needs more KV cache than the %lld tokens the "
                                "device's memory holds (%lld blocks of %d)", (long long)i + 1, q->prompt, q->output,
                                (long long)(total_blocks * cfg->block_tokens), (long long)total_blocks, cfg->block_tokens);
-        if (cfg->sched == SCHED_CONTINUOUS && q->prompt > cfg->max_batched_tokens)
+        if ((cfg->sched == SCHED_CONTINUOUS || cfg->sched == SCHED_INFLIGHT) && q->prompt > cfg->max_batched_tokens)
             return dse_err_set(e, DSE_EINPUT, NULL, NULL,
                                "request %lld's prompt of %d tokens exceeds the iteration budget of %lld tokens "
                                "(max batched tokens; chunked prefill splits it)", (long long)i + 1, q->prompt,

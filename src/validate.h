@@ -218,6 +218,38 @@ int mcase_predict(struct mcase *c, const struct hw_system *node, const struct wl
  * node, to its devices; -1 with the reason when it cannot (a single device system serves a case of one). */
 int vcase_resize(struct hw_system *sys, long long nodes, long long devices, char *reason, size_t n);
 const char *mmetric_name(enum mmetric m);
+
+/* The published serving corpus (validate/published/serving/cases.csv, columns in its README): a
+ * serving run at a stated rate, lengths and scheduler on a system, and one figure of it, simulated by
+ * dse serve's model (validate_serving.c). */
+enum scol { SC_ID, SC_SYSTEM, SC_DEVICES, SC_TP, SC_FRAMEWORK, SC_SOFTWARE, SC_WORKLOAD, SC_PRECISION, SC_SCHEDULER,
+            SC_MAX_BATCH, SC_ARRIVAL, SC_RATE, SC_REQUESTS, SC_PROMPT, SC_OUTPUT, SC_METRIC, SC_VALUE, SC_UNIT,
+            SC_SOURCE, SC_URL, SC_DATE, SC_NOTE, SC_COUNT };
+enum smetric { SM_TPUT_TOKENS, SM_TPUT_RPS, SM_TOTAL_TOKENS, SM_TTFT_P50, SM_TTFT_P99, SM_TTFT_MEAN, SM_TPOT_P50,
+               SM_TPOT_P99, SM_TPOT_MEAN, SM_ITL_P50, SM_E2E_P50, SM_E2E_MEAN, SM_COUNT };
+/* The kinds the report groups them by: throughput, typical latency (p50 and mean), tail latency (p99). */
+enum skind { SK_THROUGHPUT, SK_LATENCY, SK_TAIL, SK_COUNT };
+extern const char *const skind_names[SK_COUNT + 1];
+struct scase {
+    char id[96], system[HW_NAME_LEN], software[64], workload[96], precision[32], scheduler[16], arrival[40];
+    char prompt[64], output[64];
+    long long devices, tp, max_batch, requests;
+    double rate, value;
+    enum smetric metric;
+    int heldout;
+    int ok; /* predicted (else reason) */
+    char reason[320];
+    double predicted, error;
+};
+int scorpus_load(const char *path, struct scase **out, int *n, struct dse_err *e);
+int scorpus_load_buf(const char *text, size_t len, const char *path, struct scase **out, int *n, struct dse_err *e);
+/* Simulates c's run on node (resized to c->devices) with workload m and stack sw; a case dse cannot
+ * simulate (lengths from a dataset not shipped, closed-loop clients, a figure it does not report)
+ * leaves c->ok 0 with the reason. */
+int scase_predict(struct scase *c, const struct hw_system *node, const struct wl_model *m, const struct sw_stack *sw,
+                  struct dse_err *e);
+const char *smetric_name(enum smetric m);
+enum skind smetric_kind(enum smetric m);
 int mmetric_is_rate(enum mmetric m);
 
 #endif

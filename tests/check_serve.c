@@ -148,6 +148,26 @@ START_TEST(chunked_prefill)
     ck_assert_double_eq_tol(res.e2e_all[0], i1 + i2 - 1e-9, 1e-12); /* the second's: arrived at 1 ns */
     ck_assert_double_eq_tol(res.e2e_all[1], i1 + i2 + i3, 1e-12);
     serve_result_free(&res);
+    /* in-flight batching runs the same iterations (the prompts fit the budget whole) */
+    g.sched = SCHED_INFLIGHT;
+    ck_assert_int_eq(serve_run(&c, &g, two, 2, 1, &res, &e), DSE_OK);
+    ck_assert_int_eq(res.iterations, 3);
+    ck_assert_double_eq_tol(res.e2e_all[1], i1 + i2 + i3, 1e-12);
+    serve_result_free(&res);
+    /* continuous batching (prefills first) runs the second's prefill alone (3 tokens, 6 pairs), then
+     * the first's two decode steps (caches 4 and 5) */
+    g.sched = SCHED_CONTINUOUS;
+    ck_assert_int_eq(serve_run(&c, &g, two, 2, 1, &res, &e), DSE_OK);
+    double p2 = A + 2 * B + L0 + 6 * Q;
+    ck_assert_int_eq(res.iterations, 4);
+    ck_assert_double_eq_tol(res.e2e_all[0], i1 + p2 - 1e-9, 1e-12);
+    ck_assert_double_eq_tol(res.e2e_all[1], i1 + p2 + (A + L0 + 3 * D) + (A + L0 + 4 * D), 1e-12);
+    serve_result_free(&res);
+    /* in-flight batching does not cut a prompt: one over the budget is refused */
+    g.sched = SCHED_INFLIGHT;
+    struct serve_req longp = {0, 10, 2};
+    ck_assert_int_eq(serve_run(&c, &g, &longp, 1, 0, &res, &e), DSE_EINPUT);
+    ck_assert_msg(strstr(e.msg, "exceeds the iteration budget of 4 tokens"), "%s", e.msg);
 }
 END_TEST
 

@@ -1698,6 +1698,13 @@ need(k['rate_rps'] > 0 and 3 <= k['simulations'] <= 40, 'capacity %r' % k)
 need(m['slo_attainment'] >= 0.9, 'attainment %r at the capacity' % m['slo_attainment'])
 " serve --hw nvidia-h100-sxm5-80gb --workload llama-3.2-1b --requests 400 --prompt-dist fixed:256 --output-dist fixed:64 --slo ttft_ms=100,tpot_ms=20 --capacity --json
 expect_ok_has serve-trace-chunked "chunked scheduler" serve --hw nvidia-dgx-h100 --workload llama-3.1-8b --tp 2 --trace models/traces/azure-code-2023.csv --requests 2000 --scheduler chunked
+expect_json validate-serving "
+c = d['cases']
+need(len(c) >= 70, 'cases %d' % len(c))
+need(all(('predicted' in x) != ('reason' in x) for x in c), 'each case a prediction or a reason')
+need(d['throughput_heldout']['n'] >= 5 and d['latency_heldout']['n'] >= 5, 'held-out counts %r %r' % (d['throughput_heldout'], d['latency_heldout']))
+need(any('not shipped' in x.get('reason', '') for x in c), 'dataset lengths refused')
+" validate --published --serving --json
 expect_fail serve-negative-rate 2 "--rate: expected a number in (0, 1e+09], got '-3'" serve --hw nvidia-h100-sxm5-80gb --workload llama-3.2-1b --rate -3
 expect_fail serve-empty-trace 2 "bad-serve-trace-empty.csv: no requests after the header" serve --hw nvidia-h100-sxm5-80gb --workload llama-3.2-1b --trace "$D/bad-serve-trace-empty.csv"
 expect_fail serve-unsorted-trace 2 "bad-serve-trace-unsorted.csv: line 5: arrival_s 0.5 is earlier than the line before" serve --hw nvidia-h100-sxm5-80gb --workload llama-3.2-1b --trace "$D/bad-serve-trace-unsorted.csv"
