@@ -292,9 +292,17 @@ static void print_accuracy(const struct sweep_prep *prep)
                 printf(", multi-device %s unvalidated", kind);
         }
     }
+    int serving = 0;
+    for (int w = 0; w < sp->n_workloads; w++)
+        serving |= sp->wl[w].serving.on;
+    if (serving)
+        printf("\n  serving points are simulated runs (docs/serving.md): held-out MAPE 24 %% on throughput, 25 %% on "
+               "TTFT/TPOT against published serving runs (dse validate --published --serving); they carry no error "
+               "bars");
     if (sp->have_errbars)
-        printf("\n  every point has expected_error_low_pct / expected_error_high_pct: the 10th-90th percentile of the "
+        printf("\n  every %spoint has expected_error_low_pct / expected_error_high_pct: the 10th-90th percentile of the "
                "time error over held-out published cases of its device class and workload kind (%s%s); ranked on %s\n",
+               serving ? "evaluated (not served) " : "",
                sp->errbars.path, "; an uncalibrated device's own error may be larger",
                sp->pessimistic ? "the pessimistic end (\"rank\": \"pessimistic\")" : "predicted values");
     else

@@ -153,6 +153,10 @@ struct eval_totals {
     double tflops_per_device;       /* training: model FLOPs / step time / devices, in TFLOP/s */
     double runtime_s;               /* host and runtime time not hidden by the devices: kernel issue beyond
                                        device time, per-step and per-request work (pass.h) */
+    /* A sweep's serving point (serve.h: the run of its workload's "serving" block), NAN elsewhere */
+    double srv_rps, srv_tokens_per_s, srv_goodput_rps, srv_attainment, srv_ttft_p50_s, srv_ttft_p99_s;
+    double srv_tpot_p50_s, srv_tpot_p99_s, srv_e2e_p50_s, srv_e2e_p99_s, srv_cost_per_Mtoken_USD;
+    double srv_energy_per_token_J, srv_goodput_per_USD, srv_kv_use, srv_preemptions;
 };
 
 struct eval_result {

@@ -12,6 +12,8 @@
 #define LM ((1u << PH_PREFILL) | (1u << PH_DECODE) | (1u << PH_GENERATE))
 #define TOK (LM | (1u << PH_TRAIN)) /* phases with tokens */
 #define TRAIN (1u << PH_TRAIN)
+#define ALL ((1u << PH_NONE) | LM | TRAIN) /* every phase: what a serving point also defines */
+#define SRV METRIC_SERVE
 
 const struct metric metric_table[] = {
     {"latency_ms", "ms", DIR_MIN, "end-to-end time of the evaluated phase", F(latency_s), 1e3, 0, 1},
@@ -54,10 +56,25 @@ const struct metric metric_table[] = {
     {"energy_link_mJ", "mJ", DIR_NONE, "link transfer energy", F(energy_link_J), 1e3, 0, 0},
     {"main_memory_MB", "MB", DIR_NONE, "bytes moved to or from main memory", F(main_bytes), 1e-6, 0, 0},
     {"price_USD", "USD", DIR_MIN, "purchase price of the system (every device)", F(price_USD), 1, 0, 0},
-    {"devices", "1", DIR_MIN, "devices of the layout: tp x dp x pp (1 without a topology)", F(devices), 1, 0, 0},
+    {"devices", "1", DIR_MIN, "devices of the layout: tp x dp x pp (1 without a topology)", F(devices), 1, ALL | SRV, 0},
     {"die_area_mm2", "mm2", DIR_MIN, "die area of the devices used, every device of a layout (area model or datasheet)", F(die_area_mm2), 1, 0, 0},
     {"expected_error_low_pct", "%", DIR_NONE, "expected error of the predicted time, low end: 10th percentile of predicted / measured time - 1 over the published corpus's held-out cases of this device class and workload kind (validate/published/error-bars.json); negative: dse too fast", F(err_low_pct), 1, 0, 0},
     {"expected_error_high_pct", "%", DIR_NONE, "expected error of the predicted time, high end: the 90th percentile, as expected_error_low_pct", F(err_high_pct), 1, 0, 0},
+    {"serve_throughput_rps", "1/s", DIR_MAX, "serving: requests completed per second over the run (dse serve)", F(srv_rps), 1, SRV, -1},
+    {"serve_tokens_per_s", "token/s", DIR_MAX, "serving: generated tokens per second over the run", F(srv_tokens_per_s), 1, SRV, -1},
+    {"serve_goodput_rps", "1/s", DIR_MAX, "serving: requests per second meeting every SLO of the workload's serving block", F(srv_goodput_rps), 1, SRV, -1},
+    {"serve_slo_attainment", "1", DIR_MAX, "serving: share of the requests meeting every SLO", F(srv_attainment), 1, SRV, 0},
+    {"serve_ttft_p50_ms", "ms", DIR_MIN, "serving: median time to first token, queueing included", F(srv_ttft_p50_s), 1e3, SRV, 1},
+    {"serve_ttft_p99_ms", "ms", DIR_MIN, "serving: 99th percentile time to first token", F(srv_ttft_p99_s), 1e3, SRV, 1},
+    {"serve_tpot_p50_ms", "ms", DIR_MIN, "serving: median of the requests' time per output token", F(srv_tpot_p50_s), 1e3, SRV, 1},
+    {"serve_tpot_p99_ms", "ms", DIR_MIN, "serving: 99th percentile of the requests' time per output token", F(srv_tpot_p99_s), 1e3, SRV, 1},
+    {"serve_e2e_p50_ms", "ms", DIR_MIN, "serving: median end-to-end latency of a request", F(srv_e2e_p50_s), 1e3, SRV, 1},
+    {"serve_e2e_p99_ms", "ms", DIR_MIN, "serving: 99th percentile end-to-end latency", F(srv_e2e_p99_s), 1e3, SRV, 1},
+    {"serve_cost_per_Mtoken_USD", "USD", DIR_MIN, "serving: rent or price over 3 years + electricity per million generated tokens at the run's utilisation", F(srv_cost_per_Mtoken_USD), 1, SRV, 1},
+    {"serve_energy_per_token_mJ", "mJ", DIR_MIN, "serving: system energy (idle included) per generated token", F(srv_energy_per_token_J), 1e3, SRV, 0},
+    {"serve_goodput_per_USD", "1/USD", DIR_MAX, "serving: requests meeting every SLO per dollar of the system's rent or price", F(srv_goodput_per_USD), 1, SRV, -1},
+    {"serve_kv_use", "1", DIR_NONE, "serving: share of the KV cache's blocks in use, time-weighted", F(srv_kv_use), 1, SRV, 0},
+    {"serve_preemptions", "1", DIR_MIN, "serving: sequences preempted for KV blocks (recomputed)", F(srv_preemptions), 1, SRV, 0},
 };
 const int metric_count = (int)(sizeof metric_table / sizeof metric_table[0]);
 
@@ -75,6 +92,11 @@ double metric_value(const struct metric *m, const struct eval_totals *t)
 }
 
 int metric_applies(const struct metric *m, enum wl_phase ph) { return m->phases == 0 || (m->phases & (1u << ph)); }
+
+int metric_applies_to(const struct metric *m, enum wl_phase ph, int serving)
+{
+    return serving ? (m->phases & METRIC_SERVE) != 0 : metric_applies(m, ph);
+}
 
 double metric_pessimistic(const struct metric *m, double v, double low_pct)
 {

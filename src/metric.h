@@ -7,6 +7,10 @@
 
 enum metric_dir { DIR_MIN, DIR_MAX, DIR_NONE };
 
+/* metric.phases bit of the metrics a serving run defines (a sweep workload's "serving" block: serve.h);
+ * they apply to no single phase, and a serving point defines only them and those also carrying it. */
+#define METRIC_SERVE (1u << 31)
+
 struct metric {
     const char *name; /* e.g. "latency_ms" */
     const char *unit; /* "ms" */
@@ -25,6 +29,8 @@ extern const int metric_count;
 const struct metric *metric_find(const char *name);
 double metric_value(const struct metric *m, const struct eval_totals *t);
 int metric_applies(const struct metric *m, enum wl_phase ph);
+/* Whether m is defined for a point of a serving workload (serving != 0) or of phase ph. */
+int metric_applies_to(const struct metric *m, enum wl_phase ph, int serving);
 /* A point's value of m at the pessimistic end of its error bars (errbar.h: eb_pessimistic), from its
  * expected_error_low_pct; the value itself when m does not scale with time or there is no interval. */
 double metric_pessimistic(const struct metric *m, double v, double low_pct);

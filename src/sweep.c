@@ -25,6 +25,8 @@ struct sweep_prep {
     int ax_sys, ax_wl, ax_prec, ax_batch, ax_place, ax_mem, ax_power, ax_fid, ax_sw;
     int ax_lay[PAR_DIM_COUNT], ax_mb; /* the layout's axes (tp, dp, pp) and micro-batches, -1: none */
     int ax_rc, ax_ep;                 /* recompute, expert parallelism; -1: none */
+    int ax_srv[4];                    /* serving: scheduler, max batched tokens, block size, rate; -1: none */
+    struct serve_req **srv_req;       /* [thread]: a serving workload's requests at the point's rate */
     int ax_hw[SW_MAX_AXES], n_hw;
     int n_sys, n_combo, n_power, n_variants, n_place, n_batch, n_prec, n_tp, n_ep, n_cp;
     int64_t *gbatch;                 /* the graphs' batch sizes (one micro-batch's), sorted, distinct */
@@ -346,6 +348,7 @@ int sweep_prepare(const struct sweep_spec *sp, struct sweep_prep **out, struct d
     p->sp = sp;
     p->ax_sys = p->ax_wl = p->ax_prec = p->ax_batch = p->ax_place = p->ax_mem = p->ax_power = p->ax_fid = p->ax_sw = -1;
     p->ax_lay[PAR_TP] = p->ax_lay[PAR_DP] = p->ax_lay[PAR_PP] = p->ax_lay[PAR_CP] = p->ax_mb = p->ax_rc = p->ax_ep = -1;
+    p->ax_srv[0] = p->ax_srv[1] = p->ax_srv[2] = p->ax_srv[3] = -1;
     for (int a = 0; a < sp->n_axes; a++) {
         switch (sp->axes[a].kind) {
         case AX_SYSTEM: p->ax_sys = a; break;
@@ -365,6 +368,10 @@ int sweep_prepare(const struct sweep_spec *sp, struct sweep_prep **out, struct d
         case AX_RECOMPUTE: p->ax_rc = a; break;
         case AX_EP: p->ax_ep = a; break;
         case AX_CP: p->ax_lay[PAR_CP] = a; break;
+        case AX_SCHED: p->ax_srv[0] = a; break;
+        case AX_MBT: p->ax_srv[1] = a; break;
+        case AX_BLOCK: p->ax_srv[2] = a; break;
+        case AX_RATE: p->ax_srv[3] = a; break;
         }
     }
     /* Counted in double (16 axes of 1024 values would be 2^160) before any int holds them. */
@@ -499,6 +506,17 @@ int sweep_scratch_init(struct sweep_prep *p, int threads, struct dse_err *e)
     if (!p->scratch || !p->results)
         return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
     p->n_threads = threads;
+    int64_t nreq = 0; /* the largest serving workload's requests, rescaled per point into a thread's buffer */
+    for (int w = 0; w < p->sp->n_workloads; w++)
+        if (p->sp->wl[w].serving.on && p->sp->wl[w].serving.n > nreq)
+            nreq = p->sp->wl[w].serving.n;
+    if (nreq) {
+        if (!(p->srv_req = calloc((size_t)threads, sizeof *p->srv_req)))
+            return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+        for (int t = 0; t < threads; t++)
+            if (!(p->srv_req[t] = malloc(sizeof **p->srv_req * (size_t)nreq)))
+                return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+    }
     for (int t = 0; t < threads; t++)
         for (size_t g = 0; g < graph_count(p); g++) {
             int rc = eval_scratch_fit(&p->scratch[t], &p->graphs[g], e);
@@ -519,7 +537,10 @@ void sweep_prep_free(struct sweep_prep *p)
     for (int t = 0; t < p->n_threads; t++) {
         eval_scratch_free(&p->scratch[t]);
         eval_result_free(&p->results[t]);
+        if (p->srv_req)
+            free(p->srv_req[t]);
     }
+    free(p->srv_req);
     free(p->scratch);
     free(p->results);
     free(p->variants);
@@ -592,6 +613,71 @@ static void judge(const struct sweep_spec *sp, struct sw_row *r)
 }
 
 /* Evaluates the key point once and writes the rows of memory values m0..m1) into rows[0..m1 - m0). */
+/* A serving point: the workload's requests at the point's rate through its scheduler (the axes' values
+ * over the block's), each iteration costed from r's evaluation (serve_cost_build). Its totals are the
+ * serve_* metrics, the devices and the price; *why is set when it cannot run (not an error). Unlike an
+ * evaluation, it allocates: the cost builds its graphs and the run its state. Returns -1 only when out
+ * of memory. */
+static int serve_point(const struct sweep_prep *p, long long key, struct eval_req *r, const struct sw_serving *sv,
+                       int thread, struct eval_result *res, const char **why)
+{
+    const struct sweep_spec *sp = p->sp;
+    struct serve_cfg cfg = sv->cfg;
+    double rate = sv->rate;
+    if (p->ax_srv[0] >= 0)
+        cfg.sched = (enum serve_sched)ju_lookup(serve_sched_names, sp->axes[p->ax_srv[0]].v[sweep_axis_index(sp, key, p->ax_srv[0])].s);
+    if (p->ax_srv[1] >= 0)
+        cfg.max_batched_tokens = (int64_t)sp->axes[p->ax_srv[1]].v[sweep_axis_index(sp, key, p->ax_srv[1])].num;
+    if (p->ax_srv[2] >= 0)
+        cfg.block_tokens = (int)sp->axes[p->ax_srv[2]].v[sweep_axis_index(sp, key, p->ax_srv[2])].num;
+    if (p->ax_srv[3] >= 0)
+        rate = sp->axes[p->ax_srv[3]].v[sweep_axis_index(sp, key, p->ax_srv[3])].num;
+    if (cfg.sched == SCHED_STATIC)
+        cfg.block_tokens = 1;
+    serve_cfg_defaults(&cfg, sv->longest);
+    struct serve_req *q = p->srv_req[thread];
+    for (int64_t i = 0; i < sv->n; i++) {
+        q[i] = sv->unit[i];
+        q[i].arrival_s = sv->unit[i].arrival_s / rate;
+    }
+    struct serve_cost c;
+    struct serve_result sr;
+    struct dse_err le;
+    memset(&res->t, 0, sizeof res->t);
+    res->feasible = 1;
+    res->reason[0] = 0;
+    int rc = serve_cost_build(r, serve_grid_tokens(&cfg), sv->mem_util, &c, &le);
+    if (!rc)
+        rc = serve_run(&c, &cfg, q, sv->n, 0, &sr, &le);
+    if (rc) {
+        if (rc == DSE_ERUNTIME && strstr(le.msg, "out of memory"))
+            return -1;
+        res->feasible = 0;
+        dse_strlcpy(res->reason, le.msg, sizeof res->reason);
+        *why = res->reason;
+        return 0;
+    }
+    struct eval_totals *t = &res->t;
+    t->devices = (double)c.devices * c.replicas;
+    t->srv_rps = sr.throughput_rps;
+    t->srv_tokens_per_s = sr.output_tokens_per_s;
+    t->srv_goodput_rps = sr.goodput_rps;
+    t->srv_attainment = sr.slo_attainment;
+    t->srv_ttft_p50_s = sr.ttft_s.p50;
+    t->srv_ttft_p99_s = sr.ttft_s.p99;
+    t->srv_tpot_p50_s = sr.tpot_s.p50;
+    t->srv_tpot_p99_s = sr.tpot_s.p99;
+    t->srv_e2e_p50_s = sr.e2e_s.p50;
+    t->srv_e2e_p99_s = sr.e2e_s.p99;
+    t->srv_cost_per_Mtoken_USD = sr.cost_per_Mtoken_USD;
+    t->srv_energy_per_token_J = sr.energy_per_token_J;
+    t->srv_goodput_per_USD = c.usd_per_s > 0 ? sr.goodput_rps / c.usd_per_s : NAN;
+    t->srv_kv_use = sr.kv_use_mean;
+    t->srv_preemptions = (double)sr.preemptions;
+    serve_result_free(&sr);
+    return 0;
+}
+
 static int eval_rows(const struct sweep_prep *p, long long key, int m0, int m1, int thread, struct sw_row *rows,
                      struct dse_err *e)
 {
@@ -676,7 +762,16 @@ static int eval_rows(const struct sweep_prep *p, long long key, int m0, int m1, 
             why = p->graph_why[gi];
     }
     struct eval_result *res = &p->results[thread];
-    if (!why) {
+    const struct sw_serving *sv = &sp->wl[w].serving;
+    if (!sv->on)
+        for (int k = 0; k < 4 && !why; k++)
+            if (p->ax_srv[k] >= 0)
+                why = "the serving axes (scheduler, max_batched_tokens, block_size, rate) apply to serving workloads "
+                      "(a \"serving\" block)";
+    if (!why && sv->on) { /* a serving run (serve.h), not one evaluation */
+        if (serve_point(p, key, &r, sv, thread, res, &why))
+            return -1;
+    } else if (!why) {
         int rc = eval_point(&r, eg, &p->scratch[thread], res, e);
         if (rc == DSE_EINPUT) { /* a device this point cannot use (class check): infeasible, not fatal */
             res->feasible = 0;
@@ -699,8 +794,10 @@ static int eval_rows(const struct sweep_prep *p, long long key, int m0, int m1, 
             continue;
         }
         for (int i = 0; i < metric_count; i++)
-            row->metric[i] = metric_applies(&metric_table[i], r.phase) ? metric_value(&metric_table[i], &res->t) : NAN;
-        if (p->ax_mem >= 0) {
+            row->metric[i] = metric_applies_to(&metric_table[i], r.phase, sv->on) ? metric_value(&metric_table[i], &res->t)
+                                                                                 : NAN;
+        if (sv->on) { /* the run managed its own memory (the KV cache's blocks) */
+        } else if (p->ax_mem >= 0) {
             struct eval_result cap = *res;
             cap.ops = NULL;
             eval_capacity(sys, r.dev, sp->axes[p->ax_mem].v[m].num * 1e9, &cap);

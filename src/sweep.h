@@ -13,6 +13,7 @@
 #include "errbar.h"
 #include "eval.h"
 #include "metric.h"
+#include "serve.h"
 
 #define SW_MAX_AXES 16
 #define SW_MAX_VALUES 1024
@@ -34,7 +35,8 @@
 #define SW_NSGA2_EVALS_PER_POINT 10
 
 enum sw_axis_kind { AX_SYSTEM, AX_WORKLOAD, AX_PRECISION, AX_BATCH, AX_PLACEMENT, AX_MEMORY, AX_POWER, AX_HW, AX_FIDELITY,
-                    AX_SOFTWARE, AX_TP, AX_PP, AX_DP, AX_MICRO, AX_RECOMPUTE, AX_EP, AX_CP };
+                    AX_SOFTWARE, AX_TP, AX_PP, AX_DP, AX_MICRO, AX_RECOMPUTE, AX_EP, AX_CP,
+                    AX_SCHED, AX_MBT, AX_BLOCK, AX_RATE }; /* the last four: a serving workload's options */
 #define SW_MAX_STACKS 16 /* software stacks a spec reaches (axis values, "software", devices' defaults) */
 enum sw_method { SEARCH_GRID, SEARCH_RANDOM, SEARCH_NSGA2 };
 
@@ -55,6 +57,16 @@ struct sw_axis {
     int spec_pos;      /* position in the spec: SQLite column order */
 };
 
+/* A workload's "serving" block (sweeps/README.md): each point is a serving run (serve.h) of these
+ * requests, drawn once at rate 1 and their arrivals divided by the point's rate. */
+struct sw_serving {
+    int on;
+    struct serve_cfg cfg;     /* scheduler, max batch, token budget, block (0: the scheduler's default), SLOs */
+    double rate, mem_util;
+    struct serve_req *unit;   /* malloc'd */
+    int64_t n, longest;       /* requests, the longest prompt */
+};
+
 struct sw_workload {
     char path[512];
     unsigned long long hash; /* FNV-1a 64 of the file */
@@ -62,6 +74,7 @@ struct sw_workload {
     enum wl_phase phase;
     int64_t prompt, gen;
     struct train_cfg train; /* phase train: "optimizer", "zero", "recompute" of the workload object */
+    struct sw_serving serving;
 };
 
 struct sw_objective {

@@ -97,10 +97,112 @@ static int resolve(const char *spec_path, const char *dir, const char *name, con
     return -1;
 }
 
+/* A workload's "serving" block: the requests (drawn now, at rate 1), the scheduler, the SLOs. */
+static int load_serving(struct ju *j, const cJSON *o, const char *spec_path, unsigned flags, struct sw_workload *w)
+{
+    static const char *const keys[] = {"rate",  "requests",  "seed",     "arrival",   "burstiness",         "lengths",
+                                       "prompt_dist", "output_dist", "scheduler", "max_batch", "max_batched_tokens",
+                                       "block_size",  "mem_util",  "slo",      "note",      NULL};
+    static const char *const arrivals[] = {"poisson", "gamma", "offline", "constant", NULL};
+    static const enum serve_arrival akind[] = {SA_POISSON, SA_GAMMA, SA_OFFLINE, SA_CONSTANT};
+    struct sw_serving *sv = &w->serving;
+    size_t old = ju_key(j, "serving");
+    int rc, a = 0, sc = SCHED_CONTINUOUS;
+    long long v;
+    double cv = 2;
+    char buf[512];
+    struct serve_dist pd = {SD_FIXED, 512, 0}, od = {SD_FIXED, 128, 0};
+    struct serve_req *lengths = NULL;
+    int64_t nl = 0;
+    memset(sv, 0, sizeof *sv);
+    sv->on = 1;
+    sv->rate = 1;
+    sv->mem_util = 0.9;
+    if ((rc = ju_object(j, o, keys)) || (rc = ju_enum(j, o, "arrival", JU_OPT, arrivals, &a)) ||
+        (rc = ju_enum(j, o, "scheduler", JU_OPT, serve_sched_names, &sc)) ||
+        (rc = ju_num(j, o, "rate", akind[a] == SA_OFFLINE ? JU_OPT | JU_POS : JU_POS, 1e9, &sv->rate)) ||
+        (rc = ju_num(j, o, "burstiness", JU_OPT | JU_POS, 100, &cv)) ||
+        (rc = ju_num(j, o, "mem_util", JU_OPT | JU_POS, 1, &sv->mem_util)))
+        goto out;
+    sv->cfg.sched = (enum serve_sched)sc;
+    v = 1000;
+    if ((rc = ju_int(j, o, "requests", JU_OPT, 1, 1000000, &v)))
+        goto out;
+    sv->n = v;
+    long long seed = 1, mb = 0, mbt = 0, bs = 0;
+    if ((rc = ju_int(j, o, "seed", JU_OPT, 0, 4294967295LL, &seed)) || (rc = ju_int(j, o, "max_batch", JU_OPT, 1, 1 << 20, &mb)) ||
+        (rc = ju_int(j, o, "max_batched_tokens", JU_OPT, 1, 1 << 22, &mbt)) ||
+        (rc = ju_int(j, o, "block_size", JU_OPT, 1, 1 << 16, &bs)))
+        goto out;
+    sv->cfg.max_batch = (int)mb;
+    sv->cfg.max_batched_tokens = mbt;
+    sv->cfg.block_tokens = sv->cfg.sched == SCHED_STATIC ? 1 : (int)bs;
+    const cJSON *slo = cJSON_GetObjectItemCaseSensitive(o, "slo");
+    if (slo) {
+        static const char *const sk[] = {"ttft_ms", "tpot_ms", "e2e_ms", "note", NULL};
+        double t[3] = {0, 0, 0};
+        size_t o2 = ju_key(j, "slo");
+        rc = ju_object(j, slo, sk);
+        for (int i = 0; i < 3 && !rc; i++)
+            rc = ju_num(j, slo, sk[i], JU_OPT | JU_POS, 1e9, &t[i]);
+        ju_pop(j, o2);
+        if (rc)
+            goto out;
+        sv->cfg.slo_ttft_s = t[0] / 1e3;
+        sv->cfg.slo_tpot_s = t[1] / 1e3;
+        sv->cfg.slo_e2e_s = t[2] / 1e3;
+    }
+    const char *dk[2] = {"prompt_dist", "output_dist"};
+    struct serve_dist *dd[2] = {&pd, &od};
+    int have_len = cJSON_GetObjectItemCaseSensitive(o, "lengths") != NULL;
+    for (int i = 0; i < 2; i++) {
+        if (!cJSON_GetObjectItemCaseSensitive(o, dk[i]))
+            continue;
+        size_t o2 = ju_key(j, dk[i]);
+        if (have_len)
+            rc = ju_fail(j, "\"lengths\" draws both lengths from its file: give no %s", dk[i]);
+        else if (!(rc = ju_str(j, o, dk[i], 0, buf, sizeof buf)) && serve_dist_parse(dk[i], buf, dd[i], j->e))
+            rc = ju_fail(j, "expected fixed:N, uniform:A-B or normal:MEAN,SD, got '%s'", buf);
+        ju_pop(j, o2);
+        if (rc)
+            goto out;
+    }
+    if (have_len) {
+        static const char *const ext[] = {".csv", NULL};
+        char path[512];
+        if ((rc = ju_str(j, o, "lengths", 0, buf, sizeof buf)))
+            goto out;
+        if (resolve(spec_path, "models/traces", buf, ext, path, sizeof path, flags)) {
+            size_t o2 = ju_key(j, "lengths");
+            rc = ju_fail(j, "no such trace '%s' (a path, or a name in models/traces/)", buf);
+            ju_pop(j, o2);
+            goto out;
+        }
+        if ((rc = serve_trace_load(path, 10000000, &lengths, &nl, j->e)))
+            goto out;
+    }
+    if ((rc = serve_trace_make(akind[a], 1, cv, sv->n, &pd, &od, lengths, nl, (unsigned long)seed, &sv->unit, j->e)))
+        goto out;
+    for (int64_t i = 0; i < sv->n; i++) {
+        if (sv->unit[i].prompt > sv->longest)
+            sv->longest = sv->unit[i].prompt;
+        if ((rc = wl_check_context(&w->model, PH_GENERATE, sv->unit[i].prompt, sv->unit[i].output, NULL, NULL, j->e))) {
+            char why[sizeof j->e->msg];
+            dse_strlcpy(why, j->e->msg, sizeof why);
+            rc = ju_fail(j, "request %lld: %s", (long long)i + 1, why);
+            goto out;
+        }
+    }
+out:
+    free(lengths);
+    ju_pop(j, old);
+    return rc;
+}
+
 static int load_workload(struct ju *j, const cJSON *o, const char *spec_path, unsigned flags, struct sw_workload *w)
 {
-    static const char *const keys[] = {"model", "phase", "prompt", "generate", "optimizer", "zero", "recompute", "note",
-                                       NULL};
+    static const char *const keys[] = {"model", "phase", "prompt", "generate", "optimizer", "zero", "recompute",
+                                       "serving", "note", NULL};
     static const char *const exts[] = {".json", ".csv", NULL};
     char name[256], ph[32];
     int rc;
@@ -168,6 +270,28 @@ static int load_workload(struct ju *j, const cJSON *o, const char *spec_path, un
     if ((rc = ju_int(j, o, "zero", JU_OPT, 0, 3, &v)))
         return rc;
     w->train.zero = (int)v;
+    const cJSON *sv = cJSON_GetObjectItemCaseSensitive(o, "serving");
+    if (sv) {
+        static const char *const not_with[] = {"phase", "prompt", "generate", NULL};
+        for (int i = 0; not_with[i]; i++)
+            if (cJSON_GetObjectItemCaseSensitive(o, not_with[i])) {
+                size_t old = ju_key(j, not_with[i]);
+                rc = ju_fail(j, "a serving workload's lengths come from its \"serving\" block: give no %s", not_with[i]);
+                ju_pop(j, old);
+                return rc;
+            }
+        if (!lm) {
+            size_t old = ju_key(j, "serving");
+            rc = ju_fail(j, "serving simulates decoder language models; %s has no prefill and decode phases",
+                         w->model.name);
+            ju_pop(j, old);
+            return rc;
+        }
+        if ((rc = load_serving(j, sv, spec_path, flags, w)))
+            return rc;
+        w->phase = PH_DECODE; /* the graphs a point's layout is checked with: a decode step over 1 token */
+        w->prompt = 1;
+    }
     return DSE_OK;
 }
 
@@ -175,10 +299,11 @@ static int axis_kind(const char *name, enum sw_axis_kind *k)
 {
     static const char *const names[] = {"precision", "batch", "placement", "memory_GB",    "power_W",   "fidelity",
                                         "software",  "tp",    "pp",        "dp",           "microbatches", "recompute",
-                                        "ep",        "cp",    NULL};
+                                        "ep",        "cp",    "scheduler", "max_batched_tokens", "block_size", "rate",
+                                        NULL};
     static const enum sw_axis_kind kinds[] = {AX_PRECISION, AX_BATCH, AX_PLACEMENT, AX_MEMORY, AX_POWER, AX_FIDELITY,
                                               AX_SOFTWARE,  AX_TP,    AX_PP,        AX_DP,     AX_MICRO, AX_RECOMPUTE,
-                                              AX_EP,        AX_CP};
+                                              AX_EP,        AX_CP,    AX_SCHED,     AX_MBT,    AX_BLOCK, AX_RATE};
     int i = ju_lookup(names, name);
     if (i >= 0) {
         *k = kinds[i];
@@ -363,17 +488,24 @@ static int load_axis(struct ju *j, const cJSON *arr, const char *name, struct sw
                 rc = ju_fail(j, "expected an integer in [1, %d] (%s), got %.17g",
                              a->kind == AX_MICRO ? 4096 : HW_MAX_TOPO_DEVICES, a->kind == AX_MICRO ? "micro-batches" : "devices",
                              v->num);
-            else if ((a->kind == AX_MEMORY || a->kind == AX_POWER) && !(v->num > 0 && v->num < 1e9))
+            else if ((a->kind == AX_MEMORY || a->kind == AX_POWER || a->kind == AX_RATE) && !(v->num > 0 && v->num < 1e9))
                 rc = ju_fail(j, "expected a positive number below 1e9, got %.17g", v->num);
+            else if ((a->kind == AX_MBT || a->kind == AX_BLOCK) &&
+                     !(v->num >= 1 && v->num <= (a->kind == AX_MBT ? 1 << 22 : 1 << 16) && v->num == (double)(long long)v->num))
+                rc = ju_fail(j, "expected an integer in [1, %d] (tokens), got %.17g", a->kind == AX_MBT ? 1 << 22 : 1 << 16,
+                             v->num);
             else if (a->kind == AX_PRECISION || a->kind == AX_PLACEMENT || a->kind == AX_FIDELITY ||
-                     a->kind == AX_SOFTWARE || a->kind == AX_RECOMPUTE)
+                     a->kind == AX_SOFTWARE || a->kind == AX_RECOMPUTE || a->kind == AX_SCHED)
                 rc = ju_fail(j, "expected a string");
         } else if (cJSON_IsString(x) && x->valuestring[0] && strlen(x->valuestring) < sizeof v->s) {
             a->numeric = 0;
             dse_strlcpy(v->s, x->valuestring, sizeof v->s);
             if (a->kind == AX_BATCH || a->kind == AX_MEMORY || a->kind == AX_POWER || a->kind == AX_TP ||
-                a->kind == AX_PP || a->kind == AX_DP || a->kind == AX_MICRO || a->kind == AX_EP || a->kind == AX_CP)
+                a->kind == AX_PP || a->kind == AX_DP || a->kind == AX_MICRO || a->kind == AX_EP || a->kind == AX_CP ||
+                a->kind == AX_MBT || a->kind == AX_BLOCK || a->kind == AX_RATE)
                 rc = ju_fail(j, "expected a number, got \"%s\"", v->s);
+            else if (a->kind == AX_SCHED && ju_lookup(serve_sched_names, v->s) < 0)
+                rc = ju_fail(j, "expected static, continuous, chunked or inflight, got \"%s\"", v->s);
             else if (a->kind == AX_FIDELITY && ju_lookup(fidelity_names, v->s) < 0)
                 rc = ju_fail(j, "expected analytical or cycle, got \"%s\"", v->s);
             else if (a->kind == AX_RECOMPUTE && ju_lookup(train_recompute_names, v->s) < 0)
@@ -879,9 +1011,11 @@ static int load_text(char *buf, size_t len, const char *path, unsigned flags, st
                 goto out;
             }
         for (int w = 0; w < sp->n_workloads; w++)
-            if (!metric_applies(mt, sp->wl[w].phase)) {
-                rc = ju_fail(&j, "metric %s does not apply to workload %s (phase %s)", m, sp->wl[w].model.name,
-                             wl_phase_names[sp->wl[w].phase]);
+            if (!metric_applies_to(mt, sp->wl[w].phase, sp->wl[w].serving.on)) {
+                rc = sp->wl[w].serving.on ? ju_fail(&j, "metric %s is not a serving metric (serve_*), which workload "
+                                                    "%s's serving runs give", m, sp->wl[w].model.name)
+                                          : ju_fail(&j, "metric %s does not apply to workload %s (phase %s)", m,
+                                                    sp->wl[w].model.name, wl_phase_names[sp->wl[w].phase]);
                 goto out;
             }
         sp->obj[i].m = mt;
@@ -957,8 +1091,10 @@ void sweep_spec_free(struct sweep_spec *sp)
     free(sp->text);
     for (int i = 0; i < SW_MAX_SYSTEMS; i++)
         free(sp->system_text[i]);
-    for (int i = 0; i < sp->n_workloads; i++)
+    for (int i = 0; i < sp->n_workloads; i++) {
         wl_model_free(&sp->wl[i].model);
+        free(sp->wl[i].serving.unit);
+    }
     for (int i = 0; i < sp->n_axes; i++)
         free(sp->axes[i].v);
     memset(sp, 0, sizeof *sp);

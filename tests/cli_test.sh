@@ -1705,6 +1705,30 @@ need(all(('predicted' in x) != ('reason' in x) for x in c), 'each case a predict
 need(d['throughput_heldout']['n'] >= 5 and d['latency_heldout']['n'] >= 5, 'held-out counts %r %r' % (d['throughput_heldout'], d['latency_heldout']))
 need(any('not shipped' in x.get('reason', '') for x in c), 'dataset lengths refused')
 " validate --published --serving --json
+# a sweep of serving runs: scheduler x token budget x rate; 1 and 2 threads give the same rows
+"$DSE_BIN" sweep "$D/sweep-serving.json" --db "$tmp/ss1.db" --threads 1 --no-plot --quiet >/dev/null 2>"$tmp/ss1.err"
+rc1=$?
+"$DSE_BIN" sweep "$D/sweep-serving.json" --db "$tmp/ss2.db" --threads 2 --no-plot --quiet >/dev/null 2>"$tmp/ss2.err"
+rc2=$?
+if [ "$rc1" -eq 0 ] && [ "$rc2" -eq 0 ] && python3 -c "
+import sqlite3,sys
+q='select point,feasible,reason,scheduler,max_batched_tokens,rate,serve_goodput_rps,serve_ttft_p99_ms,serve_tpot_p50_ms from points order by point'
+a=sqlite3.connect(sys.argv[1]).execute(q).fetchall(); b=sqlite3.connect(sys.argv[2]).execute(q).fetchall()
+assert a == b and len(a) == 16, (len(a), len(b))
+ok=[r for r in a if r[1]]
+# the chunked scheduler runs every budget; continuous refuses a budget below the longest prompt (512 holds it)
+assert len(ok) == 16, [r[2] for r in a if not r[1]]
+# at 50 requests/s the TTFT tail is longer than at 2 for the same design
+by={(r[3],r[4],r[5]): r for r in a}
+assert all(by[(s,m,50.0)][7] > by[(s,m,2.0)][7] for s in ('continuous','chunked') for m in (512.0,4096.0)), by
+" "$tmp/ss1.db" "$tmp/ss2.db"; then ok sweep-serving-threads; else fail sweep-serving-threads "rc $rc1/$rc2: $(head -c 300 "$tmp/ss1.err")"; fi
+printf '{"name":"sv1","workload":{"model":"models/llama-3.2-1b.json","phase":"decode","serving":{"rate":1}},"system":"hwdesc/nvidia-h100-sxm5-80gb.json","objectives":[{"metric":"serve_goodput_rps","goal":"max"}]}' >"$tmp/sv1.json"
+expect_fail sweep-serving-phase 2 "workload.phase: a serving workload's lengths come from its \"serving\" block: give no phase" sweep "$tmp/sv1.json" --no-db
+printf '{"name":"sv2","workload":{"model":"models/llama-3.2-1b.json","serving":{"rate":1}},"system":"hwdesc/nvidia-h100-sxm5-80gb.json","objectives":[{"metric":"tpot_ms","goal":"min"}]}' >"$tmp/sv2.json"
+expect_fail sweep-serving-metric 2 "metric tpot_ms is not a serving metric (serve_*)" sweep "$tmp/sv2.json" --no-db
+printf '{"name":"sv3","workload":{"model":"models/llama-3.2-1b.json","serving":{"rate":1}},"system":"hwdesc/nvidia-h100-sxm5-80gb.json","axes":{"scheduler":["fifo"]},"objectives":[{"metric":"serve_goodput_rps","goal":"max"}]}' >"$tmp/sv3.json"
+expect_fail sweep-serving-scheduler 2 "expected static, continuous, chunked or inflight, got \"fifo\"" sweep "$tmp/sv3.json" --no-db
+expect_ok_has sweep-inferentia-vs-gpu "aws-inf2" sweep sweeps/inferentia_vs_gpu.json --db "$tmp/ivg.db" --no-plot
 expect_fail serve-negative-rate 2 "--rate: expected a number in (0, 1e+09], got '-3'" serve --hw nvidia-h100-sxm5-80gb --workload llama-3.2-1b --rate -3
 expect_fail serve-empty-trace 2 "bad-serve-trace-empty.csv: no requests after the header" serve --hw nvidia-h100-sxm5-80gb --workload llama-3.2-1b --trace "$D/bad-serve-trace-empty.csv"
 expect_fail serve-unsorted-trace 2 "bad-serve-trace-unsorted.csv: line 5: arrival_s 0.5 is earlier than the line before" serve --hw nvidia-h100-sxm5-80gb --workload llama-3.2-1b --trace "$D/bad-serve-trace-unsorted.csv"
