@@ -12,6 +12,7 @@
 #include "cli.h"
 #include "eval.h"
 #include "jsonu.h"
+#include "plot.h"
 #include "serve.h"
 
 static struct cli_opt serve_opts_proto[] = {
@@ -46,6 +47,8 @@ static struct cli_opt serve_opts_proto[] = {
     {"attainment", 1, "with --capacity: the share of requests that must meet the SLOs (default 0.9)", NULL},
     {"tolerance", 1, "with --capacity: the search stops when its bracket is within this share of the rate "
                      "(default 0.02)", NULL},
+    {"plot", 1, "write PREFIX-cdf.png (TTFT, TPOT, end-to-end CDFs), PREFIX-timeline.png (running sequences, KV use) "
+                "and PREFIX-load.png (latency against throughput over 10 rates; .svg with PREFIX.svg)", NULL},
     {"json", 0, "print one JSON object", NULL},
     {"help", 0, "this help", NULL},
     {NULL, 0, NULL, NULL},
@@ -222,6 +225,103 @@ static void print_human(const struct eval_req *r, const struct serve_cfg *cfg, c
     if (isfinite(res->cost_per_Mtoken_USD))
         printf("  cost_per_Mtoken_USD     %10.4g  rent or price over 3 years + electricity, per million generated "
                "tokens at this utilisation\n", res->cost_per_Mtoken_USD);
+}
+
+/* The run's plots (--plot PREFIX): CDFs of the sorted per-request figures, the timeline of replica 0,
+ * and the load curve: the same requests at 10 rates from 0.1 to 1 x the drain rate. */
+static int serve_plots(const char *prefix, const struct serve_cost *c, const struct serve_cfg *cfg,
+                       const struct serve_req *req, int64_t n, const struct serve_result *res, const char *title,
+                       struct dse_err *e)
+{
+    const char *ext = strlen(prefix) > 4 && !strcmp(prefix + strlen(prefix) - 4, ".svg") ? ".svg" : ".png";
+    size_t pl = strlen(prefix) - (strlen(prefix) > 4 && (!strcmp(prefix + strlen(prefix) - 4, ".svg") ||
+                                                         !strcmp(prefix + strlen(prefix) - 4, ".png")) ? 4 : 0);
+    char out[1100];
+    int rc = DSE_OK;
+    double *buf = malloc(sizeof *buf * (size_t)(3 * n + 3 * res->n_timeline + 64));
+    struct serve_req *v = malloc(sizeof *v * (size_t)n);
+    if (!buf || !v) {
+        free(buf);
+        free(v);
+        return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+    }
+    /* CDFs: the sorted figures against their rank */
+    int64_t nt = res->completed, np = 0;
+    for (int64_t i = 0; i < n; i++)
+        np += req[i].output > 1;
+    double *ry = buf, *ms3 = buf + n;
+    for (int64_t i = 0; i < nt; i++)
+        ry[i] = (double)(i + 1) / (double)nt;
+    double *t1 = ms3, *t2 = ms3 + n;
+    for (int64_t i = 0; i < nt; i++) {
+        t1[i] = 1e3 * res->ttft_all[i];
+        t2[i] = 1e3 * res->e2e_all[i];
+    }
+    double *ryp = malloc(sizeof *ryp * (size_t)(np ? np : 1)), *t3 = malloc(sizeof *t3 * (size_t)(np ? np : 1));
+    if (!ryp || !t3) {
+        free(ryp);
+        free(t3);
+        free(buf);
+        free(v);
+        return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+    }
+    for (int64_t i = 0; i < np; i++) {
+        ryp[i] = (double)(i + 1) / (double)np;
+        t3[i] = 1e3 * res->tpot_all[i];
+    }
+    struct plot_series cdf[3] = {{"TTFT", t1, ry, (int)nt, 0, 0}, {"TPOT", t3, ryp, (int)np, 0, 0},
+                                 {"end-to-end", t2, ry, (int)nt, 0, 0}};
+    snprintf(out, sizeof out, "%.*s-cdf%s", (int)pl, prefix, ext);
+    rc = plot_lines(cdf, 3, title, "latency (ms)", "share of requests", NULL, PLOT_LOGX, out, e);
+    if (!rc)
+        printf("wrote %s\n", out);
+    /* the timeline of replica 0 */
+    double *tx = buf + 3 * n, *tr = tx + res->n_timeline, *tk = tr + res->n_timeline;
+    for (int i = 0; i < res->n_timeline; i++) {
+        tx[i] = res->timeline[i].t_s - req[0].arrival_s;
+        tr[i] = res->timeline[i].running;
+        tk[i] = 100 * res->timeline[i].kv_use;
+    }
+    struct plot_series tl[2] = {{"running sequences", tx, tr, res->n_timeline, 0, 0},
+                                {"KV cache in use (%)", tx, tk, res->n_timeline, 1, 0}};
+    snprintf(out, sizeof out, "%.*s-timeline%s", (int)pl, prefix, ext);
+    if (!rc && !(rc = plot_lines(tl, 2, title, "time (s)", "running sequences", "KV cache in use (%)", 0, out, e)))
+        printf("wrote %s\n", out);
+    /* the load curve: the same requests at 10 rates */
+    struct serve_cfg q = *cfg;
+    q.timeline = 0;
+    struct serve_result r;
+    double span = req[n - 1].arrival_s - req[0].arrival_s, r0 = n > 1 && span > 0 ? (double)(n - 1) / span : 0;
+    for (int64_t i = 0; i < n; i++)
+        v[i] = (struct serve_req){0, req[i].prompt, req[i].output};
+    if (!rc && !(rc = serve_run(c, &q, v, n, 0, &r, e))) {
+        double drain = r.throughput_rps, *lx = buf + 3 * n + 3 * res->n_timeline, pts[4][10];
+        serve_result_free(&r);
+        for (int k = 0; k < 10 && !rc; k++) {
+            double rate = drain * (k + 1) / 10;
+            for (int64_t i = 0; i < n; i++)
+                v[i].arrival_s = r0 > 0 ? (req[i].arrival_s - req[0].arrival_s) * r0 / rate : (double)i / rate;
+            if ((rc = serve_run(c, &q, v, n, 0, &r, e)))
+                break;
+            pts[0][k] = r.throughput_rps;
+            pts[1][k] = 1e3 * r.ttft_s.p50;
+            pts[2][k] = 1e3 * r.ttft_s.p99;
+            pts[3][k] = 1e3 * r.tpot_s.p50;
+            serve_result_free(&r);
+        }
+        for (int k = 0; k < 10; k++)
+            lx[k] = pts[0][k];
+        struct plot_series lc[3] = {{"TTFT p50", lx, pts[1], 10, 0, 1}, {"TTFT p99", lx, pts[2], 10, 0, 1},
+                                    {"TPOT p50", lx, pts[3], 10, 0, 1}};
+        snprintf(out, sizeof out, "%.*s-load%s", (int)pl, prefix, ext);
+        if (!rc && !(rc = plot_lines(lc, 3, title, "throughput (requests/s)", "latency (ms)", NULL, PLOT_LOGY, out, e)))
+            printf("wrote %s\n", out);
+    }
+    free(ryp);
+    free(t3);
+    free(buf);
+    free(v);
+    return rc;
 }
 
 int cmd_serve(int argc, char **argv)
@@ -403,8 +503,11 @@ int cmd_serve(int argc, char **argv)
     int evals = 0;
     if (capacity)
         rc = serve_capacity(&cost, &cfg, req, n, attain, tol, &cap_rate, &evals, &res, &e);
-    else
-        rc = serve_run(&cost, &cfg, req, n, 0, &res, &e);
+    else {
+        if (cli_get(opts, "plot"))
+            cfg.timeline = 4096;
+        rc = serve_run(&cost, &cfg, req, n, cli_get(opts, "plot") != NULL, &res, &e);
+    }
     double sim_s = (double)(clock() - t0) / CLOCKS_PER_SEC;
     if (rc)
         goto out;
@@ -418,6 +521,19 @@ int cmd_serve(int argc, char **argv)
                                                                                      "out of memory") : DSE_OK;
     else
         print_human(&r, &cfg, &cost, &res, cap_rate, evals, sim_s);
+    if (!rc && cli_get(opts, "plot")) {
+        char title[512];
+        snprintf(title, sizeof title, "%s on %s, %s scheduler", model.name, sys->name, serve_sched_names[cfg.sched]);
+        if (capacity) { /* the plots of the run at the capacity */
+            serve_result_free(&res);
+            for (int64_t i = 0; i < n; i++)
+                req[i].arrival_s /= cap_rate;
+            cfg.timeline = 4096;
+            rc = serve_run(&cost, &cfg, req, n, 1, &res, &e);
+        }
+        if (!rc)
+            rc = serve_plots(cli_get(opts, "plot"), &cost, &cfg, req, n, &res, title, &e);
+    }
 out:
     if (rc)
         dse_err_print(stderr, &e);

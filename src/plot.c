@@ -1204,20 +1204,21 @@ static void pvm_script(FILE *f, const void *ctx)
           "$d using 1:2 with points pt 7 ps 1.2 lc rgb '#d62728' title 'kernels'\n", f);
 }
 
-int plot_pred_vs_meas(const double *measured_ms, const double *predicted_ms, int n, const char *title, const char *out,
-                      struct dse_err *e)
+/* Runs script(f, ctx) into out (.png or .svg) through a temporary file renamed into place; ctx's
+ * first two fields are filled by the caller's struct with the temporary path and the SVG flag. */
+static int plot_to(const char *out, void (*script)(FILE *, const void *), void *ctx, char *tmp, size_t tn, int *svg,
+                   const char *what, struct dse_err *e)
 {
     const char *ext = ext_of(out);
     if (!ext || (strcmp(ext, ".png") && strcmp(ext, ".svg")))
         return dse_err_set(e, DSE_EINPUT, out, NULL, "expected a file name ending in .png or .svg");
     if (!gnuplot_on_path())
-        return gnuplot_missing("the validation database", e);
-    char tmp[4200];
-    int rc = make_tmp(out, tmp, sizeof tmp, e);
+        return gnuplot_missing(what, e);
+    int rc = make_tmp(out, tmp, tn, e);
     if (rc)
         return rc;
-    struct pvm p = {measured_ms, predicted_ms, n, title, tmp, !strcmp(ext, ".svg")};
-    rc = gnuplot_exec(pvm_script, &p, "the validation database", out, e);
+    *svg = !strcmp(ext, ".svg");
+    rc = gnuplot_exec(script, ctx, what, out, e);
     struct stat st;
     if (!rc && (stat(tmp, &st) != 0 || st.st_size == 0))
         rc = dse_err_set(e, DSE_ERUNTIME, out, NULL, "gnuplot wrote nothing");
@@ -1226,4 +1227,74 @@ int plot_pred_vs_meas(const double *measured_ms, const double *predicted_ms, int
     if (rc)
         unlink(tmp);
     return rc;
+}
+
+int plot_pred_vs_meas(const double *measured_ms, const double *predicted_ms, int n, const char *title, const char *out,
+                      struct dse_err *e)
+{
+    char tmp[4200];
+    struct pvm p = {measured_ms, predicted_ms, n, title, tmp, 0};
+    return plot_to(out, pvm_script, &p, tmp, sizeof tmp, &p.svg, "the validation database", e);
+}
+
+/* ---- line plots (dse serve) ---- */
+
+struct lines_job {
+    const struct plot_series *s;
+    int n;
+    const char *title, *xlabel, *ylabel, *y2label, *tmp;
+    unsigned flags;
+    int svg;
+};
+
+static void lines_script(FILE *f, const void *ctx)
+{
+    const struct lines_job *j = ctx;
+    static const char *const colours[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b"};
+    if (j->svg)
+        fputs("set terminal svg size 1000,650 dynamic font 'sans,12'\n", f);
+    else
+        fputs("if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) { set terminal pngcairo size 1000,650 font 'sans,11' } "
+              "else { set terminal png size 1000,650 }\n", f);
+    fputs("set output ", f);
+    gp_str(f, j->tmp);
+    fputs("\nset title ", f);
+    gp_str(f, j->title);
+    fputs("\nset xlabel ", f);
+    gp_str(f, j->xlabel);
+    fputs("\nset ylabel ", f);
+    gp_str(f, j->ylabel);
+    fputs("\nset grid\nset key outside right top\n", f);
+    if (j->flags & PLOT_LOGX)
+        fputs("set logscale x\n", f);
+    if (j->flags & PLOT_LOGY)
+        fputs("set logscale y\n", f);
+    if (j->y2label) {
+        fputs("set y2label ", f);
+        gp_str(f, j->y2label);
+        fputs("\nset y2tics\nset ytics nomirror\n", f);
+    }
+    for (int k = 0; k < j->n; k++) {
+        fprintf(f, "$s%d << EOD\n", k);
+        for (int i = 0; i < j->s[k].n; i++)
+            if (isfinite(j->s[k].x[i]) && isfinite(j->s[k].y[i]) &&
+                (!(j->flags & PLOT_LOGX) || j->s[k].x[i] > 0) && (!(j->flags & PLOT_LOGY) || j->s[k].y[i] > 0))
+                fprintf(f, "%.10g %.10g\n", j->s[k].x[i], j->s[k].y[i]);
+        fputs("EOD\n", f);
+    }
+    fputs("plot ", f);
+    for (int k = 0; k < j->n; k++) {
+        fprintf(f, "%s$s%d using 1:2 %s with %s lw 2 lc rgb '%s' title ", k ? ", " : "", k, j->s[k].y2 ? "axes x1y2" : "",
+                j->s[k].points ? "linespoints pt 7 ps 0.8" : "lines", colours[k % 6]);
+        gp_str(f, j->s[k].name);
+    }
+    fputs("\n", f);
+}
+
+int plot_lines(const struct plot_series *s, int n, const char *title, const char *xlabel, const char *ylabel,
+               const char *y2label, unsigned flags, const char *out, struct dse_err *e)
+{
+    char tmp[4200];
+    struct lines_job j = {s, n, title, xlabel, ylabel, y2label, tmp, flags, 0};
+    return plot_to(out, lines_script, &j, tmp, sizeof tmp, &j.svg, "the run's figures", e);
 }

@@ -24,6 +24,18 @@ int plot_run(const char *db_path, long long run_id, const char *x, const char *y
 int plot_pred_vs_meas(const double *measured_ms, const double *predicted_ms, int n, const char *title, const char *out,
                       struct dse_err *e);
 
+/* Line plots of series (x[i], y[i]) in one chart, written as plot_run writes (dse serve's CDFs, timeline
+ * and load curve): PLOT_LOGX / PLOT_LOGY log axes; a series with y2 on the right axis (y2label). */
+#define PLOT_LOGX 1u
+#define PLOT_LOGY 2u
+struct plot_series {
+    const char *name;
+    const double *x, *y;
+    int n, y2, points;
+};
+int plot_lines(const struct plot_series *s, int n, const char *title, const char *xlabel, const char *ylabel,
+               const char *y2label, unsigned flags, const char *out, struct dse_err *e);
+
 /* `dse plot DB [--run ID] [--x METRIC --y METRIC] [-o|--out FILE.png|FILE.svg]`; argv[1] is "plot".
  * Returns the process exit status: 0, 1 (gnuplot missing or failing) or 2 (usage or input error). */
 int cmd_plot(int argc, char **argv);

@@ -1729,6 +1729,13 @@ expect_fail sweep-serving-metric 2 "metric tpot_ms is not a serving metric (serv
 printf '{"name":"sv3","workload":{"model":"models/llama-3.2-1b.json","serving":{"rate":1}},"system":"hwdesc/nvidia-h100-sxm5-80gb.json","axes":{"scheduler":["fifo"]},"objectives":[{"metric":"serve_goodput_rps","goal":"max"}]}' >"$tmp/sv3.json"
 expect_fail sweep-serving-scheduler 2 "expected static, continuous, chunked or inflight, got \"fifo\"" sweep "$tmp/sv3.json" --no-db
 expect_ok_has sweep-inferentia-vs-gpu "aws-inf2" sweep sweeps/inferentia_vs_gpu.json --db "$tmp/ivg.db" --no-plot
+if command -v gnuplot >/dev/null 2>&1; then
+    "$DSE_BIN" serve --hw nvidia-h100-sxm5-80gb --workload llama-3.2-1b --rate 20 --requests 400 --prompt-dist uniform:64-512 --output-dist uniform:8-64 --plot "$tmp/svp" >"$tmp/svp.out" 2>"$tmp/svp.err"
+    if [ $? -eq 0 ] && [ -s "$tmp/svp-cdf.png" ] && [ -s "$tmp/svp-timeline.png" ] && [ -s "$tmp/svp-load.png" ] &&
+        grep -q "wrote $tmp/svp-load.png" "$tmp/svp.out"; then ok serve-plots; else fail serve-plots "$(tail -c 300 "$tmp/svp.err")"; fi
+else
+    skip serve-plots "gnuplot not found"
+fi
 expect_fail serve-negative-rate 2 "--rate: expected a number in (0, 1e+09], got '-3'" serve --hw nvidia-h100-sxm5-80gb --workload llama-3.2-1b --rate -3
 expect_fail serve-empty-trace 2 "bad-serve-trace-empty.csv: no requests after the header" serve --hw nvidia-h100-sxm5-80gb --workload llama-3.2-1b --trace "$D/bad-serve-trace-empty.csv"
 expect_fail serve-unsorted-trace 2 "bad-serve-trace-unsorted.csv: line 5: arrival_s 0.5 is earlier than the line before" serve --hw nvidia-h100-sxm5-80gb --workload llama-3.2-1b --trace "$D/bad-serve-trace-unsorted.csv"
