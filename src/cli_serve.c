@@ -40,6 +40,10 @@ static struct cli_opt serve_opts_proto[] = {
     {"max-batched-tokens", 1, "tokens an iteration runs at most (default: continuous 8192 or the longest prompt, "
                               "chunked 2048, static unlimited)", NULL},
     {"block-size", 1, "tokens per KV cache block (default 16)", NULL},
+    {"preemption", 1, "recompute (default: a preempted sequence is prefilled again) or swap (its cache copied to the "
+                      "host over the device's CPU link and back)", NULL},
+    {"prefill-replicas", 1, "disaggregation: this many of the --dp replicas prefill, the others decode, the KV cache "
+                            "sent over the topology (default 0: every replica does both)", NULL},
     {"mem-util", 1, "share of the device memory the runtime takes (default 0.9)", NULL},
     {"slo", 1, "per-request limits: ttft_ms=X,tpot_ms=Y,e2e_ms=Z (any of them); goodput counts requests meeting all",
      NULL},
@@ -218,8 +222,12 @@ static void print_human(const struct eval_req *r, const struct serve_cfg *cfg, c
     printf("  batch_mean              %10.4g  sequences per decode iteration\n", res->batch_mean);
     printf("  kv_use                  %9.1f%%  of the KV blocks, time-weighted mean (peak %.1f %%)\n",
            100 * res->kv_use_mean, 100 * res->kv_use_peak);
-    printf("  preemptions             %10lld  sequences preempted for KV blocks (recomputed)\n",
-           (long long)res->preemptions);
+    printf("  preemptions             %10lld  sequences preempted for KV blocks (%s)\n", (long long)res->preemptions,
+           cfg->preempt == PREEMPT_SWAP ? "swapped to the host" : "recomputed");
+    if (cfg->prefill_replicas > 0)
+        printf("  disaggregated: %d replica%s prefill, %d decode; the KV cache sent at %.3g GB/s per device\n",
+               cfg->prefill_replicas, cfg->prefill_replicas == 1 ? "" : "s", c->replicas - cfg->prefill_replicas,
+               c->xfer_Bps / 1e9);
     printf("  energy_per_token_mJ     %10.4g  system energy (idle included) per generated token\n",
            res->energy_per_token_J * 1e3);
     if (isfinite(res->cost_per_Mtoken_USD))
@@ -392,6 +400,16 @@ int cmd_serve(int argc, char **argv)
         goto out;
     if (cfg.sched == SCHED_STATIC)
         cfg.block_tokens = 1; /* a static batch reserves its padded length: contiguous, no blocks */
+    const char *pre = cli_get(opts, "preemption");
+    if (pre && (int)(cfg.preempt = (enum serve_preempt)ju_lookup(serve_preempt_names, pre)) < 0) {
+        rc = dse_err_set(&e, DSE_EINPUT, NULL, "--preemption", "expected recompute or swap, got '%s'", pre);
+        goto out;
+    }
+    if (cli_get(opts, "prefill-replicas")) {
+        if ((rc = cli_int("prefill-replicas", cli_get(opts, "prefill-replicas"), 1, HW_MAX_TOPO_DEVICES, &v, &e)))
+            goto out;
+        cfg.prefill_replicas = (int)v;
+    }
     if (cli_get(opts, "slo") && (rc = parse_slo(cli_get(opts, "slo"), &cfg, &e)))
         goto out;
     double mem_util, rate = 0, cv, attain, tol;

@@ -67,6 +67,9 @@ struct serve_cost {
     double weight_bytes, act_bytes, mem_bytes; /* per device */
     int devices;             /* of one replica */
     int replicas;            /* dp: the arrivals are dealt round-robin to this many replicas */
+    double swap_Bps;         /* the primary device's link to a host CPU (swap preemption; 0: none) */
+    double xfer_Bps;         /* between replicas (disaggregation's KV transfer: the topology's first
+                                level, per device and direction; 0: none) */
 };
 
 /* Builds the cost of r's design point (an LM, its layout completed, phase and batch ignored) for
@@ -87,8 +90,16 @@ double serve_iter_s(const struct serve_cost *c, double N, double L, double C, do
 enum serve_sched { SCHED_STATIC, SCHED_CONTINUOUS, SCHED_CHUNKED, SCHED_INFLIGHT, SCHED_COUNT };
 extern const char *const serve_sched_names[SCHED_COUNT + 1];
 
+/* What a preempted sequence loses (docs/serving.md): recompute (its cache freed, prefilled again
+ * later) or swap (its cache copied to host memory over swap_Bps and back when it resumes). */
+enum serve_preempt { PREEMPT_RECOMPUTE, PREEMPT_SWAP, PREEMPT_COUNT };
+extern const char *const serve_preempt_names[PREEMPT_COUNT + 1];
+
 struct serve_cfg {
     enum serve_sched sched;
+    enum serve_preempt preempt;
+    int prefill_replicas;      /* > 0: disaggregation: this many replicas prefill (each request's first
+                                  token), the others decode, the KV cache sent between over xfer_Bps */
     int max_batch;             /* running sequences at most (vLLM max_num_seqs) */
     int64_t max_batched_tokens; /* tokens an iteration runs at most (vLLM max_num_batched_tokens) */
     int block_tokens;          /* the paged KV cache's block (vLLM block_size); static: contiguous */

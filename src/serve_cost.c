@@ -139,6 +139,12 @@ int serve_cost_build(const struct eval_req *r, int64_t max_tokens, double mem_ut
                  : mm->shared >= 0 ? r->sys->memories[mm->shared].capacity_bytes : mm->capacity_bytes;
     c->mem_bytes = cap;
     c->replicas = (int)dp;
+    for (int k = 0; k < r->sys->n_dev; k++) { /* a host to swap to: a CPU linked to the primary device */
+        int l = r->sys->dev[k].cls == HW_CPU && k != r->dev ? hw_link_between(r->sys, r->dev, k) : -1;
+        if (l >= 0 && r->sys->link[l].bandwidth_Bps > c->swap_Bps)
+            c->swap_Bps = r->sys->link[l].bandwidth_Bps;
+    }
+    c->xfer_Bps = r->sys->topo.n_level ? r->sys->topo.level[0].bandwidth_Bps : 0;
     if (!(c->kv_token_bytes > 0))
         return dse_err_set(e, DSE_EINPUT, m->path, NULL, "%s keeps no KV cache: nothing to serve", m->name);
     double room = cap * mem_util - c->weight_bytes - c->act_bytes;

@@ -17,6 +17,7 @@
 #include <string.h>
 
 const char *const serve_sched_names[SCHED_COUNT + 1] = {"static", "continuous", "chunked", "inflight", NULL};
+const char *const serve_preempt_names[PREEMPT_COUNT + 1] = {"recompute", "swap", NULL};
 
 struct rs {                /* a request's state */
     double t_first, t_done;
@@ -25,7 +26,10 @@ struct rs {                /* a request's state */
     int64_t ctx;           /* tokens in its KV cache */
     int64_t blocks;
     int32_t gen;           /* tokens generated */
-    int decoding;          /* its prefill done: each iteration decodes it */
+    int decoding;          /* 0 prefilling, 1 decoding, 2 admitted with its cache resident: decodes from the
+                              next iteration */
+    int resident;          /* waiting with its KV cache computed: swapped out, or sent by a prefill replica */
+    int swapped;           /* of those, in host memory: copied back on admission */
 };
 
 struct sim {
@@ -40,7 +44,7 @@ struct sim {
     int64_t free_blocks, total_blocks;
     double t, energy_J, kv_area, t_start;
     int64_t preemptions, iterations, dec_iters, dec_seqs, done;
-    double kv_peak;
+    double kv_peak, swap_bytes; /* swap_bytes: copied to or from the host since the last iteration */
     struct serve_result *res;
 };
 
@@ -97,9 +101,13 @@ static void sample(struct sim *s)
     r->timeline[r->n_timeline++] = (struct serve_sample){s->t, use, (int)s->nrun};
 }
 
-/* One iteration of dt: the clock, energy, KV use. */
+/* One iteration of dt (and the swaps it waited for): the clock, energy, KV use. */
 static void advance(struct sim *s, double dt, double J)
 {
+    if (s->swap_bytes > 0) { /* the runtime swaps before the iteration runs */
+        dt += s->swap_bytes / s->c->swap_Bps;
+        s->swap_bytes = 0;
+    }
     double used = (double)(s->total_blocks - s->free_blocks) / (double)s->total_blocks;
     s->kv_area += used * dt;
     if (used > s->kv_peak)
@@ -136,11 +144,37 @@ static void preempt(struct sim *s, int64_t k)
 {
     struct rs *q = &s->st[k];
     s->free_blocks += q->blocks;
-    q->blocks = q->ctx = q->pre_done = 0;
-    q->pre_total = s->req[s->ids[k]].prompt + q->gen;
-    q->decoding = 0;
+    q->blocks = 0;
     s->preemptions++;
+    if (s->cfg->preempt == PREEMPT_SWAP && q->decoding) { /* its cache to the host, kept */
+        s->swap_bytes += (double)q->ctx * s->c->kv_token_bytes;
+        q->resident = q->swapped = 1;
+        q->decoding = 0;
+    } else { /* recompute: prefilled again over the prompt and what it generated */
+        q->ctx = q->pre_done = 0;
+        q->pre_total = s->req[s->ids[k]].prompt + q->gen;
+        q->decoding = q->resident = q->swapped = 0;
+    }
     wait_push_front(s, k);
+}
+
+/* Admits waiting request k whose cache is resident: blocks for it and the next token, a swapped one's
+ * copied back. It decodes from the next iteration (decoding 2). Returns -1 when the blocks are not free. */
+static int admit_resident(struct sim *s, int64_t k)
+{
+    struct rs *q = &s->st[k];
+    int64_t need = blocks_for(s, q->ctx + 1);
+    if (need > s->free_blocks)
+        return -1;
+    s->free_blocks -= need;
+    q->blocks = need;
+    if (q->swapped)
+        s->swap_bytes += (double)q->ctx * s->c->kv_token_bytes;
+    q->resident = q->swapped = 0;
+    q->decoding = 2;
+    wait_pop(s);
+    s->run[s->nrun++] = k;
+    return 0;
 }
 
 /* The decoding sequences' blocks for their next token, preempting from the back of the running list
@@ -151,7 +185,7 @@ static int64_t reserve_decode(struct sim *s)
         int64_t need = 0, ndec = 0;
         for (int64_t i = 0; i < s->nrun; i++) {
             const struct rs *q = &s->st[s->run[i]];
-            if (q->decoding) {
+            if (q->decoding == 1) {
                 ndec++;
                 need += blocks_for(s, q->ctx + 1) - q->blocks;
             }
@@ -188,6 +222,11 @@ static void run_dynamic(struct sim *s)
             while (s->wn && s->nrun < cfg->max_batch) {
                 int64_t k = s->wait[s->wh];
                 struct rs *q = &s->st[k];
+                if (q->resident) { /* no prefill: its cache back, decoding with the others */
+                    if (admit_resident(s, k))
+                        break;
+                    continue;
+                }
                 int64_t qn = q->pre_total, need = blocks_for(s, qn + 1);
                 if ((qn > budget && s->nrun > first) || need > s->free_blocks)
                     break;
@@ -201,13 +240,18 @@ static void run_dynamic(struct sim *s)
                 L += 1;
                 s->run[s->nrun++] = k;
             }
-            if (s->nrun > first) {
+            if (N > 0) {
                 double J, dt = serve_iter_s(s->c, N, L, 0, P, &J);
                 advance(s, dt, J);
                 int64_t w = first;
                 for (int64_t i = first; i < s->nrun; i++) {
                     int64_t k = s->run[i];
                     struct rs *q = &s->st[k];
+                    if (q->decoding == 2) { /* a resident one: decodes from the next iteration */
+                        q->decoding = 1;
+                        s->run[w++] = k;
+                        continue;
+                    }
                     q->ctx = q->pre_total;
                     q->decoding = 1;
                     if (!emit(s, k))
@@ -217,12 +261,14 @@ static void run_dynamic(struct sim *s)
                 sample(s);
                 continue;
             }
+            for (int64_t i = first; i < s->nrun; i++) /* only resident ones came in: they decode now */
+                s->st[s->run[i]].decoding = 1;
         }
         /* a decode step of every decoding sequence (chunked: and prefill chunks in what is left) */
         ndec = reserve_decode(s);
         for (int64_t i = 0; i < s->nrun; i++) {
             struct rs *q = &s->st[s->run[i]];
-            if (q->decoding)
+            if (q->decoding == 1)
                 C += (double)(q->ctx - 1); /* keys beyond the cost's 1-token cache (serve.h) */
         }
         N = L = (double)ndec;
@@ -238,6 +284,12 @@ static void run_dynamic(struct sim *s)
                     if (s->nrun >= cfg->max_batch)
                         break;
                     k = s->wait[s->wh];
+                    if (s->st[k].resident) { /* no prefill: it decodes from the next iteration */
+                        if (admit_resident(s, k))
+                            break;
+                        i = s->nrun - 1;
+                        continue;
+                    }
                 }
                 struct rs *q = &s->st[k];
                 int64_t ch = q->pre_total - q->pre_done;
@@ -263,6 +315,11 @@ static void run_dynamic(struct sim *s)
                     L += 1;
             }
         }
+        if (N == 0 && s->nrun && s->st[s->run[s->nrun - 1]].decoding == 2) { /* only resident ones came in */
+            for (int64_t i = 0; i < s->nrun; i++)
+                s->st[s->run[i]].decoding = s->st[s->run[i]].decoding == 2 ? 1 : s->st[s->run[i]].decoding;
+            continue;
+        }
         if (N == 0) { /* nothing can run: partial prefills hold the blocks a chunk needs; the last gives way */
             if (s->nrun > 1)
                 preempt(s, s->run[--s->nrun]);
@@ -283,7 +340,9 @@ static void run_dynamic(struct sim *s)
             int64_t k = s->run[i];
             struct rs *q = &s->st[k];
             int gone = 0;
-            if (q->decoding) { /* decoded: its token's KV appended (the blocks reserve_decode found) */
+            if (q->decoding == 2) { /* admitted resident this iteration: decodes from the next */
+                q->decoding = 1;
+            } else if (q->decoding) { /* decoded: its token's KV appended (the blocks reserve_decode found) */
                 int64_t need = blocks_for(s, q->ctx + 1) - q->blocks;
                 s->free_blocks -= need;
                 q->blocks += need;
@@ -381,6 +440,107 @@ void serve_result_free(struct serve_result *res)
     memset(res, 0, sizeof *res);
 }
 
+/* What the replicas' runs add up to. */
+struct pool_acc {
+    double t_end, kv_area, span_area, kv_peak, dyn_J;
+    int64_t dec_iters, dec_seqs, preemptions, iterations;
+};
+
+/* Runs req[0..n) (by arrival) on R replicas, request i on replica i mod R, each with its own clock and
+ * KV cache; t_first[i], t_done[i] receive each request's times. resident:
+ * the requests arrive with their prompt's cache (a decode pool's), their first token already emitted. The
+ * timeline (res, may be NULL) is the first replica's. */
+static void run_pool(struct sim *s, const struct serve_cost *c, const struct serve_cfg *cfg, const struct serve_req *req,
+                     int64_t n, int R, int resident, int64_t *ids, double *t_first, double *t_done,
+                     struct serve_result *res, struct pool_acc *acc)
+{
+    int64_t total_blocks = (int64_t)floor(c->kv_capacity_tokens / cfg->block_tokens);
+    for (int r = 0; r < R; r++) {
+        int64_t m = 0;
+        for (int64_t i = r; i < n; i += R)
+            ids[m++] = i;
+        if (!m)
+            continue;
+        memset(s->st, 0, sizeof *s->st * (size_t)m);
+        for (int64_t k = 0; k < m; k++) {
+            struct rs *q = &s->st[k];
+            q->pre_total = req[ids[k]].prompt;
+            if (resident) {
+                q->pre_done = q->ctx = q->pre_total;
+                q->gen = 1;
+                q->resident = 1;
+            }
+        }
+        s->c = c;
+        s->cfg = cfg;
+        s->req = req;
+        s->ids = ids;
+        s->n = m;
+        s->wh = s->wn = s->nrun = 0;
+        s->total_blocks = s->free_blocks = total_blocks;
+        s->t = s->t_start = req[ids[0]].arrival_s;
+        s->energy_J = s->kv_area = s->kv_peak = s->swap_bytes = 0;
+        s->done = s->preemptions = s->iterations = s->dec_iters = s->dec_seqs = 0;
+        s->res = r == 0 ? res : NULL; /* the timeline is the first replica's */
+        if (cfg->sched == SCHED_STATIC)
+            run_static(s);
+        else
+            run_dynamic(s);
+        for (int64_t k = 0; k < m; k++) {
+            t_first[ids[k]] = s->st[k].t_first;
+            t_done[ids[k]] = s->st[k].t_done;
+        }
+        if (s->t > acc->t_end)
+            acc->t_end = s->t;
+        acc->kv_area += s->kv_area;
+        acc->span_area += s->t - s->t_start;
+        if (s->kv_peak > acc->kv_peak)
+            acc->kv_peak = s->kv_peak;
+        acc->dyn_J += s->energy_J;
+        acc->dec_iters += s->dec_iters;
+        acc->dec_seqs += s->dec_seqs;
+        acc->preemptions += s->preemptions;
+        acc->iterations += s->iterations;
+    }
+}
+
+/* Orders request indices by when their cache reaches a decode replica (first token + transfer), ties by
+ * index: insertion into a sorted run where prefill order mostly holds, else a merge sort. */
+struct sort_ctx {
+    const double *t_first;
+    const struct serve_req *req;
+    double s_per_token; /* the KV cache's transfer time per prompt token */
+};
+
+static double ready_at(const struct sort_ctx *c, int64_t k) { return c->t_first[k] + c->req[k].prompt * c->s_per_token; }
+
+static void sort_by_arrival(int64_t *v, int64_t n, const struct sort_ctx *c)
+{
+    int64_t *tmp = malloc(sizeof *tmp * (size_t)n);
+    if (!tmp) { /* out of memory: insertion sort, slow but correct */
+        for (int64_t i = 1; i < n; i++)
+            for (int64_t j = i; j > 0 && ready_at(c, v[j]) < ready_at(c, v[j - 1]); j--) {
+                int64_t t = v[j];
+                v[j] = v[j - 1];
+                v[j - 1] = t;
+            }
+        return;
+    }
+    for (int64_t w = 1; w < n; w *= 2) { /* bottom-up merge sort: stable */
+        for (int64_t lo = 0; lo < n; lo += 2 * w) {
+            int64_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n, a = lo, b = mid, k = lo;
+            while (a < mid && b < hi)
+                tmp[k++] = ready_at(c, v[b]) < ready_at(c, v[a]) ? v[b++] : v[a++];
+            while (a < mid)
+                tmp[k++] = v[a++];
+            while (b < hi)
+                tmp[k++] = v[b++];
+        }
+        memcpy(v, tmp, sizeof *v * (size_t)n);
+    }
+    free(tmp);
+}
+
 int serve_run(const struct serve_cost *c, const struct serve_cfg *cfg, const struct serve_req *req, int64_t n,
               int keep_all, struct serve_result *res, struct dse_err *e)
 {
@@ -407,19 +567,31 @@ int serve_run(const struct serve_cost *c, const struct serve_cfg *cfg, const str
                                "(max batched tokens; chunked prefill splits it)", (long long)i + 1, q->prompt,
                                (long long)cfg->max_batched_tokens);
     }
-    int R = c->replicas > 0 ? c->replicas : 1;
-    int64_t per = (n + R - 1) / R;
+    int R = c->replicas > 0 ? c->replicas : 1, P = cfg->prefill_replicas;
+    if (P < 0 || (P > 0 && (P >= R || cfg->sched == SCHED_STATIC)))
+        return dse_err_set(e, DSE_EINPUT, NULL, NULL, "disaggregation: %d prefill replicas of %d (at least one must "
+                           "decode; static batching cannot split)", P, R);
+    if (P > 0 && !(c->xfer_Bps > 0))
+        return dse_err_set(e, DSE_EINPUT, NULL, NULL, "disaggregation sends the KV cache between replicas: the system "
+                           "has no topology to send it over");
+    if (cfg->preempt == PREEMPT_SWAP && !(c->swap_Bps > 0))
+        return dse_err_set(e, DSE_EINPUT, NULL, NULL, "swap preemption copies caches to the host: the system has no "
+                           "CPU linked to the device");
     struct sim s;
     memset(&s, 0, sizeof s);
-    s.st = malloc(sizeof *s.st * (size_t)per);
-    s.wait = malloc(sizeof *s.wait * (size_t)per);
-    s.run = malloc(sizeof *s.run * (size_t)per);
-    int64_t *ids = malloc(sizeof *ids * (size_t)per);
+    s.st = malloc(sizeof *s.st * (size_t)n);
+    s.wait = malloc(sizeof *s.wait * (size_t)n);
+    s.run = malloc(sizeof *s.run * (size_t)n);
+    int64_t *ids = malloc(sizeof *ids * (size_t)n);
     double *ttft = malloc(sizeof *ttft * (size_t)n), *tpot = malloc(sizeof *tpot * (size_t)n),
-           *e2e = malloc(sizeof *e2e * (size_t)n);
+           *e2e = malloc(sizeof *e2e * (size_t)n), *tf = malloc(sizeof *tf * (size_t)n),
+           *td = malloc(sizeof *td * (size_t)n);
+    struct serve_req *dreq = P ? malloc(sizeof *dreq * (size_t)n) : NULL;
+    int64_t *order = P ? malloc(sizeof *order * (size_t)n) : NULL;
     if (cfg->timeline > 0)
         res->timeline = malloc(sizeof *res->timeline * (size_t)cfg->timeline);
-    if (!s.st || !s.wait || !s.run || !ids || !ttft || !tpot || !e2e || (cfg->timeline > 0 && !res->timeline)) {
+    if (!s.st || !s.wait || !s.run || !ids || !ttft || !tpot || !e2e || !tf || !td || (P && (!dreq || !order)) ||
+        (cfg->timeline > 0 && !res->timeline)) {
         free(s.st);
         free(s.wait);
         free(s.run);
@@ -427,60 +599,59 @@ int serve_run(const struct serve_cost *c, const struct serve_cfg *cfg, const str
         free(ttft);
         free(tpot);
         free(e2e);
+        free(tf);
+        free(td);
+        free(dreq);
+        free(order);
         serve_result_free(res);
         return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
     }
-    int64_t nt = 0, np = 0, ok = 0, out_tokens = 0;
-    double t_end = 0, kv_area = 0, span_area = 0, kv_peak = 0, dyn_J = 0;
-    int64_t dec_iters = 0, dec_seqs = 0;
-    for (int r = 0; r < R; r++) {
-        int64_t m = 0;
-        for (int64_t i = r; i < n; i += R)
-            ids[m++] = i;
-        if (!m)
-            continue;
-        memset(s.st, 0, sizeof *s.st * (size_t)m);
-        for (int64_t k = 0; k < m; k++)
-            s.st[k].pre_total = req[ids[k]].prompt;
-        s.c = c;
-        s.cfg = cfg;
-        s.req = req;
-        s.ids = ids;
-        s.n = m;
-        s.wh = s.wn = s.nrun = 0;
-        s.total_blocks = s.free_blocks = total_blocks;
-        s.t = s.t_start = req[ids[0]].arrival_s;
-        s.energy_J = s.kv_area = s.kv_peak = 0;
-        s.done = 0;
-        s.res = r == 0 ? res : NULL; /* the timeline is replica 0's */
-        if (cfg->sched == SCHED_STATIC)
-            run_static(&s);
-        else
-            run_dynamic(&s);
-        for (int64_t k = 0; k < m; k++) {
-            const struct rs *q = &s.st[k];
-            const struct serve_req *rq = &req[ids[k]];
-            double a = q->t_first - rq->arrival_s, d = q->t_done - rq->arrival_s, tp = NAN;
-            ttft[nt] = a;
-            e2e[nt++] = d;
-            out_tokens += rq->output;
-            if (rq->output > 1)
-                tpot[np++] = tp = (q->t_done - q->t_first) / (rq->output - 1);
-            ok += (!(cfg->slo_ttft_s > 0) || a <= cfg->slo_ttft_s) && (!(cfg->slo_e2e_s > 0) || d <= cfg->slo_e2e_s) &&
-                  (!(cfg->slo_tpot_s > 0) || isnan(tp) || tp <= cfg->slo_tpot_s);
+    struct pool_acc acc;
+    memset(&acc, 0, sizeof acc);
+    if (!P) {
+        run_pool(&s, c, cfg, req, n, R, 0, ids, tf, td, res, &acc);
+    } else { /* prefill replicas emit each first token; decode replicas take the cache after its transfer */
+        struct serve_req *pre = dreq;
+        for (int64_t i = 0; i < n; i++)
+            pre[i] = (struct serve_req){req[i].arrival_s, req[i].prompt, 1};
+        run_pool(&s, c, cfg, pre, n, P, 0, ids, tf, td, res, &acc);
+        int64_t n2 = 0; /* requests of one output token are done at their prefill */
+        for (int64_t i = 0; i < n; i++)
+            if (req[i].output > 1)
+                order[n2++] = i;
+        struct sort_ctx sc = {tf, req, c->kv_token_bytes / c->xfer_Bps};
+        sort_by_arrival(order, n2, &sc);
+        for (int64_t i = 0; i < n2; i++) {
+            int64_t k = order[i];
+            dreq[i] = (struct serve_req){ready_at(&sc, k), req[k].prompt, req[k].output};
         }
-        if (s.t > t_end)
-            t_end = s.t;
-        kv_area += s.kv_area;
-        span_area += s.t - s.t_start;
-        if (s.kv_peak > kv_peak)
-            kv_peak = s.kv_peak;
-        dyn_J += s.energy_J;
-        dec_iters += s.dec_iters;
-        dec_seqs += s.dec_seqs;
-        res->preemptions += s.preemptions;
-        res->iterations += s.iterations;
+        double *tf2 = ttft, *td2 = e2e; /* scratch: the decode pool's times, by position in order */
+        if (n2)
+            run_pool(&s, c, cfg, dreq, n2, R - P, 1, ids, tf2, td2, NULL, &acc);
+        for (int64_t i = 0; i < n2; i++)
+            td[order[i]] = td2[i];
     }
+    int64_t nt = 0, np = 0, ok = 0, out_tokens = 0;
+    for (int64_t i = 0; i < n; i++) {
+        const struct serve_req *rq = &req[i];
+        double a = tf[i] - rq->arrival_s, d = td[i] - rq->arrival_s, tp = NAN;
+        ttft[nt] = a;
+        e2e[nt++] = d;
+        out_tokens += rq->output;
+        if (rq->output > 1)
+            tpot[np++] = tp = (td[i] - tf[i]) / (rq->output - 1);
+        ok += (!(cfg->slo_ttft_s > 0) || a <= cfg->slo_ttft_s) && (!(cfg->slo_e2e_s > 0) || d <= cfg->slo_e2e_s) &&
+              (!(cfg->slo_tpot_s > 0) || isnan(tp) || tp <= cfg->slo_tpot_s);
+    }
+    free(tf);
+    free(td);
+    free(dreq);
+    free(order);
+    double t_end = acc.t_end, kv_area = acc.kv_area, span_area = acc.span_area, kv_peak = acc.kv_peak,
+           dyn_J = acc.dyn_J;
+    int64_t dec_iters = acc.dec_iters, dec_seqs = acc.dec_seqs;
+    res->preemptions = acc.preemptions;
+    res->iterations = acc.iterations;
     res->requests = n;
     res->completed = nt;
     res->output_tokens = out_tokens;

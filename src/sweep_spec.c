@@ -102,7 +102,8 @@ static int load_serving(struct ju *j, const cJSON *o, const char *spec_path, uns
 {
     static const char *const keys[] = {"rate",  "requests",  "seed",     "arrival",   "burstiness",         "lengths",
                                        "prompt_dist", "output_dist", "scheduler", "max_batch", "max_batched_tokens",
-                                       "block_size",  "mem_util",  "slo",      "note",      NULL};
+                                       "block_size",  "mem_util",  "slo",      "preemption", "prefill_replicas",
+                                       "note",        NULL};
     static const char *const arrivals[] = {"poisson", "gamma", "offline", "constant", NULL};
     static const enum serve_arrival akind[] = {SA_POISSON, SA_GAMMA, SA_OFFLINE, SA_CONSTANT};
     struct sw_serving *sv = &w->serving;
@@ -134,6 +135,13 @@ static int load_serving(struct ju *j, const cJSON *o, const char *spec_path, uns
         (rc = ju_int(j, o, "max_batched_tokens", JU_OPT, 1, 1 << 22, &mbt)) ||
         (rc = ju_int(j, o, "block_size", JU_OPT, 1, 1 << 16, &bs)))
         goto out;
+    int pk = 0;
+    long long prr = 0;
+    if ((rc = ju_enum(j, o, "preemption", JU_OPT, serve_preempt_names, &pk)) ||
+        (rc = ju_int(j, o, "prefill_replicas", JU_OPT, 1, 4096, &prr)))
+        goto out;
+    sv->cfg.preempt = (enum serve_preempt)pk;
+    sv->cfg.prefill_replicas = (int)prr;
     sv->cfg.max_batch = (int)mb;
     sv->cfg.max_batched_tokens = mbt;
     sv->cfg.block_tokens = sv->cfg.sched == SCHED_STATIC ? 1 : (int)bs;

@@ -122,6 +122,69 @@ START_TEST(continuous_preemption)
 }
 END_TEST
 
+START_TEST(swap_preemption)
+{
+    /* continuous_preemption's two requests with swap: the preempted one's cache of 5 tokens (1 B each
+     * here) goes to the host at 1000 B/s (5 ms, paid by the iteration after it), and comes back (5 ms
+     * more) when 6 blocks are free, after the first finishes; then it decodes on (caches 5, 6, 7): no
+     * prefill again. 8 iterations, 1 preemption. */
+    struct serve_cost c = synth(10);
+    c.swap_Bps = 1000;
+    struct serve_cfg g = cfg_of(SCHED_CONTINUOUS, 8192, 1);
+    g.preempt = PREEMPT_SWAP;
+    struct serve_req r[2] = {{0, 4, 5}, {0, 4, 5}};
+    struct serve_result res;
+    struct dse_err e;
+    ck_assert_int_eq(serve_run(&c, &g, r, 2, 1, &res, &e), DSE_OK);
+    double t1 = A + 7 * B + 2 * L0 + 20 * Q, sw = 5 / 1000.0;
+    double d1 = t1 + (A + B + 2 * L0 + 6 * D) + (A + L0 + 4 * D + sw) + (A + L0 + 5 * D) + (A + L0 + 6 * D);
+    double d2 = d1 + (A + L0 + 4 * D + sw) + (A + L0 + 5 * D) + (A + L0 + 6 * D);
+    ck_assert_int_eq(res.preemptions, 1);
+    ck_assert_int_eq(res.iterations, 8);
+    ck_assert_double_eq_tol(res.e2e_all[0], d1, 1e-12);
+    ck_assert_double_eq_tol(res.e2e_all[1], d2, 1e-12);
+    serve_result_free(&res);
+    /* without a host link there is nowhere to swap to */
+    c.swap_Bps = 0;
+    ck_assert_int_eq(serve_run(&c, &g, r, 2, 0, &res, &e), DSE_EINPUT);
+    ck_assert_msg(strstr(e.msg, "swap preemption copies caches to the host"), "%s", e.msg);
+}
+END_TEST
+
+START_TEST(disaggregation)
+{
+    /* 2 replicas, 1 prefilling and 1 decoding: prompt 100, output 4. The prefill replica emits the first
+     * token (continuous_one_request's TTFT); the cache, 100 tokens of 1 B at 1000 B/s (0.1 s), reaches
+     * the decode replica, which decodes over caches of 100, 101, 102 tokens */
+    struct serve_cost c = synth(1e6);
+    c.replicas = 2;
+    c.xfer_Bps = 1000;
+    struct serve_cfg g = cfg_of(SCHED_CONTINUOUS, 8192, 16);
+    g.prefill_replicas = 1;
+    struct serve_req r = {0, 100, 4};
+    struct serve_result res;
+    struct dse_err e;
+    ck_assert_int_eq(serve_run(&c, &g, &r, 1, 1, &res, &e), DSE_OK);
+    double ttft = A + 99 * B + L0 + 5050 * Q, e2e = ttft + 0.1 + 3 * (A + L0) + (99 + 100 + 101) * D;
+    ck_assert_double_eq_tol(res.ttft_s.p50, ttft, 1e-12);
+    ck_assert_double_eq_tol(res.e2e_s.p50, e2e, 1e-12);
+    ck_assert_double_eq_tol(res.tpot_s.p50, (e2e - ttft) / 3, 1e-12);
+    serve_result_free(&res);
+    /* a request of one output token is done at its prefill */
+    struct serve_req one = {0, 100, 1};
+    ck_assert_int_eq(serve_run(&c, &g, &one, 1, 0, &res, &e), DSE_OK);
+    ck_assert_double_eq_tol(res.e2e_s.p50, ttft, 1e-12);
+    serve_result_free(&res);
+    /* every replica prefilling leaves none to decode; no topology, nothing to send the cache over */
+    g.prefill_replicas = 2;
+    ck_assert_int_eq(serve_run(&c, &g, &r, 1, 0, &res, &e), DSE_EINPUT);
+    g.prefill_replicas = 1;
+    c.xfer_Bps = 0;
+    ck_assert_int_eq(serve_run(&c, &g, &r, 1, 0, &res, &e), DSE_EINPUT);
+    ck_assert_msg(strstr(e.msg, "no topology to send it over"), "%s", e.msg);
+}
+END_TEST
+
 START_TEST(chunked_prefill)
 {
     /* prompt 10, output 2, a budget of 4 tokens: chunks 4, 4, 2 (pairs 0 x 4 + 10, 4 x 4 + 10, 8 x 2 + 3),
@@ -344,6 +407,8 @@ Suite *make_serve_suite(void)
     tcase_add_test(t, iteration_cost);
     tcase_add_test(t, continuous_one_request);
     tcase_add_test(t, continuous_preemption);
+    tcase_add_test(t, swap_preemption);
+    tcase_add_test(t, disaggregation);
     tcase_add_test(t, chunked_prefill);
     tcase_add_test(t, static_batches);
     tcase_add_test(t, replicas_and_percentiles);

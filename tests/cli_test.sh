@@ -1736,6 +1736,9 @@ if command -v gnuplot >/dev/null 2>&1; then
 else
     skip serve-plots "gnuplot not found"
 fi
+expect_ok_has serve-swap "sequences preempted for KV blocks (swapped to the host)" serve --hw aws-inferentia2 --workload llama-3.2-1b --rate 20 --requests 1500 --lengths models/traces/azure-conv-2023.csv --mem-util 0.16 --preemption swap
+expect_ok_has serve-disaggregated "disaggregated: 1 replica prefill, 3 decode" serve --hw nvidia-dgx-h100 --workload llama-3.1-8b --tp 2 --rate 30 --requests 1000 --lengths models/traces/azure-conv-2023.csv --prefill-replicas 1
+expect_fail serve-swap-no-host 2 "swap preemption copies caches to the host: the system has no CPU linked to the device" serve --hw nvidia-h100-sxm5-80gb --workload llama-3.2-1b --rate 4 --requests 20 --preemption swap
 expect_fail serve-negative-rate 2 "--rate: expected a number in (0, 1e+09], got '-3'" serve --hw nvidia-h100-sxm5-80gb --workload llama-3.2-1b --rate -3
 expect_fail serve-empty-trace 2 "bad-serve-trace-empty.csv: no requests after the header" serve --hw nvidia-h100-sxm5-80gb --workload llama-3.2-1b --trace "$D/bad-serve-trace-empty.csv"
 expect_fail serve-unsorted-trace 2 "bad-serve-trace-unsorted.csv: line 5: arrival_s 0.5 is earlier than the line before" serve --hw nvidia-h100-sxm5-80gb --workload llama-3.2-1b --trace "$D/bad-serve-trace-unsorted.csv"
