@@ -3,7 +3,8 @@
 #
 # Usage: sh fuzz/run.sh [seconds] [target...]      or: FUZZ_RUNS=10000000 sh fuzz/run.sh 0 [target...]
 #   seconds  run time per target (default: $FUZZ_SECONDS, else 60)
-#   target   hwdesc workload topo prec suite sweep scalesim software errbars published multi (default: all eleven)
+#   target   hwdesc workload topo prec suite sweep scalesim software errbars published multi trace serving
+#            (default: all thirteen)
 # Needs clang with libFuzzer (Debian/Ubuntu: apt-get install clang libclang-rt-14-dev), libcjson
 # and a configured tree (config.h at the repository root: ./configure). Binaries go to fuzz/build/,
 # corpora to fuzz/corpus-<target>/ (both git-ignored); a crashing input is saved as
@@ -18,7 +19,7 @@ case ${1:-} in
 '' | *[!0-9]*) ;;
 *) secs=$1; shift ;;
 esac
-targets=${*:-hwdesc workload topo prec suite sweep scalesim software errbars published multi}
+targets=${*:-hwdesc workload topo prec suite sweep scalesim software errbars published multi trace serving}
 # FUZZ_RUNS=N: run each target for N executions instead of a time (the 10 M campaigns of fuzz/README.md).
 limit="-max_total_time=$secs"
 [ -n "${FUZZ_RUNS:-}" ] && limit="-runs=$FUZZ_RUNS"
@@ -43,11 +44,13 @@ sweep_srcs="src/err.c src/jsonu.c src/prec.c src/hw.c src/hw_load.c src/hw_memte
       src/wl_load.c src/wl_build.c src/wl_transformer.c src/wl_cnn.c src/model.c src/model_roofline.c
       src/model_systolic.c src/model_gpu.c src/model_cpu.c src/model_npu.c src/eval.c src/metric.c
       src/pass.c src/pass_load.c src/errbar.c src/sweep.c src/sweep_spec.c src/kern_prec.c src/par_coll.c src/par_layout.c
-      src/eval_par.c src/eval_train.c"
+      src/eval_par.c src/eval_train.c src/serve_trace.c src/serve_cost.c src/serve_sim.c"
 # The published corpus's loader links the prediction code beside it (and GSL's fit).
 published_srcs="$sweep_srcs src/validate_published.c src/validate_suite.c src/validate.c src/kern_gemm.c src/kern_nn.c"
 # The multi-device corpus's loader and predictions (validate_multi.c) sit beside the published one.
 multi_srcs="$published_srcs src/validate_multi.c"
+# The serving corpus's loader and its simulation (validate_serving.c) sit beside the multi-device one.
+serving_srcs="$multi_srcs src/validate_serving.c"
 cflags="-g -O1 -std=c11 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
         -fno-omit-frame-pointer -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -I src -I ."
 
@@ -65,9 +68,9 @@ seed() { # seed CORPUS_DIR FILE... : copies the files that exist
 
 for t in $targets; do
     case $t in
-    hwdesc | workload | topo | prec | suite | sweep | scalesim | software | errbars | published | multi) ;;
+    hwdesc | workload | topo | prec | suite | sweep | scalesim | software | errbars | published | multi | trace | serving) ;;
     *)
-        echo "run.sh: unknown target '$t' (hwdesc workload topo prec suite sweep scalesim software errbars published multi)" >&2
+        echo "run.sh: unknown target '$t' (hwdesc workload topo prec suite sweep scalesim software errbars published multi trace serving)" >&2
         exit 2
         ;;
     esac
@@ -79,11 +82,13 @@ for t in $targets; do
     bin=$build/fuzz_$t
     echo "== $t: building $bin"
     t_srcs=$srcs
-    [ "$t" = sweep ] && t_srcs=$sweep_srcs
+    [ "$t" = sweep ] && t_srcs="$sweep_srcs $(pkg-config --cflags --libs gsl 2>/dev/null || echo -lgsl -lgslcblas)"
     [ "$t" = software ] && t_srcs="$srcs src/pass_load.c"
     [ "$t" = errbars ] && t_srcs="$srcs src/errbar.c"
     [ "$t" = published ] && t_srcs="$published_srcs $(pkg-config --cflags --libs gsl 2>/dev/null || echo -lgsl -lgslcblas)"
     [ "$t" = multi ] && t_srcs="$multi_srcs $(pkg-config --cflags --libs gsl 2>/dev/null || echo -lgsl -lgslcblas)"
+    [ "$t" = serving ] && t_srcs="$serving_srcs $(pkg-config --cflags --libs gsl 2>/dev/null || echo -lgsl -lgslcblas)"
+    [ "$t" = trace ] && t_srcs="src/err.c src/jsonu.c src/serve_trace.c $(pkg-config --cflags --libs gsl 2>/dev/null || echo -lgsl -lgslcblas)"
     # shellcheck disable=SC2086
     extra="" # scalesim: the .cfg loader and the systolic tier (with the class table it links)
     [ "$t" = scalesim ] && extra="-DMODEL_SA_MAX_STEPS=2e4 src/hw_scalesim.c src/model.c src/model_roofline.c
@@ -107,6 +112,8 @@ $t: BUILD FAILED"
     errbars) seed "$corpus" validate/published/error-bars.json tests/data/*error-bars*.json ;;
     published) seed "$corpus" validate/published/*.csv tests/data/published/*.csv ;;
     multi) seed "$corpus" validate/published/multi-device/*.csv tests/data/*multi-device*.csv ;;
+    serving) seed "$corpus" validate/published/serving/*.csv ;;
+    trace) seed "$corpus" tests/data/*serve-trace*.csv ;;
     scalesim) # a GEMM of 128 x 512 x 256 first (two bytes per dimension, less one)
         for f in validate/scalesim/cfg/*.cfg bench/*.cfg; do
             [ -f "$f" ] && { printf '\177\000\377\001\377\000'; cat "$f"; } >"$corpus/seed-$(basename "$f")"

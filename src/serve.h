@@ -39,6 +39,9 @@ int serve_dist_parse(const char *opt, const char *s, struct serve_dist *d, struc
  * non-decreasing, tokens positive integers; at most max rows): *out malloc'd. Errors name the file
  * and line. */
 int serve_trace_load(const char *path, int64_t max, struct serve_req **out, int64_t *n, struct dse_err *e);
+/* The same from text[0..size) named path (the fuzz target's entry). */
+int serve_trace_load_buf(const char *text, size_t size, const char *path, int64_t max, struct serve_req **out,
+                         int64_t *n, struct dse_err *e);
 /* n requests: arrivals of the process at rate (requests/s; unused offline), lengths drawn from the
  * distributions, or jointly from lengths[0..n_lengths) when given (a trace's rows); seeded (GSL's
  * mt19937). *out malloc'd. */

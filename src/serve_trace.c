@@ -2,6 +2,8 @@
  * arrival processes, and trace files. */
 #include "serve.h"
 
+#include "jsonu.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -13,6 +15,7 @@
 
 #define TRACE_MAX_TOKENS 10000000 /* a request longer than any model's context */
 #define TRACE_LINE 512
+#define TRACE_MAX_BYTES (1u << 30) /* a trace of some 40 M requests */
 
 static int parse_num(const char *s, char **end, double *v)
 {
@@ -51,26 +54,32 @@ int serve_dist_parse(const char *opt, const char *s, struct serve_dist *d, struc
                        s);
 }
 
-int serve_trace_load(const char *path, int64_t max, struct serve_req **out, int64_t *n, struct dse_err *e)
+int serve_trace_load_buf(const char *text, size_t size, const char *path, int64_t max, struct serve_req **out,
+                         int64_t *n, struct dse_err *e)
 {
     *out = NULL;
     *n = 0;
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return dse_err_set(e, DSE_EINPUT, path, NULL, "cannot open: %s", strerror(errno));
     char line[TRACE_LINE];
     int64_t cap = 0, k = 0, ln = 0;
     int rc = DSE_OK, header = 0;
     struct serve_req *v = NULL;
-    while (fgets(line, sizeof line, f)) {
+    for (size_t at = 0; at < size && !rc;) {
+        const char *nl = memchr(text + at, '\n', size - at);
+        size_t len = nl ? (size_t)(nl - (text + at)) : size - at;
         ln++;
-        size_t len = strlen(line);
-        if (len == sizeof line - 1 && line[len - 1] != '\n' && !feof(f)) {
+        if (len >= sizeof line - 1) {
             rc = dse_err_set(e, DSE_EINPUT, path, NULL, "line %lld: longer than %d characters", (long long)ln,
                              TRACE_LINE - 2);
             break;
         }
-        while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+        memcpy(line, text + at, len);
+        line[len] = 0;
+        at += len + (nl != NULL);
+        if (memchr(line, 0, len)) {
+            rc = dse_err_set(e, DSE_EINPUT, path, NULL, "line %lld: a NUL byte (not a text file)", (long long)ln);
+            break;
+        }
+        while (len && line[len - 1] == '\r')
             line[--len] = 0;
         if (line[0] == '#')
             continue;
@@ -122,9 +131,6 @@ int serve_trace_load(const char *path, int64_t max, struct serve_req **out, int6
         }
         v[k++] = (struct serve_req){t, (int32_t)p, (int32_t)o};
     }
-    if (!rc && ferror(f))
-        rc = dse_err_set(e, DSE_EINPUT, path, NULL, "read error");
-    fclose(f);
     if (!rc && !header)
         rc = dse_err_set(e, DSE_EINPUT, path, NULL, "empty: no header arrival_s,prompt_tokens,output_tokens");
     if (!rc && !k)
@@ -136,6 +142,20 @@ int serve_trace_load(const char *path, int64_t max, struct serve_req **out, int6
     *out = v;
     *n = k;
     return DSE_OK;
+}
+
+int serve_trace_load(const char *path, int64_t max, struct serve_req **out, int64_t *n, struct dse_err *e)
+{
+    char *text;
+    size_t len;
+    *out = NULL;
+    *n = 0;
+    int rc = ju_read_file(path, TRACE_MAX_BYTES, &text, &len, e);
+    if (rc)
+        return rc;
+    rc = serve_trace_load_buf(text, len, path, max, out, n, e);
+    free(text);
+    return rc;
 }
 
 static int32_t draw(gsl_rng *g, const struct serve_dist *d)
