@@ -40,6 +40,9 @@ static struct cli_opt serve_opts_proto[] = {
     {"max-batched-tokens", 1, "tokens an iteration runs at most (default: continuous 8192 or the longest prompt, "
                               "chunked 2048, static unlimited)", NULL},
     {"block-size", 1, "tokens per KV cache block (default 16)", NULL},
+    {"admission", 1, "on-demand (KV blocks as a sequence grows; vLLM) or reserve (prompt + output reserved at "
+                     "admission, never preempted; TensorRT-LLM's GUARANTEED_NO_EVICT); default: reserve for inflight, "
+                     "on-demand otherwise", NULL},
     {"preemption", 1, "recompute (default: a preempted sequence is prefilled again) or swap (its cache copied to the "
                       "host over the device's CPU link and back)", NULL},
     {"prefill-replicas", 1, "disaggregation: this many of the --dp replicas prefill, the others decode, the KV cache "
@@ -200,7 +203,7 @@ static void print_human(const struct eval_req *r, const struct serve_cfg *cfg, c
            c->kv_capacity_tokens * c->kv_token_bytes / 1e9, c->mem_bytes / 1e9, c->weight_bytes / 1e9,
            c->act_bytes / 1e9);
     printf("model: iterations costed by dse's analytical model (docs/serving.md)%s; the simulation's held-out MAPE "
-           "against published serving runs is 24 %% on throughput, 25 %% on TTFT/TPOT (dse validate --published "
+           "against published serving runs is 17 %% on throughput, 25 %% on TTFT/TPOT (dse validate --published "
            "--serving)\n",
            d->calib_mape_pct >= 0 ? ", its device calibrated" : ", its device uncalibrated");
     if (capacity >= 0)
@@ -400,6 +403,11 @@ int cmd_serve(int argc, char **argv)
         goto out;
     if (cfg.sched == SCHED_STATIC)
         cfg.block_tokens = 1; /* a static batch reserves its padded length: contiguous, no blocks */
+    const char *adm = cli_get(opts, "admission");
+    if (adm && ((int)(cfg.admit = (enum serve_admit)ju_lookup(serve_admit_names, adm)) <= 0)) {
+        rc = dse_err_set(&e, DSE_EINPUT, NULL, "--admission", "expected on-demand or reserve, got '%s'", adm);
+        goto out;
+    }
     const char *pre = cli_get(opts, "preemption");
     if (pre && (int)(cfg.preempt = (enum serve_preempt)ju_lookup(serve_preempt_names, pre)) < 0) {
         rc = dse_err_set(&e, DSE_EINPUT, NULL, "--preemption", "expected recompute or swap, got '%s'", pre);

@@ -98,9 +98,16 @@ extern const char *const serve_sched_names[SCHED_COUNT + 1];
 enum serve_preempt { PREEMPT_RECOMPUTE, PREEMPT_SWAP, PREEMPT_COUNT };
 extern const char *const serve_preempt_names[PREEMPT_COUNT + 1];
 
+/* How KV blocks are granted: on demand (vLLM: as a sequence grows, preempting when short) or reserved
+ * whole at admission for prompt + output (TensorRT-LLM's default GUARANTEED_NO_EVICT: never preempted);
+ * the default is the scheduler's (reserve for inflight, on demand otherwise). */
+enum serve_admit { ADMIT_DEFAULT, ADMIT_ON_DEMAND, ADMIT_RESERVE, ADMIT_COUNT };
+extern const char *const serve_admit_names[ADMIT_COUNT + 1];
+
 struct serve_cfg {
     enum serve_sched sched;
     enum serve_preempt preempt;
+    enum serve_admit admit;
     int prefill_replicas;      /* > 0: disaggregation: this many replicas prefill (each request's first
                                   token), the others decode, the KV cache sent between over xfer_Bps */
     int max_batch;             /* running sequences at most (vLLM max_num_seqs) */
@@ -133,7 +140,7 @@ struct serve_result {
 
 /* The scheduler's defaults beside cfg->sched for requests whose longest prompt is longest: the token
  * budget (continuous 8192 or the longest prompt, chunked 2048, static a whole padded batch), 256
- * sequences, blocks of 16 tokens (static: contiguous); and the largest iteration the cost must cover
+ * sequences, blocks of 16 tokens (static: contiguous), the admission (inflight: reserve); and the largest iteration the cost must cover
  * (at most 65,536 tokens: serve_iter_s extends the grid beyond). Fields already set (non-zero) stay. */
 void serve_cfg_defaults(struct serve_cfg *cfg, int64_t longest);
 int64_t serve_grid_tokens(const struct serve_cfg *cfg);

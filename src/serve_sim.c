@@ -18,6 +18,7 @@
 
 const char *const serve_sched_names[SCHED_COUNT + 1] = {"static", "continuous", "chunked", "inflight", NULL};
 const char *const serve_preempt_names[PREEMPT_COUNT + 1] = {"recompute", "swap", NULL};
+const char *const serve_admit_names[ADMIT_COUNT + 1] = {"default", "on-demand", "reserve", NULL};
 
 struct rs {                /* a request's state */
     double t_first, t_done;
@@ -50,6 +51,8 @@ struct sim {
 
 void serve_cfg_defaults(struct serve_cfg *cfg, int64_t longest)
 {
+    if (cfg->admit == ADMIT_DEFAULT)
+        cfg->admit = cfg->sched == SCHED_INFLIGHT ? ADMIT_RESERVE : ADMIT_ON_DEMAND;
     if (!cfg->max_batch)
         cfg->max_batch = 256;
     if (!cfg->block_tokens)
@@ -69,6 +72,14 @@ static int64_t blocks_for(const struct sim *s, int64_t tokens)
 {
     int64_t b = s->cfg->block_tokens;
     return (tokens + b - 1) / b;
+}
+
+/* The blocks request k must hold to cache `tokens`: those, or with reservation its whole length. */
+static int64_t blocks_held(const struct sim *s, int64_t k, int64_t tokens)
+{
+    const struct serve_req *q = &s->req[s->ids[k]];
+    int64_t whole = (int64_t)q->prompt + q->output;
+    return blocks_for(s, s->cfg->admit == ADMIT_RESERVE && whole > tokens ? whole : tokens);
 }
 
 static void wait_push_back(struct sim *s, int64_t k) { s->wait[(s->wh + s->wn++) % s->n] = k; }
@@ -163,7 +174,7 @@ static void preempt(struct sim *s, int64_t k)
 static int admit_resident(struct sim *s, int64_t k)
 {
     struct rs *q = &s->st[k];
-    int64_t need = blocks_for(s, q->ctx + 1);
+    int64_t need = blocks_held(s, k, q->ctx + 1);
     if (need > s->free_blocks)
         return -1;
     s->free_blocks -= need;
@@ -187,7 +198,8 @@ static int64_t reserve_decode(struct sim *s)
             const struct rs *q = &s->st[s->run[i]];
             if (q->decoding == 1) {
                 ndec++;
-                need += blocks_for(s, q->ctx + 1) - q->blocks;
+                int64_t d = blocks_for(s, q->ctx + 1) - q->blocks;
+                need += d > 0 ? d : 0;
             }
         }
         if (need <= s->free_blocks || s->nrun <= 1)
@@ -227,7 +239,7 @@ static void run_dynamic(struct sim *s)
                         break;
                     continue;
                 }
-                int64_t qn = q->pre_total, need = blocks_for(s, qn + 1);
+                int64_t qn = q->pre_total, need = blocks_held(s, k, qn + 1);
                 if ((qn > budget && s->nrun > first) || need > s->free_blocks)
                     break;
                 wait_pop(s);
@@ -297,7 +309,9 @@ static void run_dynamic(struct sim *s)
                     break; /* a whole prompt or none */
                 if (ch > budget)
                     ch = budget;
-                int64_t need = blocks_for(s, q->pre_done + ch + (q->pre_done + ch == q->pre_total)) - q->blocks;
+                int64_t need = blocks_held(s, k, q->pre_done + ch + (q->pre_done + ch == q->pre_total)) - q->blocks;
+                if (need < 0)
+                    need = 0;
                 if (need > s->free_blocks)
                     break;
                 if (i >= s->nrun) { /* admitted now */
@@ -344,6 +358,8 @@ static void run_dynamic(struct sim *s)
                 q->decoding = 1;
             } else if (q->decoding) { /* decoded: its token's KV appended (the blocks reserve_decode found) */
                 int64_t need = blocks_for(s, q->ctx + 1) - q->blocks;
+                if (need < 0)
+                    need = 0;
                 s->free_blocks -= need;
                 q->blocks += need;
                 q->ctx++;

@@ -103,7 +103,7 @@ static int load_serving(struct ju *j, const cJSON *o, const char *spec_path, uns
     static const char *const keys[] = {"rate",  "requests",  "seed",     "arrival",   "burstiness",         "lengths",
                                        "prompt_dist", "output_dist", "scheduler", "max_batch", "max_batched_tokens",
                                        "block_size",  "mem_util",  "slo",      "preemption", "prefill_replicas",
-                                       "note",        NULL};
+                                       "admission",   "note",      NULL};
     static const char *const arrivals[] = {"poisson", "gamma", "offline", "constant", NULL};
     static const enum serve_arrival akind[] = {SA_POISSON, SA_GAMMA, SA_OFFLINE, SA_CONSTANT};
     struct sw_serving *sv = &w->serving;
@@ -141,6 +141,10 @@ static int load_serving(struct ju *j, const cJSON *o, const char *spec_path, uns
         (rc = ju_int(j, o, "prefill_replicas", JU_OPT, 1, 4096, &prr)))
         goto out;
     sv->cfg.preempt = (enum serve_preempt)pk;
+    int ak = 0;
+    if ((rc = ju_enum(j, o, "admission", JU_OPT, serve_admit_names, &ak)))
+        goto out;
+    sv->cfg.admit = (enum serve_admit)ak;
     sv->cfg.prefill_replicas = (int)prr;
     sv->cfg.max_batch = (int)mb;
     sv->cfg.max_batched_tokens = mbt;

@@ -122,6 +122,32 @@ START_TEST(continuous_preemption)
 }
 END_TEST
 
+START_TEST(reserved_admission)
+{
+    /* continuous_preemption's two requests with blocks reserved for prompt + output (9 of the 10): the
+     * second waits for the first to finish, nobody is preempted. Each: a prefill of 4 (10 pairs), then
+     * decode steps over caches of 4, 5, 6, 7 (keys beyond one: 3, 4, 5, 6). */
+    struct serve_cost c = synth(10);
+    struct serve_cfg g = cfg_of(SCHED_CONTINUOUS, 8192, 1);
+    g.admit = ADMIT_RESERVE;
+    struct serve_req r[2] = {{0, 4, 5}, {0, 4, 5}};
+    struct serve_result res;
+    struct dse_err e;
+    ck_assert_int_eq(serve_run(&c, &g, r, 2, 1, &res, &e), DSE_OK);
+    double one = (A + 3 * B + L0 + 10 * Q) + 4 * (A + L0) + (3 + 4 + 5 + 6) * D;
+    ck_assert_int_eq(res.preemptions, 0);
+    ck_assert_int_eq(res.iterations, 10);
+    ck_assert_double_eq_tol(res.e2e_all[0], one, 1e-12);
+    ck_assert_double_eq_tol(res.e2e_all[1], 2 * one, 1e-12);
+    serve_result_free(&res);
+    /* the in-flight scheduler reserves by default */
+    struct serve_cfg d = cfg_of(SCHED_INFLIGHT, 0, 0);
+    d.max_batched_tokens = 0;
+    serve_cfg_defaults(&d, 100);
+    ck_assert(d.admit == ADMIT_RESERVE && d.max_batched_tokens == 8192 && d.block_tokens == 16);
+}
+END_TEST
+
 START_TEST(swap_preemption)
 {
     /* continuous_preemption's two requests with swap: the preempted one's cache of 5 tokens (1 B each
@@ -407,6 +433,7 @@ Suite *make_serve_suite(void)
     tcase_add_test(t, iteration_cost);
     tcase_add_test(t, continuous_one_request);
     tcase_add_test(t, continuous_preemption);
+    tcase_add_test(t, reserved_admission);
     tcase_add_test(t, swap_preemption);
     tcase_add_test(t, disaggregation);
     tcase_add_test(t, chunked_prefill);
