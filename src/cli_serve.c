@@ -45,6 +45,9 @@ static struct cli_opt serve_opts_proto[] = {
                      "on-demand otherwise", NULL},
     {"preemption", 1, "recompute (default: a preempted sequence is prefilled again) or swap (its cache copied to the "
                       "host over the device's CPU link and back)", NULL},
+    {"prefix-tokens", 1, "prefix caching: each request's first N prompt tokens are shared (a system prompt), cached "
+                         "in whole KV blocks after the first request computes them", NULL},
+    {"prefix-share", 1, "with --prefix-tokens: the share of requests that carry the prefix (default 1)", NULL},
     {"prefill-replicas", 1, "disaggregation: this many of the --dp replicas prefill, the others decode, the KV cache "
                             "sent over the topology (default 0: every replica does both)", NULL},
     {"mem-util", 1, "share of the device memory the runtime takes (default 0.9)", NULL},
@@ -412,6 +415,19 @@ int cmd_serve(int argc, char **argv)
     if (pre && (int)(cfg.preempt = (enum serve_preempt)ju_lookup(serve_preempt_names, pre)) < 0) {
         rc = dse_err_set(&e, DSE_EINPUT, NULL, "--preemption", "expected recompute or swap, got '%s'", pre);
         goto out;
+    }
+    if (cli_get(opts, "prefix-tokens")) {
+        if ((rc = cli_int("prefix-tokens", cli_get(opts, "prefix-tokens"), 1, 10000000, &v, &e)))
+            goto out;
+        cfg.prefix_tokens = v;
+    }
+    if (cli_get(opts, "prefix-share")) {
+        if (!cfg.prefix_tokens) {
+            rc = dse_err_set(&e, DSE_EINPUT, NULL, "--prefix-share", "applies to --prefix-tokens");
+            goto out;
+        }
+        if ((rc = get_num(opts, "prefix-share", 0, 1, 1, &cfg.prefix_share, &e)))
+            goto out;
     }
     if (cli_get(opts, "prefill-replicas")) {
         if ((rc = cli_int("prefill-replicas", cli_get(opts, "prefill-replicas"), 1, HW_MAX_TOPO_DEVICES, &v, &e)))

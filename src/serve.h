@@ -108,6 +108,9 @@ struct serve_cfg {
     enum serve_sched sched;
     enum serve_preempt preempt;
     enum serve_admit admit;
+    int64_t prefix_tokens;     /* > 0: prefix caching: this many leading prompt tokens are shared (a system
+                                  prompt), cached in whole blocks after the first request computes them */
+    double prefix_share;       /* the share of requests that carry the prefix (0: all) */
     int prefill_replicas;      /* > 0: disaggregation: this many replicas prefill (each request's first
                                   token), the others decode, the KV cache sent between over xfer_Bps */
     int max_batch;             /* running sequences at most (vLLM max_num_seqs) */

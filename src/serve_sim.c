@@ -25,7 +25,8 @@ struct rs {                /* a request's state */
     int64_t pre_total;     /* tokens its current prefill covers (prompt + tokens generated before a preemption) */
     int64_t pre_done;      /* of them, prefilled */
     int64_t ctx;           /* tokens in its KV cache */
-    int64_t blocks;
+    int64_t blocks;        /* its own; the shared prefix's blocks are the cache's */
+    int64_t shared;        /* of ctx, tokens in the shared prefix's blocks */
     int32_t gen;           /* tokens generated */
     int decoding;          /* 0 prefilling, 1 decoding, 2 admitted with its cache resident: decodes from the
                               next iteration */
@@ -46,6 +47,7 @@ struct sim {
     double t, energy_J, kv_area, t_start;
     int64_t preemptions, iterations, dec_iters, dec_seqs, done;
     double kv_peak, swap_bytes; /* swap_bytes: copied to or from the host since the last iteration */
+    int64_t prefix_cached;      /* tokens of the shared prefix in cached blocks (0: not yet computed) */
     struct serve_result *res;
 };
 
@@ -74,12 +76,50 @@ static int64_t blocks_for(const struct sim *s, int64_t tokens)
     return (tokens + b - 1) / b;
 }
 
-/* The blocks request k must hold to cache `tokens`: those, or with reservation its whole length. */
+/* The blocks request k must hold to cache `tokens`: those, or with reservation its whole length, less
+ * what the shared prefix's blocks hold for it. */
 static int64_t blocks_held(const struct sim *s, int64_t k, int64_t tokens)
 {
     const struct serve_req *q = &s->req[s->ids[k]];
     int64_t whole = (int64_t)q->prompt + q->output;
-    return blocks_for(s, s->cfg->admit == ADMIT_RESERVE && whole > tokens ? whole : tokens);
+    return blocks_for(s, (s->cfg->admit == ADMIT_RESERVE && whole > tokens ? whole : tokens) - s->st[k].shared);
+}
+
+/* Prefix caching: whether request k carries the shared prefix (a share of them, spread evenly by its
+ * index: the golden ratio's multiples mod 1), and the whole-block part of it (at least one prompt
+ * token is always computed). */
+static int64_t prefix_of(const struct sim *s, int64_t k)
+{
+    const struct serve_cfg *c = s->cfg;
+    if (c->prefix_tokens <= 0)
+        return 0;
+    double x = (double)s->ids[k] * 0.6180339887498949;
+    if (c->prefix_share > 0 && x - floor(x) >= c->prefix_share)
+        return 0;
+    int64_t p = c->prefix_tokens < s->req[s->ids[k]].prompt ? c->prefix_tokens : s->req[s->ids[k]].prompt - 1;
+    return p / c->block_tokens * c->block_tokens;
+}
+
+/* A fresh prefill of request k begins: with the prefix cached, it starts after it. */
+static void prefill_begins(struct sim *s, int64_t k)
+{
+    struct rs *q = &s->st[k];
+    int64_t p = prefix_of(s, k);
+    if (p > 0 && s->prefix_cached >= p && q->pre_done < p) {
+        q->shared = q->pre_done = q->ctx = p;
+    }
+}
+
+/* Request k's prefill completed: the first to compute the prefix leaves its blocks to the cache. */
+static void prefill_done(struct sim *s, int64_t k)
+{
+    struct rs *q = &s->st[k];
+    int64_t p = prefix_of(s, k);
+    if (p > 0 && !s->prefix_cached && !q->shared) {
+        s->prefix_cached = p;
+        q->shared = p;
+        q->blocks -= p / s->cfg->block_tokens; /* now the cache's, never freed */
+    }
 }
 
 static void wait_push_back(struct sim *s, int64_t k) { s->wait[(s->wh + s->wn++) % s->n] = k; }
@@ -161,8 +201,8 @@ static void preempt(struct sim *s, int64_t k)
         s->swap_bytes += (double)q->ctx * s->c->kv_token_bytes;
         q->resident = q->swapped = 1;
         q->decoding = 0;
-    } else { /* recompute: prefilled again over the prompt and what it generated */
-        q->ctx = q->pre_done = 0;
+    } else { /* recompute: prefilled again over the prompt and what it generated (the prefix stays cached) */
+        q->ctx = q->pre_done = q->shared;
         q->pre_total = s->req[s->ids[k]].prompt + q->gen;
         q->decoding = q->resident = q->swapped = 0;
     }
@@ -198,7 +238,7 @@ static int64_t reserve_decode(struct sim *s)
             const struct rs *q = &s->st[s->run[i]];
             if (q->decoding == 1) {
                 ndec++;
-                int64_t d = blocks_for(s, q->ctx + 1) - q->blocks;
+                int64_t d = blocks_for(s, q->ctx + 1 - q->shared) - q->blocks;
                 need += d > 0 ? d : 0;
             }
         }
@@ -239,16 +279,21 @@ static void run_dynamic(struct sim *s)
                         break;
                     continue;
                 }
-                int64_t qn = q->pre_total, need = blocks_held(s, k, qn + 1);
-                if ((qn > budget && s->nrun > first) || need > s->free_blocks)
+                int64_t keep_done = q->pre_done, keep_shared = q->shared;
+                prefill_begins(s, k);
+                int64_t qn = q->pre_total - q->pre_done, need = blocks_held(s, k, q->pre_total + 1);
+                if ((qn > budget && s->nrun > first) || need > s->free_blocks) {
+                    q->pre_done = q->ctx = keep_done; /* not admitted: as it was */
+                    q->shared = keep_shared;
                     break;
+                }
                 wait_pop(s);
                 budget -= qn;
                 s->free_blocks -= need;
                 q->blocks = need;
-                q->pre_done = qn;
                 N += (double)qn;
-                P += (double)qn * (double)(qn + 1) / 2;
+                P += (double)qn * (double)q->pre_done + (double)qn * (double)(qn + 1) / 2;
+                q->pre_done = q->pre_total;
                 L += 1;
                 s->run[s->nrun++] = k;
             }
@@ -266,6 +311,7 @@ static void run_dynamic(struct sim *s)
                     }
                     q->ctx = q->pre_total;
                     q->decoding = 1;
+                    prefill_done(s, k);
                     if (!emit(s, k))
                         s->run[w++] = k;
                 }
@@ -304,16 +350,25 @@ static void run_dynamic(struct sim *s)
                     }
                 }
                 struct rs *q = &s->st[k];
+                int64_t keep_done = q->pre_done, keep_shared = q->shared;
+                if (i >= s->nrun)
+                    prefill_begins(s, k);
                 int64_t ch = q->pre_total - q->pre_done;
-                if (whole && ch > budget)
+                if (whole && ch > budget) {
+                    q->pre_done = q->ctx = keep_done;
+                    q->shared = keep_shared;
                     break; /* a whole prompt or none */
+                }
                 if (ch > budget)
                     ch = budget;
                 int64_t need = blocks_held(s, k, q->pre_done + ch + (q->pre_done + ch == q->pre_total)) - q->blocks;
                 if (need < 0)
                     need = 0;
-                if (need > s->free_blocks)
+                if (need > s->free_blocks) {
+                    q->pre_done = q->ctx = keep_done;
+                    q->shared = keep_shared;
                     break;
+                }
                 if (i >= s->nrun) { /* admitted now */
                     wait_pop(s);
                     s->run[s->nrun++] = k;
@@ -357,7 +412,7 @@ static void run_dynamic(struct sim *s)
             if (q->decoding == 2) { /* admitted resident this iteration: decodes from the next */
                 q->decoding = 1;
             } else if (q->decoding) { /* decoded: its token's KV appended (the blocks reserve_decode found) */
-                int64_t need = blocks_for(s, q->ctx + 1) - q->blocks;
+                int64_t need = blocks_for(s, q->ctx + 1 - q->shared) - q->blocks;
                 if (need < 0)
                     need = 0;
                 s->free_blocks -= need;
@@ -366,6 +421,7 @@ static void run_dynamic(struct sim *s)
                 gone = emit(s, k);
             } else if (q->pre_done == q->pre_total) { /* its prefill completed: the next token */
                 q->decoding = 1;
+                prefill_done(s, k);
                 gone = emit(s, k);
             }
             if (!gone)
@@ -496,6 +552,7 @@ static void run_pool(struct sim *s, const struct serve_cost *c, const struct ser
         s->total_blocks = s->free_blocks = total_blocks;
         s->t = s->t_start = req[ids[0]].arrival_s;
         s->energy_J = s->kv_area = s->kv_peak = s->swap_bytes = 0;
+        s->prefix_cached = 0;
         s->done = s->preemptions = s->iterations = s->dec_iters = s->dec_seqs = 0;
         s->res = r == 0 ? res : NULL; /* the timeline is the first replica's */
         if (cfg->sched == SCHED_STATIC)
@@ -590,6 +647,8 @@ int serve_run(const struct serve_cost *c, const struct serve_cfg *cfg, const str
     if (P > 0 && !(c->xfer_Bps > 0))
         return dse_err_set(e, DSE_EINPUT, NULL, NULL, "disaggregation sends the KV cache between replicas: the system "
                            "has no topology to send it over");
+    if (cfg->prefix_tokens > 0 && cfg->sched == SCHED_STATIC)
+        return dse_err_set(e, DSE_EINPUT, NULL, NULL, "prefix caching needs paged KV blocks: static batching has none");
     if (cfg->preempt == PREEMPT_SWAP && !(c->swap_Bps > 0))
         return dse_err_set(e, DSE_EINPUT, NULL, NULL, "swap preemption copies caches to the host: the system has no "
                            "CPU linked to the device");

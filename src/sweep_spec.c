@@ -103,7 +103,7 @@ static int load_serving(struct ju *j, const cJSON *o, const char *spec_path, uns
     static const char *const keys[] = {"rate",  "requests",  "seed",     "arrival",   "burstiness",         "lengths",
                                        "prompt_dist", "output_dist", "scheduler", "max_batch", "max_batched_tokens",
                                        "block_size",  "mem_util",  "slo",      "preemption", "prefill_replicas",
-                                       "admission",   "note",      NULL};
+                                       "admission",   "prefix_tokens", "prefix_share", "note",  NULL};
     static const char *const arrivals[] = {"poisson", "gamma", "offline", "constant", NULL};
     static const enum serve_arrival akind[] = {SA_POISSON, SA_GAMMA, SA_OFFLINE, SA_CONSTANT};
     struct sw_serving *sv = &w->serving;
@@ -145,6 +145,11 @@ static int load_serving(struct ju *j, const cJSON *o, const char *spec_path, uns
     if ((rc = ju_enum(j, o, "admission", JU_OPT, serve_admit_names, &ak)))
         goto out;
     sv->cfg.admit = (enum serve_admit)ak;
+    long long pt = 0;
+    if ((rc = ju_int(j, o, "prefix_tokens", JU_OPT, 1, 10000000, &pt)) ||
+        (rc = ju_num(j, o, "prefix_share", JU_OPT | JU_POS, 1, &sv->cfg.prefix_share)))
+        goto out;
+    sv->cfg.prefix_tokens = pt;
     sv->cfg.prefill_replicas = (int)prr;
     sv->cfg.max_batch = (int)mb;
     sv->cfg.max_batched_tokens = mbt;

@@ -148,6 +148,41 @@ START_TEST(reserved_admission)
 }
 END_TEST
 
+START_TEST(prefix_caching)
+{
+    /* two requests of prompt 10 (output 2) whose first 8 tokens are a shared prefix, blocks of 4: the
+     * first, alone, prefills all 10 (55 pairs) and leaves the prefix's 2 blocks to the cache; the second,
+     * arriving after it finished, prefills only its last 2 tokens after the 8 cached (2 x 8 + 3 = 19
+     * pairs). Each then decodes once over a cache of 10 (9 keys beyond one). */
+    struct serve_cost c = synth(1e6);
+    struct serve_cfg g = cfg_of(SCHED_CONTINUOUS, 8192, 4);
+    g.prefix_tokens = 8;
+    struct serve_req r[2] = {{0, 10, 2}, {1, 10, 2}};
+    struct serve_result res;
+    struct dse_err e;
+    ck_assert_int_eq(serve_run(&c, &g, r, 2, 1, &res, &e), DSE_OK);
+    double first = (A + 9 * B + L0 + 55 * Q) + (A + L0 + 9 * D), second = (A + B + L0 + 19 * Q) + (A + L0 + 9 * D);
+    ck_assert_double_eq_tol(res.e2e_all[0], second, 1e-12);
+    ck_assert_double_eq_tol(res.e2e_all[1], first, 1e-12);
+    ck_assert_double_eq_tol(res.ttft_all[0], A + B + L0 + 19 * Q, 1e-12);
+    serve_result_free(&res);
+    /* chunked prefill starts the second's chunk after the cached prefix as well */
+    g.sched = SCHED_CHUNKED;
+    ck_assert_int_eq(serve_run(&c, &g, r, 2, 1, &res, &e), DSE_OK);
+    ck_assert_double_eq_tol(res.ttft_all[0], A + B + L0 + 19 * Q, 1e-12);
+    serve_result_free(&res);
+    /* a prefix on a share of the requests: none of them carries a share of 0.0001 but the first */
+    g.sched = SCHED_CONTINUOUS;
+    g.prefix_share = 1e-4;
+    ck_assert_int_eq(serve_run(&c, &g, r, 2, 1, &res, &e), DSE_OK);
+    ck_assert_double_eq_tol(res.e2e_all[1], first, 1e-12); /* the second computes its whole prompt */
+    ck_assert_double_eq_tol(res.e2e_all[0], first, 1e-12);
+    serve_result_free(&res);
+    g.sched = SCHED_STATIC;
+    ck_assert_int_eq(serve_run(&c, &g, r, 2, 0, &res, &e), DSE_EINPUT);
+}
+END_TEST
+
 START_TEST(swap_preemption)
 {
     /* continuous_preemption's two requests with swap: the preempted one's cache of 5 tokens (1 B each
@@ -434,6 +469,7 @@ Suite *make_serve_suite(void)
     tcase_add_test(t, continuous_one_request);
     tcase_add_test(t, continuous_preemption);
     tcase_add_test(t, reserved_admission);
+    tcase_add_test(t, prefix_caching);
     tcase_add_test(t, swap_preemption);
     tcase_add_test(t, disaggregation);
     tcase_add_test(t, chunked_prefill);

@@ -1739,6 +1739,11 @@ fi
 expect_ok_has serve-swap "sequences preempted for KV blocks (swapped to the host)" serve --hw aws-inferentia2 --workload llama-3.2-1b --rate 20 --requests 1500 --lengths models/traces/azure-conv-2023.csv --mem-util 0.16 --preemption swap
 expect_ok_has serve-disaggregated "disaggregated: 1 replica prefill, 3 decode" serve --hw nvidia-dgx-h100 --workload llama-3.1-8b --tp 2 --rate 30 --requests 1000 --lengths models/traces/azure-conv-2023.csv --prefill-replicas 1
 expect_fail serve-swap-no-host 2 "swap preemption copies caches to the host: the system has no CPU linked to the device" serve --hw nvidia-h100-sxm5-80gb --workload llama-3.2-1b --rate 4 --requests 20 --preemption swap
+# a shared 1,024-token system prompt: the cached prefix shortens the time to first token
+t0=$("$DSE_BIN" serve --hw nvidia-h100-sxm5-80gb --workload llama-3.1-8b --rate 10 --requests 500 --prompt-dist uniform:1100-1400 --output-dist fixed:32 --json 2>/dev/null | python3 -c "import json,sys; print(json.load(sys.stdin)['metrics']['ttft_ms']['p50'])")
+t1=$("$DSE_BIN" serve --hw nvidia-h100-sxm5-80gb --workload llama-3.1-8b --rate 10 --requests 500 --prompt-dist uniform:1100-1400 --output-dist fixed:32 --prefix-tokens 1024 --json 2>/dev/null | python3 -c "import json,sys; print(json.load(sys.stdin)['metrics']['ttft_ms']['p50'])")
+if python3 -c "import sys; a, b = float(sys.argv[1]), float(sys.argv[2]); sys.exit(0 if 0 < b < a / 2 else 1)" "$t0" "$t1" 2>/dev/null; then ok serve-prefix-cache; else fail serve-prefix-cache "TTFT p50 $t0 without, $t1 with a cached prefix"; fi
+expect_fail serve-prefix-share-alone 2 "--prefix-share: applies to --prefix-tokens" serve --hw nvidia-h100-sxm5-80gb --workload llama-3.2-1b --rate 1 --prefix-share 0.5
 expect_fail serve-negative-rate 2 "--rate: expected a number in (0, 1e+09], got '-3'" serve --hw nvidia-h100-sxm5-80gb --workload llama-3.2-1b --rate -3
 expect_fail serve-empty-trace 2 "bad-serve-trace-empty.csv: no requests after the header" serve --hw nvidia-h100-sxm5-80gb --workload llama-3.2-1b --trace "$D/bad-serve-trace-empty.csv"
 expect_fail serve-unsorted-trace 2 "bad-serve-trace-unsorted.csv: line 5: arrival_s 0.5 is earlier than the line before" serve --hw nvidia-h100-sxm5-80gb --workload llama-3.2-1b --trace "$D/bad-serve-trace-unsorted.csv"
