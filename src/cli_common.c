@@ -171,7 +171,7 @@ int cli_workload_opts(const struct cli_opt *opts, const struct wl_model *m, stru
             return rc;
         r->prompt = v;
     }
-    if (m->kind == WLM_TRANSFORMER && !lm && !strcmp(m->tf.model_type, "bert") && r->prompt > m->tf.max_pos) {
+    if (m->kind == WLM_TRANSFORMER && !lm && m->tf.post_norm && r->prompt > m->tf.max_pos) {
         rc = dse_err_set(e, DSE_EINPUT, NULL, "--prompt", "%lld tokens exceed max_position_embeddings %lld of %s",
                          (long long)r->prompt, (long long)m->tf.max_pos, m->name);
         return rc;

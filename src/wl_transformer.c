@@ -13,8 +13,17 @@
  *                                 weighted and summed (combine); qwen2_moe adds a shared expert with
  *                                 a sigmoid gate and may keep dense layers (decoder_sparse_step,
  *                                 mlp_only_layers)
+ *   qwen3                         as qwen2 without q/k/v biases (attention_bias, default false), an
+ *                                 explicit head_dim (default 128) and RMSNorm of each head's q and k
  *   gpt2                          pre-LayerNorm, learned positions, GELU, tied head
- *   bert                          post-LayerNorm encoder with token-type embeddings and pooler
+ *   gpt_neox                      pre-LayerNorm, rotary (its rotary_pct share costs as all of it),
+ *                                 GELU two-matrix MLP with biases, attention biases (attention_bias),
+ *                                 parallel attention and MLP (use_parallel_residual), untied head
+ *   bert, roberta                 post-LayerNorm encoder with token-type embeddings and pooler
+ *                                 (roberta: as bert, its positions offset by the padding index, which
+ *                                 max_position_embeddings already counts)
+ *   distilbert                    post-LayerNorm encoder (dim, n_layers, n_heads, hidden_dim), no
+ *                                 token types, no pooler
  *   vit                           pre-LayerNorm encoder on patches with a class token and classifier
  * Every key of the config is either read, or known not to change the cost (ids, dtypes, dropout, eps,
  * rope_theta, ...), or an input error naming it: an unmodelled key may change the architecture.
@@ -33,9 +42,11 @@
 #include "wl_build.h"
 
 enum tf_kind { F_LLAMA, F_MISTRAL, F_QWEN2, F_GPT2, F_BERT, F_VIT, F_GEMMA, F_GEMMA2, F_PHI3, F_MIXTRAL, F_QWEN2_MOE,
-              F_COUNT };
-static const char *const family_names[F_COUNT + 1] = {"llama", "mistral", "qwen2", "gpt2", "bert", "vit",
-                                                      "gemma", "gemma2", "phi3", "mixtral", "qwen2_moe", NULL};
+              F_QWEN3, F_GPT_NEOX, F_ROBERTA, F_DISTILBERT, F_COUNT };
+static const char *const family_names[F_COUNT + 1] = {"llama",     "mistral",  "qwen2",   "gpt2",       "bert",
+                                                      "vit",       "gemma",    "gemma2",  "phi3",       "mixtral",
+                                                      "qwen2_moe", "qwen3",    "gpt_neox", "roberta",   "distilbert",
+                                                      NULL};
 
 /* Keys each family reads (as its HF configuration class does). */
 #define DEC_KEYS "hidden_size", "num_hidden_layers", "num_attention_heads", "num_key_value_heads", \
@@ -59,6 +70,13 @@ static const char *const keys_gemma2[] = {DEC_KEYS, "head_dim", "attention_bias"
 static const char *const keys_phi3[] = {DEC_KEYS, "sliding_window", NULL};
 static const char *const keys_mixtral[] = {DEC_KEYS, "head_dim", "sliding_window", "num_local_experts",
                                            "num_experts_per_tok", NULL};
+static const char *const keys_qwen3[] = {QWEN2_KEYS, "head_dim", "attention_bias", NULL};
+static const char *const keys_gpt_neox[] = {"hidden_size", "num_hidden_layers", "num_attention_heads",
+                                            "intermediate_size", "vocab_size", "max_position_embeddings", "hidden_act",
+                                            "tie_word_embeddings", "attention_bias", "use_parallel_residual",
+                                            "rotary_pct", NULL};
+static const char *const keys_distilbert[] = {"dim", "n_layers", "n_heads", "hidden_dim", "vocab_size",
+                                              "max_position_embeddings", "activation", "sinusoidal_pos_embds", NULL};
 static const char *const keys_qwen2_moe[] = {QWEN2_KEYS, "num_experts", "num_experts_per_tok", "moe_intermediate_size",
                                              "shared_expert_intermediate_size", "decoder_sparse_step",
                                              "mlp_only_layers", NULL};
@@ -88,6 +106,11 @@ static const char *const neutral_phi3[] = {"original_max_position_embeddings", N
 /* Training-time router losses and noise; norm_topk_prob renormalises the k weights (k divisions). */
 static const char *const neutral_moe[] = {"output_router_logits", "router_aux_loss_coef", "router_jitter_noise",
                                           "norm_topk_prob", NULL};
+/* gpt_neox: the rotation's base and the parallel-residual fp32 switch change numerics only. */
+static const char *const neutral_gpt_neox[] = {"rotary_emb_base", "use_fused_softmax", NULL};
+/* distilbert: dropouts of the task heads, tie_weights_ of the MLM head only. */
+static const char *const neutral_distilbert[] = {"dropout", "qa_dropout", "seq_classif_dropout", "tie_weights_",
+                                                 NULL};
 static const char *const neutral_none[] = {NULL};
 /* Keys accepted only as false (or null): HF's class for the family ignores them or they would add
  * parts (cross-attention, an encoder-decoder, biases HF never builds). */
@@ -109,6 +132,10 @@ static const struct tf_family {
     [F_PHI3] = {keys_phi3, neutral_phi3, false_bias},
     [F_MIXTRAL] = {keys_mixtral, neutral_moe, false_bias},
     [F_QWEN2_MOE] = {keys_qwen2_moe, neutral_moe, false_bias},
+    [F_QWEN3] = {keys_qwen3, neutral_none, false_mlp_bias},
+    [F_GPT_NEOX] = {keys_gpt_neox, neutral_gpt_neox, neutral_none},
+    [F_ROBERTA] = {keys_bert, neutral_none, neutral_none},
+    [F_DISTILBERT] = {keys_distilbert, neutral_distilbert, neutral_none},
 };
 
 /* A hint for keys users meet most, appended to the "not modelled" error. */
@@ -241,7 +268,7 @@ static int classify_layers(struct ju *j, const cJSON *r, struct wl_transformer *
     int rc = DSE_OK, use_sw = fam == F_MISTRAL || fam == F_MIXTRAL || fam == F_PHI3 || fam == F_GEMMA2;
     int64_t W = 0, first_sw = 0, step = 1, w2;
     if (fam == F_MISTRAL || fam == F_MIXTRAL || fam == F_PHI3 || fam == F_GEMMA2 || fam == F_QWEN2 ||
-        fam == F_QWEN2_MOE) {
+        fam == F_QWEN2_MOE || fam == F_QWEN3) {
         /* HF's defaults when the key is absent: 4096 (mistral, qwen2, qwen2_moe, gemma2), none
          * (mixtral, phi3); null is none. */
         const cJSON *x = cJSON_GetObjectItemCaseSensitive(r, "sliding_window");
@@ -258,7 +285,7 @@ static int classify_layers(struct ju *j, const cJSON *r, struct wl_transformer *
             return ju_fail(j, "%lld differs from sliding_window %lld", (long long)w2, (long long)W);
         }
     }
-    if (fam == F_QWEN2 || fam == F_QWEN2_MOE) {
+    if (fam == F_QWEN2 || fam == F_QWEN2_MOE || fam == F_QWEN3) {
         long long v = 28; /* HF's default */
         if ((rc = cfg_bool(j, r, "use_sliding_window", 0, &use_sw)) ||
             (given(r, "max_window_layers") && (rc = ju_int(j, r, "max_window_layers", 0, 0, 100000000LL, &v))))
@@ -357,15 +384,17 @@ int wl_parse_transformer(const void *json_root, const char *file, struct wl_tran
     c->family = t;
     if ((rc = check_keys(&j, r, t)))
         return rc;
-    const int gpt2 = t == F_GPT2, gemma = t == F_GEMMA || t == F_GEMMA2, enc = t == F_BERT || t == F_VIT;
-    const char *hk = gpt2 ? "n_embd" : "hidden_size", *lk = gpt2 ? "n_layer" : "num_hidden_layers",
-               *ak = gpt2 ? "n_head" : "num_attention_heads";
+    const int gpt2 = t == F_GPT2, gemma = t == F_GEMMA || t == F_GEMMA2, dbert = t == F_DISTILBERT;
+    const int bertlike = t == F_BERT || t == F_ROBERTA || dbert, enc = bertlike || t == F_VIT, neox = t == F_GPT_NEOX;
+    const char *hk = gpt2 ? "n_embd" : dbert ? "dim" : "hidden_size",
+               *lk = gpt2 ? "n_layer" : dbert ? "n_layers" : "num_hidden_layers",
+               *ak = gpt2 ? "n_head" : dbert ? "n_heads" : "num_attention_heads";
     /* Families whose HF default for num_key_value_heads is not the query head count must say it. */
-    int kv_flags = t == F_LLAMA || t == F_PHI3 || gpt2 || enc ? JU_OPT : 0;
+    int kv_flags = t == F_LLAMA || t == F_PHI3 || gpt2 || enc || neox ? JU_OPT : 0;
     if ((rc = cfg_int(&j, r, hk, 0, 0, &c->hidden)) || (rc = cfg_int(&j, r, lk, 0, 0, &c->layers)) ||
         (rc = cfg_int(&j, r, ak, 0, 0, &c->heads)) ||
         (rc = cfg_int(&j, r, "num_key_value_heads", kv_flags, c->heads, &c->kv_heads)) ||
-        (rc = cfg_int(&j, r, "head_dim", JU_OPT, gemma ? 256 : c->hidden / c->heads, &c->head_dim)))
+        (rc = cfg_int(&j, r, "head_dim", JU_OPT, gemma ? 256 : t == F_QWEN3 ? 128 : c->hidden / c->heads, &c->head_dim)))
         return rc;
     /* Limits (wide of every published model) that keep graphs and counts finite. */
     const struct {
@@ -382,15 +411,16 @@ int wl_parse_transformer(const void *json_root, const char *file, struct wl_tran
         return ju_fail(&j, "%lld does not divide num_attention_heads %lld", (long long)c->kv_heads,
                        (long long)c->heads);
     }
-    if (!given(r, "head_dim") && !gemma && c->hidden % c->heads) {
+    if (!given(r, "head_dim") && !gemma && t != F_QWEN3 && c->hidden % c->heads) {
         ju_key(&j, hk);
         return ju_fail(&j, "%lld is not divisible by %lld heads", (long long)c->hidden, (long long)c->heads);
     }
     c->max_pos_key = gpt2 ? "n_positions" : "max_position_embeddings";
     c->decoder = !enc;
-    c->rms = !gpt2 && !enc;
+    c->rms = !gpt2 && !enc && !neox;
     c->gated_mlp = c->rms;
     c->learned_pos = gpt2 || enc;
+    c->post_norm = bertlike;
     if (gpt2) {
         c->qkv_bias = c->out_bias = c->mlp_bias = 1;
         if ((rc = cfg_act(&j, r, "activation_function", "gelu_new", &c->act)) ||
@@ -401,8 +431,30 @@ int wl_parse_transformer(const void *json_root, const char *file, struct wl_tran
             return rc;
     } else if (enc) {
         c->qkv_bias = c->out_bias = c->mlp_bias = 1;
+        if ((rc = cfg_act(&j, r, dbert ? "activation" : "hidden_act", "gelu", &c->act)) ||
+            (rc = cfg_int(&j, r, dbert ? "hidden_dim" : "intermediate_size", dbert ? JU_OPT : 0, 4 * c->hidden,
+                          &c->intermediate)))
+            return rc;
+        if (dbert) { /* sinusoidal positions fill the same table (a buffer of the same size): same cost */
+            int sin;
+            if ((rc = cfg_bool(&j, r, "sinusoidal_pos_embds", 0, &sin)) ||
+                (rc = cfg_int(&j, r, "vocab_size", JU_OPT, 30522, &c->vocab)) ||
+                (rc = cfg_int(&j, r, "max_position_embeddings", JU_OPT, 512, &c->max_pos)))
+                return rc;
+        }
+    } else if (neox) {
+        c->mlp_bias = 1; /* dense_h_to_4h and dense_4h_to_h always carry biases */
         if ((rc = cfg_act(&j, r, "hidden_act", "gelu", &c->act)) ||
-            (rc = cfg_int(&j, r, "intermediate_size", 0, 0, &c->intermediate)))
+            (rc = cfg_int(&j, r, "intermediate_size", 0, 0, &c->intermediate)) ||
+            (rc = cfg_int(&j, r, "vocab_size", 0, 0, &c->vocab)) ||
+            (rc = cfg_int(&j, r, "max_position_embeddings", 0, 0, &c->max_pos)) ||
+            (rc = cfg_bool(&j, r, "tie_word_embeddings", 0, &c->tied)) ||
+            (rc = cfg_bool(&j, r, "attention_bias", 1, &c->qkv_bias)) ||
+            (rc = cfg_bool(&j, r, "use_parallel_residual", 1, &c->parallel_block)))
+            return rc;
+        c->out_bias = c->qkv_bias;
+        double pct = 0.25;
+        if (given(r, "rotary_pct") && (rc = ju_num(&j, r, "rotary_pct", JU_POS, 1, &pct)))
             return rc;
     } else {
         /* A decoder's context limit has no default worth trusting: HF's differ per family. */
@@ -427,6 +479,12 @@ int wl_parse_transformer(const void *json_root, const char *file, struct wl_tran
         }
         if (t == F_QWEN2 || t == F_QWEN2_MOE)
             c->qkv_bias = 1; /* q, k, v only (HF's Qwen2Attention) */
+        if (t == F_QWEN3) {
+            c->qk_norm = 1;
+            if ((rc = cfg_bool(&j, r, "attention_bias", 0, &c->qkv_bias)))
+                return rc;
+            c->out_bias = c->qkv_bias;
+        }
         if (t == F_GEMMA2) {
             c->sandwich_norm = 1;
             if ((rc = cfg_cap(&j, r, "attn_logit_softcapping", 50, &c->attn_softcap)) ||
@@ -453,7 +511,7 @@ int wl_parse_transformer(const void *json_root, const char *file, struct wl_tran
                        : ju_fail(&j, "%lld exceeds the %lld experts", (long long)c->topk, (long long)c->experts);
         }
     }
-    if (t == F_BERT) {
+    if (t == F_BERT || t == F_ROBERTA) {
         const cJSON *pt = given(r, "position_embedding_type");
         c->pooler = 1;
         if (pt && !(cJSON_IsString(pt) && pt->valuestring && !strcmp(pt->valuestring, "absolute"))) {
@@ -673,13 +731,30 @@ static int moe_mlp(struct gb *b, const struct wl_transformer *c, int64_t B, int6
     return out;
 }
 
+/* RMSNorm of each of n heads of d in x [B, S, n d]: viewed as [B, S, n, d], normalised over d (weights
+ * of d), viewed back. */
+static int head_norm(struct gb *b, const char *name, int x, int64_t n, int64_t d)
+{
+    if (b->rc)
+        return -1;
+    const int64_t B = b->g->t[x].dim[0], S = b->g->t[x].dim[1];
+    char v1[WL_NAME_LEN], v2[WL_NAME_LEN];
+    snprintf(v1, sizeof v1, "%s_heads", name);
+    snprintf(v2, sizeof v2, "%s_out", name);
+    int in[1] = {x};
+    int h4 = gb_op(b, v1, OP_RESHAPE, in, 1, v1, WL_ACT, 4, B, S, n, d);
+    int nn = gb_norm(b, name, 1, h4);
+    in[0] = nn;
+    return gb_op(b, v2, OP_RESHAPE, in, 1, v2, WL_ACT, 3, B, S, n * d, 0);
+}
+
 /* One decoder/encoder layer on x, of one kind (windowed attention or not, MoE MLP or dense). */
 static int layer(struct gb *b, const struct wl_transformer *c, const struct wl_shape *s, int64_t S, int x,
                  int windowed, int moe)
 {
     struct wl_graph *g = b->g;
     const int64_t B = s->batch, h = c->hidden, H = c->heads, KV = c->kv_heads, hd = c->head_dim;
-    const int post = c->family == F_BERT;
+    const int post = c->post_norm;
     const int64_t W = windowed ? c->window : 0;
     /* A rolling cache of W tokens holds at most W - 1 past ones beside the new token. */
     const int64_t P = !c->decoder ? 0 : W > 0 && s->past > W - 1 ? W - 1 : s->past;
@@ -689,6 +764,10 @@ static int layer(struct gb *b, const struct wl_transformer *c, const struct wl_s
     int q = gb_linear(b, "q_proj", n1, H * hd, c->qkv_bias, WL_ACT);
     int k = gb_linear(b, "k_proj", n1, KV * hd, c->qkv_bias, c->learned_pos ? kvk : WL_ACT);
     int v = gb_linear(b, "v_proj", n1, KV * hd, c->qkv_bias, kvk);
+    if (c->qk_norm) { /* qwen3: each head's q and k normalised over head_dim */
+        q = head_norm(b, "q_norm", q, H, hd);
+        k = head_norm(b, "k_norm", k, KV, hd);
+    }
     if (!c->learned_pos) { /* rotary embedding on q and k; k is cached after rotation */
         q = gb_eltwise(b, "rope_q", FN_ROPE, q, -1);
         if (!b->rc) {
@@ -749,7 +828,9 @@ static int layer(struct gb *b, const struct wl_transformer *c, const struct wl_s
     int x1 = gb_eltwise(b, "residual_attn", FN_ADD, x, o);
     if (post)
         x1 = gb_norm(b, "attn_norm", 0, x1);
-    int n2 = post ? x1 : gb_norm(b, c->sandwich_norm ? "pre_mlp_norm" : "post_attention_norm", c->rms, x1);
+    /* gpt_neox's parallel residual: the MLP reads the layer input, x + attn(ln1 x) + mlp(ln2 x) */
+    int n2 = post ? x1 : gb_norm(b, c->sandwich_norm ? "pre_mlp_norm" : "post_attention_norm", c->rms,
+                                 c->parallel_block ? x : x1);
     int mlp = moe ? moe_mlp(b, c, B, S, n2) : dense_mlp(b, c, "", n2, c->intermediate);
     mlp = tp_collective(b, "mlp_allreduce", mlp, 0, c->tp); /* row-parallel down projection: partial sums */
     if (c->sandwich_norm)
@@ -806,7 +887,7 @@ int wl_build_transformer(const struct wl_transformer *c, const char *name, const
     wl_graph_init(g, name);
     struct gb b = {g, e, "", 1, DSE_OK};
     const int64_t B = s->batch, h = c->hidden;
-    const int vit = c->family == F_VIT, bert = c->family == F_BERT;
+    const int vit = c->family == F_VIT, bert = c->post_norm;
     const int64_t S = c->decoder ? s->tokens : encoder_seq(c, s);
     const int64_t P = c->decoder ? s->past : 0;
     if (!vit && (S + P) > c->max_pos && !c->decoder)
@@ -850,13 +931,14 @@ int wl_build_transformer(const struct wl_transformer *c, const char *name, const
             int pe = gb_op(&b, "embed_positions", OP_EMBEDDING, in, 2, "pos_out", WL_ACT, 3, B, S, h, 0);
             x = gb_eltwise(&b, "add_pos", FN_ADD, x, pe);
         }
-        if (bert) {
+        if (bert && c->type_vocab > 0) {
             in[0] = gb_tensor(&b, "token_type_ids", WL_INDEX, 2, B, S, 0, 0);
             in[1] = gb_tensor(&b, "embed_token_type", WL_WEIGHT, 2, c->type_vocab, h, 0, 0);
             int te = gb_op(&b, "embed_token_type", OP_EMBEDDING, in, 2, "type_out", WL_ACT, 3, B, S, h, 0);
             x = gb_eltwise(&b, "add_type", FN_ADD, x, te);
-            x = gb_norm(&b, "embed_norm", 0, x);
         }
+        if (bert)
+            x = gb_norm(&b, "embed_norm", 0, x);
     }
 
     /* --- the layers: one block per kind, counted by the layers of that kind --- */

@@ -532,7 +532,18 @@ wl_case bad-graph-control-chars.json 'ops[5].inputs[1]: unknown tensor'
 expect_fail graph-syntax-column 2 "$D/bad-graph-syntax.json: line 15, column 5: JSON syntax error" eval --hw "$H" --workload "$D/bad-graph-syntax.json"
 
 # HuggingFace-style transformer configs
-wl_case bad-hf-model-type.json "model_type: unsupported model_type 'mamba' (supported: llama, mistral, qwen2, gpt2, bert, vit, gemma, gemma2, phi3, mixtral, qwen2_moe)"
+# the model types of issue 13, their parameters as published (configs of tests/data as on the Hub):
+# Qwen3-0.6B 596,049,920 (28 layers of q 16 x 128, k/v 8 x 128 of 1024, MLP 3 x 1024 x 3072, two norms of
+# 1024 and q/k norms of 128; tied table 151936 x 1024; final norm); Pythia-1.4B 1,414,647,808 (the Pythia
+# paper's Table 1, total parameters); DistilBERT 66,362,880 and RoBERTa-base 124,645,632 (HF's
+# DistilBertModel and RobertaModel with its pooler: their num_parameters())
+for pair in "hf-qwen3-0.6b 596049920" "hf-pythia-1.4b 1414647808" "hf-distilbert 66362880" "hf-roberta-base 124645632"; do
+    set -- $pair
+    expect_json "params-$1" "need(int(d['totals']['params']) == $2, 'params %r, published $2' % d['totals']['params'])" eval --hw "$H" --workload "$D/$1.json" --json
+done
+printf '{"model_type":"qwen3","hidden_size":1024,"num_hidden_layers":2,"num_attention_heads":16,"num_key_value_heads":8,"intermediate_size":3072,"vocab_size":1000,"max_position_embeddings":4096,"qk_layernorm":true}' >"$tmp/q3bad.json"
+expect_fail hf-qwen3-unknown-key 2 "qk_layernorm: not modelled for model_type qwen3" eval --hw "$H" --workload "$tmp/q3bad.json"
+wl_case bad-hf-model-type.json "model_type: unsupported model_type 'mamba' (supported: llama, mistral, qwen2, gpt2, bert, vit, gemma, gemma2, phi3, mixtral, qwen2_moe, qwen3, gpt_neox, roberta, distilbert)"
 wl_case bad-hf-model-type-number.json 'model_type: expected a string, got a number'
 wl_case bad-hf-no-hidden.json 'hidden_size: missing (expected an integer)'
 wl_case bad-hf-gpt2-no-embd.json 'n_embd: missing (expected an integer)'
