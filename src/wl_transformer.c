@@ -97,7 +97,10 @@ static const char *const neutral_common[] = {
  * the attention scalings and upcast change numerics only. */
 static const char *const neutral_gpt2[] = {"n_ctx", "summary_type", "summary_use_proj", "summary_activation",
                                            "summary_proj_to_labels", "summary_first_dropout", "scale_attn_weights",
-                                           "scale_attn_by_inverse_layer_idx", "reorder_and_upcast_attn", NULL};
+                                           "scale_attn_by_inverse_layer_idx", "reorder_and_upcast_attn",
+                                           /* the original OpenAI GPT's special-token switches, which HF's
+                                              GPT2Config keeps as unread attributes (gpt2-medium's config) */
+                                           "n_special", "predict_special_tokens", NULL};
 static const char *const neutral_vit[] = {"encoder_stride", NULL}; /* masked-image-modeling head only */
 /* query_pre_attn_scalar is the softmax scale (folded); cache_implementation "hybrid" is the windowed
  * cache modelled here. */
@@ -117,13 +120,15 @@ static const char *const neutral_none[] = {NULL};
 static const char *const false_common[] = {"add_cross_attention", "is_encoder_decoder", "is_decoder", NULL};
 static const char *const false_bias[] = {"attention_bias", "mlp_bias", NULL};
 static const char *const false_mlp_bias[] = {"mlp_bias", NULL};
+/* qwen2: multimodal rotary sections (Qwen2-VL) are another model; false is the text model. */
+static const char *const false_qwen2[] = {"attention_bias", "mlp_bias", "use_mrope", NULL};
 
 static const struct tf_family {
     const char *const *keys, *const *neutral, *const *false_only;
 } families[F_COUNT] = {
     [F_LLAMA] = {keys_llama, neutral_none, neutral_none},
     [F_MISTRAL] = {keys_mistral, neutral_none, false_bias},
-    [F_QWEN2] = {keys_qwen2, neutral_none, false_bias},
+    [F_QWEN2] = {keys_qwen2, neutral_none, false_qwen2},
     [F_GPT2] = {keys_gpt2, neutral_gpt2, neutral_none},
     [F_BERT] = {keys_bert, neutral_none, neutral_none},
     [F_VIT] = {keys_vit, neutral_vit, neutral_none},

@@ -543,6 +543,32 @@ for pair in "hf-qwen3-0.6b 596049920" "hf-pythia-1.4b 1414647808" "hf-distilbert
 done
 printf '{"model_type":"qwen3","hidden_size":1024,"num_hidden_layers":2,"num_attention_heads":16,"num_key_value_heads":8,"intermediate_size":3072,"vocab_size":1000,"max_position_embeddings":4096,"qk_layernorm":true}' >"$tmp/q3bad.json"
 expect_fail hf-qwen3-unknown-key 2 "qk_layernorm: not modelled for model_type qwen3" eval --hw "$H" --workload "$tmp/q3bad.json"
+# the zoo (issue 13): every config of models/ whose published count is exact or given to 3 or more
+# significant digits (tests/data/zoo-params.csv: each with its source) within 1 % of dse's; at least 25
+"$DSE_BIN" list models >"$tmp/zoo.txt" 2>"$tmp/zoo.err"
+if python3 -c "
+import csv, re, sys
+dse = {}
+for line in open(sys.argv[1]):
+    f = line.split()
+    if len(f) >= 3 and re.match(r'^[0-9.]+$', f[2]):
+        dse[f[0]] = float(f[2]) * 1e6
+rows = [r for r in csv.DictReader(l for l in open(sys.argv[2]) if not l.startswith('#'))]
+checked, bad = 0, []
+for r in rows:
+    src = r['source']
+    m = re.search(r'rounded to ([0-9]+) significant', src)
+    if not ('exact' in src.split(';')[1] if ';' in src else False) and not (m and int(m.group(1)) >= 3):
+        continue
+    if r['model'] not in dse:
+        bad.append(r['model'] + ': not listed'); continue
+    pub = float(r['published_params']) + float(r['dse_counts_more'])
+    err = abs(dse[r['model']] / pub - 1)
+    checked += 1
+    if err > 0.01:
+        bad.append('%s: %.0f vs %.0f' % (r['model'], dse[r['model']], pub))
+assert not bad and checked >= 25, (checked, bad)
+" "$tmp/zoo.txt" tests/data/zoo-params.csv 2>"$tmp/zoo.py.err"; then ok zoo-params; else fail zoo-params "$(tail -c 400 "$tmp/zoo.py.err")"; fi
 wl_case bad-hf-model-type.json "model_type: unsupported model_type 'mamba' (supported: llama, mistral, qwen2, gpt2, bert, vit, gemma, gemma2, phi3, mixtral, qwen2_moe, qwen3, gpt_neox, roberta, distilbert)"
 wl_case bad-hf-model-type-number.json 'model_type: expected a string, got a number'
 wl_case bad-hf-no-hidden.json 'hidden_size: missing (expected an integer)'
