@@ -167,7 +167,8 @@ struct wl_transformer {
     int embed_scale;      /* gemma: embeddings scaled by sqrt(hidden) */
     int sandwich_norm;    /* gemma2: RMSNorm on the attention output and on the MLP output too */
     int post_norm;        /* bert, roberta, distilbert: post-LayerNorm, an embedding LayerNorm, no final norm */
-    int parallel_block;   /* gpt_neox (use_parallel_residual): attention and MLP both read the layer input */
+    int parallel_block;   /* gpt_neox (use_parallel_residual), falcon: attention and MLP both read the layer input */
+    int shared_norm;      /* falcon's first architecture: one LayerNorm feeds both */
     int qk_norm;          /* qwen3: RMSNorm of each head's query and key (weights of head_dim) */
     double attn_softcap, final_softcap; /* gemma2: logits soft-capped as c tanh(x / c); 0 = none */
     /* mixture of experts (experts 0: a dense model) */

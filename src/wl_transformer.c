@@ -19,6 +19,10 @@
  *   gpt_neox                      pre-LayerNorm, rotary (its rotary_pct share costs as all of it),
  *                                 GELU two-matrix MLP with biases, attention biases (attention_bias),
  *                                 parallel attention and MLP (use_parallel_residual), untied head
+ *   falcon                        pre-LayerNorm, rotary (ALiBi refused), GELU two-matrix MLP, biases or
+ *                                 none (bias), multi-query / grouped KV heads, parallel attention and
+ *                                 MLP with one LayerNorm (first architecture) or two (new_decoder_
+ *                                 architecture), tied head by default
  *   bert, roberta                 post-LayerNorm encoder with token-type embeddings and pooler
  *                                 (roberta: as bert, its positions offset by the padding index, which
  *                                 max_position_embeddings already counts)
@@ -42,11 +46,11 @@
 #include "wl_build.h"
 
 enum tf_kind { F_LLAMA, F_MISTRAL, F_QWEN2, F_GPT2, F_BERT, F_VIT, F_GEMMA, F_GEMMA2, F_PHI3, F_MIXTRAL, F_QWEN2_MOE,
-              F_QWEN3, F_GPT_NEOX, F_ROBERTA, F_DISTILBERT, F_COUNT };
+              F_QWEN3, F_GPT_NEOX, F_ROBERTA, F_DISTILBERT, F_FALCON, F_COUNT };
 static const char *const family_names[F_COUNT + 1] = {"llama",     "mistral",  "qwen2",   "gpt2",       "bert",
                                                       "vit",       "gemma",    "gemma2",  "phi3",       "mixtral",
                                                       "qwen2_moe", "qwen3",    "gpt_neox", "roberta",   "distilbert",
-                                                      NULL};
+                                                      "falcon",    NULL};
 
 /* Keys each family reads (as its HF configuration class does). */
 #define DEC_KEYS "hidden_size", "num_hidden_layers", "num_attention_heads", "num_key_value_heads", \
@@ -75,6 +79,10 @@ static const char *const keys_gpt_neox[] = {"hidden_size", "num_hidden_layers", 
                                             "intermediate_size", "vocab_size", "max_position_embeddings", "hidden_act",
                                             "tie_word_embeddings", "attention_bias", "use_parallel_residual",
                                             "rotary_pct", NULL};
+static const char *const keys_falcon[] = {"hidden_size", "num_hidden_layers", "num_attention_heads", "num_kv_heads",
+                                          "multi_query", "new_decoder_architecture", "parallel_attn", "bias", "alibi",
+                                          "vocab_size", "max_position_embeddings", "ffn_hidden_size", "activation",
+                                          "num_ln_in_parallel_attn", "tie_word_embeddings", NULL};
 static const char *const keys_distilbert[] = {"dim", "n_layers", "n_heads", "hidden_dim", "vocab_size",
                                               "max_position_embeddings", "activation", "sinusoidal_pos_embds", NULL};
 static const char *const keys_qwen2_moe[] = {QWEN2_KEYS, "num_experts", "num_experts_per_tok", "moe_intermediate_size",
@@ -115,6 +123,8 @@ static const char *const neutral_gpt_neox[] = {"rotary_emb_base", "use_fused_sof
 static const char *const neutral_distilbert[] = {"dropout", "qa_dropout", "seq_classif_dropout", "tie_weights_",
                                                  NULL};
 static const char *const neutral_none[] = {NULL};
+/* falcon: the residual taken after the LayerNorm instead of before moves no data */
+static const char *const false_falcon[] = {"apply_residual_connection_post_layernorm", NULL};
 /* Keys accepted only as false (or null): HF's class for the family ignores them or they would add
  * parts (cross-attention, an encoder-decoder, biases HF never builds). */
 static const char *const false_common[] = {"add_cross_attention", "is_encoder_decoder", "is_decoder", NULL};
@@ -141,6 +151,7 @@ static const struct tf_family {
     [F_GPT_NEOX] = {keys_gpt_neox, neutral_gpt_neox, neutral_none},
     [F_ROBERTA] = {keys_bert, neutral_none, neutral_none},
     [F_DISTILBERT] = {keys_distilbert, neutral_distilbert, neutral_none},
+    [F_FALCON] = {keys_falcon, neutral_none, false_falcon},
 };
 
 /* A hint for keys users meet most, appended to the "not modelled" error. */
@@ -391,14 +402,15 @@ int wl_parse_transformer(const void *json_root, const char *file, struct wl_tran
         return rc;
     const int gpt2 = t == F_GPT2, gemma = t == F_GEMMA || t == F_GEMMA2, dbert = t == F_DISTILBERT;
     const int bertlike = t == F_BERT || t == F_ROBERTA || dbert, enc = bertlike || t == F_VIT, neox = t == F_GPT_NEOX;
+    const int falcon = t == F_FALCON;
     const char *hk = gpt2 ? "n_embd" : dbert ? "dim" : "hidden_size",
                *lk = gpt2 ? "n_layer" : dbert ? "n_layers" : "num_hidden_layers",
                *ak = gpt2 ? "n_head" : dbert ? "n_heads" : "num_attention_heads";
     /* Families whose HF default for num_key_value_heads is not the query head count must say it. */
-    int kv_flags = t == F_LLAMA || t == F_PHI3 || gpt2 || enc || neox ? JU_OPT : 0;
+    int kv_flags = t == F_LLAMA || t == F_PHI3 || gpt2 || enc || neox || falcon ? JU_OPT : 0;
     if ((rc = cfg_int(&j, r, hk, 0, 0, &c->hidden)) || (rc = cfg_int(&j, r, lk, 0, 0, &c->layers)) ||
         (rc = cfg_int(&j, r, ak, 0, 0, &c->heads)) ||
-        (rc = cfg_int(&j, r, "num_key_value_heads", kv_flags, c->heads, &c->kv_heads)) ||
+        (rc = cfg_int(&j, r, falcon ? "num_kv_heads" : "num_key_value_heads", kv_flags, c->heads, &c->kv_heads)) ||
         (rc = cfg_int(&j, r, "head_dim", JU_OPT, gemma ? 256 : t == F_QWEN3 ? 128 : c->hidden / c->heads, &c->head_dim)))
         return rc;
     /* Limits (wide of every published model) that keep graphs and counts finite. */
@@ -422,7 +434,7 @@ int wl_parse_transformer(const void *json_root, const char *file, struct wl_tran
     }
     c->max_pos_key = gpt2 ? "n_positions" : "max_position_embeddings";
     c->decoder = !enc;
-    c->rms = !gpt2 && !enc && !neox;
+    c->rms = !gpt2 && !enc && !neox && !falcon;
     c->gated_mlp = c->rms;
     c->learned_pos = gpt2 || enc;
     c->post_norm = bertlike;
@@ -447,6 +459,35 @@ int wl_parse_transformer(const void *json_root, const char *file, struct wl_tran
                 (rc = cfg_int(&j, r, "max_position_embeddings", JU_OPT, 512, &c->max_pos)))
                 return rc;
         }
+    } else if (falcon) {
+        /* HF's FalconConfig and FalconDecoderLayer: keys and values of num_kv_heads heads with the new
+         * architecture (two LayerNorms in parallel by default), else one head shared (multi_query) or
+         * every head; attention and MLP in parallel (parallel_attn; the new architecture always), one
+         * LayerNorm for both in the first architecture; every linear biased or none (bias) */
+        int mq, na, pa, alibi;
+        int64_t nln = 2;
+        if ((rc = cfg_bool(&j, r, "multi_query", 1, &mq)) || (rc = cfg_bool(&j, r, "new_decoder_architecture", 0, &na)) ||
+            (rc = cfg_bool(&j, r, "parallel_attn", 1, &pa)) || (rc = cfg_bool(&j, r, "bias", 0, &c->qkv_bias)) ||
+            (rc = cfg_bool(&j, r, "alibi", 0, &alibi)) || (rc = cfg_act(&j, r, "activation", "gelu", &c->act)) ||
+            (rc = cfg_int(&j, r, "ffn_hidden_size", JU_OPT, 4 * c->hidden, &c->intermediate)) ||
+            (rc = cfg_int(&j, r, "vocab_size", JU_OPT, 65024, &c->vocab)) ||
+            (rc = cfg_int(&j, r, "max_position_embeddings", JU_OPT, 2048, &c->max_pos)) ||
+            (rc = cfg_int(&j, r, "num_ln_in_parallel_attn", JU_OPT, 2, &nln)) ||
+            (rc = cfg_bool(&j, r, "tie_word_embeddings", 1, &c->tied)))
+            return rc;
+        if (alibi) {
+            ju_key(&j, "alibi");
+            return ju_fail(&j, "ALiBi attention biases are not modelled (only false: rotary positions)");
+        }
+        if (nln != 1 && nln != 2) {
+            ju_key(&j, "num_ln_in_parallel_attn");
+            return ju_fail(&j, "expected 1 or 2, got %lld", (long long)nln);
+        }
+        if (!na)
+            c->kv_heads = mq ? 1 : c->heads;
+        c->out_bias = c->mlp_bias = c->qkv_bias;
+        c->parallel_block = na || pa;
+        c->shared_norm = c->parallel_block && (!na || nln == 1);
     } else if (neox) {
         c->mlp_bias = 1; /* dense_h_to_4h and dense_4h_to_h always carry biases */
         if ((rc = cfg_act(&j, r, "hidden_act", "gelu", &c->act)) ||
@@ -834,8 +875,8 @@ static int layer(struct gb *b, const struct wl_transformer *c, const struct wl_s
     if (post)
         x1 = gb_norm(b, "attn_norm", 0, x1);
     /* gpt_neox's parallel residual: the MLP reads the layer input, x + attn(ln1 x) + mlp(ln2 x) */
-    int n2 = post ? x1 : gb_norm(b, c->sandwich_norm ? "pre_mlp_norm" : "post_attention_norm", c->rms,
-                                 c->parallel_block ? x : x1);
+    int n2 = post ? x1 : c->shared_norm ? n1 : gb_norm(b, c->sandwich_norm ? "pre_mlp_norm" : "post_attention_norm", c->rms,
+                                                       c->parallel_block ? x : x1);
     int mlp = moe ? moe_mlp(b, c, B, S, n2) : dense_mlp(b, c, "", n2, c->intermediate);
     mlp = tp_collective(b, "mlp_allreduce", mlp, 0, c->tp); /* row-parallel down projection: partial sums */
     if (c->sandwich_norm)

@@ -569,7 +569,18 @@ for r in rows:
         bad.append('%s: %.0f vs %.0f' % (r['model'], dse[r['model']], pub))
 assert not bad and checked >= 25, (checked, bad)
 " "$tmp/zoo.txt" tests/data/zoo-params.csv 2>"$tmp/zoo.py.err"; then ok zoo-params; else fail zoo-params "$(tail -c 400 "$tmp/zoo.py.err")"; fi
-wl_case bad-hf-model-type.json "model_type: unsupported model_type 'mamba' (supported: llama, mistral, qwen2, gpt2, bert, vit, gemma, gemma2, phi3, mixtral, qwen2_moe, qwen3, gpt_neox, roberta, distilbert)"
+# falcon, by hand (hidden 64, 2 layers, 4 heads of 16, MLP 4 x 64 = 256, vocabulary 100, no biases, tied):
+# first architecture, multi-query, one LayerNorm a layer: 128 + qkv 64 x (4 + 2 x 1) x 16 = 6144 + dense
+# 64 x 64 = 4096 + MLP 2 x 64 x 256 = 32768 = 43136 a layer, x 2 + table 6400 + final norm 128 = 92800;
+# new architecture, 2 KV heads, two LayerNorms: 256 + 64 x (4 + 4) x 16 = 8192 + 4096 + 32768 = 45312,
+# x 2 + 6400 + 128 = 97152
+for pair in "hf-falcon-tiny 92800" "hf-falcon-tiny-newarch 97152"; do
+    set -- $pair
+    expect_json "params-$1" "need(int(d['totals']['params']) == $2, 'params %r, by hand $2' % d['totals']['params'])" eval --hw "$H" --workload "$D/$1.json" --phase prefill --prompt 8 --json
+done
+printf '{"model_type":"falcon","hidden_size":64,"num_hidden_layers":2,"num_attention_heads":4,"alibi":true}' >"$tmp/falibi.json"
+expect_fail hf-falcon-alibi 2 "alibi: ALiBi attention biases are not modelled" eval --hw "$H" --workload "$tmp/falibi.json"
+wl_case bad-hf-model-type.json "model_type: unsupported model_type 'mamba' (supported: llama, mistral, qwen2, gpt2, bert, vit, gemma, gemma2, phi3, mixtral, qwen2_moe, qwen3, gpt_neox, roberta, distilbert, falcon)"
 wl_case bad-hf-model-type-number.json 'model_type: expected a string, got a number'
 wl_case bad-hf-no-hidden.json 'hidden_size: missing (expected an integer)'
 wl_case bad-hf-gpt2-no-embd.json 'n_embd: missing (expected an integer)'
