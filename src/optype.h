@@ -22,6 +22,8 @@ enum op_type {
     OP_ALLGATHER, /* collective over a layout group: the members' pieces joined along axis */
     OP_ALLTOALL,  /* collective over a layout group: rows (axis 1) exchanged, e.g. a MoE layer's dispatch
                      to the devices holding each token's experts and the combine back */
+    OP_TRANSPOSE, /* axes permuted (attribute perm): every element read and written in the new order */
+    OP_REDUCE,    /* sum, mean or max over one axis (attribute axis), kept with extent 1 */
     OP_COUNT
 };
 

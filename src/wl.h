@@ -69,7 +69,8 @@ struct wl_op {
     int pool_max;                       /* pool: 1 max, 0 average */
     int heads;                          /* attention: query heads (key/value heads follow from shapes) */
     int causal;                         /* attention */
-    int axis;                           /* concat, slice, allgather */
+    int axis;                           /* concat, slice, allgather, reduce */
+    int perm[WL_MAX_RANK];              /* transpose: output axis i is input axis perm[i] */
     int coll_dim;                       /* allreduce, allgather, alltoall: the layout group that runs it
                                            (enum wl_group, equal to par.h's enum par_dim) */
     int transb;                         /* matmul: second operand stored [N, K] */

@@ -92,7 +92,7 @@ static int load_graph_json(const cJSON *root, const char *file, struct wl_graph 
 {
     static const char *const keys[] = {"format", "name", "description", "source", "note", "tensors", "ops", NULL};
     static const char *const tkeys[] = {"name", "shape", "kind", "note", NULL};
-    static const char *const okeys[] = {"name",   "type", "inputs", "outputs", "fn",    "stride", "padding",
+    static const char *const okeys[] = {"name",   "type", "inputs", "outputs", "fn",    "stride", "padding", "perm",
                                         "groups", "kernel", "pool",  "heads",  "causal", "axis",  "repeat",
                                         "transpose_b", "note", NULL};
     struct ju j;
@@ -189,6 +189,28 @@ static int load_graph_json(const cJSON *root, const char *file, struct wl_graph 
         if ((rc = ju_int(&j, o, "repeat", JU_OPT, 1, 1 << 20, &v)))
             return rc;
         op->count = (double)v;
+        if (type == OP_TRANSPOSE) { /* perm: required, one entry per input axis (checked with the shapes) */
+            const cJSON *parr;
+            int pn;
+            if ((rc = ju_array(&j, o, "perm", 0, WL_MAX_RANK, &parr, &pn)))
+                return rc;
+            size_t o3 = ju_key(&j, "perm");
+            const cJSON *it = parr->child;
+            for (int a = 0; a < WL_MAX_RANK; a++)
+                op->perm[a] = -1;
+            for (int a = 0; a < pn; a++, it = it->next) {
+                double d = cJSON_IsNumber(it) ? it->valuedouble : -1;
+                if (!(d >= 0 && d < WL_MAX_RANK && d == (double)(int)d)) {
+                    ju_idx(&j, a);
+                    return ju_fail(&j, "expected an axis index in [0, %d]", WL_MAX_RANK - 1);
+                }
+                op->perm[a] = (int)d;
+            }
+            ju_pop(&j, o3);
+        } else if (cJSON_GetObjectItemCaseSensitive(o, "perm")) {
+            ju_key(&j, "perm");
+            return ju_fail(&j, "applies to transpose");
+        }
         static const char *const flags[] = {"causal", "transpose_b"};
         for (int f = 0; f < 2; f++) {
             const cJSON *cz = cJSON_GetObjectItemCaseSensitive(o, flags[f]);

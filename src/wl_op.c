@@ -393,6 +393,40 @@ static int check_slice(struct wl_opcheck *c)
     return DSE_OK;
 }
 
+/* transpose: the output's axis i is the input's perm[i] (a permutation of the input's axes); it moves
+ * every element, no arithmetic. */
+static int check_transpose(struct wl_opcheck *c)
+{
+    struct wl_op *o = cur(c);
+    const struct wl_tensor *x = in(c, 0);
+    int64_t d[WL_MAX_RANK];
+    int seen[WL_MAX_RANK] = {0};
+    for (int i = x->rank; i < WL_MAX_RANK; i++)
+        if (o->perm[i] != -1)
+            return wl_op_fail(c, "perm has more entries than the input's %d axes", x->rank);
+    for (int i = 0; i < x->rank; i++) {
+        int a = o->perm[i];
+        if (a < 0 || a >= x->rank || seen[a]++)
+            return wl_op_fail(c, "perm must list each of the input's %d axes once (perm[%d] = %d)", x->rank, i, a);
+        d[i] = x->dim[a];
+    }
+    return want_out(c, 0, x->rank, d);
+}
+
+/* reduce: over axis, kept with extent 1; an add (or compare) per input element. */
+static int check_reduce(struct wl_opcheck *c)
+{
+    struct wl_op *o = cur(c);
+    const struct wl_tensor *x = in(c, 0);
+    if (o->axis < 0 || o->axis >= x->rank)
+        return wl_op_fail(c, "axis %d out of range for rank %d", o->axis, x->rank);
+    int64_t d[WL_MAX_RANK];
+    for (int i = 0; i < x->rank; i++)
+        d[i] = i == o->axis ? 1 : x->dim[i];
+    o->flops = x->elems;
+    return want_out(c, 0, x->rank, d);
+}
+
 /* A collective's device kernel reads its buffer and writes the result; an all-reduce adds the
  * members' pieces (an add per element counted), an all-gather only copies. */
 static int check_allreduce(struct wl_opcheck *c)
@@ -456,6 +490,8 @@ const struct op_info op_info[OP_COUNT] = {
     [OP_ALLREDUCE] = {"allreduce", OPF_COLL, 1, 1, 1, EC_ELTWISE, EC_ELTWISE, NARROW_NONE, ROLE_COLL, check_allreduce},
     [OP_ALLGATHER] = {"allgather", OPF_COLL, 1, 1, 1, EC_ELTWISE, EC_ELTWISE, NARROW_NONE, ROLE_COLL, check_allgather},
     [OP_ALLTOALL] = {"alltoall", OPF_COLL, 1, 1, 1, EC_ELTWISE, EC_ELTWISE, NARROW_NONE, ROLE_COLL, check_alltoall},
+    [OP_TRANSPOSE] = {"transpose", 0, 1, 1, 1, EC_ELTWISE, EC_ELTWISE, NARROW_NONE, ROLE_DATA, check_transpose},
+    [OP_REDUCE] = {"reduce", 0, 1, 1, 1, EC_SOFTMAX, EC_SOFTMAX, NARROW_NONE, ROLE_REDUCTION, check_reduce},
 };
 _Static_assert(sizeof op_info / sizeof op_info[0] == OP_COUNT, "one op_info row per enum op_type");
 

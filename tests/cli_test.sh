@@ -580,6 +580,11 @@ for pair in "hf-falcon-tiny 92800" "hf-falcon-tiny-newarch 97152"; do
 done
 printf '{"model_type":"falcon","hidden_size":64,"num_hidden_layers":2,"num_attention_heads":4,"alibi":true}' >"$tmp/falibi.json"
 expect_fail hf-falcon-alibi 2 "alibi: ALiBi attention biases are not modelled" eval --hw "$H" --workload "$tmp/falibi.json"
+# graph JSON's transpose and reduce: a mean over axis 2 of [2, 32, 64] adds 2 x 32 x 64 = 4096 elements;
+# the transpose moves data, no arithmetic (4096 FLOPs in all)
+expect_json graph-transpose-reduce "need(d['totals']['flops'] == 4096, 'flops %r' % d['totals']['flops'])" eval --hw "$H" --workload "$D/graph-transpose-reduce.json" --batch 2 --precision fp32 --json
+wl_case bad-graph-perm.json "ops[0] (swap): perm must list each of the input's 3 axes once (perm[2] = 2)"
+wl_case bad-graph-transpose-shape.json "ops[0] (swap): output 'xt' has shape [1, 64, 32] but transpose gives [1, 32, 64]"
 wl_case bad-hf-model-type.json "model_type: unsupported model_type 'mamba' (supported: llama, mistral, qwen2, gpt2, bert, vit, gemma, gemma2, phi3, mixtral, qwen2_moe, qwen3, gpt_neox, roberta, distilbert, falcon)"
 wl_case bad-hf-model-type-number.json 'model_type: expected a string, got a number'
 wl_case bad-hf-no-hidden.json 'hidden_size: missing (expected an integer)'
