@@ -24,6 +24,7 @@ enum op_type {
                      to the devices holding each token's experts and the combine back */
     OP_TRANSPOSE, /* axes permuted (attribute perm): every element read and written in the new order */
     OP_REDUCE,    /* sum, mean or max over one axis (attribute axis), kept with extent 1 */
+    OP_GATHER,    /* ONNX Gather: data's slices along axis picked by an index tensor */
     OP_COUNT
 };
 

@@ -427,6 +427,32 @@ static int check_reduce(struct wl_opcheck *c)
     return want_out(c, 0, x->rank, d);
 }
 
+/* gather (ONNX Gather): data [d0 .. d(r-1)], indices [i0 ..] -> data's shape with axis replaced by the
+ * indices' shape; the picked slices are read (the output's elements), no arithmetic. */
+static int check_gather(struct wl_opcheck *c)
+{
+    struct wl_op *o = cur(c);
+    const struct wl_tensor *x = in(c, 0), *ix = in(c, 1);
+    if (o->axis < 0 || o->axis >= x->rank)
+        return wl_op_fail(c, "axis %d out of range for rank %d", o->axis, x->rank);
+    if (ix->kind != WL_INDEX)
+        return wl_op_fail(c, "indices '%s' must be of kind index", ix->name);
+    int r = x->rank - 1 + ix->rank, k = 0;
+    if (r > WL_MAX_RANK)
+        return wl_op_fail(c, "the output's rank %d exceeds %d", r, WL_MAX_RANK);
+    int64_t d[WL_MAX_RANK];
+    for (int i = 0; i < x->rank; i++)
+        if (i == o->axis)
+            for (int j = 0; j < ix->rank; j++)
+                d[k++] = ix->dim[j];
+        else
+            d[k++] = x->dim[i];
+    int rc = want_out(c, 0, r, d);
+    if (!rc && x->kind == WL_WEIGHT) /* a table: only the picked rows are read */
+        o->in_frac[0] = c->g->t[o->out[0]].elems / x->elems;
+    return rc;
+}
+
 /* A collective's device kernel reads its buffer and writes the result; an all-reduce adds the
  * members' pieces (an add per element counted), an all-gather only copies. */
 static int check_allreduce(struct wl_opcheck *c)
@@ -492,6 +518,7 @@ const struct op_info op_info[OP_COUNT] = {
     [OP_ALLTOALL] = {"alltoall", OPF_COLL, 1, 1, 1, EC_ELTWISE, EC_ELTWISE, NARROW_NONE, ROLE_COLL, check_alltoall},
     [OP_TRANSPOSE] = {"transpose", 0, 1, 1, 1, EC_ELTWISE, EC_ELTWISE, NARROW_NONE, ROLE_DATA, check_transpose},
     [OP_REDUCE] = {"reduce", 0, 1, 1, 1, EC_SOFTMAX, EC_SOFTMAX, NARROW_NONE, ROLE_REDUCTION, check_reduce},
+    [OP_GATHER] = {"gather", 0, 2, 2, 1, EC_ELTWISE, EC_ELTWISE, NARROW_NONE, ROLE_DATA, check_gather},
 };
 _Static_assert(sizeof op_info / sizeof op_info[0] == OP_COUNT, "one op_info row per enum op_type");
 

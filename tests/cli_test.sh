@@ -585,6 +585,11 @@ expect_fail hf-falcon-alibi 2 "alibi: ALiBi attention biases are not modelled" e
 expect_json graph-transpose-reduce "need(d['totals']['flops'] == 4096, 'flops %r' % d['totals']['flops'])" eval --hw "$H" --workload "$D/graph-transpose-reduce.json" --batch 2 --precision fp32 --json
 wl_case bad-graph-perm.json "ops[0] (swap): perm must list each of the input's 3 axes once (perm[2] = 2)"
 wl_case bad-graph-transpose-shape.json "ops[0] (swap): output 'xt' has shape [1, 64, 32] but transpose gives [1, 32, 64]"
+# gather: 2 x 8 rows of a [1000, 64] fp32 table are read (4096 B, not the table's 256 kB), with 16 + 3
+# indices of 4 B: 4172 B from main memory (the 4 kB of picked rows and the output stay in the test
+# device's caches); no arithmetic
+expect_json graph-gather "need(d['totals']['flops'] == 0 and d['totals']['params'] == 64000 and abs(d['totals']['main_memory_MB'] * 1e6 - 4172) < 0.5, 'totals %r' % {k: d['totals'][k] for k in ('flops', 'params', 'main_memory_MB')})" eval --hw "$H" --workload "$D/graph-gather.json" --batch 2 --precision fp32 --software none --json
+wl_case bad-graph-gather-indices.json "ops[0] (pick_rows): indices 'rows' must be of kind index"
 wl_case bad-hf-model-type.json "model_type: unsupported model_type 'mamba' (supported: llama, mistral, qwen2, gpt2, bert, vit, gemma, gemma2, phi3, mixtral, qwen2_moe, qwen3, gpt_neox, roberta, distilbert, falcon)"
 wl_case bad-hf-model-type-number.json 'model_type: expected a string, got a number'
 wl_case bad-hf-no-hidden.json 'hidden_size: missing (expected an integer)'
