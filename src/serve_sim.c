@@ -48,6 +48,7 @@ struct sim {
     int64_t preemptions, iterations, dec_iters, dec_seqs, done;
     double kv_peak, swap_bytes; /* swap_bytes: copied to or from the host since the last iteration */
     int64_t prefix_cached;      /* tokens of the shared prefix in cached blocks (0: not yet computed) */
+    int64_t stuck;              /* a request that can never be scheduled (its index + 1), 0: none */
     struct serve_result *res;
 };
 
@@ -394,8 +395,10 @@ static void run_dynamic(struct sim *s)
                 preempt(s, s->run[--s->nrun]);
             else if (ai < s->n && !s->nrun)
                 s->t = s->req[s->ids[ai]].arrival_s > s->t ? s->req[s->ids[ai]].arrival_s : s->t;
-            else
-                break; /* cannot happen: a request that never fits was refused before the run */
+            else { /* the head can never run: the blocks the cached prefix keeps leave it too few */
+                s->stuck = (s->wn ? s->wait[s->wh] : s->nrun ? s->run[0] : 0) + 1;
+                break;
+            }
             continue;
         }
         double J, dt = serve_iter_s(s->c, N, L, C, P, &J);
@@ -516,6 +519,7 @@ void serve_result_free(struct serve_result *res)
 struct pool_acc {
     double t_end, kv_area, span_area, kv_peak, dyn_J;
     int64_t dec_iters, dec_seqs, preemptions, iterations;
+    int64_t stuck; /* a request no replica could schedule (its index + 1), 0: none */
 };
 
 /* Runs req[0..n) (by arrival) on R replicas, request i on replica i mod R, each with its own clock and
@@ -552,13 +556,15 @@ static void run_pool(struct sim *s, const struct serve_cost *c, const struct ser
         s->total_blocks = s->free_blocks = total_blocks;
         s->t = s->t_start = req[ids[0]].arrival_s;
         s->energy_J = s->kv_area = s->kv_peak = s->swap_bytes = 0;
-        s->prefix_cached = 0;
+        s->prefix_cached = s->stuck = 0;
         s->done = s->preemptions = s->iterations = s->dec_iters = s->dec_seqs = 0;
         s->res = r == 0 ? res : NULL; /* the timeline is the first replica's */
         if (cfg->sched == SCHED_STATIC)
             run_static(s);
         else
             run_dynamic(s);
+        if (s->stuck && !acc->stuck)
+            acc->stuck = ids[s->stuck - 1] + 1;
         for (int64_t k = 0; k < m; k++) {
             t_first[ids[k]] = s->st[k].t_first;
             t_done[ids[k]] = s->st[k].t_done;
@@ -705,6 +711,23 @@ int serve_run(const struct serve_cost *c, const struct serve_cfg *cfg, const str
             run_pool(&s, c, cfg, dreq, n2, R - P, 1, ids, tf2, td2, NULL, &acc);
         for (int64_t i = 0; i < n2; i++)
             td[order[i]] = td2[i];
+    }
+    if (acc.stuck) {
+        free(s.st);
+        free(s.wait);
+        free(s.run);
+        free(ids);
+        free(ttft);
+        free(tpot);
+        free(e2e);
+        free(tf);
+        free(td);
+        free(dreq);
+        free(order);
+        serve_result_free(res);
+        return dse_err_set(e, DSE_EINPUT, NULL, NULL, "request %lld can never be scheduled: the KV blocks the cached "
+                           "prefix keeps leave too few for it (a shorter --prefix-tokens or more memory)",
+                           (long long)acc.stuck);
     }
     int64_t nt = 0, np = 0, ok = 0, out_tokens = 0;
     for (int64_t i = 0; i < n; i++) {

@@ -180,6 +180,16 @@ START_TEST(prefix_caching)
     serve_result_free(&res);
     g.sched = SCHED_STATIC;
     ck_assert_int_eq(serve_run(&c, &g, r, 2, 0, &res, &e), DSE_EINPUT);
+    /* a cache of 2 blocks of 4: the first request (prompt 5, output 1) leaves its prefix's block to the
+     * cache, so the second (no prefix; prompt 5 + its first token: 2 blocks) can never run: an error,
+     * not a run that silently never ends */
+    struct serve_cost small = synth(10);
+    struct serve_cfg h = cfg_of(SCHED_CONTINUOUS, 8192, 4);
+    h.prefix_tokens = 4;
+    h.prefix_share = 1e-4;
+    struct serve_req two[2] = {{0, 5, 1}, {1, 5, 2}};
+    ck_assert_int_eq(serve_run(&small, &h, two, 2, 0, &res, &e), DSE_EINPUT);
+    ck_assert_msg(strstr(e.msg, "request 2 can never be scheduled"), "%s", e.msg);
 }
 END_TEST
 
