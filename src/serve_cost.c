@@ -80,6 +80,9 @@ int serve_cost_build(const struct eval_req *r, int64_t max_tokens, double mem_ut
                            (long long)max_tokens, mem_util);
     int64_t ctx = m->tf.max_pos > 2 ? m->tf.max_pos : 2;
     int64_t Ld = ctx - 1 < 4096 ? ctx - 1 : 4096, Pp = ctx < 2048 ? ctx : 2048;
+    if (Ld < 2) /* the per-key slope needs two cache lengths */
+        return dse_err_set(e, DSE_EINPUT, m->path, NULL, "%s has %lld positions: too few to serve", m->name,
+                           (long long)m->tf.max_pos);
     struct eval_result a = {0}, b = {0};
     int rc;
     /* the grid: 1, 2, 4, ... below the budget, and the budget */
