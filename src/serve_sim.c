@@ -658,6 +658,7 @@ int serve_run(const struct serve_cost *c, const struct serve_cfg *cfg, const str
     if (cfg->preempt == PREEMPT_SWAP && !(c->swap_Bps > 0))
         return dse_err_set(e, DSE_EINPUT, NULL, NULL, "swap preemption copies caches to the host: the system has no "
                            "CPU linked to the device");
+    int rc = DSE_OK;
     struct sim s;
     memset(&s, 0, sizeof s);
     s.st = malloc(sizeof *s.st * (size_t)n);
@@ -673,19 +674,8 @@ int serve_run(const struct serve_cost *c, const struct serve_cfg *cfg, const str
         res->timeline = malloc(sizeof *res->timeline * (size_t)cfg->timeline);
     if (!s.st || !s.wait || !s.run || !ids || !ttft || !tpot || !e2e || !tf || !td || (P && (!dreq || !order)) ||
         (cfg->timeline > 0 && !res->timeline)) {
-        free(s.st);
-        free(s.wait);
-        free(s.run);
-        free(ids);
-        free(ttft);
-        free(tpot);
-        free(e2e);
-        free(tf);
-        free(td);
-        free(dreq);
-        free(order);
-        serve_result_free(res);
-        return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+        rc = dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+        goto done;
     }
     struct pool_acc acc;
     memset(&acc, 0, sizeof acc);
@@ -713,21 +703,10 @@ int serve_run(const struct serve_cost *c, const struct serve_cfg *cfg, const str
             td[order[i]] = td2[i];
     }
     if (acc.stuck) {
-        free(s.st);
-        free(s.wait);
-        free(s.run);
-        free(ids);
-        free(ttft);
-        free(tpot);
-        free(e2e);
-        free(tf);
-        free(td);
-        free(dreq);
-        free(order);
-        serve_result_free(res);
-        return dse_err_set(e, DSE_EINPUT, NULL, NULL, "request %lld can never be scheduled: the KV blocks the cached "
-                           "prefix keeps leave too few for it (a shorter --prefix-tokens or more memory)",
-                           (long long)acc.stuck);
+        rc = dse_err_set(e, DSE_EINPUT, NULL, NULL, "request %lld can never be scheduled: the KV blocks the cached "
+                         "prefix keeps leave too few for it (a shorter --prefix-tokens or more memory)",
+                         (long long)acc.stuck);
+        goto done;
     }
     int64_t nt = 0, np = 0, ok = 0, out_tokens = 0;
     for (int64_t i = 0; i < n; i++) {
@@ -741,10 +720,6 @@ int serve_run(const struct serve_cost *c, const struct serve_cfg *cfg, const str
         ok += (!(cfg->slo_ttft_s > 0) || a <= cfg->slo_ttft_s) && (!(cfg->slo_e2e_s > 0) || d <= cfg->slo_e2e_s) &&
               (!(cfg->slo_tpot_s > 0) || isnan(tp) || tp <= cfg->slo_tpot_s);
     }
-    free(tf);
-    free(td);
-    free(dreq);
-    free(order);
     double t_end = acc.t_end, kv_area = acc.kv_area, span_area = acc.span_area, kv_peak = acc.kv_peak,
            dyn_J = acc.dyn_J;
     int64_t dec_iters = acc.dec_iters, dec_seqs = acc.dec_seqs;
@@ -768,20 +743,27 @@ int serve_run(const struct serve_cost *c, const struct serve_cfg *cfg, const str
     pct_of(ttft, nt, &res->ttft_s);
     pct_of(tpot, np, &res->tpot_s);
     pct_of(e2e, nt, &res->e2e_s);
-    free(s.st);
-    free(s.wait);
-    free(s.run);
-    free(ids);
     if (keep_all) {
         res->ttft_all = ttft;
         res->tpot_all = tpot;
         res->e2e_all = e2e;
-    } else {
-        free(ttft);
-        free(tpot);
-        free(e2e);
+        ttft = tpot = e2e = NULL;
     }
-    return DSE_OK;
+done:
+    free(s.st);
+    free(s.wait);
+    free(s.run);
+    free(ids);
+    free(ttft);
+    free(tpot);
+    free(e2e);
+    free(tf);
+    free(td);
+    free(dreq);
+    free(order);
+    if (rc)
+        serve_result_free(res);
+    return rc;
 }
 
 int serve_capacity(const struct serve_cost *c, const struct serve_cfg *cfg, const struct serve_req *unit, int64_t n,

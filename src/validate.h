@@ -182,6 +182,12 @@ int pcsv_record(char *l, char **f, int max);
 #define PCSV_MAX_COLS 40
 int pcsv_rows(const char *text, size_t len, const char *path, const char *const *cols, int ncols, const char *what,
               int (*row)(char **f, int line, void *ctx, struct dse_err *e), void *ctx, struct dse_err *e);
+/* The same rows read by load into a fresh array of size-byte cases, each beginning with a char id[]
+ * that no two rows share; at most PCSV_MAX_CASES of them. */
+#define PCSV_MAX_CASES 4096
+int pcsv_table(const char *text, size_t len, const char *path, const char *const *cols, int ncols, const char *what,
+               size_t size, int (*load)(char **f, const char *path, int line, void *c, struct dse_err *e),
+               void **out, int *n, struct dse_err *e);
 
 /* The published multi-device corpus (validate/published/multi-device/cases.csv, columns in
  * validate/published/README.md): a training step or an inference on a system of N devices with the

@@ -4,6 +4,7 @@
  * corpus's rule (FNV-1a 32 of the id odd: held-out), fixed before any case was predicted. */
 #include <math.h>
 #include <stdio.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,8 +31,9 @@ static int field_int(const char *s, long long lo, long long hi, long long *v)
     return 0;
 }
 
-static int load_mrow(char **f, const char *file, int line, struct mcase *c, struct dse_err *e)
+static int load_mrow(char **f, const char *file, int line, void *row, struct dse_err *e)
 {
+    struct mcase *c = row;
     memset(c, 0, sizeof *c);
     char where[32];
     snprintf(where, sizeof where, "line %d", line);
@@ -87,42 +89,14 @@ int mcorpus_load(const char *path, struct mcase **out, int *n, struct dse_err *e
     return rc;
 }
 
-struct mload {
-    struct mcase *c;
-    int cap, cnt;
-    const char *path;
-};
-
-static int mload_row(char **f, int line, void *ctx, struct dse_err *e)
-{
-    struct mload *m = ctx;
-    if (m->cnt == m->cap) {
-        int cap = m->cap ? 2 * m->cap : 64;
-        struct mcase *nc = cap <= 4096 ? realloc(m->c, sizeof *nc * (size_t)cap) : NULL;
-        if (!nc)
-            return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, cap > 4096 ? "more than 4096 cases" : "out of memory");
-        m->c = nc;
-        m->cap = cap;
-    }
-    int rc = load_mrow(f, m->path, line, &m->c[m->cnt], e);
-    for (int k = 0; k < m->cnt && !rc; k++)
-        if (!strcmp(m->c[k].id, m->c[m->cnt].id))
-            rc = dse_err_set(e, DSE_EINPUT, m->path, NULL, "id '%s' given twice", m->c[k].id);
-    m->cnt += !rc;
-    return rc;
-}
-
 int mcorpus_load_buf(const char *text, size_t len, const char *path, struct mcase **out, int *n, struct dse_err *e)
 {
-    struct mload m = {NULL, 0, 0, path};
-    int rc = pcsv_rows(text, len, path, mcols, MC_COUNT, "multi-device corpus", mload_row, &m, e);
-    if (rc) {
-        free(m.c);
-        return rc;
-    }
-    *out = m.c;
-    *n = m.cnt;
-    return DSE_OK;
+    _Static_assert(offsetof(struct mcase, id) == 0, "pcsv_table reads the id at the start of a case");
+    void *c;
+    int rc = pcsv_table(text, len, path, mcols, MC_COUNT, "multi-device corpus", sizeof(struct mcase), load_mrow, &c, n, e);
+    if (!rc)
+        *out = c;
+    return rc;
 }
 
 /* The source's FLOP count of one training step (B sequences of s tokens, l layers of width h,

@@ -110,6 +110,53 @@ int pcsv_rows(const char *text, size_t len, const char *path, const char *const 
     return rc;
 }
 
+/* Collects a corpus's rows into an array of `size`-byte cases (validate.h); each case begins with its
+ * id string, which no two rows may share. */
+struct ptable {
+    char *c;
+    int cap, cnt;
+    size_t size;
+    const char *path;
+    int (*load)(char **f, const char *path, int line, void *c, struct dse_err *e);
+};
+
+static int ptable_row(char **f, int line, void *ctx, struct dse_err *e)
+{
+    struct ptable *t = ctx;
+    if (t->cnt == t->cap) {
+        int cap = t->cap ? 2 * t->cap : 64;
+        char *nc = cap <= PCSV_MAX_CASES ? realloc(t->c, t->size * (size_t)cap) : NULL;
+        if (!nc && cap > PCSV_MAX_CASES)
+            return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "more than %d cases", PCSV_MAX_CASES);
+        if (!nc)
+            return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+        t->c = nc;
+        t->cap = cap;
+    }
+    const char *id = t->c + t->size * (size_t)t->cnt;
+    int rc = t->load(f, t->path, line, t->c + t->size * (size_t)t->cnt, e);
+    for (int k = 0; k < t->cnt && !rc; k++)
+        if (!strcmp(t->c + t->size * (size_t)k, id))
+            rc = dse_err_set(e, DSE_EINPUT, t->path, NULL, "id '%s' given twice", id);
+    t->cnt += !rc;
+    return rc;
+}
+
+int pcsv_table(const char *text, size_t len, const char *path, const char *const *cols, int ncols, const char *what,
+               size_t size, int (*load)(char **f, const char *path, int line, void *c, struct dse_err *e),
+               void **out, int *n, struct dse_err *e)
+{
+    struct ptable t = {NULL, 0, 0, size, path, load};
+    int rc = pcsv_rows(text, len, path, cols, ncols, what, ptable_row, &t, e);
+    if (rc) {
+        free(t.c);
+        return rc;
+    }
+    *out = t.c;
+    *n = t.cnt;
+    return DSE_OK;
+}
+
 /* RFC 4180 quoting: "a, b" and "" for a quote inside one. */
 int pcsv_record(char *l, char **f, int max)
 {

@@ -8,6 +8,7 @@
  * request count is 1,000 (static batching: one batch); requests are drawn with seed 1. */
 #include <math.h>
 #include <stdio.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -54,8 +55,9 @@ static int field_int(const char *s, long long lo, long long hi, long long *v)
     return 0;
 }
 
-static int load_srow(char **f, const char *file, int line, struct scase *c, struct dse_err *e)
+static int load_srow(char **f, const char *file, int line, void *row, struct dse_err *e)
 {
+    struct scase *c = row;
     memset(c, 0, sizeof *c);
     char where[32];
     snprintf(where, sizeof where, "line %d", line);
@@ -95,42 +97,14 @@ static int load_srow(char **f, const char *file, int line, struct scase *c, stru
     return DSE_OK;
 }
 
-struct sload {
-    struct scase *c;
-    int cap, cnt;
-    const char *path;
-};
-
-static int sload_row(char **f, int line, void *ctx, struct dse_err *e)
-{
-    struct sload *s = ctx;
-    if (s->cnt == s->cap) {
-        int cap = s->cap ? 2 * s->cap : 64;
-        struct scase *nc = cap <= 4096 ? realloc(s->c, sizeof *nc * (size_t)cap) : NULL;
-        if (!nc)
-            return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, cap > 4096 ? "more than 4096 cases" : "out of memory");
-        s->c = nc;
-        s->cap = cap;
-    }
-    int rc = load_srow(f, s->path, line, &s->c[s->cnt], e);
-    for (int k = 0; k < s->cnt && !rc; k++)
-        if (!strcmp(s->c[k].id, s->c[s->cnt].id))
-            rc = dse_err_set(e, DSE_EINPUT, s->path, NULL, "id '%s' given twice", s->c[k].id);
-    s->cnt += !rc;
-    return rc;
-}
-
 int scorpus_load_buf(const char *text, size_t len, const char *path, struct scase **out, int *n, struct dse_err *e)
 {
-    struct sload s = {NULL, 0, 0, path};
-    int rc = pcsv_rows(text, len, path, scols, SC_COUNT, "serving corpus", sload_row, &s, e);
-    if (rc) {
-        free(s.c);
-        return rc;
-    }
-    *out = s.c;
-    *n = s.cnt;
-    return DSE_OK;
+    _Static_assert(offsetof(struct scase, id) == 0, "pcsv_table reads the id at the start of a case");
+    void *c;
+    int rc = pcsv_table(text, len, path, scols, SC_COUNT, "serving corpus", sizeof(struct scase), load_srow, &c, n, e);
+    if (!rc)
+        *out = c;
+    return rc;
 }
 
 int scorpus_load(const char *path, struct scase **out, int *n, struct dse_err *e)

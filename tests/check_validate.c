@@ -362,6 +362,42 @@ START_TEST(error_bars_in_eval)
 }
 END_TEST
 
+/* A corpus row's id names it in reports and in the held-out split (pcase_is_heldout hashes it): a
+ * second row of the same id is an input error in both tables read by pcsv_table; distinct ids load. */
+START_TEST(corpus_ids_unique)
+{
+    static const char mhead[] = "id,system,nodes,devices,framework,software,workload,phase,batch,seq,gen,tp,pp,dp,"
+                                "microbatches,zero,recompute,precision,metric,value,unit,flops,source,url,date,note\n";
+    static const char mrow[] = ",nvidia-a100-cluster-32node,4,32,fw,megatron,gpt-megatron-1.7b,train,512,2048,0,1,1,32,1,"
+                               "0,full,fp16,tflops_per_device,137,TFLOP/s,megatron_hfu,s,u,2021-04-08,n\n";
+    static const char shead[] = "id,system,devices,tp,framework,software,workload,precision,scheduler,max_batch,arrival,"
+                                "rate_rps,requests,prompt_dist,output_dist,metric,value,unit,source,url,date,note\n";
+    static const char srow[] = ",nvidia-dgx-h100,8,2,fw,tensorrt,llama-2-70b,fp8,inflight,1024,poisson,71.2,172032,"
+                               "openorca,openorca,throughput_tokens_per_s,20556.40,tokens/s,s,u,2024-03-27,n\n";
+    char text[2048];
+    struct dse_err e = {0};
+    struct mcase *mc = NULL;
+    struct scase *sc = NULL;
+    int n = -1;
+    snprintf(text, sizeof text, "%sa%sb%s", mhead, mrow, mrow);
+    ck_assert_int_eq(mcorpus_load_buf(text, strlen(text), "m.csv", &mc, &n, &e), DSE_OK);
+    ck_assert_int_eq(n, 2);
+    ck_assert_str_eq(mc[1].id, "b");
+    free(mc);
+    snprintf(text, sizeof text, "%sa%sa%s", mhead, mrow, mrow);
+    ck_assert_int_eq(mcorpus_load_buf(text, strlen(text), "m.csv", &mc, &n, &e), DSE_EINPUT);
+    ck_assert_msg(strstr(e.msg, "id 'a' given twice") != NULL, "%s", e.msg);
+    snprintf(text, sizeof text, "%sa%sb%s", shead, srow, srow);
+    ck_assert_int_eq(scorpus_load_buf(text, strlen(text), "s.csv", &sc, &n, &e), DSE_OK);
+    ck_assert_int_eq(n, 2);
+    ck_assert_str_eq(sc[1].id, "b");
+    free(sc);
+    snprintf(text, sizeof text, "%sb%sb%s", shead, srow, srow);
+    ck_assert_int_eq(scorpus_load_buf(text, strlen(text), "s.csv", &sc, &n, &e), DSE_EINPUT);
+    ck_assert_msg(strstr(e.msg, "id 'b' given twice") != NULL, "%s", e.msg);
+}
+END_TEST
+
 Suite *make_validate_suite(void)
 {
     Suite *s = suite_create("validate");
@@ -375,6 +411,7 @@ Suite *make_validate_suite(void)
     tcase_add_test(t, calibration_recovers_known_efficiencies);
     tcase_add_test(t, prediction_follows_threads);
     tcase_add_test(t, host_load_arithmetic);
+    tcase_add_test(t, corpus_ids_unique);
     suite_add_tcase(s, t);
     return s;
 }
