@@ -3,8 +3,8 @@
 #
 # Usage: sh fuzz/run.sh [seconds] [target...]      or: FUZZ_RUNS=10000000 sh fuzz/run.sh 0 [target...]
 #   seconds  run time per target (default: $FUZZ_SECONDS, else 60)
-#   target   hwdesc workload topo prec suite sweep scalesim software errbars published multi trace serving
-#            (default: all thirteen)
+#   target   hwdesc workload topo prec suite sweep scalesim software errbars published multi trace serving onnx
+#            (default: all fourteen)
 # Needs clang with libFuzzer (Debian/Ubuntu: apt-get install clang libclang-rt-14-dev), libcjson
 # and a configured tree (config.h at the repository root: ./configure). Binaries go to fuzz/build/,
 # corpora to fuzz/corpus-<target>/ (both git-ignored); a crashing input is saved as
@@ -19,7 +19,7 @@ case ${1:-} in
 '' | *[!0-9]*) ;;
 *) secs=$1; shift ;;
 esac
-targets=${*:-hwdesc workload topo prec suite sweep scalesim software errbars published multi trace serving}
+targets=${*:-hwdesc workload topo prec suite sweep scalesim software errbars published multi trace serving onnx}
 # FUZZ_RUNS=N: run each target for N executions instead of a time (the 10 M campaigns of fuzz/README.md).
 limit="-max_total_time=$secs"
 [ -n "${FUZZ_RUNS:-}" ] && limit="-runs=$FUZZ_RUNS"
@@ -34,14 +34,20 @@ if [ ! -f config.h ]; then
     exit 2
 fi
 cjson=$(pkg-config --cflags --libs libcjson 2>/dev/null) || cjson="-lcjson"
+# every loader links the ONNX importer (wl_load.c reads *.onnx): protobuf-c and the decoder make generates
+cjson="$cjson $(pkg-config --cflags --libs libprotobuf-c 2>/dev/null || echo -lprotobuf-c)"
+if [ ! -f src/onnx.pb-c.c ]; then
+    echo "run.sh: src/onnx.pb-c.c missing: run make first (it generates it from src/onnx.proto)" >&2
+    exit 2
+fi
 
 # The loaders and what they call: everything in libdse.a but the command line (main.c, cli_*.c)
 # and the cost models, which no loader reaches.
 srcs="src/err.c src/jsonu.c src/prec.c src/hw.c src/hw_load.c src/hw_memtech.c src/wl_op.c src/wl_graph.c src/wl_load.c
-      src/wl_build.c src/wl_transformer.c src/wl_cnn.c src/validate_suite.c"
+      src/wl_onnx.c src/onnx.pb-c.c src/wl_build.c src/wl_transformer.c src/wl_cnn.c src/validate_suite.c"
 # The sweep target also prepares small specs and evaluates a point: the cost models, eval, metrics.
 sweep_srcs="src/err.c src/jsonu.c src/prec.c src/hw.c src/hw_load.c src/hw_memtech.c src/hw_scalesim.c src/wl_op.c src/wl_graph.c
-      src/wl_load.c src/wl_build.c src/wl_transformer.c src/wl_cnn.c src/model.c src/model_roofline.c
+      src/wl_load.c src/wl_onnx.c src/onnx.pb-c.c src/wl_build.c src/wl_transformer.c src/wl_cnn.c src/model.c src/model_roofline.c
       src/model_systolic.c src/model_gpu.c src/model_cpu.c src/model_npu.c src/eval.c src/metric.c
       src/pass.c src/pass_load.c src/errbar.c src/sweep.c src/sweep_spec.c src/kern_prec.c src/par_coll.c src/par_layout.c
       src/eval_par.c src/eval_train.c src/serve_trace.c src/serve_cost.c src/serve_sim.c"
@@ -68,9 +74,9 @@ seed() { # seed CORPUS_DIR FILE... : copies the files that exist
 
 for t in $targets; do
     case $t in
-    hwdesc | workload | topo | prec | suite | sweep | scalesim | software | errbars | published | multi | trace | serving) ;;
+    hwdesc | workload | topo | prec | suite | sweep | scalesim | software | errbars | published | multi | trace | serving | onnx) ;;
     *)
-        echo "run.sh: unknown target '$t' (hwdesc workload topo prec suite sweep scalesim software errbars published multi trace serving)" >&2
+        echo "run.sh: unknown target '$t' (hwdesc workload topo prec suite sweep scalesim software errbars published multi trace serving onnx)" >&2
         exit 2
         ;;
     esac
@@ -114,6 +120,17 @@ $t: BUILD FAILED"
     multi) seed "$corpus" validate/published/multi-device/*.csv tests/data/*multi-device*.csv ;;
     serving) seed "$corpus" validate/published/serving/*.csv ;;
     trace) seed "$corpus" tests/data/*serve-trace*.csv ;;
+    onnx) # the test models (python3-onnx writes them); the big ones are beyond -max_len
+        py=/usr/bin/python3
+        [ -x "$py" ] || py=python3
+        if "$py" tests/onnx/make_models.py "$build/onnx-seeds" >/dev/null 2>&1; then
+            for f in "$build"/onnx-seeds/*.onnx; do
+                [ "$(wc -c <"$f")" -le 65536 ] && cp "$f" "$corpus/seed-$(basename "$f")"
+            done
+        else
+            echo "run.sh: no seeds for onnx (python3-onnx missing): starting from an empty corpus" >&2
+        fi
+        ;;
     scalesim) # a GEMM of 128 x 512 x 256 first (two bytes per dimension, less one)
         for f in validate/scalesim/cfg/*.cfg bench/*.cfg; do
             [ -f "$f" ] && { printf '\177\000\377\001\377\000'; cat "$f"; } >"$corpus/seed-$(basename "$f")"

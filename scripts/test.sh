@@ -3,7 +3,7 @@
 # the CLI script tests. Ends with one line "N passed, N failed".
 set -u
 cd "$(dirname "$0")/.."
-./scripts/setup.sh || exit 2
+DSE_SETUP_TESTS=1 ./scripts/setup.sh || exit 2
 OMP_NUM_THREADS=1 make -j"$(nproc)" check >/dev/null 2>&1
 status=$?
 passed=0

@@ -30,6 +30,9 @@ struct wl_model;
 struct eval_req;
 /* Reads --batch, --phase, --prompt and --generate for workload m into r, refusing options that do
  * not apply to it. */
+/* --dim NAME=N[,NAME=N] and --unknown-ops error|memory (ONNX models) into lo; absent options: none. */
+struct wl_load_opt;
+int cli_load_opt(const struct cli_opt *opts, struct wl_load_opt *lo, struct dse_err *e);
 int cli_workload_opts(const struct cli_opt *opts, const struct wl_model *m, struct eval_req *r, struct dse_err *e);
 
 struct hw_system;

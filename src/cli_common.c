@@ -39,6 +39,8 @@ int cli_parse(int argc, char **argv, int first, struct cli_opt *opts, const char
                 break;
         if (!o->name)
             return dse_err_set(e, DSE_EINPUT, NULL, NULL, "%s: unknown option '%s' (see dse help %s)", cmd, a, cmd);
+        if (o->value) /* the last would win: refused rather than one silently dropped */
+            return dse_err_set(e, DSE_EINPUT, NULL, NULL, "%s: option --%s given twice", cmd, o->name);
         if (o->has_arg) {
             if (eq)
                 o->value = eq + 1;
@@ -51,6 +53,28 @@ int cli_parse(int argc, char **argv, int first, struct cli_opt *opts, const char
                 return dse_err_set(e, DSE_EINPUT, NULL, NULL, "%s: option --%s takes no value", cmd, o->name);
             o->value = "1";
         }
+    }
+    return DSE_OK;
+}
+
+int cli_load_opt(const struct cli_opt *opts, struct wl_load_opt *lo, struct dse_err *e)
+{
+    const char *d = cli_get(opts, "dim"), *u = cli_get(opts, "unknown-ops");
+    memset(lo, 0, sizeof *lo);
+    if (u && strcmp(u, "memory") && strcmp(u, "error"))
+        return dse_err_set(e, DSE_EINPUT, NULL, "--unknown-ops", "expected error or memory, got '%s'", u);
+    lo->unknown_memory = u && !strcmp(u, "memory");
+    while (d && *d) { /* NAME=N[,NAME=N...] */
+        char one[WL_NAME_LEN + 32];
+        size_t n = strcspn(d, ",");
+        if (n >= sizeof one)
+            return dse_err_set(e, DSE_EINPUT, NULL, "--dim", "binding too long: '%.40s...'", d);
+        memcpy(one, d, n);
+        one[n] = '\0';
+        int rc = wl_load_opt_dim(lo, one, e);
+        if (rc)
+            return rc;
+        d += n + (d[n] == ',');
     }
     return DSE_OK;
 }
@@ -158,14 +182,15 @@ int cli_workload_opts(const struct cli_opt *opts, const struct wl_model *m, stru
         r->phase = (enum wl_phase)p;
     }
     /* Options that do not apply to this workload are refused, not ignored. */
-    int takes_seq = lm || (m->kind == WLM_TRANSFORMER && strcmp(m->tf.model_type, "vit") != 0);
+    int takes_seq = lm || (m->kind == WLM_TRANSFORMER && strcmp(m->tf.model_type, "vit") != 0) ||
+                    (m->kind == WLM_ONNX && wl_onnx_takes_tokens(m->onnx));
     if ((cli_get(opts, "prompt") && !takes_seq) || (cli_get(opts, "generate") && r->phase != PH_GENERATE)) {
         rc = dse_err_set(e, DSE_EINPUT, NULL, cli_get(opts, "generate") && r->phase != PH_GENERATE ? "--generate" : "--prompt",
                          "does not apply to %s (%s)", m->name,
                          takes_seq ? "--generate needs --phase generate" : "its input size is fixed by the model");
         return rc;
     }
-    r->prompt = m->kind == WLM_TRANSFORMER && !lm ? 128 : 512;
+    r->prompt = (m->kind == WLM_TRANSFORMER && !lm) || m->kind == WLM_ONNX ? 128 : 512;
     if (cli_get(opts, "prompt")) {
         if ((rc = cli_int("prompt", cli_get(opts, "prompt"), 1, 10000000, &v, e)))
             return rc;

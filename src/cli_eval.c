@@ -17,7 +17,9 @@
 
 static struct cli_opt eval_opts_proto[] = {
     {"hw", 1, "hardware description (hwdesc file or name from dse list hw)", NULL},
-    {"workload", 1, "model (models/ file or name, graph JSON, HF config, SCALE-Sim CSV)", NULL},
+    {"workload", 1, "model (models/ file or name, graph JSON, HF config, SCALE-Sim CSV, ONNX)", NULL},
+    {"dim", 1, "ONNX: bind dynamic input dimensions NAME=N[,NAME=N] (batch- and sequence-named ones follow --batch and --prompt)", NULL},
+    {"unknown-ops", 1, "ONNX: error (default) or memory: operators dse does not model costed as memory-bound, with a warning", NULL},
     {"device", 1, "device of the system that runs the model (default: first accelerator)", NULL},
     {"placement", 1, "DEV or DEV,TYPE=DEV2,... e.g. npu,attention=cpu (operators by type on other devices)", NULL},
     {"precision", 1, "fp32|tf32|bf16|fp16|fp8|int8|int4, w4a16, w8a8kv8, w=int4,a=fp16,kv=fp8", NULL},
@@ -204,6 +206,8 @@ static void print_human(const struct eval_req *r, const struct eval_result *res,
     else if (ph != PH_NONE)
         printf(", %s (%s %lld tokens)\n", wl_phase_names[ph], ph == PH_DECODE ? "context" : "prompt",
                (long long)r->prompt);
+    else if (r->model->kind == WLM_ONNX && wl_onnx_takes_tokens(r->model->onnx))
+        printf(", sequence %lld\n", (long long)r->prompt);
     else
         printf("\n");
     if (sys->topo.n_level) { /* the layout over the topology, innermost level first */
@@ -233,6 +237,9 @@ static void print_human(const struct eval_req *r, const struct eval_result *res,
     char vn[160], eb[900];
     printf("model: %s; software: %s; %s\n", r->x.fidelity == FID_CYCLE ? "cycle-approximate tier" : "analytical roofline",
            r->sw ? r->sw->name : "none", validation_note(d, vn, sizeof vn));
+    if (r->model->kind == WLM_ONNX && wl_onnx_quantized(r->model->onnx) && r->x.prec.w != P_INT8)
+        printf("note: a quantized ONNX model (%s): its operators are costed at %s, not as stored; --precision int8 "
+               "costs them at 8 bits\n", wl_onnx_quantized(r->model->onnx), prec);
     if (res->feasible)
         printf("%s\n", errbar_note(r, res, ph, eb, sizeof eb));
     printf("\n");
@@ -633,7 +640,7 @@ static int point_device_prec(const struct cli_opt *opts, const char *cmd, struct
 int cli_point_open(const struct cli_opt *opts, const char *cmd, char *hwp, size_t hwp_n, struct hw_system **sys,
                    struct wl_model *model, struct eval_req *r, struct dse_err *e)
 {
-    static const char *const hw_ext[] = {".json", ".cfg", NULL}, *const wl_ext[] = {".json", ".csv", NULL};
+    static const char *const hw_ext[] = {".json", ".cfg", NULL}, *const wl_ext[] = {".json", ".csv", ".onnx", NULL};
     const char *hw = cli_get(opts, "hw"), *wl = cli_get(opts, "workload");
     char wlp[1024];
     int rc;
@@ -645,7 +652,9 @@ int cli_point_open(const struct cli_opt *opts, const char *cmd, char *hwp, size_
         return rc;
     if (!(*sys = malloc(sizeof **sys)))
         return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
-    if ((rc = cli_load_hw(hwp, *sys, e)) || (rc = wl_load_file(wlp, model, e)))
+    struct wl_load_opt lo;
+    if ((rc = cli_load_opt(opts, &lo, e)) || (rc = cli_load_hw(hwp, *sys, e)) ||
+        (rc = wl_load_file_opt(wlp, &lo, model, e)))
         return rc;
     if ((rc = point_device_prec(opts, cmd, *sys, model, r, e)))
         wl_model_free(model);

@@ -18,6 +18,8 @@
 static struct cli_opt serve_opts_proto[] = {
     {"hw", 1, "hardware description (hwdesc file or name from dse list hw)", NULL},
     {"workload", 1, "decoder LM (models/ file or name)", NULL},
+    {"dim", 1, "ONNX: bind dynamic input dimensions NAME=N[,NAME=N] (batch- and sequence-named ones follow --batch and --prompt)", NULL},
+    {"unknown-ops", 1, "ONNX: error (default) or memory: operators dse does not model costed as memory-bound, with a warning", NULL},
     {"device", 1, "device of the system that runs the model (default: first accelerator)", NULL},
     {"precision", 1, "fp16|bf16|fp8|int8|w4a16|... (default: the device's fastest float)", NULL},
     {"software", 1, "software stack (default: the device's own)", NULL},

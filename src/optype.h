@@ -25,6 +25,8 @@ enum op_type {
     OP_TRANSPOSE, /* axes permuted (attribute perm): every element read and written in the new order */
     OP_REDUCE,    /* sum, mean or max over one axis (attribute axis), kept with extent 1 */
     OP_GATHER,    /* ONNX Gather: data's slices along axis picked by an index tensor */
+    OP_COPY,      /* moves data without arithmetic, shapes free: reads every input, writes its output (ONNX
+                     Expand, Pad, Tile, Resize, strided slices; unknown operators costed as memory-bound) */
     OP_COUNT
 };
 

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 
 #include "jsonu.h"
@@ -219,8 +220,8 @@ out:
 static int load_workload(struct ju *j, const cJSON *o, const char *spec_path, unsigned flags, struct sw_workload *w)
 {
     static const char *const keys[] = {"model", "phase", "prompt", "generate", "optimizer", "zero", "recompute",
-                                       "serving", "note", NULL};
-    static const char *const exts[] = {".json", ".csv", NULL};
+                                       "serving", "dims", "unknown_ops", "note", NULL};
+    static const char *const exts[] = {".json", ".csv", ".onnx", NULL};
     char name[256], ph[32];
     int rc;
     long long v;
@@ -233,11 +234,45 @@ static int load_workload(struct ju *j, const cJSON *o, const char *spec_path, un
         ju_pop(j, old);
         return rc;
     }
-    if ((rc = wl_load_file(w->path, &w->model, e)))
+    struct wl_load_opt lo; /* an ONNX model's bindings: "dims": {"NAME": N}, "unknown_ops": "error" | "memory" */
+    memset(&lo, 0, sizeof lo);
+    const cJSON *dims = cJSON_GetObjectItemCaseSensitive(o, "dims");
+    if (dims) {
+        size_t old = ju_key(j, "dims");
+        if (!cJSON_IsObject(dims))
+            return ju_fail(j, "expected an object of NAME: N bindings");
+        for (const cJSON *it = dims->child; it; it = it->next) {
+            char one[WL_NAME_LEN + 32];
+            size_t o2 = ju_key(j, it->string);
+            if (!cJSON_IsNumber(it) || strlen(it->string) >= WL_NAME_LEN || !(it->valuedouble >= 1) ||
+                it->valuedouble > WL_MAX_DIM || it->valuedouble != (double)(long long)it->valuedouble)
+                return ju_fail(j, "expected a positive integer up to %g", WL_MAX_DIM);
+            snprintf(one, sizeof one, "%s=%.0f", it->string, it->valuedouble);
+            if (wl_load_opt_dim(&lo, one, e))
+                return ju_fail(j, "%s", e->msg);
+            ju_pop(j, o2);
+        }
+        ju_pop(j, old);
+    }
+    if (cJSON_GetObjectItemCaseSensitive(o, "unknown_ops")) {
+        char u[16];
+        if ((rc = ju_str(j, o, "unknown_ops", 0, u, sizeof u)))
+            return rc;
+        if (strcmp(u, "error") && strcmp(u, "memory")) {
+            size_t old = ju_key(j, "unknown_ops");
+            rc = ju_fail(j, "expected \"error\" or \"memory\", got '%s'", u);
+            ju_pop(j, old);
+            return rc;
+        }
+        lo.unknown_memory = u[0] == 'm';
+    }
+    size_t pl = strlen(w->path);
+    int onnx = pl > 5 && !strcasecmp(w->path + pl - 5, ".onnx");
+    if ((rc = wl_load_file_opt(w->path, &lo, &w->model, e)))
         return rc;
     char *text;
     size_t len;
-    if ((rc = ju_read_file(w->path, JU_MAX_FILE_BYTES, &text, &len, e)))
+    if ((rc = ju_read_file(w->path, onnx ? (2u << 30) - 1 : JU_MAX_FILE_BYTES, &text, &len, e)))
         return rc;
     w->hash = fnv1a(text, len);
     free(text);

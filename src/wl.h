@@ -18,8 +18,8 @@
 #define WL_MAX_RANK 6
 #define WL_MAX_IN 5
 #define WL_MAX_OUT 2
-#define WL_MAX_TENSORS 100000
-#define WL_MAX_OPS 50000
+#define WL_MAX_TENSORS 400000
+#define WL_MAX_OPS 200000
 #define WL_MAX_DIM 1e12
 #define WL_BATCH_DIM (-1) /* a dimension written "B" in a graph file: replaced by the batch size */
 
@@ -66,6 +66,8 @@ struct wl_op {
     double count; /* multiplicity */
     /* attributes */
     int kh, kw, sh, sw, ph, pw, groups; /* conv2d, pool */
+    int ph_end, pw_end;                 /* conv2d, pool: padding added at the bottom / right beyond ph, pw
+                                           (ONNX's asymmetric pads: begin ph, end ph + ph_end) */
     int pool_max;                       /* pool: 1 max, 0 average */
     int heads;                          /* attention: query heads (key/value heads follow from shapes) */
     int causal;                         /* attention */
@@ -148,7 +150,7 @@ int wl_op_is_view(const struct wl_op *op);
 int wl_op_derive(struct wl_graph *g, int op, struct dse_err *e);
 
 /* --- model descriptions --- */
-enum wl_model_kind { WLM_GRAPH, WLM_TRANSFORMER, WLM_CNN, WLM_TOPO };
+enum wl_model_kind { WLM_GRAPH, WLM_TRANSFORMER, WLM_CNN, WLM_TOPO, WLM_ONNX };
 enum wl_phase { PH_NONE, PH_PREFILL, PH_DECODE, PH_GENERATE, PH_TRAIN };
 extern const char *const wl_phase_names[]; /* "none", "prefill", "decode", "generate", "train", NULL */
 
@@ -195,6 +197,8 @@ struct wl_cnn {
     double width_mult;
 };
 
+struct wl_onnx; /* an imported ONNX graph (wl_onnx.c), shapes inferred again for every build */
+
 struct wl_model {
     enum wl_model_kind kind;
     char name[WL_NAME_LEN];
@@ -202,6 +206,19 @@ struct wl_model {
     struct wl_graph graph; /* WLM_GRAPH and WLM_TOPO: template, dims may be WL_BATCH_DIM */
     struct wl_transformer tf;
     struct wl_cnn cnn;
+    struct wl_onnx *onnx; /* WLM_ONNX (owned; wl_model_free frees it) */
+};
+
+/* How a model file is read: ONNX dynamic dimensions bound by name (--dim name=value) and what to do
+ * with an operator dse does not model (error, or costed as memory-bound with a warning). */
+#define WL_MAX_BIND 16
+struct wl_load_opt {
+    int n_dims;
+    struct {
+        char name[WL_NAME_LEN];
+        int64_t value;
+    } dims[WL_MAX_BIND];
+    int unknown_memory;
 };
 
 struct wl_shape {
@@ -217,10 +234,27 @@ struct wl_shape {
     double moe_imbalance; /* with ep: the busiest device's routed rows over the mean (0: 1, balanced) */
 };
 
-/* Loads a model description: *.json (graph, transformer config or CNN spec) or *.csv (SCALE-Sim). */
+/* Loads a model description: *.json (graph, transformer config or CNN spec), *.csv (SCALE-Sim) or
+ * *.onnx. wl_load_buf's csv: 0 JSON, 1 SCALE-Sim CSV, 2 ONNX. */
 int wl_load_file(const char *path, struct wl_model *m, struct dse_err *e);
 int wl_load_buf(const char *buf, unsigned long len, const char *fname, int csv, struct wl_model *m,
                 struct dse_err *e);
+/* The same with options (opt NULL: none); *.onnx files are read as ONNX models. */
+int wl_load_file_opt(const char *path, const struct wl_load_opt *opt, struct wl_model *m, struct dse_err *e);
+/* Parses "name=value" into opt's dimension bindings (the CLI's --dim); DSE_EINPUT naming what is wrong. */
+int wl_load_opt_dim(struct wl_load_opt *opt, const char *arg, struct dse_err *e);
+/* ONNX (wl_onnx.c): an ONNX ModelProto in buf; nothing is kept of buf. Dynamic dimensions: those the
+ * options bind, else batch-like names (and an unnamed leading dimension) follow the build's batch and
+ * sequence-like names its tokens; any other is an error naming the input and the dimension. */
+int wl_onnx_load(const void *buf, unsigned long len, const char *fname, const struct wl_load_opt *opt,
+                 struct wl_onnx **out, struct dse_err *e);
+int wl_onnx_build(const struct wl_onnx *x, const char *name, const struct wl_shape *s, struct wl_graph *g,
+                  struct dse_err *e);
+void wl_onnx_free(struct wl_onnx *x);
+/* The first quantized operator's type (QLinearConv, ...) when the model holds any, else NULL. */
+const char *wl_onnx_quantized(const struct wl_onnx *x);
+/* Whether a dimension of the model's inputs follows the build's tokens (a sequence length). */
+int wl_onnx_takes_tokens(const struct wl_onnx *x);
 void wl_model_free(struct wl_model *m);
 int wl_model_is_lm(const struct wl_model *m); /* has prefill/decode phases */
 /* Builds the concrete graph for one step shape into g (initialised here, caller frees). */

@@ -428,14 +428,19 @@ static int load_cnn_spec(const cJSON *root, const char *file, struct wl_cnn *c, 
     return ju_num(&j, root, "width_mult", JU_OPT | JU_POS, 8, &c->width_mult);
 }
 
-void wl_model_free(struct wl_model *m) { wl_graph_free(&m->graph); }
+void wl_model_free(struct wl_model *m)
+{
+    wl_graph_free(&m->graph);
+    wl_onnx_free(m->onnx);
+    m->onnx = NULL;
+}
 
 int wl_model_is_lm(const struct wl_model *m) { return m->kind == WLM_TRANSFORMER && m->tf.decoder; }
 
-int wl_load_buf(const char *buf, unsigned long len, const char *fname, int csv, struct wl_model *m,
-                struct dse_err *e)
+static int load_buf(const char *buf, unsigned long len, const char *fname, int kind, const struct wl_load_opt *opt,
+                    struct wl_model *m, struct dse_err *e)
 {
-    int rc;
+    int rc, csv = kind == 1;
     memset(m, 0, sizeof *m);
     dse_strlcpy(m->path, fname, sizeof m->path);
     const char *base = strrchr(fname, '/');
@@ -443,7 +448,10 @@ int wl_load_buf(const char *buf, unsigned long len, const char *fname, int csv, 
     char *dot = strrchr(m->name, '.');
     if (dot)
         *dot = '\0';
-    if (csv) {
+    if (kind == 2) {
+        m->kind = WLM_ONNX;
+        rc = wl_onnx_load(buf, len, fname, opt, &m->onnx, e);
+    } else if (csv) {
         m->kind = WLM_TOPO;
         rc = load_topo_csv(buf, len, fname, &m->graph, e);
     } else {
@@ -468,7 +476,12 @@ int wl_load_buf(const char *buf, unsigned long len, const char *fname, int csv, 
         }
         cJSON_Delete(root);
     }
-    if (!rc && (m->kind == WLM_GRAPH || m->kind == WLM_TOPO)) {
+    if (!rc && m->kind == WLM_ONNX) {
+        struct wl_graph probe; /* batch 1 and a 16-token sequence: a bad file fails at load */
+        struct wl_shape s = {.batch = 1, .tokens = 16, .past = 0, .tp = 1, .train = 0};
+        rc = wl_build(m, &s, &probe, e);
+        wl_graph_free(&probe);
+    } else if (!rc && (m->kind == WLM_GRAPH || m->kind == WLM_TOPO)) {
         /* Validate once at batch 1 so a bad file fails at load time, not at evaluation. */
         struct wl_graph probe;
         struct wl_shape s = {.batch = 1, .tokens = 1, .past = 0, .tp = 1, .train = 0};
@@ -485,18 +498,56 @@ int wl_load_buf(const char *buf, unsigned long len, const char *fname, int csv, 
     return rc;
 }
 
-int wl_load_file(const char *path, struct wl_model *m, struct dse_err *e)
+int wl_load_buf(const char *buf, unsigned long len, const char *fname, int csv, struct wl_model *m,
+                struct dse_err *e)
+{
+    return load_buf(buf, len, fname, csv == 2 ? 2 : csv ? 1 : 0, NULL, m, e);
+}
+
+static int has_ext(const char *path, const char *ext)
+{
+    size_t pl = strlen(path), el = strlen(ext);
+    return pl > el && strcasecmp(path + pl - el, ext) == 0;
+}
+
+int wl_load_file_opt(const char *path, const struct wl_load_opt *opt, struct wl_model *m, struct dse_err *e)
 {
     char *buf;
     size_t len;
-    int rc = ju_read_file(path, JU_MAX_FILE_BYTES, &buf, &len, e);
+    int onnx = has_ext(path, ".onnx");
+    if (!onnx && opt && opt->n_dims)
+        return dse_err_set(e, DSE_EINPUT, path, NULL, "--dim binds an ONNX model's dynamic dimensions; %s is not one",
+                           path);
+    /* protobuf's own limit is 2 GiB; large weights live in external data, which is never read */
+    int rc = ju_read_file(path, onnx ? (2u << 30) - 1 : JU_MAX_FILE_BYTES, &buf, &len, e);
     if (rc)
         return rc;
-    size_t pl = strlen(path);
-    int csv = pl > 4 && strcasecmp(path + pl - 4, ".csv") == 0;
-    rc = wl_load_buf(buf, len, path, csv, m, e);
+    rc = load_buf(buf, len, path, onnx ? 2 : has_ext(path, ".csv"), opt, m, e);
     free(buf);
     return rc;
+}
+
+int wl_load_file(const char *path, struct wl_model *m, struct dse_err *e) { return wl_load_file_opt(path, NULL, m, e); }
+
+int wl_load_opt_dim(struct wl_load_opt *opt, const char *arg, struct dse_err *e)
+{
+    const char *eq = strchr(arg, '=');
+    char *end;
+    if (!eq || eq == arg || (size_t)(eq - arg) >= WL_NAME_LEN)
+        return dse_err_set(e, DSE_EINPUT, NULL, "--dim", "expected NAME=VALUE, got '%.80s'", arg);
+    long long v = strtoll(eq + 1, &end, 10);
+    if (end == eq + 1 || *end || v < 1 || (double)v > WL_MAX_DIM)
+        return dse_err_set(e, DSE_EINPUT, NULL, "--dim", "%.*s: expected a positive integer up to %g, got '%.40s'",
+                           (int)(eq - arg), arg, WL_MAX_DIM, eq + 1);
+    if (opt->n_dims >= WL_MAX_BIND)
+        return dse_err_set(e, DSE_EINPUT, NULL, "--dim", "more than %d bindings", WL_MAX_BIND);
+    for (int i = 0; i < opt->n_dims; i++)
+        if ((size_t)(eq - arg) == strlen(opt->dims[i].name) && !strncmp(opt->dims[i].name, arg, (size_t)(eq - arg)))
+            return dse_err_set(e, DSE_EINPUT, NULL, "--dim", "%s bound twice", opt->dims[i].name);
+    memcpy(opt->dims[opt->n_dims].name, arg, (size_t)(eq - arg));
+    opt->dims[opt->n_dims].name[eq - arg] = '\0';
+    opt->dims[opt->n_dims++].value = v;
+    return DSE_OK;
 }
 
 int wl_check_split(const struct wl_model *m, int tp, int cp, int ep, struct dse_err *e)
@@ -547,6 +598,9 @@ int wl_build(const struct wl_model *m, const struct wl_shape *s, struct wl_graph
     }
     case WLM_CNN:
         rc = wl_build_cnn(&m->cnn, m->name, s, g, e);
+        break;
+    case WLM_ONNX:
+        rc = wl_onnx_build(m->onnx, m->name, s, g, e);
         break;
     default:
         if ((rc = wl_graph_copy(g, &m->graph, e)))

@@ -192,10 +192,13 @@ static int check_conv2d(struct wl_opcheck *c)
                           w->name, (long long)CG, (long long)C, (long long)g, (long long)(C / g));
     if (o->sh < 1 || o->sw < 1 || o->ph < 0 || o->pw < 0)
         return wl_op_fail(c, "stride must be >= 1 and padding >= 0");
-    int64_t OH = out_dim(H, o->kh, o->sh, o->ph, o->ceil_mode), OW = out_dim(W, o->kw, o->sw, o->pw, o->ceil_mode);
-    if (H + 2 * o->ph < o->kh || W + 2 * o->pw < o->kw)
+    if (o->ph_end < 0 || o->pw_end < 0)
+        return wl_op_fail(c, "padding must be >= 0");
+    int64_t OH = out_dim(H + o->ph_end, o->kh, o->sh, o->ph, o->ceil_mode),
+            OW = out_dim(W + o->pw_end, o->kw, o->sw, o->pw, o->ceil_mode);
+    if (H + 2 * o->ph + o->ph_end < o->kh || W + 2 * o->pw + o->pw_end < o->kw)
         return wl_op_fail(c, "kernel %dx%d larger than the padded input %lldx%lld", o->kh, o->kw,
-                          (long long)(H + 2 * o->ph), (long long)(W + 2 * o->pw));
+                          (long long)(H + 2 * o->ph + o->ph_end), (long long)(W + 2 * o->pw + o->pw_end));
     if (o->n_in == 3) {
         const struct wl_tensor *b = in(c, 2);
         if (b->rank != 1 || b->dim[0] != OC)
@@ -341,11 +344,12 @@ static int check_pool(struct wl_opcheck *c)
         o->sw = o->kw;
         o->ph = o->pw = 0;
     }
-    if (o->sh < 1 || o->sw < 1 || o->ph < 0 || o->pw < 0 || x->dim[2] + 2 * o->ph < o->kh ||
-        x->dim[3] + 2 * o->pw < o->kw)
+    int64_t H = x->dim[2] + o->ph_end, W = x->dim[3] + o->pw_end; /* asymmetric padding's extra end rows */
+    if (o->sh < 1 || o->sw < 1 || o->ph < 0 || o->pw < 0 || o->ph_end < 0 || o->pw_end < 0 ||
+        H + 2 * o->ph < o->kh || W + 2 * o->pw < o->kw)
         return wl_op_fail(c, "pool window %dx%d stride %dx%d does not fit the input", o->kh, o->kw, o->sh, o->sw);
-    int64_t od[4] = {x->dim[0], x->dim[1], out_dim(x->dim[2], o->kh, o->sh, o->ph, o->ceil_mode),
-                     out_dim(x->dim[3], o->kw, o->sw, o->pw, o->ceil_mode)};
+    int64_t od[4] = {x->dim[0], x->dim[1], out_dim(H, o->kh, o->sh, o->ph, o->ceil_mode),
+                     out_dim(W, o->kw, o->sw, o->pw, o->ceil_mode)};
     o->flops = (double)o->kh * o->kw * shape_elems(4, od);
     return want_out(c, 0, 4, od);
 }
@@ -435,8 +439,8 @@ static int check_gather(struct wl_opcheck *c)
     const struct wl_tensor *x = in(c, 0), *ix = in(c, 1);
     if (o->axis < 0 || o->axis >= x->rank)
         return wl_op_fail(c, "axis %d out of range for rank %d", o->axis, x->rank);
-    if (ix->kind != WL_INDEX)
-        return wl_op_fail(c, "indices '%s' must be of kind index", ix->name);
+    if (ix->kind != WL_INDEX && !(ix->kind == WL_ACT && ix->producer >= 0))
+        return wl_op_fail(c, "indices '%s' must be of kind index (or computed by an op)", ix->name);
     int r = x->rank - 1 + ix->rank, k = 0;
     if (r > WL_MAX_RANK)
         return wl_op_fail(c, "the output's rank %d exceeds %d", r, WL_MAX_RANK);
@@ -451,6 +455,13 @@ static int check_gather(struct wl_opcheck *c)
     if (!rc && x->kind == WL_WEIGHT) /* a table: only the picked rows are read */
         o->in_frac[0] = c->g->t[o->out[0]].elems / x->elems;
     return rc;
+}
+
+/* copy: any shapes; the bytes are its inputs read and its output written, no arithmetic. */
+static int check_copy(struct wl_opcheck *c)
+{
+    (void)c;
+    return DSE_OK;
 }
 
 /* A collective's device kernel reads its buffer and writes the result; an all-reduce adds the
@@ -519,6 +530,7 @@ const struct op_info op_info[OP_COUNT] = {
     [OP_TRANSPOSE] = {"transpose", 0, 1, 1, 1, EC_ELTWISE, EC_ELTWISE, NARROW_NONE, ROLE_DATA, check_transpose},
     [OP_REDUCE] = {"reduce", 0, 1, 1, 1, EC_SOFTMAX, EC_SOFTMAX, NARROW_NONE, ROLE_REDUCTION, check_reduce},
     [OP_GATHER] = {"gather", 0, 2, 2, 1, EC_ELTWISE, EC_ELTWISE, NARROW_NONE, ROLE_DATA, check_gather},
+    [OP_COPY] = {"copy", 0, 1, WL_MAX_IN, 1, EC_ELTWISE, EC_ELTWISE, NARROW_NONE, ROLE_DATA, check_copy},
 };
 _Static_assert(sizeof op_info / sizeof op_info[0] == OP_COUNT, "one op_info row per enum op_type");
 

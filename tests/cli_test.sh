@@ -1819,6 +1819,75 @@ gm,wm=float(m.group(1)),float(m.group(2))
 assert abs(gm/14.5-1) <= 0.2 and abs(wm/29.2-1) <= 0.2, (gm, wm)
 " "$tmp/tpuv1.out"; then ok tpuv1-paper-table6; else fail tpuv1-paper-table6 "$(tail -c 300 "$tmp/tpuv1.out")"; fi
 
+# ONNX import: tests/onnx/make_models.py writes small models with python3-onnx (installed by
+# scripts/test.sh); tests/onnx/expected.csv gives each one's parameters and MACs (hand-derived there,
+# or published: torchvision ResNet-50 25,557,032 / 4.089 GMACs, MobileNetV2 3,504,872 / 300.8 MMACs).
+PYONNX=""
+for p in /usr/bin/python3 python3; do
+    if command -v "$p" >/dev/null 2>&1 && "$p" -c "import onnx" 2>/dev/null; then PYONNX=$p; break; fi
+done
+OX=$tmp/onnx
+if [ -z "$PYONNX" ]; then
+    fail onnx-models "no python3 with the onnx module (apt-get install python3-onnx; scripts/test.sh installs it)"
+elif ! "$PYONNX" tests/onnx/make_models.py "$OX" >"$tmp/onnx-gen.out" 2>&1; then
+    fail onnx-models "tests/onnx/make_models.py failed: $(tail -c 300 "$tmp/onnx-gen.out")"
+else
+    ok onnx-models
+    # file,params,macs,note: the note says "sequence N" where the model has a sequence dimension
+    while IFS=, read -r f params macs note; do
+        [ "$f" = file ] && continue
+        [ -f "$OX/$f" ] || continue # the --big files (bench/run.sh measures them)
+        seq=$(echo "$note" | sed -n 's/.*sequence \([0-9]*\).*/\1/p')
+        dse eval --hw nvidia-a100-sxm4-80gb --workload "$OX/$f" ${seq:+--prompt $seq} --json
+        got=$(python3 -c "import json,sys; t=json.load(open(sys.argv[1]))['totals']; print('%d,%d' % (t['params'], t['macs']))" "$OUT" 2>/dev/null)
+        if [ "$rc" = 0 ] && [ "$got" = "$params,$macs" ]; then ok "onnx-counts-$f"; else fail "onnx-counts-$f" "exit $rc, params,macs $got, expected $params,$macs: $(first_err)"; fi
+    done <tests/onnx/expected.csv
+    # the same network as dse's own ResNet-50 builder: the same costs, operator for operator
+    dse eval --hw nvidia-a100-sxm4-80gb --workload "$OX/resnet50.onnx" --batch 8 --json
+    cp "$OUT" "$tmp/rn-onnx.json"
+    dse eval --hw nvidia-a100-sxm4-80gb --workload resnet50 --batch 8 --json
+    if python3 -c "
+import json,sys
+a=json.load(open(sys.argv[1]))['totals']; b=json.load(open(sys.argv[2]))['totals']
+assert abs(a['latency_ms']/b['latency_ms']-1) < 1e-9 and a['flops']==b['flops'], (a['latency_ms'], b['latency_ms'])
+" "$tmp/rn-onnx.json" "$OUT"; then ok onnx-resnet50-as-builder; else fail onnx-resnet50-as-builder "ONNX and builder ResNet-50 differ"; fi
+    # dynamic dimensions: batch and sequence follow --batch and --prompt; 4 x 16 tokens = 4 x the MACs of 1 x 16
+    dse eval --hw nvidia-a100-sxm4-80gb --workload "$OX/tiny_bert.onnx" --batch 4 --prompt 16 --json
+    got=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['totals']['macs'])" "$OUT" 2>/dev/null)
+    [ "$got" = $((4 * 294912)) ] && ok onnx-batch-follows || fail onnx-batch-follows "macs $got at batch 4, expected 4 x 294912"
+    expect_ok_has onnx-sequence-shown "sequence 16" eval --hw nvidia-a100-sxm4-80gb --workload "$OX/tiny_bert.onnx" --prompt 16
+    expect_fail onnx-dim-unknown 2 "--dim foo: no dynamic input dimension of the model is named 'foo'" eval --hw nvidia-a100-sxm4-80gb --workload "$OX/tiny_bert.onnx" --dim foo=3
+    expect_fail onnx-dim-syntax 2 "--dim: expected NAME=VALUE" eval --hw nvidia-a100-sxm4-80gb --workload "$OX/tiny_bert.onnx" --dim foo
+    expect_fail onnx-dim-not-onnx 2 "--dim binds an ONNX model's dynamic dimensions" eval --hw nvidia-a100-sxm4-80gb --workload resnet50 --dim batch=2
+    expect_fail onnx-fixed-batch 2 "batch 8: the model's inputs have a fixed batch" eval --hw nvidia-a100-sxm4-80gb --workload "$OX/tiny_qcnn.onnx" --batch 8
+    expect_fail onnx-prompt-fixed 2 "--prompt: does not apply to tiny_cnn" eval --hw nvidia-a100-sxm4-80gb --workload "$OX/tiny_cnn.onnx" --prompt 64
+    expect_ok_has onnx-quantized-note "a quantized ONNX model" eval --hw nvidia-a100-sxm4-80gb --workload "$OX/tiny_qcnn.onnx"
+    expect_fail option-twice 2 "option --batch given twice" eval --hw nvidia-a100-sxm4-80gb --workload resnet50 --batch 2 --batch 4
+    # bad files: exit 2, one line naming the file (and the node where there is one)
+    expect_fail onnx-truncated 2 "bad_truncated.onnx: not a valid ONNX model (truncated" eval --hw nvidia-a100-sxm4-80gb --workload "$OX/bad_truncated.onnx"
+    expect_fail onnx-not-onnx 2 "bad_not_onnx.onnx: not a valid ONNX model" eval --hw nvidia-a100-sxm4-80gb --workload "$OX/bad_not_onnx.onnx"
+    expect_fail onnx-opset 2 "bad_opset.onnx: opset_import: ai.onnx opset 99: dse reads opsets 7 to 21" eval --hw nvidia-a100-sxm4-80gb --workload "$OX/bad_opset.onnx"
+    expect_fail onnx-cycle 2 "bad_cycle.onnx: node 'add_a' (Add): is on a cycle" eval --hw nvidia-a100-sxm4-80gb --workload "$OX/bad_cycle.onnx"
+    expect_fail onnx-missing-init 2 "bad_missing_init.onnx: node 'conv1' (Conv): input 'conv1.weight' is no initializer" eval --hw nvidia-a100-sxm4-80gb --workload "$OX/bad_missing_init.onnx"
+    expect_fail onnx-dim-overflow 2 "bad_dim_overflow.onnx: input 'x': dimension 0 is 4611686018427387904" eval --hw nvidia-a100-sxm4-80gb --workload "$OX/bad_dim_overflow.onnx"
+    expect_fail onnx-unknown-op 2 "bad_unknown_op.onnx: node 'mystery_node' (FooBar): operator FooBar is not modelled" eval --hw nvidia-a100-sxm4-80gb --workload "$OX/bad_unknown_op.onnx"
+    # --unknown-ops=memory: costed as a copy, with one warning naming the node
+    dse eval --hw nvidia-a100-sxm4-80gb --workload "$OX/bad_unknown_op.onnx" --unknown-ops memory
+    if [ "$rc" = 0 ] && grep -q "node 'mystery_node' (FooBar): operator not modelled; costed as memory-bound" "$ERR" && grep -q "mystery_node" "$OUT"; then ok onnx-unknown-memory; else fail onnx-unknown-memory "exit $rc: $(first_err)"; fi
+    expect_fail onnx-unknown-ops-value 2 "--unknown-ops: expected error or memory, got 'ignore'" eval --hw nvidia-a100-sxm4-80gb --workload "$OX/bad_unknown_op.onnx" --unknown-ops ignore
+    # a sweep takes an ONNX workload with its bindings
+    cat >"$tmp/onnx-sweep.json" <<EOF2
+{"name": "onnx-sweep", "system": "hwdesc/nvidia-a100-sxm4-80gb.json",
+ "workload": {"model": "$OX/tiny_bert.onnx", "dims": {"sequence": 32}},
+ "axes": {"batch": [1, 2]},
+ "objectives": [{"metric": "latency_ms", "goal": "min"}, {"metric": "energy_mJ", "goal": "min"}]}
+EOF2
+    dse sweep "$tmp/onnx-sweep.json" --db "$tmp/onnx-sweep.db" --no-plot
+    if [ "$rc" = 0 ] && grep -q "2 points evaluated" "$OUT"; then ok onnx-sweep; else fail onnx-sweep "exit $rc: $(first_err)"; fi
+    sed 's/"sequence": 32/"height": 32/' "$tmp/onnx-sweep.json" >"$tmp/onnx-sweep-bad.json"
+    expect_fail onnx-sweep-bad-dim 2 "no dynamic input dimension of the model is named 'height'" sweep "$tmp/onnx-sweep-bad.json" --no-db --no-plot
+fi
+
 # Every shipped description is installed and distributed (Makefile.am lists each by name).
 missing=""
 for f in hwdesc/*.json models/*.json models/*.csv models/tpuv1/*.json models/traces/*.csv sweeps/*.json software/*.json validate/published/error-bars.json; do
