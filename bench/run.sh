@@ -69,3 +69,14 @@ $dse serve --hw nvidia-h100-sxm5-80gb --workload llama-3.1-8b --requests 2000 --
     --lengths models/traces/azure-conv-2023.csv --slo ttft_ms=500,tpot_ms=50 >/dev/null
 t1=$(now)
 awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%-34s %9d requests %7.2f s  (whole process)\n", "serve capacity search", 2000, b - a }'
+
+# ONNX import (issue 13): load and build times of a 102 MB ResNet-50 (fp32 weights), a 50,000-node
+# graph and a 219 MB BERT-base, written by tests/onnx/make_models.py --big (python3-onnx).
+py=/usr/bin/python3
+[ -x "$py" ] || py=python3
+if [ -x bench/bench_onnx ] && "$py" tests/onnx/make_models.py "$(dirname "$db")/onnx" --big >/dev/null 2>&1; then
+    bench/bench_onnx "$(dirname "$db")"/onnx/big_100mb.onnx "$(dirname "$db")"/onnx/chain_50k.onnx \
+        "$(dirname "$db")"/onnx/bert_base.onnx
+else
+    echo "onnx: skipped (bench/bench_onnx not built, or no python3-onnx to write the models)"
+fi

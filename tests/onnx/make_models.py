@@ -10,7 +10,8 @@ np.random.RandomState.
 
 Good models (each passes onnx.checker.check_model(full_check=True); the params
 and MACs dse must report are in tests/onnx/expected.csv, derived by hand in
-EXPECTED below and checked here against a walk of the written graph):
+expectations() below and checked here against a walk of the written graph, whose
+shapes are in turn checked against onnx's own shape inference):
 
   tiny_cnn.onnx      opset 13, fp32.  Conv+BN+Relu, MaxPool, a stride-2 Conv with
                      asymmetric pads [0,0,1,1], a depthwise Conv + Clip(0,6) with
@@ -25,6 +26,17 @@ EXPECTED below and checked here against a walk of the written graph):
                      -> GlobalAveragePool -> Flatten -> QuantizeLinear ->
                      QLinearMatMul -> DequantizeLinear (uint8 activations, int8
                      weights, int32 bias).
+  ops_shapes.onnx    opset 13, fp32.  Shape inference of Conv auto_pad SAME_UPPER/VALID, Pad,
+                     MaxPool ceil_mode, Resize, Slice (INT64_MAX end, negative start), Where,
+                     TopK, Split (sizes as an input), a 7-input Concat, ReduceMean, Transpose,
+                     Reshape [0,-1], Unsqueeze, Expand (broadcast shape), Squeeze and Gemm with a
+                     [M, N] C; each output reaches a Conv or MatMul (1x1 "probe" Convs where the
+                     main path drops a dimension).  Batch is the dim_param "batch" (valid at 1 only).
+  ops_attention.onnx opset 13, fp32.  q, k, v [batch, 2, sequence, 8]: batched QK^T and PV
+                     MatMuls, head merge (Transpose, Reshape [0,0,16]), MatMul [16,4], and a MatMul
+                     with a broadcast weight [1, 2, 8, 3].
+  ops_quant_qdq.onnx opset 13.  QDQ format: Q/DQ of the activations; int8 weights through
+                     DequantizeLinear into a Conv (pads 1) and, after Flatten, a MatMul.
   mobilenet_v2.onnx  opset 13, fp32 zeros.  torchvision mobilenet_v2 (1.0, 224x224).
   resnet50.onnx      opset 13, fp16 zeros.  torchvision resnet50 (v1.5).
   bert_base_4l.onnx  opset 17, fp16 zeros.  BERT-base (HF BertModel with pooler)
@@ -56,10 +68,12 @@ Counting rules (dse's; `count()` below implements them on the graph itself):
     and bias, BatchNormalization scale and bias (2*C; running mean and var are
     not params, as torchvision counts), QLinearConv w and int32 B, QLinearMatMul
     constant operand, and a non-scalar float initializer added to (Add) a tensor
-    (a bias).  Not params: int64/int32 shape/axes/index initializers, scalar
-    quantization scales and zero points, and scalar float constants (Clip's
-    min/max, the attention scale, GELU's 0.5/1/sqrt(2)).  Each initializer is
-    counted once however many nodes read it.
+    (a bias); an int8 weight read through DequantizeLinear counts once, with its
+    own element count.  Not params: int64/int32 shape/axes/index initializers,
+    scalar quantization scales and zero points, scalar float constants (Clip's
+    min/max, the attention scale, GELU's 0.5/1/sqrt(2), Pad's and Where's 0),
+    and Resize's roi and scales.  Each initializer is counted once however many
+    nodes read it.
   MACs: Conv N*OC*OH*OW*(C/groups)*KH*KW; Gemm/MatMul M*N*K times the batch
     dimensions (attention QK^T and PV included, B*heads*S*S*head_dim each);
     bias adds, activations, pooling, softmax and norms are 0.
@@ -120,6 +134,73 @@ TINY_BERT = (100 * 32 + 64 * 32 + 2 * 32 + 2 * (4 * (32 * 32 + 32) + (32 * 64 + 
 #   scales and zero points: not params
 #   total   params 216+8+64+32 = 320;  MACs 55296+16384+32 = 71,712
 TINY_QCNN = (216 + 8 + 64 + 32, 8 * 16 * 16 * 27 + 8 * 16 * 16 * 8 + 4 * 8)
+
+# ops_shapes, batch 1, input x [1,3,20,20].  Each shape-only operator's output reaches a Conv or MatMul
+# whose MACs depend on it: the main path ends in MatMul and Gemm, and the spatial operators whose H or W
+# the path later loses (ReduceMean drops H, TopK fixes W) also feed a 1x1 "probe" Conv C->1 (weight
+# [1,6,1,1], 6 params; MACs H*W*C) that is a graph output.  Shapes are [N,C,H,W] unless shown.
+#   conv_same    Conv 3->4 k3 s2 auto_pad SAME_UPPER: out ceil(20/2) = 10; total pad (10-1)*2+3-20 = 1,
+#                begin 0 end 1 (the odd one at the end) -> [1,4,10,10]
+#                params 4*3*3*3 = 108;  MACs 4*10*10*3*3*3 = 10,800
+#   conv_valid   Conv 4->6 k3 s1 auto_pad VALID: 10-3+1 = 8 -> [1,6,8,8]
+#                params 6*4*3*3 = 216;  MACs 6*8*8*4*3*3 = 13,824
+#   pad          constant 0, pads [0,0,1,2, 0,0,3,4] (all begins, then all ends): H 1+8+3 = 12,
+#                W 2+8+4 = 14 -> [1,6,12,14];       probe_pad     MACs 12*14*6 = 1,008
+#   maxpool      k3 s2 ceil_mode 1, no pads: H ceil((12-3)/2)+1 = 5+1 = 6, W ceil((14-3)/2)+1 = 6+1 = 7
+#                -> [1,6,6,7] (floor would give 5x6; the last windows start at 10 < 12 and 12 < 14,
+#                inside the input, so none is dropped); probe_maxpool MACs 6*7*6 = 252
+#   resize       nearest, roi empty, scales [1,1,2,2]: floor(6*2) = 12, floor(7*2) = 14 -> [1,6,12,14]
+#                                                    probe_resize  MACs 12*14*6 = 1,008
+#   slice_w      starts [1] ends [INT64_MAX] axes [-1] steps [1]: W from 1 to min(2^63-1, 14) = 14 -> 13
+#                -> [1,6,12,13];                    probe_slice_w MACs 12*13*6 = 936
+#   slice_h      starts [-3] ends [1000] axes [2]: H from 12-3 = 9 to min(1000, 12) = 12 -> 3 -> [1,6,3,13]
+#   less, where  Where(Less(x, 0), 0, x): broadcast of [1,6,3,13] (bool), [] and [1,6,3,13] -> [1,6,3,13]
+#                (the shape comes from inputs 0 and 2, not from the scalar input 1)
+#                                                    probe_where   MACs 3*13*6 = 234
+#   topk         k [5] (an input), axis -1: values [1,6,3,5] feed on (indices unused)
+#   split        axis 1, split [2,4] (an input): [1,2,3,5] and [1,4,3,5]
+#   concat7      the parts a,b,a,b,a,b,a on axis 1: C 2+4+2+4+2+4+2 = 20 -> [1,20,3,5]
+#   reduce_mean  axes [2] keepdims 0 -> [1,20,5]
+#   transpose    perm [2,0,1] -> [5,1,20] (identity or the inverse perm [1,2,0] would give a K of 100 or 5)
+#   reshape      [0,-1]: dim 0 copied (5), the rest 1*20 -> [5,20]
+#   matmul       [5,20] @ W [20,1] -> [5,1];  params 20;  MACs 5*1*20 = 100
+#   unsqueeze    axes [0] (an input) -> [1,5,1]
+#   expand       shape [1,4]: numpy broadcast of [1,5,1] and [1,4] -> [1,5,4]
+#   squeeze      axes [0] (an input) -> [5,4]
+#   gemm         transB=1, B [7,4], C [5,7] (a full matrix, not a bias row) -> [5,7]
+#                params 7*4 + 5*7 = 28 + 35 = 63;  MACs 5*7*4 = 140
+#   not params   Resize's roi (float [0]) and scales (float [4]: read as sizes, not data); the scalars
+#                (Pad's constant_value, the 0 of Less and Where); every int64 input (pads, starts, ends,
+#                axes, steps, k, split, shapes)
+#   total        params 108 + 216 + 5*6 + 20 + 63 = 437
+#                MACs 10,800 + 13,824 + (1,008 + 252 + 1,008 + 936 + 234) + 100 + 140 = 28,302
+OPS_SHAPES = (108 + 216 + 5 * 6 + 20 + 7 * 4 + 5 * 7,
+              4 * 10 * 10 * 3 * 9 + 6 * 8 * 8 * 4 * 9 + (12 * 14 + 6 * 7 + 12 * 14 + 12 * 13 + 3 * 13) * 6
+              + 5 * 1 * 20 + 5 * 7 * 4)
+
+# ops_attention, batch 1, sequence 6 (q, k, v [1,2,6,8]: 2 heads of 8):
+#   k_t          Transpose(k, perm [0,1,3,2]) -> [1,2,8,6]
+#   scores       MatMul(q, k_t) -> [1,2,6,6]; batch 1*2: MACs 2*6*6*8 = 576
+#   div, softmax Div by the scalar sqrt(8) (not a param), Softmax axis -1 -> [1,2,6,6]
+#   context      MatMul(probs, v) -> [1,2,6,8]; MACs 2*6*8*6 = 576
+#   merge        Transpose perm [0,2,1,3] -> [1,6,2,8]; Reshape [0,0,16] -> [1,6,16]
+#   out_proj     MatMul W [16,4] -> [1,6,4]; params 16*4 = 64; MACs 6*4*16 = 384
+#   head_proj    MatMul(context [1,2,6,8], W2 [1,2,8,3]): leading [1,2] and [1,2] -> [1,2,6,3]
+#                (at batch B the 1 broadcasts: B*2 matrices); params 1*2*8*3 = 48; MACs 1*2*6*3*8 = 288
+#   total        params 64 + 48 = 112;  MACs 576 + 576 + 384 + 288 = 1,824
+OPS_ATTENTION = (16 * 4 + 1 * 2 * 8 * 3,
+                 2 * 6 * 6 * 8 + 2 * 6 * 8 * 6 + 6 * 4 * 16 + 1 * 2 * 6 * 3 * 8)
+
+# ops_quant_qdq, batch 1 (static), input x [1,4,8,8]; QDQ format (per-tensor scale and zero point,
+# all scalars: not params):
+#   x            QuantizeLinear (uint8) -> DequantizeLinear -> [1,4,8,8] float
+#   conv         W = DequantizeLinear(int8 [6,4,3,3]): a static weight, folded, 6*4*3*3 = 216 params
+#                counted once; Conv k3 pads 1 -> [1,6,8,8]; MACs 6*8*8*4*3*3 = 13,824
+#   conv out     QuantizeLinear -> DequantizeLinear (0 MACs)
+#   flatten      axis 1 -> [1, 6*8*8] = [1,384]
+#   matmul       [1,384] @ DequantizeLinear(int8 [384,5]) -> [1,5]; params 384*5 = 1,920; MACs 1*5*384 = 1,920
+#   total        params 216 + 1,920 = 2,136;  MACs 13,824 + 1,920 = 15,744
+OPS_QUANT_QDQ = (6 * 4 * 9 + 384 * 5, 6 * 8 * 8 * 4 * 9 + 1 * 5 * 384)
 
 # Published figures.
 MOBILENET_V2_PUBLISHED_PARAMS = 3504872     # torchvision MobileNet_V2_Weights meta num_params
@@ -275,6 +356,9 @@ def expectations():
         "tiny_cnn.onnx": TINY_CNN + ("batch 1",),
         "tiny_bert.onnx": TINY_BERT + ("batch 1 sequence 16",),
         "tiny_qcnn.onnx": TINY_QCNN + ("batch 1 (static)",),
+        "ops_shapes.onnx": OPS_SHAPES + ("batch 1",),
+        "ops_attention.onnx": OPS_ATTENTION + ("batch 1 sequence 6",),
+        "ops_quant_qdq.onnx": OPS_QUANT_QDQ + ("batch 1 (static)",),
         "mobilenet_v2.onnx": (mp, mm, "batch 1"),
         "resnet50.onnx": (rp, rm, "batch 1"),
         "bert_base_4l.onnx": (b4p, b4m, "batch 1 sequence 128"),
@@ -287,6 +371,7 @@ def expectations():
 # Binding dse is asked to evaluate each good file at (dim_param -> value).
 BINDINGS = {
     "tiny_bert.onnx": {"batch": 1, "sequence": 16},
+    "ops_attention.onnx": {"batch": 1, "sequence": 6},
     "bert_base_4l.onnx": {"batch": 1, "sequence": 128},
     "bert_base.onnx": {"batch": 1, "sequence": 128},
 }
@@ -352,6 +437,13 @@ class Graph:
         self.nodes.append(helper.make_node(op_type, inputs, [out], name=name, **attrs))
         return out
 
+    def op_n(self, op_type, inputs, name, n_out, **attrs):
+        """A node with n_out outputs (Split, TopK): NAME_out, NAME_out_1, ...; returns their names."""
+        name = self.unique(name)
+        outs = [name + "_out"] + ["%s_out_%d" % (name, i) for i in range(1, n_out)]
+        self.nodes.append(helper.make_node(op_type, inputs, outs, name=name, **attrs))
+        return outs
+
     def input(self, name, dtype, dims):
         self.inputs.append(helper.make_tensor_value_info(name, onnx_type(dtype), dims))
         return name
@@ -375,15 +467,17 @@ class Graph:
 
 # ---- CNN pieces -----------------------------------------------------------
 
-def conv(g, x, cin, cout, k, stride=1, pads=None, groups=1, bias=False, name="conv"):
-    """Conv with weight [cout, cin/groups, k, k]; pads default to k//2 on each side."""
+def conv(g, x, cin, cout, k, stride=1, pads=None, groups=1, bias=False, name="conv", auto_pad=None):
+    """Conv with weight [cout, cin/groups, k, k]; pads default to k//2 on each side.  With auto_pad
+    (SAME_UPPER, SAME_LOWER, VALID) no pads attribute is written."""
     if pads is None:
         pads = [k // 2] * 4
     ins = [x, g.weight(name + ".weight", [cout, cin // groups, k, k])]
     if bias:
         ins.append(g.weight(name + ".bias", [cout]))
+    pad_attr = {"auto_pad": auto_pad} if auto_pad else {"pads": pads}
     return g.op("Conv", ins, name, kernel_shape=[k, k], strides=[stride, stride],
-                pads=pads, group=groups, dilations=[1, 1])
+                group=groups, dilations=[1, 1], **pad_attr)
 
 
 def batchnorm(g, x, c, name):
@@ -577,6 +671,103 @@ def tiny_qcnn():
     return g.model(13, "tiny_qcnn: QDQ/QLinear quantized CNN (uint8 activations, int8 weights, int32 bias)")
 
 
+def probe(g, x, c, name, dims):
+    """A 1x1 Conv C->1 on x (weight [1, c, 1, 1]: c params; MACs N*H*W*C) written as a graph output,
+    so that x's shape shows in the MACs even where the main path drops a dimension."""
+    y = conv(g, x, c, 1, 1, name=name)
+    return g.output(y, name + "_y", np.float32, dims)
+
+
+INT64_MAX = 2 ** 63 - 1
+
+
+def ops_shapes():
+    """Shape-changing operators, each feeding a MAC count (the arithmetic is above OPS_SHAPES)."""
+    g = Graph("ops_shapes", np.float32, seed=7)
+    x = g.input("x", np.float32, ["batch", 3, 20, 20])
+    y = conv(g, x, 3, 4, 3, 2, auto_pad="SAME_UPPER", name="conv_same")           # [1,4,10,10]
+    y = conv(g, y, 4, 6, 3, 1, auto_pad="VALID", name="conv_valid")               # [1,6,8,8]
+    y = g.op("Pad", [y, g.ints("pad_pads", [0, 0, 1, 2, 0, 0, 3, 4]), g.scalar("pad_value", 0.0)],
+             "pad", mode="constant")                                               # [1,6,12,14]
+    probe(g, y, 6, "probe_pad", ["batch", 1, 12, 14])
+    y = g.op("MaxPool", [y], "maxpool", kernel_shape=[3, 3], strides=[2, 2], ceil_mode=1)   # [1,6,6,7]
+    probe(g, y, 6, "probe_maxpool", ["batch", 1, 6, 7])
+    roi = g.init("resize_roi", np.zeros([0], np.float32))                          # empty roi
+    scales = g.init("resize_scales", np.array([1, 1, 2, 2], np.float32))
+    y = g.op("Resize", [y, roi, scales], "resize", mode="nearest")                 # [1,6,12,14]
+    probe(g, y, 6, "probe_resize", ["batch", 1, 12, 14])
+    y = g.op("Slice", [y, g.ints("slice_w_starts", [1]), g.ints("slice_w_ends", [INT64_MAX]),
+                       g.ints("slice_w_axes", [-1]), g.ints("slice_w_steps", [1])], "slice_w")   # [1,6,12,13]
+    probe(g, y, 6, "probe_slice_w", ["batch", 1, 12, 13])
+    y = g.op("Slice", [y, g.ints("slice_h_starts", [-3]), g.ints("slice_h_ends", [1000]),
+                       g.ints("slice_h_axes", [2])], "slice_h")                      # [1,6,3,13]
+    zero = g.scalar("zero", 0.0)
+    neg = g.op("Less", [y, zero], "less")                                          # bool [1,6,3,13]
+    y = g.op("Where", [neg, zero, y], "where")                                     # [1,6,3,13]
+    probe(g, y, 6, "probe_where", ["batch", 1, 3, 13])
+    y, _ = g.op_n("TopK", [y, g.ints("topk_k", [5])], "topk", 2, axis=-1)          # values [1,6,3,5]
+    a, b = g.op_n("Split", [y, g.ints("split_sizes", [2, 4])], "split", 2, axis=1)   # [1,2,3,5], [1,4,3,5]
+    y = g.op("Concat", [a, b, a, b, a, b, a], "concat7", axis=1)                   # [1,20,3,5]
+    y = g.op("ReduceMean", [y], "reduce_mean", axes=[2], keepdims=0)               # [1,20,5]
+    y = g.op("Transpose", [y], "transpose", perm=[2, 0, 1])                        # [5,1,20]
+    y = g.op("Reshape", [y, g.ints("reshape_0_m1", [0, -1])], "reshape")           # [5,20]
+    y = g.op("MatMul", [y, g.weight("matmul.weight", [20, 1])], "matmul")          # [5,1]
+    y = g.op("Unsqueeze", [y, g.ints("axes_0", [0])], "unsqueeze")                 # [1,5,1]
+    y = g.op("Expand", [y, g.ints("expand_shape", [1, 4])], "expand")              # [1,5,4]
+    y = g.op("Squeeze", [y, g.ints("axes_0", [0])], "squeeze")                     # [5,4]
+    y = g.op("Gemm", [y, g.weight("gemm.weight", [7, 4]), g.weight("gemm.c", [5, 7])], "gemm",
+             alpha=1.0, beta=1.0, transB=1)                                        # [5,7]
+    g.output(y, "y", np.float32, [5, 7])
+    return g.model(13, "ops_shapes: auto_pad, Pad, ceil_mode MaxPool, Resize, Slice, Where, TopK, Split, "
+                       "Concat, ReduceMean, Transpose, Reshape, Unsqueeze, Expand, Squeeze, Gemm; each "
+                       "output's shape reaches a Conv or MatMul")
+
+
+def ops_attention():
+    """Batched attention MatMuls and a MatMul with a broadcast [1, 2, 8, 3] weight."""
+    g = Graph("ops_attention", np.float32, seed=8)
+    dims = ["batch", 2, "sequence", 8]
+    q, k, v = (g.input(t, np.float32, dims) for t in ("q", "k", "v"))
+    kt = g.op("Transpose", [k], "k_t", perm=[0, 1, 3, 2])                          # [B,2,8,S]
+    sc = g.op("MatMul", [q, kt], "scores")                                         # [B,2,S,S]
+    sc = g.op("Div", [sc, g.scalar("attention_scale", math.sqrt(8))], "scale")
+    pr = g.op("Softmax", [sc], "softmax", axis=-1)
+    ctx = g.op("MatMul", [pr, v], "context")                                       # [B,2,S,8]
+    y = g.op("Transpose", [ctx], "merge.Transpose", perm=[0, 2, 1, 3])             # [B,S,2,8]
+    y = g.op("Reshape", [y, g.ints("shape_0_0_16", [0, 0, 16])], "merge.Reshape")  # [B,S,16]
+    y = g.op("MatMul", [y, g.weight("out_proj.weight", [16, 4])], "out_proj")      # [B,S,4]
+    g.output(y, "y", np.float32, ["batch", "sequence", 4])
+    z = g.op("MatMul", [ctx, g.weight("head_proj.weight", [1, 2, 8, 3])], "head_proj")   # [B,2,S,3]
+    g.output(z, "z", np.float32, ["batch", 2, "sequence", 3])
+    return g.model(13, "ops_attention: batched MatMuls (QK^T, PV) and a MatMul with a broadcast weight")
+
+
+def ops_quant_qdq():
+    """QDQ format: Q/DQ on activations, int8 weights through DequantizeLinear into Conv and MatMul."""
+    g = Graph("ops_quant_qdq", np.float32, seed=9)
+    r = g.rng
+    x = g.input("x", np.float32, [1, 4, 8, 8])
+
+    def qdq(t, name, scale, zp):
+        s, z = g.scalar(name + "_scale", scale, np.float32), g.scalar(name + "_zero_point", zp, np.uint8)
+        return g.op("DequantizeLinear", [g.op("QuantizeLinear", [t, s, z], name + ".quant"), s, z],
+                    name + ".dequant")
+
+    def dq_weight(name, shape):
+        w = g.init(name + "_quantized", r.randint(-127, 128, shape).astype(np.int8))
+        return g.op("DequantizeLinear", [w, g.scalar(name + "_scale", 0.01, np.float32),
+                                         g.scalar(name + "_zero_point", 0, np.int8)], name + ".dequant")
+
+    y = qdq(x, "x", 0.02, 128)
+    y = g.op("Conv", [y, dq_weight("conv.weight", [6, 4, 3, 3])], "conv", kernel_shape=[3, 3],
+             pads=[1, 1, 1, 1], strides=[1, 1])                                    # [1,6,8,8]
+    y = qdq(y, "conv.y", 0.05, 128)
+    y = g.op("Flatten", [y], "flatten", axis=1)                                    # [1,384]
+    y = g.op("MatMul", [y, dq_weight("fc.weight", [384, 5])], "fc")                # [1,5]
+    g.output(y, "y", np.float32, [1, 5])
+    return g.model(13, "ops_quant_qdq: QDQ-format model (Q/DQ activations, DequantizeLinear'd int8 weights)")
+
+
 def mobilenet_v2(dtype=np.float32):
     """torchvision mobilenet_v2(): features.0 .. features.18, classifier (Dropout, Linear)."""
     g = Graph("mobilenet_v2", dtype, random=False)
@@ -716,18 +907,59 @@ def bad_models(tiny_cnn_model):
 # Which inputs of an op are weights when they are initializers.
 WEIGHT_INPUTS = {"Conv": (1, 2), "ConvTranspose": (1, 2), "Gemm": (0, 1, 2), "MatMul": (0, 1),
                  "Gather": (0,), "LayerNormalization": (1, 2), "BatchNormalization": (1, 2),
-                 "QLinearConv": (3, 8), "QLinearMatMul": (0, 3)}
+                 "QLinearConv": (3, 8), "QLinearMatMul": (0, 3),
+                 "DequantizeLinear": (0,)}      # an int8 weight dequantized before use: counted once, here
 ELEMENTWISE = {"Relu", "Clip", "Softmax", "Erf", "Tanh", "Dropout", "Identity", "BatchNormalization",
                "LayerNormalization", "QuantizeLinear", "DequantizeLinear"}
 BROADCAST = {"Add", "Sub", "Mul", "Div"}
+COMPARE = {"Less", "Greater", "Equal"}          # broadcast, bool out; never params
 
 
-def _conv_out(h, k, s, p0, p1, d=1):
-    return (h + p0 + p1 - d * (k - 1) - 1) // s + 1
+def _conv_out(h, k, s, p0, p1, d=1, ceil=False):
+    span = h + p0 + p1 - d * (k - 1) - 1
+    return (-(-span // s) if ceil else span // s) + 1
 
 
-def count(model, bind):
-    """(params, macs) of `model` with dim_params bound by `bind`; folds the int64 shape subgraphs."""
+def _window(a, x, ks):
+    """Output spatial dims of a Conv/MaxPool on x [N, C, *sp] with kernel ks: pads, auto_pad
+    (SAME_*: out ceil(in/stride), total pad (out-1)*stride + k - in; VALID: no pads) and ceil_mode."""
+    sp = len(x) - 2
+    st = a.get("strides", [1] * sp)
+    pads = a.get("pads", [0] * (2 * sp))
+    auto = a.get("auto_pad", b"NOTSET")
+    auto = auto.decode() if isinstance(auto, bytes) else auto
+    out = []
+    for i in range(sp):
+        if auto in ("SAME_UPPER", "SAME_LOWER"):
+            o = -(-x[2 + i] // st[i])
+            total = max((o - 1) * st[i] + ks[i] - x[2 + i], 0)
+            p0 = total // 2 if auto == "SAME_UPPER" else total - total // 2
+            p1 = total - p0
+        elif auto == "VALID":
+            p0 = p1 = 0
+        else:
+            p0, p1 = pads[i], pads[i + sp]
+        o = _conv_out(x[2 + i], ks[i], st[i], p0, p1, ceil=bool(a.get("ceil_mode", 0)))
+        if a.get("ceil_mode", 0) and (o - 1) * st[i] >= x[2 + i] + p0:
+            o -= 1                              # a last window starting in the end padding is dropped
+        out.append(o)
+    return tuple(out)
+
+
+def _slice_len(d, start, end, step):
+    """ONNX Slice on a dimension of size d: negative starts/ends count from the end, then clamp."""
+    start = start + d if start < 0 else start
+    end = end + d if end < 0 else end
+    if step > 0:
+        start, end = min(max(start, 0), d), min(max(end, 0), d)
+    else:
+        start, end = min(max(start, 0), d - 1), min(max(end, -1), d - 1)
+    return max(0, -(-(end - start) // step))
+
+
+def count(model, bind, shapes=None):
+    """(params, macs) of `model` with dim_params bound by `bind`; folds the int64 shape subgraphs.
+    The shape of every tensor is left in the dict `shapes` when one is given."""
     g = model.graph
     inits = {t.name: t for t in g.initializer}
     shape, value = {}, {}
@@ -758,22 +990,53 @@ def count(model, bind):
         op = n.op_type
         if op in ("Conv", "QLinearConv"):
             x, w = s0, shape[ins[1] if op == "Conv" else ins[3]]
-            pads = a.get("pads", [0, 0, 0, 0])
-            st = a.get("strides", [1, 1])
             grp = a.get("group", 1)
             assert w[1] * grp == x[1], (n.name, x, w)
-            oh = _conv_out(x[2], w[2], st[0], pads[0], pads[2])
-            ow = _conv_out(x[3], w[3], st[1], pads[1], pads[3])
+            oh, ow = _window(a, x, w[2:])
             out = (x[0], w[0], oh, ow)
             macs += x[0] * w[0] * oh * ow * w[1] * w[2] * w[3]
         elif op == "MaxPool":
-            k, st, pads = a["kernel_shape"], a.get("strides", [1, 1]), a.get("pads", [0, 0, 0, 0])
-            out = (s0[0], s0[1], _conv_out(s0[2], k[0], st[0], pads[0], pads[2]),
-                   _conv_out(s0[3], k[1], st[1], pads[1], pads[3]))
+            out = s0[:2] + _window(a, s0, a["kernel_shape"])
         elif op in ELEMENTWISE:
             out = s0
-        elif op in BROADCAST:
-            out = tuple(np.broadcast_shapes(s0, shape[ins[1]]))
+        elif op in BROADCAST or op in COMPARE or op == "Where":
+            out = tuple(np.broadcast_shapes(*(shape[i] for i in ins)))
+        elif op == "Pad":
+            p = [int(v) for v in value[ins[1]]]
+            out = tuple(d + p[i] + p[i + len(s0)] for i, d in enumerate(s0))
+        elif op == "Resize":
+            assert len(ins) == 3 and a.get("coordinate_transformation_mode", b"") != b"tf_crop_and_resize", n.name
+            sc = numpy_helper.to_array(inits[ins[2]])
+            out = tuple(int(math.floor(d * float(f))) for d, f in zip(s0, sc))
+        elif op == "Slice":
+            st, en = value[ins[1]], value[ins[2]]
+            axes = value[ins[3]] if len(ins) > 3 and ins[3] else range(len(st))
+            steps = value[ins[4]] if len(ins) > 4 and ins[4] else [1] * len(st)
+            out = list(s0)
+            for b_, e_, ax, sp in zip(st, en, axes, steps):
+                ax = int(ax) % len(s0)
+                out[ax] = _slice_len(s0[ax], int(b_), int(e_), int(sp))
+            out = tuple(out)
+        elif op == "Split":
+            ax = a.get("axis", 0) % len(s0)
+            sizes = [int(v) for v in value[ins[1]]]
+            assert sum(sizes) == s0[ax] and len(sizes) == len(n.output), n.name
+            out = [s0[:ax] + (sz,) + s0[ax + 1:] for sz in sizes]
+        elif op == "TopK":
+            ax = a.get("axis", -1) % len(s0)
+            kk = int(value[ins[1]].reshape(-1)[0])
+            out = s0[:ax] + (kk,) + s0[ax + 1:]
+            out = [out, out]
+        elif op == "ReduceMean":
+            axes = [v % len(s0) for v in a.get("axes", range(len(s0)))]
+            keep = a.get("keepdims", 1)
+            out = tuple((1 if i in axes else d) for i, d in enumerate(s0) if keep or i not in axes)
+        elif op == "Expand":
+            out = tuple(np.broadcast_shapes(s0, tuple(int(v) for v in value[ins[1]])))
+        elif op == "Squeeze":
+            axes = [int(v) % len(s0) for v in value[ins[1]]]
+            assert all(s0[i] == 1 for i in axes), n.name
+            out = tuple(d for i, d in enumerate(s0) if i not in axes)
         elif op == "GlobalAveragePool":
             out = s0[:2] + (1,) * (len(s0) - 2)
         elif op == "Flatten":
@@ -784,6 +1047,7 @@ def count(model, bind):
             kb, nn = b[::-1] if a.get("transB") else b
             assert k == kb, n.name
             out = (m, nn)
+            assert len(ins) < 3 or np.broadcast_shapes(shape[ins[2]], out) == out, (n.name, shape[ins[2]], out)
             macs += m * nn * k
         elif op in ("MatMul", "QLinearMatMul"):
             x, y = s0, shape[ins[1] if op == "MatMul" else ins[3]]
@@ -828,8 +1092,29 @@ def count(model, bind):
             out = tuple(s0[p] for p in a["perm"])
         else:
             raise ValueError("count(): no rule for %s (%s)" % (op, n.name))
-        shape[n.output[0]] = tuple(int(d) for d in out)
+        for o, sh in zip(n.output, out if isinstance(out, list) else [out]):
+            shape[o] = tuple(int(d) for d in sh)
+    if shapes is not None:
+        shapes.update(shape)
     return params, macs
+
+
+def check_inferred_shapes(model, bind, shapes):
+    """onnx's own shape inference must agree with count()'s walk: the rank of every tensor it gives a
+    shape, and each dim that is a number or a dim_param bound in `bind` (others, unk__N, are skipped).
+    Returns how many tensors were compared."""
+    inferred = onnx.shape_inference.infer_shapes(model, strict_mode=True).graph
+    checked = 0
+    for vi in list(inferred.value_info) + list(inferred.output):
+        if vi.name not in shapes or not vi.type.tensor_type.HasField("shape"):
+            continue
+        dims = vi.type.tensor_type.shape.dim
+        got = [d.dim_value if d.HasField("dim_value") else bind.get(d.dim_param) for d in dims]
+        want = shapes[vi.name]
+        assert len(got) == len(want) and all(g_ in (None, w_) for g_, w_ in zip(got, want)), (
+            model.graph.name, vi.name, got, want)
+        checked += 1
+    return checked
 
 
 # --------------------------------------------------------------------------
@@ -866,6 +1151,8 @@ def main():
             print("  %-12s %-12s macs %15s params %12s" % (label, "TOTAL", "{:,}".format(m), "{:,}".format(p)))
 
     good = [("tiny_cnn.onnx", tiny_cnn), ("tiny_bert.onnx", tiny_bert), ("tiny_qcnn.onnx", tiny_qcnn),
+            ("ops_shapes.onnx", ops_shapes), ("ops_attention.onnx", ops_attention),
+            ("ops_quant_qdq.onnx", ops_quant_qdq),
             ("mobilenet_v2.onnx", mobilenet_v2), ("resnet50.onnx", resnet50),
             ("bert_base_4l.onnx", lambda: bert_base(4, "bert_base_4l"))]
     if args.big:
@@ -879,15 +1166,18 @@ def main():
             tiny = model
         data = model.SerializeToString()
         onnx.checker.check_model(data, full_check=True)          # checker + strict shape inference
-        params, macs = count(model, BINDINGS.get(fname, {"batch": 1}))
+        bind, shapes = BINDINGS.get(fname, {"batch": 1}), {}
+        params, macs = count(model, bind, shapes)
+        inferred = check_inferred_shapes(model, bind, shapes)
         want = exp[fname]
         assert (params, macs) == want[:2], (fname, (params, macs), want)
         if table is not None:
             assert fname in table and table[fname][:2] == want[:2], (fname, table.get(fname), want)
         with open(os.path.join(args.outdir, fname), "wb") as f:
             f.write(data)
-        print("%-22s %11d bytes  %6d nodes  params %13s  macs %17s  (%s)" % (
-            fname, len(data), len(model.graph.node), "{:,}".format(params), "{:,}".format(macs), want[2]))
+        print("%-22s %11d bytes  %6d nodes  params %13s  macs %17s  shapes %4d  (%s)" % (
+            fname, len(data), len(model.graph.node), "{:,}".format(params), "{:,}".format(macs), inferred,
+            want[2]))
         del model, data
 
     for fname, data in bad_models(tiny).items():
