@@ -182,8 +182,7 @@ int cli_workload_opts(const struct cli_opt *opts, const struct wl_model *m, stru
         r->phase = (enum wl_phase)p;
     }
     /* Options that do not apply to this workload are refused, not ignored. */
-    int takes_seq = lm || (m->kind == WLM_TRANSFORMER && strcmp(m->tf.model_type, "vit") != 0) ||
-                    (m->kind == WLM_ONNX && wl_onnx_takes_tokens(m->onnx));
+    int takes_seq = wl_model_takes_tokens(m);
     if ((cli_get(opts, "prompt") && !takes_seq) || (cli_get(opts, "generate") && r->phase != PH_GENERATE)) {
         rc = dse_err_set(e, DSE_EINPUT, NULL, cli_get(opts, "generate") && r->phase != PH_GENERATE ? "--generate" : "--prompt",
                          "does not apply to %s (%s)", m->name,

@@ -22,6 +22,8 @@
 #define WL_MAX_OPS 200000
 #define WL_MAX_DIM 1e12
 #define WL_BATCH_DIM (-1) /* a dimension written "B" in a graph file: replaced by the batch size */
+#define WL_SEQ_DIM (-2)   /* "S": the step's new tokens (the prompt at prefill, 1 per decode step) */
+#define WL_PAST_DIM (-3)  /* "P": tokens already in the KV cache (dimension 1 of a kv tensor) */
 
 enum wl_kind {
     WL_INPUT,  /* activations entering the graph */
@@ -104,6 +106,7 @@ struct wl_op {
                                    through main memory (written, read, written, read) */
     unsigned char kv_concat;    /* attention reading a KV cache grown by concatenation: each step
                                    copies the cache (read and written once more) */
+    unsigned char prefill_only; /* graph JSON phases: not part of the subgraph a decode step repeats */
     unsigned char launches;     /* kernel launches this op pays: 1 for the first op of a kernel that
                                    is not a view, 0 for the rest of it and for views, 4 for unfused
                                    attention (QK^T, scale and mask, softmax, PV) */
@@ -207,6 +210,8 @@ struct wl_model {
     struct wl_transformer tf;
     struct wl_cnn cnn;
     struct wl_onnx *onnx; /* WLM_ONNX (owned; wl_model_free frees it) */
+    int phased;           /* WLM_GRAPH with a "phases" block: a decoder LM (prefill, decode steps); its
+                             positions limit in tf.max_pos */
 };
 
 /* How a model file is read: ONNX dynamic dimensions bound by name (--dim name=value) and what to do
@@ -257,6 +262,9 @@ const char *wl_onnx_quantized(const struct wl_onnx *x);
 int wl_onnx_takes_tokens(const struct wl_onnx *x);
 void wl_model_free(struct wl_model *m);
 int wl_model_is_lm(const struct wl_model *m); /* has prefill/decode phases */
+/* Whether the build's tokens shape it (--prompt applies): LMs, encoders, graphs with "S", ONNX
+ * models with a sequence dimension. */
+int wl_model_takes_tokens(const struct wl_model *m);
 /* Builds the concrete graph for one step shape into g (initialised here, caller frees). */
 int wl_build(const struct wl_model *m, const struct wl_shape *s, struct wl_graph *g, struct dse_err *e);
 /* The splits a model allows: tp, cp and ep (> 1) need a transformer, cp one with a token sequence

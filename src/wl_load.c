@@ -9,7 +9,8 @@
 
 #include "jsonu.h"
 
-/* A shape entry is a positive integer or the string "B" (the batch size). */
+/* A shape entry is a positive integer or one of the strings "B" (the batch size), "S" (the step's new
+ * tokens) and "P" (tokens already cached). */
 static int load_shape(struct ju *j, const cJSON *t, int *rank, int64_t *dim)
 {
     const cJSON *arr;
@@ -22,9 +23,14 @@ static int load_shape(struct ju *j, const cJSON *t, int *rank, int64_t *dim)
         size_t o2 = ju_idx(j, i);
         if (cJSON_IsString(v) && strcmp(v->valuestring, "B") == 0)
             dim[i] = WL_BATCH_DIM;
+        else if (cJSON_IsString(v) && strcmp(v->valuestring, "S") == 0)
+            dim[i] = WL_SEQ_DIM;
+        else if (cJSON_IsString(v) && strcmp(v->valuestring, "P") == 0)
+            dim[i] = WL_PAST_DIM;
         else if (!cJSON_IsNumber(v) || !(v->valuedouble >= 1) || v->valuedouble > WL_MAX_DIM ||
                  v->valuedouble != (double)(int64_t)v->valuedouble)
-            rc = ju_fail(j, "expected a positive integer up to %g or \"B\"", WL_MAX_DIM);
+            rc = ju_fail(j, "expected a positive integer up to %g, or \"B\" (batch), \"S\" (new tokens) or \"P\" "
+                         "(cached tokens)", WL_MAX_DIM);
         else
             dim[i] = (int64_t)v->valuedouble;
         ju_pop(j, o2);
@@ -88,9 +94,13 @@ static int tensor_refs(struct ju *j, const cJSON *o, const char *key, const stru
     return rc;
 }
 
-static int load_graph_json(const cJSON *root, const char *file, struct wl_graph *g, struct dse_err *e)
+static int load_phases(struct ju *j, const cJSON *root, struct wl_model *m);
+
+static int load_graph_json(const cJSON *root, const char *file, struct wl_model *m, struct dse_err *e)
 {
-    static const char *const keys[] = {"format", "name", "description", "source", "note", "tensors", "ops", NULL};
+    struct wl_graph *g = &m->graph;
+    static const char *const keys[] = {"format", "name", "description", "source", "note", "tensors", "ops", "phases",
+                                       NULL};
     static const char *const tkeys[] = {"name", "shape", "kind", "note", NULL};
     static const char *const okeys[] = {"name",   "type", "inputs", "outputs", "fn",    "stride", "padding", "perm",
                                         "groups", "kernel", "pool",  "heads",  "causal", "axis",  "repeat",
@@ -255,7 +265,132 @@ static int load_graph_json(const cJSON *root, const char *file, struct wl_graph 
         ju_pop(&j, o2);
     }
     ju_pop(&j, 0);
+    return load_phases(&j, root, m);
+}
+
+/* "phases": {"max_positions": N, "decode": [op names, or prefixes ending in "*"]}: a decoder language
+ * model. Its prefill runs every op with S = the prompt and P = 0 (the caches' k_past / v_past inputs
+ * dropped); each decode step runs the listed ops (default: all) with S = 1 and P = the tokens so far,
+ * reading the kv tensors of P rows; what the listed ops read from the others (an encoder's output) is
+ * kept from the prefill. Without it, "P" is refused and "S" is the sequence (--prompt). */
+static int load_phases(struct ju *j, const cJSON *root, struct wl_model *m)
+{
+    static const char *const pkeys[] = {"max_positions", "decode", "note", NULL};
+    struct wl_graph *g = &m->graph;
+    const cJSON *ph = cJSON_GetObjectItemCaseSensitive(root, "phases");
+    int rc;
+    for (int i = 0; i < g->n_t; i++) { /* P: dimension 1 of a kv tensor, read by attention as its cache */
+        const struct wl_tensor *t = &g->t[i];
+        for (int k = 0; k < t->rank; k++)
+            if (t->dim[k] == WL_PAST_DIM && (!ph || t->kind != WL_KV || k != 1)) {
+                ju_key(j, "tensors");
+                ju_idx(j, i);
+                return ju_fail(j, "'%s': \"P\" (cached tokens) is dimension 1 of a kv tensor of a graph with "
+                               "\"phases\"", t->name);
+            }
+    }
+    for (int i = 0; i < g->n_op; i++)
+        for (int k = 0; k < g->op[i].n_in; k++) {
+            const struct wl_tensor *t = &g->t[g->op[i].in[k]];
+            int past = t->rank > 1 && t->dim[1] == WL_PAST_DIM;
+            if (past && !(g->op[i].type == OP_ATTENTION && k >= 3)) {
+                ju_key(j, "ops");
+                ju_idx(j, i);
+                return ju_fail(j, "reads the cache '%s' (\"P\" rows): only attention does, as k_past and v_past",
+                               t->name);
+            }
+        }
+    if (!ph)
+        return DSE_OK;
+    size_t old = ju_key(j, "phases");
+    if ((rc = ju_object(j, ph, pkeys)))
+        return rc;
+    long long mp = 0;
+    if ((rc = ju_int(j, ph, "max_positions", 0, 1, 100000000, &mp)))
+        return rc;
+    m->phased = 1;
+    m->tf.max_pos = mp;
+    m->tf.max_pos_key = "phases.max_positions";
+    const cJSON *arr;
+    int n;
+    if (cJSON_GetObjectItemCaseSensitive(ph, "decode")) {
+        if ((rc = ju_array(j, ph, "decode", 1, WL_MAX_OPS, &arr, &n)))
+            return rc;
+        for (int i = 0; i < g->n_op; i++)
+            g->op[i].prefill_only = 1;
+        size_t o2 = ju_key(j, "decode");
+        const cJSON *it = arr->child;
+        for (int k = 0; k < n; k++, it = it->next) {
+            size_t o3 = ju_idx(j, k);
+            if (!cJSON_IsString(it))
+                return ju_fail(j, "expected an op name, or a prefix ending in '*'");
+            const char *pat = it->valuestring;
+            size_t pl = strlen(pat);
+            int star = pl && pat[pl - 1] == '*', hits = 0;
+            for (int i = 0; i < g->n_op; i++)
+                if (star ? strncmp(g->op[i].name, pat, pl - 1) == 0 : strcmp(g->op[i].name, pat) == 0) {
+                    g->op[i].prefill_only = 0;
+                    hits++;
+                }
+            if (!hits)
+                return ju_fail(j, "'%s' names no op", pat);
+            ju_pop(j, o3);
+        }
+        ju_pop(j, o2);
+    }
+    ju_pop(j, old);
     return DSE_OK;
+}
+
+/* One step of a phased graph (load_phases): prefill (past 0) without the caches, or a decode step of
+ * the decode ops only, the tensors they read from the others kept as inputs. */
+static int graph_phase(struct wl_graph *g, int64_t past, struct dse_err *e)
+{
+    char *drop = calloc((size_t)g->n_t + 1, 1);
+    int *prod = malloc(sizeof *prod * ((size_t)g->n_t + 1));
+    int rc = DSE_OK, n = 0;
+    if (!drop || !prod) {
+        free(drop);
+        free(prod);
+        return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+    }
+    if (past == 0) {
+        for (int i = 0; i < g->n_op; i++) {
+            struct wl_op *o = &g->op[i];
+            if (o->type == OP_ATTENTION && o->n_in == 5 && g->t[o->in[3]].kind == WL_KV && g->t[o->in[3]].rank > 1 &&
+                g->t[o->in[3]].dim[1] == 0)
+                o->n_in = 3;
+        }
+    } else {
+        for (int i = 0; i < g->n_t; i++)
+            prod[i] = -1;
+        for (int i = 0; i < g->n_op; i++)
+            for (int k = 0; k < g->op[i].n_out; k++)
+                prod[g->op[i].out[k]] = i;
+        for (int i = 0; i < g->n_op; i++) {
+            const struct wl_op *o = &g->op[i];
+            if (o->prefill_only)
+                continue;
+            for (int k = 0; k < o->n_in; k++) { /* computed at prefill, kept: read as an input */
+                struct wl_tensor *t = &g->t[o->in[k]];
+                if (prod[o->in[k]] >= 0 && g->op[prod[o->in[k]]].prefill_only && t->kind == WL_ACT)
+                    t->kind = WL_INPUT;
+            }
+        }
+        for (int i = 0; i < g->n_op; i++)
+            if (!g->op[i].prefill_only)
+                g->op[n++] = g->op[i];
+        g->n_op = n;
+    }
+    for (int i = 0; i < g->n_t; i++)
+        drop[i] = 1;
+    for (int i = 0; i < g->n_op; i++)
+        for (int k = 0; k < g->op[i].n_in + g->op[i].n_out; k++)
+            drop[k < g->op[i].n_in ? g->op[i].in[k] : g->op[i].out[k - g->op[i].n_in]] = 0;
+    rc = wl_drop_tensors(g, drop, e);
+    free(drop);
+    free(prod);
+    return rc;
 }
 
 /* ---- SCALE-Sim topology CSV ----
@@ -435,7 +570,25 @@ void wl_model_free(struct wl_model *m)
     m->onnx = NULL;
 }
 
-int wl_model_is_lm(const struct wl_model *m) { return m->kind == WLM_TRANSFORMER && m->tf.decoder; }
+int wl_model_takes_tokens(const struct wl_model *m)
+{
+    if (wl_model_is_lm(m))
+        return 1;
+    if (m->kind == WLM_TRANSFORMER)
+        return strcmp(m->tf.model_type, "vit") != 0;
+    if (m->kind == WLM_ONNX)
+        return wl_onnx_takes_tokens(m->onnx);
+    for (int i = 0; m->kind == WLM_GRAPH && i < m->graph.n_t; i++)
+        for (int k = 0; k < m->graph.t[i].rank; k++)
+            if (m->graph.t[i].dim[k] == WL_SEQ_DIM)
+                return 1;
+    return 0;
+}
+
+int wl_model_is_lm(const struct wl_model *m)
+{
+    return (m->kind == WLM_TRANSFORMER && m->tf.decoder) || (m->kind == WLM_GRAPH && m->phased);
+}
 
 static int load_buf(const char *buf, unsigned long len, const char *fname, int kind, const struct wl_load_opt *opt,
                     struct wl_model *m, struct dse_err *e)
@@ -462,7 +615,7 @@ static int load_buf(const char *buf, unsigned long len, const char *fname, int k
             rc = dse_err_set(e, DSE_EINPUT, fname, NULL, "expected a JSON object");
         } else if (cJSON_GetObjectItemCaseSensitive(root, "ops") || cJSON_GetObjectItemCaseSensitive(root, "tensors")) {
             m->kind = WLM_GRAPH;
-            rc = load_graph_json(root, fname, &m->graph, e);
+            rc = load_graph_json(root, fname, m, e);
         } else if (cJSON_GetObjectItemCaseSensitive(root, "generator")) {
             m->kind = WLM_CNN;
             rc = load_cnn_spec(root, fname, &m->cnn, e);
@@ -482,11 +635,17 @@ static int load_buf(const char *buf, unsigned long len, const char *fname, int k
         rc = wl_build(m, &s, &probe, e);
         wl_graph_free(&probe);
     } else if (!rc && (m->kind == WLM_GRAPH || m->kind == WLM_TOPO)) {
-        /* Validate once at batch 1 so a bad file fails at load time, not at evaluation. */
+        /* Validate once at batch 1 so a bad file fails at load time, not at evaluation (a phased graph's
+         * prefill of 8 tokens and a decode step after them). */
         struct wl_graph probe;
-        struct wl_shape s = {.batch = 1, .tokens = 1, .past = 0, .tp = 1, .train = 0};
+        struct wl_shape s = {.batch = 1, .tokens = m->phased ? 8 : 1, .past = 0, .tp = 1, .train = 0};
         rc = wl_build(m, &s, &probe, e);
         wl_graph_free(&probe);
+        if (!rc && m->phased) {
+            struct wl_shape d = {.batch = 1, .tokens = 1, .past = 8, .tp = 1, .train = 0};
+            rc = wl_build(m, &d, &probe, e);
+            wl_graph_free(&probe);
+        }
     } else if (!rc) {
         struct wl_graph probe;
         struct wl_shape s = {.batch = 1, .tokens = wl_model_is_lm(m) ? 8 : 1, .past = 0, .tp = 1, .train = 0};
@@ -611,9 +770,17 @@ int wl_build(const struct wl_model *m, const struct wl_shape *s, struct wl_graph
             for (int k = 0; k < t->rank; k++) {
                 if (t->dim[k] == WL_BATCH_DIM)
                     t->dim[k] = s->batch;
+                else if (t->dim[k] == WL_SEQ_DIM)
+                    t->dim[k] = s->tokens;
+                else if (t->dim[k] == WL_PAST_DIM)
+                    t->dim[k] = s->train ? 0 : s->past;
                 t->elems *= (double)t->dim[k];
             }
         }
+        if (m->phased && (rc = graph_phase(g, s->train ? 0 : s->past, e)))
+            wl_graph_free(g);
+        if (rc)
+            return rc;
         break;
     }
     if (!rc)

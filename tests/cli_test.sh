@@ -498,6 +498,24 @@ wl_case bad-graph-conv-groups.json 'ops[0] (conv): groups 3 must divide input ch
 wl_case bad-graph-conv-kernel.json 'ops[0] (conv): kernel 40x40 larger than the padded input 32x32'
 wl_case bad-graph-conv-rank.json "ops[0] (conv): input 0 'image' has rank 3, conv2d expects 4"
 wl_case bad-graph-bias-shape.json "ops[0] (conv): bias 'conv.bias' must have shape [8]"
+# graph JSON phases (tests/data/good-graph-decoder.json): the cache "P" and decode subgraph rules
+wl_case bad-graph-past-not-kv.json "tensors[11]: 'k_cache': \"P\" (cached tokens) is dimension 1 of a kv tensor"
+wl_case bad-graph-past-no-phases.json "tensors[11]: 'k_cache': \"P\" (cached tokens) is dimension 1 of a kv tensor of a graph with \"phases\""
+wl_case bad-graph-phase-unknown-op.json "phases.decode[1]: 'qproj' names no op"
+wl_case bad-graph-cache-reader.json "ops[9]: reads the cache 'k_cache' (\"P\" rows): only attention does"
+wl_case bad-graph-phase-no-max.json "phases.max_positions: missing"
+# hand-derived (1 x 8-token prompt; hidden 64, 4 heads of 16, vocabulary 100): prefill MACs = q, k, v, o
+# 4 x 8 x 64 x 64 = 131,072 + lm_head 8 x 64 x 100 = 51,200 + causal attention 4 heads x 36 pairs x 2 x 16
+# = 4,608: 186,880; a decode step after 8: 4 x 64 x 64 = 16,384 + 6,400 + 4 x 9 pairs x 2 x 16 = 1,152:
+# 23,936 (embed and prompt_mean move no MACs; prompt_mean runs only at prefill).
+for ph in prefill:186880 decode:23936; do
+    dse eval --hw "$H" --workload "$D/good-graph-decoder.json" --phase "${ph%%:*}" --prompt 8 --json
+    got=$(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(d['totals']['macs'], 'prompt_mean' in [o['name'] for o in d['ops']])" "$OUT" 2>/dev/null)
+    want="${ph#*:} $([ "${ph%%:*}" = prefill ] && echo True || echo False)"
+    [ "$rc" = 0 ] && [ "$got" = "$want" ] && ok "graph-phases-${ph%%:*}" || fail "graph-phases-${ph%%:*}" "exit $rc, got '$got', expected '$want': $(first_err)"
+done
+expect_fail graph-phases-context 2 "prompt 100 + 40 generated tokens = 140 exceed phases.max_positions 128 of good-graph-decoder" eval --hw "$H" --workload "$D/good-graph-decoder.json" --prompt 100 --generate 40
+expect_fail graph-no-seq-prompt 2 "--prompt: does not apply to" eval --hw "$H" --workload models/tiny-mlp.json --prompt 8
 wl_case bad-graph-stride.json 'ops[0].stride: expected integers in [1, 65536]'
 wl_case bad-graph-padding.json 'ops[0].padding: expected integers in [0, 65536]'
 wl_case bad-graph-pool-kind.json 'ops[2].pool: expected "max" or "avg", got "median"'
