@@ -139,7 +139,7 @@ static int aints(struct ox_b *b, const struct ox_node *n, const char *name, int6
 
 static int64_t to_i64(double d)
 {
-    return d >= 9.2e18 ? INT64_MAX : d <= -9.2e18 ? INT64_MIN : (int64_t)d;
+    return d != d ? 0 : d >= 9.2e18 ? INT64_MAX : d <= -9.2e18 ? INT64_MIN : (int64_t)d; /* NaN: 0 */
 }
 
 /* A constant input's values as integers (count into *cnt, at most max). */
@@ -745,7 +745,7 @@ static int h_conv(struct ox_b *b, const struct ox_node *n, int arg)
     if (w->rank != x->rank)
         return bfail(b, n, "weight '%.80s' has rank %d, the input %d", in_name(b, n, wi), w->rank, x->rank);
     int64_t g = ai(n, "group", 1), C = x->dim[1], OC = w->dim[0], ks[2];
-    if (g < 1 || C % g || OC % g || w->dim[1] * g != C)
+    if (g < 1 || g > 65536 || C % g || OC % g || w->dim[1] * g != C)
         return bfail(b, n, "group %lld: the weight's %lld input channels per group do not give the input's %lld",
                      (long long)g, (long long)w->dim[1], (long long)C);
     int nk = aints(b, n, "kernel_shape", ks, 2);
@@ -1356,8 +1356,11 @@ static int h_split(struct ox_b *b, const struct ox_node *n, int arg)
         cnt = no;
     }
     int64_t total = 0;
-    for (int i = 0; i < cnt; i++)
+    for (int i = 0; i < cnt; i++) {
+        if (sp[i] < 0 || sp[i] > WL_MAX_DIM)
+            return bfail(b, n, "split size %lld out of range", (long long)sp[i]);
         total += sp[i];
+    }
     if (cnt != no || total != x->dim[axis])
         return bfail(b, n, "split sizes (%d, summing to %lld) do not cover axis %d of size %lld in %d outputs", cnt,
                      (long long)total, axis, (long long)x->dim[axis], no);
@@ -1423,6 +1426,10 @@ static int h_slice(struct ox_b *b, const struct ox_node *n, int arg)
         int64_t L = x->dim[a], s = nst ? sp[i] : 1, lo = st[i], hi = en[i];
         if (s == 0)
             return bfail(b, n, "step 0");
+        if (s > L + 1) /* a step past the end takes one element: bounded so the arithmetic cannot overflow */
+            s = L + 1;
+        else if (s < -(L + 1))
+            s = -(L + 1);
         if (lo < 0)
             lo = lo < -L ? 0 : lo + L;
         if (hi < 0)
@@ -1514,11 +1521,10 @@ static int h_gather(struct ox_b *b, const struct ox_node *n, int arg)
         long inner = (long)prod(x->dim, axis + 1, x->rank), L = (long)x->dim[axis], ni = (long)ix->elems;
         for (long i = 0; i < (long)o->elems; i++) {
             long in_ = i % inner, rest = i / inner, j = rest % (ni ? ni : 1), out_ = rest / (ni ? ni : 1);
-            long q = (long)ix->c[j];
-            if (q < 0)
-                q += L;
-            if (q < 0 || q >= L)
-                return bfail(b, n, "index %ld out of range for axis %d of size %ld", (long)ix->c[j], axis, L);
+            double qd = ix->c[j] < 0 ? ix->c[j] + (double)L : ix->c[j];
+            if (!(qd >= 0 && qd < (double)L))
+                return bfail(b, n, "index %g out of range for axis %d of size %ld", ix->c[j], axis, L);
+            long q = (long)qd;
             c[i] = x->c[(out_ * L + q) * inner + in_];
         }
         if ((rc = set_vals(b, n, 0, c)))
@@ -1682,6 +1688,8 @@ static int copy_out(struct ox_b *b, const struct ox_node *n, int r, const int64_
     return emit(b, n, OP_COPY, in, m, out) < 0 ? b->e->code : DSE_OK;
 }
 
+static int pad_ok(int64_t p) { return p >= -WL_MAX_DIM && p <= WL_MAX_DIM; }
+
 enum { CP_EXPAND, CP_TILE, CP_PAD, CP_RESIZE, CP_UPSAMPLE, CP_D2S, CP_S2D, CP_SCATTER, CP_GATHER_EL };
 static int h_copy(struct ox_b *b, const struct ox_node *n, int arg)
 {
@@ -1712,9 +1720,11 @@ static int h_copy(struct ox_b *b, const struct ox_node *n, int arg)
             return rc;
         if (cnt != r)
             return bfail(b, n, "repeats has %d entries for rank %d", cnt, r);
-        for (int i = 0; i < r; i++)
-            if (v[i] < 0 || (d[i] *= v[i]) > WL_MAX_DIM)
+        for (int i = 0; i < r; i++) {
+            if (v[i] < 0 || (double)v[i] * (double)d[i] > WL_MAX_DIM)
                 return bfail(b, n, "repeats %lld out of range", (long long)v[i]);
+            d[i] *= v[i];
+        }
         break;
     case CP_PAD:
         if (b->x->opset >= 11) {
@@ -1734,17 +1744,22 @@ static int h_copy(struct ox_b *b, const struct ox_node *n, int arg)
                 int a = 0;
                 if ((rc = norm_axis(b, n, axs[i], r, &a)))
                     return rc;
+                if (!pad_ok(v[i]) || !pad_ok(v[i + na]))
+                    return bfail(b, n, "pads %lld, %lld out of range", (long long)v[i], (long long)v[i + na]);
                 d[a] += v[i] + v[i + na];
             }
         } else {
             if (cnt != 2 * r)
                 return bfail(b, n, "pads has %d entries for rank %d", cnt, r);
-            for (int i = 0; i < r; i++)
+            for (int i = 0; i < r; i++) {
+                if (!pad_ok(v[i]) || !pad_ok(v[i + r]))
+                    return bfail(b, n, "pads %lld, %lld out of range", (long long)v[i], (long long)v[i + r]);
                 d[i] += v[i] + v[i + r];
+            }
         }
         for (int i = 0; i < r; i++)
-            if (d[i] < 0)
-                return bfail(b, n, "negative padding leaves dimension %d at %lld", i, (long long)d[i]);
+            if (d[i] < 0 || d[i] > WL_MAX_DIM)
+                return bfail(b, n, "padding leaves dimension %d at %lld", i, (long long)d[i]);
         break;
     case CP_RESIZE:
     case CP_UPSAMPLE: {
@@ -1761,12 +1776,19 @@ static int h_copy(struct ox_b *b, const struct ox_node *n, int arg)
         } else if (sc && sc->elems > 0) {
             if (sc->n_c != r)
                 return bfail(b, n, "scales must be a constant of %d values", r);
-            for (int i = 0; i < r; i++)
-                if (!(sc->c[i] > 0) || (d[i] = (int64_t)floor((double)x->dim[i] * sc->c[i])) > WL_MAX_DIM)
+            for (int i = 0; i < r; i++) {
+                double o = floor((double)x->dim[i] * sc->c[i]);
+                if (!(sc->c[i] > 0) || !(o <= WL_MAX_DIM))
                     return bfail(b, n, "scale %g out of range", sc->c[i]);
+                d[i] = (int64_t)o;
+            }
         } else if (sa && sa->n_floats == r) {
-            for (int i = 0; i < r; i++)
-                d[i] = (int64_t)floor((double)x->dim[i] * sa->floats[i]);
+            for (int i = 0; i < r; i++) {
+                double o = floor((double)x->dim[i] * sa->floats[i]);
+                if (!(o >= 0 && o <= WL_MAX_DIM))
+                    return bfail(b, n, "scale %g out of range", sa->floats[i]);
+                d[i] = (int64_t)o;
+            }
         } else {
             return bfail(b, n, "needs scales or sizes");
         }
@@ -1775,7 +1797,7 @@ static int h_copy(struct ox_b *b, const struct ox_node *n, int arg)
     case CP_D2S:
     case CP_S2D: {
         int64_t bs = ai(n, "blocksize", 0);
-        if (r != 4 || bs < 1 || (arg == CP_D2S ? x->dim[1] % (bs * bs) : x->dim[2] % bs || x->dim[3] % bs))
+        if (r != 4 || bs < 1 || bs > 65536 || (arg == CP_D2S ? x->dim[1] % (bs * bs) : x->dim[2] % bs || x->dim[3] % bs))
             return bfail(b, n, "blocksize %lld does not fit [N, C, H, W]", (long long)bs);
         if (arg == CP_D2S) {
             d[1] /= bs * bs;
