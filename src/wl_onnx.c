@@ -412,6 +412,12 @@ static int sort_nodes(struct wl_onnx *x, struct dse_err *e)
             if (x->node[i].out[j] >= 0)
                 x->val[x->node[i].out[j]].producer = i;
     }
+    for (int i = 0; i < n; i++) /* readers, for the attention pattern (wl_onnx_ops.c) */
+        for (int j = 0; j < x->node[i].n_in; j++)
+            if (x->node[i].in[j] >= 0) {
+                x->val[x->node[i].in[j]].uses++;
+                x->val[x->node[i].in[j]].user = i;
+            }
 out:
     free(deg);
     free(head);
@@ -629,6 +635,11 @@ int wl_onnx_load(const void *buf, unsigned long len, const char *fname, const st
         }
     if ((rc = load_nodes(x, &ix, g, e)) || (rc = sort_nodes(x, e)))
         goto out;
+    for (size_t i = 0; i < g->n_output; i++) { /* a graph output is read outside: never fused away */
+        int v = g->output[i]->name ? names_find(x, &ix, g->output[i]->name) : -1;
+        if (v >= 0)
+            x->val[v].uses += 2;
+    }
     for (int i = 0; i < x->n_node; i++) {
         const struct ox_node *n = &x->node[i];
         if (!n->h && !x->unknown_memory) {

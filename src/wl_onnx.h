@@ -49,6 +49,7 @@ struct ox_val {
     int64_t dim[OX_RANK]; /* graph inputs may hold OXD_* */
     long n_c;             /* contents known (initializers, constants): n_c elements in c; -1 unknown */
     double *c;
+    int uses, user;       /* readers (node inputs, graph outputs); the reading node when there is one */
 };
 
 struct ox_chunk {

@@ -2290,17 +2290,160 @@ static int picks(struct ox_b *b, const struct ox_node *n)
     return out < most;
 }
 
+/* Runs node n's handler: its shapes, and dse operators unless its inputs are all static (then folded).
+ * shapes_only: the shapes alone, outputs left computed (an attention chain's deferred nodes). */
+static int run_node(struct ox_b *b, const struct ox_node *n, int shapes_only)
+{
+    int all = 1, rc;
+    b->fold = n->h && (n->h->flags & OXF_SHAPE);
+    b->wsrc = 0;
+    for (int k = 0; k < n->n_in; k++) {
+        int vi = n->in[k];
+        if (vi < 0)
+            continue;
+        if (!b->v[vi].set)
+            return bfail(b, n, "input %d '%.80s' is an output dse does not compute", k, b->x->val[vi].name);
+        all &= b->v[vi].stat;
+        b->wsrc |= b->v[vi].weight;
+    }
+    b->fold |= all || shapes_only;
+    b->ops_node = 0;
+    rc = n->h ? n->h->fn(b, n, n->arg) : h_unknown(b, n);
+    if (!rc && shapes_only)
+        for (int k = 0; k < n->n_out; k++)
+            if (n->out[k] >= 0) {
+                struct ox_live *o = &b->v[n->out[k]];
+                o->stat = o->weight = 0;
+                o->n_c = -1;
+                o->c = NULL;
+            }
+    if (!rc && !shapes_only && b->fold && b->wsrc && !(n->h && (n->h->flags & OXF_SHAPE)) && picks(b, n)) {
+        b->fold = 0; /* part of a weight (a Gather or Slice of a table): read at run time, the table counted */
+        rc = n->h ? n->h->fn(b, n, n->arg) : h_unknown(b, n);
+    }
+    return rc;
+}
+
+/* ---- attention as exporters write it ----
+ * MatMul(Q, K^T) [-> Div or Mul by a static scalar] [-> Add(mask)] -> Softmax(last axis) -> MatMul(., V)
+ * with Q [B, H, S, D], K^T [B, H, D, T], V [B, H, T, D], each intermediate read once: one dse attention
+ * of H heads (keys and values viewed as [B, T, H D]; T > S: the first T - S rows as the cache), so
+ * that software stacks fuse it as they fuse the builders' attention. Not causal: the exported graph
+ * computes every score (a mask only selects), and so does dse. The chain's nodes before the last
+ * MatMul are deferred (their shapes inferred, no operators) until the last MatMul shows V fits;
+ * otherwise they are emitted as written. */
+#define OX_OPEN_CHAINS 16
+struct ox_chain {
+    int node[4], n; /* deferred nodes, in order: the first MatMul, scale, mask, Softmax */
+    int last;       /* the final MatMul's node index, -1: no chain open */
+};
+
+static int is_op(const struct ox_node *n, const char *op) { return n->h && !(n->h->flags & OXF_MS) && !strcmp(n->op, op); }
+
+static int chain_open(struct ox_b *b, int i, char *state, struct ox_chain *ch)
+{
+    const struct wl_onnx *x = b->x;
+    const struct ox_node *m1 = &x->node[i];
+    struct ox_live *Q = IN(b, m1, 0), *K = IN(b, m1, 1);
+    if (!Q || !K || Q->stat || K->stat || Q->rank != 4 || K->rank != 4 || Q->dim[0] != K->dim[0] ||
+        Q->dim[1] != K->dim[1] || Q->dim[3] != K->dim[2] || m1->n_out != 1 || m1->out[0] < 0)
+        return 0;
+    int v = m1->out[0], scale = 0, mask = 0, n = 0;
+    ch->node[n++] = i;
+    for (;;) {
+        if (x->val[v].uses != 1)
+            return 0;
+        int j = x->val[v].user;
+        const struct ox_node *c = &x->node[j];
+        if (c->n_in != (is_op(c, "Softmax") ? 1 : 2) || c->n_out < 1 || c->in[0] < 0)
+            return 0;
+        if (is_op(c, "Softmax")) {
+            int64_t ax = ai(c, "axis", x->opset >= 13 ? -1 : 1);
+            int sv = c->out[0];
+            if ((ax != -1 && ax != 3) || sv < 0 || x->val[sv].uses != 1)
+                return 0;
+            const struct ox_node *m2 = &x->node[x->val[sv].user];
+            if (!is_op(m2, "MatMul") || m2->n_in != 2 || m2->in[0] != sv)
+                return 0;
+            ch->node[n++] = j;
+            ch->n = n;
+            ch->last = x->val[sv].user;
+            break;
+        }
+        int other = c->in[0] == v ? c->in[1] : c->in[0];
+        if (other < 0 || !b->v[other].set) /* its operand not yet computed: no chain */
+            return 0;
+        if ((is_op(c, "Div") || is_op(c, "Mul")) && !scale && c->in[0] == v && b->v[other].stat &&
+            b->v[other].elems == 1)
+            scale = 1;
+        else if (is_op(c, "Add") && !mask)
+            mask = 1;
+        else
+            return 0;
+        ch->node[n++] = j;
+        v = c->out[0];
+        if (v < 0 || n >= 4)
+            return 0;
+    }
+    for (int k = 0; k < ch->n; k++) { /* shapes now; operators when the last MatMul decides */
+        int rc = run_node(b, &x->node[ch->node[k]], 1);
+        if (rc)
+            return -rc;
+        state[ch->node[k]] = 1;
+    }
+    return 1;
+}
+
+/* The chain's one attention, or 1 when V does not fit (the caller emits the nodes as written). */
+static int chain_close(struct ox_b *b, const struct ox_chain *ch)
+{
+    const struct ox_node *m1 = &b->x->node[ch->node[0]], *m2 = &b->x->node[ch->last];
+    struct ox_live *Q = IN(b, m1, 0), *K = IN(b, m1, 1), *V = IN(b, m2, 1);
+    int64_t B = Q->dim[0], H = Q->dim[1], S = Q->dim[2], D = Q->dim[3], T = K->dim[3];
+    if (!V || !V->set || V->stat || V->rank != 4 || V->dim[0] != B || V->dim[1] != H || V->dim[2] != T ||
+        V->dim[3] != D || T < S || (double)H * D > WL_MAX_DIM)
+        return 1;
+    int64_t od[4] = {B, H, S, D}, qd[3] = {B, S, H * D}, kd[3] = {B, T, H * D}, nd[3] = {B, S, H * D},
+            pd[3] = {B, T - S, H * D};
+    int rc;
+    b->fold = 0;
+    b->ops_node = 0;
+    if ((rc = set_out(b, m2, 0, 4, od, Q->elem)))
+        return -rc;
+    int in[5] = {view(b, m1, tin(b, m1, 0), 3, qd, -1), view(b, m1, tin(b, m1, 1), 3, kd, -1),
+                 view(b, m2, tin(b, m2, 1), 3, kd, -1), 0, 0}, nin = 3;
+    if (T > S) { /* keys beyond the queries: the leading T - S rows as the cache */
+        int kall = in[1], vall = in[2];
+        in[1] = slice_view(b, m2, kall, 1, ttmp(b, m2, 3, nd));
+        in[2] = slice_view(b, m2, vall, 1, ttmp(b, m2, 3, nd));
+        in[3] = slice_view(b, m2, kall, 1, ttmp(b, m2, 3, pd));
+        in[4] = slice_view(b, m2, vall, 1, ttmp(b, m2, 3, pd));
+        nin = 5;
+    }
+    int out = ttmp(b, m2, 3, qd), op = emit(b, m2, OP_ATTENTION, in, nin, out);
+    if (op < 0)
+        return -b->e->code;
+    b->g->op[op].heads = (int)H;
+    b->g->op[op].causal = 0;
+    rc = fin(b, m2, 0, out);
+    return rc ? -rc : 0;
+}
+
 int wl_onnx_build(const struct wl_onnx *x, const char *name, const struct wl_shape *s, struct wl_graph *g,
                   struct dse_err *e)
 {
     struct ox_b b = {.x = x, .s = s, .g = g, .e = e};
-    int rc = DSE_OK;
+    struct ox_chain open[OX_OPEN_CHAINS]; /* attention chains waiting for their last MatMul */
+    int rc = DSE_OK, n_open = 0;
     wl_graph_init(g, name);
     if (s->batch > 1 && !(follows(x) & 1))
         return dse_err_set(e, DSE_EINPUT, x->file, NULL, "batch %lld: the model's inputs have a fixed batch (no "
                            "dynamic batch dimension); export it with one, or evaluate batch 1", (long long)s->batch);
-    if (!(b.v = calloc((size_t)x->n_val + 1, sizeof *b.v)))
+    char *state = calloc((size_t)x->n_node + 1, 1); /* 1: an attention chain's node, already handled */
+    if (!state || !(b.v = calloc((size_t)x->n_val + 1, sizeof *b.v))) {
+        free(state);
         return dse_err_set(e, DSE_ERUNTIME, x->file, NULL, "out of memory");
+    }
     for (int i = 0; i < x->n_val; i++) {
         const struct ox_val *o = &x->val[i];
         struct ox_live *v = &b.v[i];
@@ -2326,34 +2469,43 @@ int wl_onnx_build(const struct wl_onnx *x, const char *name, const struct wl_sha
     }
     for (int i = 0; i < x->n_node && !rc; i++) {
         const struct ox_node *n = &x->node[i];
-        b.fold = n->h && (n->h->flags & OXF_SHAPE);
-        int all = 1;
-        b.wsrc = 0;
-        for (int k = 0; k < n->n_in; k++) {
-            int vi = n->in[k];
-            if (vi < 0)
-                continue;
-            if (!b.v[vi].set) {
-                rc = bfail(&b, n, "input %d '%.80s' is an output dse does not compute", k, x->val[vi].name);
+        if (state[i])
+            continue;
+        int c = 0;
+        while (c < n_open && open[c].last != i)
+            c++;
+        if (c < n_open) { /* a chain's last MatMul: one attention, or the nodes as written */
+            struct ox_chain ch = open[c];
+            open[c] = open[--n_open];
+            int r = chain_close(&b, &ch);
+            if (r < 0) {
+                rc = -r;
                 break;
             }
-            all &= b.v[vi].stat;
-            b.wsrc |= b.v[vi].weight;
+            if (r == 0)
+                continue;
+            for (int k = 0; k < ch.n && !rc; k++)
+                rc = run_node(&b, &x->node[ch.node[k]], 0);
+            if (rc)
+                break;
+        } else if (n_open < OX_OPEN_CHAINS && is_op(n, "MatMul")) {
+            int r = chain_open(&b, i, state, &open[n_open]);
+            if (r < 0) {
+                rc = -r;
+                break;
+            }
+            if (r > 0) {
+                n_open++;
+                continue;
+            }
         }
-        if (rc)
-            break;
-        b.fold |= all;
-        b.ops_node = 0;
-        rc = n->h ? n->h->fn(&b, n, n->arg) : h_unknown(&b, n);
-        if (!rc && b.fold && b.wsrc && !(n->h && (n->h->flags & OXF_SHAPE)) && picks(&b, n)) {
-            b.fold = 0; /* part of a weight (a Gather or Slice of a table): read at run time, the table counted */
-            rc = n->h ? n->h->fn(&b, n, n->arg) : h_unknown(&b, n);
-        }
+        rc = run_node(&b, n, 0);
         if (!rc && g->n_t >= WL_MAX_TENSORS)
             rc = bfail(&b, n, "more than %d tensors", WL_MAX_TENSORS);
     }
     if (!rc && g->n_op == 0)
         rc = dse_err_set(e, DSE_EINPUT, x->file, NULL, "no operator to cost: every node folds into constants");
+    free(state);
     free(b.v);
     ar_free(b.arena);
     return rc;

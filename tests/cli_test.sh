@@ -1873,6 +1873,14 @@ assert abs(a['latency_ms']/b['latency_ms']-1) < 1e-9 and a['flops']==b['flops'],
     dse eval --hw nvidia-a100-sxm4-80gb --workload "$OX/tiny_bert.onnx" --batch 4 --prompt 16 --json
     got=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['totals']['macs'])" "$OUT" 2>/dev/null)
     [ "$got" = $((4 * 294912)) ] && ok onnx-batch-follows || fail onnx-batch-follows "macs $got at batch 4, expected 4 x 294912"
+    # attention as exported (MatMul, Div, Softmax, MatMul) becomes one attention per layer, its MACs unchanged
+    dse eval --hw nvidia-a100-sxm4-80gb --workload "$OX/tiny_bert.onnx" --prompt 16 --json
+    got=$(python3 -c "import json,sys; print(sum(o['type'] == 'attention' for o in json.load(open(sys.argv[1]))['ops']))" "$OUT" 2>/dev/null)
+    [ "$got" = 2 ] && ok onnx-attention-pattern || fail onnx-attention-pattern "$got attention operators in tiny_bert's 2 layers"
+    # ops_attention_var: V narrower than Q stays as MatMuls; keys longer than the queries (4 cached) fuse
+    dse eval --hw nvidia-a100-sxm4-80gb --workload "$OX/ops_attention_var.onnx" --prompt 6 --json
+    got=$(python3 -c "import json,sys; print(' '.join(o['type'] for o in json.load(open(sys.argv[1]))['ops'] if o['macs'] > 0))" "$OUT" 2>/dev/null)
+    [ "$got" = "matmul matmul attention" ] && ok onnx-attention-fallback || fail onnx-attention-fallback "MAC-bearing operators: $got"
     expect_ok_has onnx-sequence-shown "sequence 16" eval --hw nvidia-a100-sxm4-80gb --workload "$OX/tiny_bert.onnx" --prompt 16
     expect_fail onnx-dim-unknown 2 "--dim foo: no dynamic input dimension of the model is named 'foo'" eval --hw nvidia-a100-sxm4-80gb --workload "$OX/tiny_bert.onnx" --dim foo=3
     expect_fail onnx-dim-syntax 2 "--dim: expected NAME=VALUE" eval --hw nvidia-a100-sxm4-80gb --workload "$OX/tiny_bert.onnx" --dim foo

@@ -191,6 +191,15 @@ OPS_SHAPES = (108 + 216 + 5 * 6 + 20 + 7 * 4 + 5 * 7,
 OPS_ATTENTION = (16 * 4 + 1 * 2 * 8 * 3,
                  2 * 6 * 6 * 8 + 2 * 6 * 8 * 6 + 6 * 4 * 16 + 1 * 2 * 6 * 3 * 8)
 
+# ops_attention_var, batch 1, sequence 6 (q, k [1,2,6,8], v4 [1,2,6,4], past pk, pv [1,2,4,8]):
+#   chain A      MatMul(q, Transpose(k) [1,2,8,6]) -> [1,2,6,6]: MACs 2*6*6*8 = 576; Softmax;
+#                MatMul(., v4) -> [1,2,6,4]: MACs 2*6*4*6 = 288 (V narrower than Q: dse keeps the MatMuls)
+#   chain B      K = Concat(pk, k) and V = Concat(pv, k) on axis 2 -> [1,2,10,8]; MatMul(q, Transpose(K))
+#                -> [1,2,6,10]: MACs 2*6*10*8 = 960; Mul by 0.35 (a scalar); Softmax; MatMul(., V) -> [1,2,6,8]:
+#                MACs 2*6*8*10 = 960 (dse: one attention over 10 keys, 4 of them cached: the same 1,920)
+#   total        params 0;  MACs 576 + 288 + 960 + 960 = 2,784
+OPS_ATTENTION_VAR = (0, 2 * 6 * 6 * 8 + 2 * 6 * 4 * 6 + 2 * 6 * 10 * 8 + 2 * 6 * 8 * 10)
+
 # ops_quant_qdq, batch 1 (static), input x [1,4,8,8]; QDQ format (per-tensor scale and zero point,
 # all scalars: not params):
 #   x            QuantizeLinear (uint8) -> DequantizeLinear -> [1,4,8,8] float
@@ -359,6 +368,7 @@ def expectations():
         "ops_shapes.onnx": OPS_SHAPES + ("batch 1",),
         "ops_attention.onnx": OPS_ATTENTION + ("batch 1 sequence 6",),
         "ops_quant_qdq.onnx": OPS_QUANT_QDQ + ("batch 1 (static)",),
+        "ops_attention_var.onnx": OPS_ATTENTION_VAR + ("batch 1 sequence 6",),
         "mobilenet_v2.onnx": (mp, mm, "batch 1"),
         "resnet50.onnx": (rp, rm, "batch 1"),
         "bert_base_4l.onnx": (b4p, b4m, "batch 1 sequence 128"),
@@ -372,6 +382,7 @@ def expectations():
 BINDINGS = {
     "tiny_bert.onnx": {"batch": 1, "sequence": 16},
     "ops_attention.onnx": {"batch": 1, "sequence": 6},
+    "ops_attention_var.onnx": {"batch": 1, "sequence": 6},
     "bert_base_4l.onnx": {"batch": 1, "sequence": 128},
     "bert_base.onnx": {"batch": 1, "sequence": 128},
 }
@@ -740,6 +751,25 @@ def ops_attention():
     z = g.op("MatMul", [ctx, g.weight("head_proj.weight", [1, 2, 8, 3])], "head_proj")   # [B,2,S,3]
     g.output(z, "z", np.float32, ["batch", 2, "sequence", 3])
     return g.model(13, "ops_attention: batched MatMuls (QK^T, PV) and a MatMul with a broadcast weight")
+
+
+def ops_attention_var():
+    """Two attention patterns dse treats differently: V narrower than Q (kept as MatMuls) and keys
+    longer than the queries (past keys concatenated: one attention with a cache)."""
+    g = Graph("ops_attention_var", np.float32, seed=9)
+    q, k = (g.input(t, np.float32, ["batch", 2, "sequence", 8]) for t in ("q", "k"))
+    v4 = g.input("v4", np.float32, ["batch", 2, "sequence", 4])
+    pk, pv = (g.input(t, np.float32, ["batch", 2, 4, 8]) for t in ("past_k", "past_v"))
+    sa = g.op("MatMul", [q, g.op("Transpose", [k], "a.k_t", perm=[0, 1, 3, 2])], "a.scores")   # [B,2,S,S]
+    ya = g.op("MatMul", [g.op("Softmax", [sa], "a.softmax", axis=-1), v4], "a.context")      # [B,2,S,4]
+    g.output(ya, "ya", np.float32, ["batch", 2, "sequence", 4])
+    kk = g.op("Concat", [pk, k], "b.keys", axis=2)                                             # [B,2,S+4,8]
+    vv = g.op("Concat", [pv, k], "b.values", axis=2)
+    sb = g.op("MatMul", [q, g.op("Transpose", [kk], "b.k_t", perm=[0, 1, 3, 2])], "b.scores")  # [B,2,S,S+4]
+    sb = g.op("Mul", [sb, g.scalar("b.scale", 0.35)], "b.scale_mul")
+    yb = g.op("MatMul", [g.op("Softmax", [sb], "b.softmax", axis=-1), vv], "b.context")       # [B,2,S,8]
+    g.output(yb, "yb", np.float32, ["batch", 2, "sequence", 8])
+    return g.model(13, "ops_attention_var: attention with a narrower V and with cached keys")
 
 
 def ops_quant_qdq():
@@ -1152,7 +1182,7 @@ def main():
 
     good = [("tiny_cnn.onnx", tiny_cnn), ("tiny_bert.onnx", tiny_bert), ("tiny_qcnn.onnx", tiny_qcnn),
             ("ops_shapes.onnx", ops_shapes), ("ops_attention.onnx", ops_attention),
-            ("ops_quant_qdq.onnx", ops_quant_qdq),
+            ("ops_quant_qdq.onnx", ops_quant_qdq), ("ops_attention_var.onnx", ops_attention_var),
             ("mobilenet_v2.onnx", mobilenet_v2), ("resnet50.onnx", resnet50),
             ("bert_base_4l.onnx", lambda: bert_base(4, "bert_base_4l"))]
     if args.big:
