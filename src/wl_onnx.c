@@ -545,6 +545,12 @@ static int load_nodes_seen(struct wl_onnx *x, struct ox_names *ix, const Onnx__G
         }
     }
     for (int i = 0; i < x->n_node; i++)
+        if (x->node[i].n_out < 1 || x->node[i].out[0] < 0) { /* optional outputs are trailing ones */
+            char where[160];
+            snprintf(where, sizeof where, "node '%.80s' (%.40s)", x->node[i].name, x->node[i].op);
+            return load_fail(x->file, where, e, "has no first output");
+        }
+    for (int i = 0; i < x->n_node; i++)
         for (int k = 0; k < x->node[i].n_in; k++) {
             int v = x->node[i].in[k];
             if (v >= 0 && x->val[v].src == OXV_NONE) {

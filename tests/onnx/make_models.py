@@ -916,6 +916,12 @@ def bad_models(tiny_cnn_model):
     g.outputs.append(helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4, 8, 8]))
     out["bad_unknown_op.onnx"] = g.model(13).SerializeToString()
 
+    nodes = [helper.make_node("Relu", ["x"], [""], name="no_output_relu")]   # its only output omitted
+    graph = helper.make_graph(nodes, "bad_no_output", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4])],
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4])])
+    out["bad_no_output.onnx"] = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)],
+                                                  ir_version=IR_VERSION, producer_name=PRODUCER).SerializeToString()
+
     junk = bytearray(np.random.RandomState(6).bytes(64))
     junk[0] = 0x07          # tag byte: field number 0, wire type 7: invalid for every protobuf parser
     out["bad_not_onnx.onnx"] = bytes(junk)
