@@ -1896,6 +1896,7 @@ assert abs(a['latency_ms']/b['latency_ms']-1) < 1e-9 and a['flops']==b['flops'],
     expect_fail onnx-cycle 2 "bad_cycle.onnx: node 'add_a' (Add): is on a cycle" eval --hw nvidia-a100-sxm4-80gb --workload "$OX/bad_cycle.onnx"
     expect_fail onnx-missing-init 2 "bad_missing_init.onnx: node 'conv1' (Conv): input 'conv1.weight' is no initializer" eval --hw nvidia-a100-sxm4-80gb --workload "$OX/bad_missing_init.onnx"
     expect_fail onnx-dim-overflow 2 "bad_dim_overflow.onnx: input 'x': dimension 0 is 4611686018427387904" eval --hw nvidia-a100-sxm4-80gb --workload "$OX/bad_dim_overflow.onnx"
+    expect_fail onnx-raw-size 2 "bad_raw_size.onnx: initializer 'conv1.weight': raw_data holds 860 bytes; 216 elements of 4 bytes need 864" eval --hw nvidia-a100-sxm4-80gb --workload "$OX/bad_raw_size.onnx"
     expect_fail onnx-no-output 2 "bad_no_output.onnx: node 'no_output_relu' (Relu): has no first output" eval --hw nvidia-a100-sxm4-80gb --workload "$OX/bad_no_output.onnx"
     expect_fail onnx-unknown-op 2 "bad_unknown_op.onnx: node 'mystery_node' (FooBar): operator FooBar is not modelled" eval --hw nvidia-a100-sxm4-80gb --workload "$OX/bad_unknown_op.onnx"
     # --unknown-ops=memory: costed as a copy, with one warning naming the node

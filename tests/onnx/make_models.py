@@ -363,6 +363,7 @@ def expectations():
     assert b12p == BERT_BASE_PUBLISHED_PARAMS, b12p
     return {
         "tiny_cnn.onnx": TINY_CNN + ("batch 1",),
+        "tiny_cnn_external.onnx": TINY_CNN + ("batch 1; weights as external data (never read)",),
         "tiny_bert.onnx": TINY_BERT + ("batch 1 sequence 16",),
         "tiny_qcnn.onnx": TINY_QCNN + ("batch 1 (static)",),
         "ops_shapes.onnx": OPS_SHAPES + ("batch 1",),
@@ -875,6 +876,24 @@ def chain_50k():
 
 # ---- bad models -------------------------------------------------------------
 
+def external_data_copy(model, location):
+    """A copy of model whose initializers name external data (location, offset, length) instead of
+    holding it; the data file itself is not written."""
+    m = onnx.ModelProto()
+    m.CopyFrom(model)
+    offset = 0
+    for t in m.graph.initializer:
+        raw = numpy_helper.to_array(t).tobytes()
+        t.ClearField("raw_data")
+        t.ClearField("float_data")
+        t.data_location = TensorProto.EXTERNAL
+        for k, v in (("location", location), ("offset", str(offset)), ("length", str(len(raw)))):
+            e = t.external_data.add()
+            e.key, e.value = k, v
+        offset += len(raw)
+    return m
+
+
 def bad_models(tiny_cnn_model):
     """name -> bytes, each with exactly one defect."""
     good = tiny_cnn_model.SerializeToString()
@@ -921,6 +940,12 @@ def bad_models(tiny_cnn_model):
                               [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4])])
     out["bad_no_output.onnx"] = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)],
                                                   ir_version=IR_VERSION, producer_name=PRODUCER).SerializeToString()
+
+    m = onnx.ModelProto()       # an initializer whose raw_data is 4 bytes short of its dims
+    m.CopyFrom(tiny_cnn_model)
+    t = [t for t in m.graph.initializer if t.name == "conv1.weight"][0]
+    t.raw_data = numpy_helper.to_array(t).tobytes()[:-4]
+    out["bad_raw_size.onnx"] = m.SerializeToString()
 
     junk = bytearray(np.random.RandomState(6).bytes(64))
     junk[0] = 0x07          # tag byte: field number 0, wire type 7: invalid for every protobuf parser
@@ -1215,6 +1240,17 @@ def main():
             fname, len(data), len(model.graph.node), "{:,}".format(params), "{:,}".format(macs), inferred,
             want[2]))
         del model, data
+
+    # tiny_cnn with every initializer moved to external data in a file that is not written: the dims
+    # are all dse needs, so the counts are tiny_cnn's
+    ext = external_data_copy(tiny, "tiny_cnn_external.bin")
+    data = ext.SerializeToString()
+    assert exp["tiny_cnn_external.onnx"][:2] == exp["tiny_cnn.onnx"][:2]
+    if table is not None:
+        assert table["tiny_cnn_external.onnx"][:2] == exp["tiny_cnn.onnx"][:2]
+    with open(os.path.join(args.outdir, "tiny_cnn_external.onnx"), "wb") as f:
+        f.write(data)
+    print("%-22s %11d bytes  (tiny_cnn, external data)" % ("tiny_cnn_external.onnx", len(data)))
 
     for fname, data in bad_models(tiny).items():
         with open(os.path.join(args.outdir, fname), "wb") as f:
