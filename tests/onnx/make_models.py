@@ -364,6 +364,7 @@ def expectations():
     return {
         "tiny_cnn.onnx": TINY_CNN + ("batch 1",),
         "tiny_cnn_external.onnx": TINY_CNN + ("batch 1; weights as external data (never read)",),
+        "bert_base_external.onnx": (b12p, b12m, "batch 1 sequence 128; all 12 layers; weights as external data"),
         "tiny_bert.onnx": TINY_BERT + ("batch 1 sequence 16",),
         "tiny_qcnn.onnx": TINY_QCNN + ("batch 1 (static)",),
         "ops_shapes.onnx": OPS_SHAPES + ("batch 1",),
@@ -877,13 +878,16 @@ def chain_50k():
 # ---- bad models -------------------------------------------------------------
 
 def external_data_copy(model, location):
-    """A copy of model whose initializers name external data (location, offset, length) instead of
-    holding it; the data file itself is not written."""
+    """A copy of model whose initializers of 1024 bytes or more (onnx.save_model's default
+    size_threshold: shape constants stay inline) name external data (location, offset, length) instead
+    of holding it; the data file itself is not written."""
     m = onnx.ModelProto()
     m.CopyFrom(model)
     offset = 0
     for t in m.graph.initializer:
         raw = numpy_helper.to_array(t).tobytes()
+        if len(raw) < 1024:
+            continue
         t.ClearField("raw_data")
         t.ClearField("float_data")
         t.data_location = TensorProto.EXTERNAL
@@ -1251,6 +1255,18 @@ def main():
     with open(os.path.join(args.outdir, "tiny_cnn_external.onnx"), "wb") as f:
         f.write(data)
     print("%-22s %11d bytes  (tiny_cnn, external data)" % ("tiny_cnn_external.onnx", len(data)))
+
+    # the whole BERT-base (12 layers: the published 109,482,240) as a small file: its weights external
+    bb = bert_base(12, "bert_base_external")
+    bp, bm = count(bb, BINDINGS["bert_base.onnx"], {})
+    assert (bp, bm) == exp["bert_base_external.onnx"][:2], (bp, bm)
+    if table is not None:
+        assert table["bert_base_external.onnx"][:2] == exp["bert_base_external.onnx"][:2]
+    data = external_data_copy(bb, "bert_base_external.bin").SerializeToString()
+    del bb
+    with open(os.path.join(args.outdir, "bert_base_external.onnx"), "wb") as f:
+        f.write(data)
+    print("%-22s %11d bytes  (bert_base, 12 layers, external data)" % ("bert_base_external.onnx", len(data)))
 
     for fname, data in bad_models(tiny).items():
         with open(os.path.join(args.outdir, fname), "wb") as f:
