@@ -80,3 +80,8 @@ if [ -x bench/bench_onnx ] && "$py" tests/onnx/make_models.py "$(dirname "$db")/
 else
     echo "onnx: skipped (bench/bench_onnx not built, or no python3-onnx to write the models)"
 fi
+
+# Pareto (issue 14): the first front of 10^7 points, two and three objectives, and full ranking.
+if [ -x bench/bench_pareto ]; then
+    bench/bench_pareto 10000000
+fi

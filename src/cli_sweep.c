@@ -804,6 +804,7 @@ int cmd_sweep(int argc, char **argv)
         }
     long long gstart[SW_MAX_WORKLOADS + 1] = {0};
     double hv = NAN, ghv[SW_MAX_WORKLOADS];
+    int ranked_front_only = 0;
     if (nf > 2147483647LL) {
         rc = dse_err_set(&e, DSE_ERUNTIME, NULL, NULL, "too many feasible points to rank");
         goto out;
@@ -826,7 +827,19 @@ int cmd_sweep(int argc, char **argv)
                 gk[ng++] = k;
             }
         ghv[g] = NAN;
-        if (ng > 0 && !(rc = pareto_rank(gobj, (int)ng, m, grank, &e))) {
+        if (ng > SW_RANK_ALL_MAX) { /* the front alone, O(n log n): further ranks are left NULL */
+            unsigned char *in = malloc((size_t)ng);
+            if (!in)
+                rc = dse_err_set(&e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+            else if (!(rc = pareto_front(gobj, (int)ng, m, in, &e)))
+                for (long long i = 0; i < ng; i++)
+                    grank[i] = in[i] ? 0 : -1;
+            free(in);
+            ranked_front_only = 1;
+        } else if (ng > 0) {
+            rc = pareto_rank(gobj, (int)ng, m, grank, &e);
+        }
+        if (ng > 0 && !rc) {
             for (long long i = 0; i < ng; i++) {
                 rank[gk[i]] = grank[i];
                 if (grank[i] == 0)
@@ -870,6 +883,9 @@ int cmd_sweep(int argc, char **argv)
                                                  : sp.fidelity == FID_CYCLE ? "cycle-approximate tier"
                                                                             : "analytical roofline");
         print_accuracy(prep);
+        if (ranked_front_only)
+            printf("ranks: over %d feasible points of a workload, only the front is found (rank 0); the database's "
+                   "rank is NULL for the other feasible points\n", SW_RANK_ALL_MAX);
         for (int g = 0; g < groups; g++)
             if (isfinite(ghv[g]))
                 printf("hypervolume of the front%s%s: %.6g (reference: worst feasible value + 10%% of the range, "

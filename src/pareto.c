@@ -401,6 +401,96 @@ int pareto_rank(const double *obj, int n, int m, int *rank, struct dse_err *e)
     return m == 3 ? rank_3d(obj, n, rank, e) : rank_ens_bs(obj, n, m, rank, e);
 }
 
+/* ---- the first front alone ---- */
+
+/* In lexicographic order no later point dominates an earlier one, so a point is on the front iff no
+ * front point seen before dominates it: m <= 2, the least f1 so far decides; m = 3, one staircase
+ * (rank_3d's treap) of the front's (f1, f2); m >= 4, a scan of the front so far. A point identical to
+ * its predecessor shares its verdict. O(n log n) for m <= 3 (the sort dominates: rank_3d's search over
+ * all fronts is what makes full ranking O(n log^2 n)). */
+int pareto_front(const double *obj, int n, int m, unsigned char *in, struct dse_err *e)
+{
+    if (n < 0 || m < 1 || m > PARETO_MAX_OBJ)
+        return dse_err_set(e, DSE_EINPUT, NULL, NULL, "pareto_front: need n >= 0 points and 1 to %d objectives (got n = %d, m = %d)",
+                           PARETO_MAX_OBJ, n, m);
+    for (size_t i = 0; i < (size_t)n * (size_t)m; i++)
+        if (isnan(obj[i]))
+            return dse_err_set(e, DSE_EINPUT, NULL, NULL, "pareto_front: objective %d of point %d is NaN",
+                               (int)(i % (size_t)m), (int)(i / (size_t)m));
+    if (n == 0)
+        return DSE_OK;
+    int rc = DSE_OK, nfr = 0, root = -1, nn = 0, *ord = NULL, *fr = NULL;
+    struct rec3 *r = NULL; /* m <= 3: the keys beside the index, so the sort reads them in place */
+    struct tnode *nd = NULL;
+    struct rows rw = {obj, m};
+    if (m <= 3) {
+        if (!(r = malloc((size_t)n * sizeof *r)))
+            goto oom;
+        for (int i = 0; i < n; i++) {
+            for (int j = 0; j < 3; j++)
+                r[i].k[j] = j < m ? obj[(size_t)i * (size_t)m + (size_t)j] : 0;
+            r[i].i = i;
+        }
+        if (sort_any(r, (size_t)n, sizeof *r, cmp_rec3_lex, NULL) < 0 || (m == 3 && !(nd = malloc((size_t)n * sizeof *nd))))
+            goto oom;
+    } else {
+        if (!(ord = malloc((size_t)n * sizeof *ord)) || !(fr = malloc((size_t)n * sizeof *fr)))
+            goto oom;
+        for (int i = 0; i < n; i++)
+            ord[i] = i;
+        if (sort_any(ord, (size_t)n, sizeof *ord, cmp_row_lex, &rw) < 0)
+            goto oom;
+    }
+    double best1 = INFINITY;
+    for (int t = 0; t < n; t++) {
+        int id = r ? r[t].i : ord[t], dom;
+        if (t > 0 && (r ? cmp_rec3_lex(&r[t - 1], &r[t], NULL) : cmp_row_lex(&ord[t - 1], &ord[t], &rw)) == 0) {
+            in[id] = in[r ? r[t - 1].i : ord[t - 1]];
+            continue;
+        }
+        if (m == 1) {
+            dom = t > 0; /* every later distinct value is larger */
+        } else if (m == 2) {
+            dom = r[t].k[1] >= best1; /* an earlier distinct point with f1 <= p1 has f0 <= p0 too */
+            if (!dom)
+                best1 = r[t].k[1];
+        } else if (m == 3) {
+            double x = r[t].k[1], y = r[t].k[2];
+            dom = stair_dominates(nd, root, x, y);
+            if (!dom) {
+                int a, b, drop, c;
+                treap_split_x(nd, root, x, &a, &b);
+                treap_split_y(nd, b, y, &drop, &c);
+                nd[nn] = (struct tnode){x, y, tnode_pri((unsigned)nn), -1, -1};
+                root = treap_merge(nd, treap_merge(nd, a, nn), c);
+                nn++;
+            }
+        } else {
+            const double *p = obj + (size_t)id * (size_t)m;
+            dom = 0;
+            for (int q = nfr - 1; q >= 0 && !dom; q--) {
+                const double *v = obj + (size_t)fr[q] * (size_t)m;
+                int j = 1;
+                while (j < m && v[j] <= p[j])
+                    j++;
+                dom = j == m;
+            }
+            if (!dom)
+                fr[nfr++] = id;
+        }
+        in[id] = (unsigned char)!dom;
+    }
+    goto out;
+oom:
+    rc = dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "pareto_front: out of memory for %d points", n);
+out:
+    free(r);
+    free(ord);
+    free(nd);
+    free(fr);
+    return rc;
+}
+
 /* ---- crowding distance ---- */
 
 struct col {

@@ -24,6 +24,11 @@ int pareto_dominates(const double *a, const double *b, int m);
  * m outside 1..PARETO_MAX_OBJ or a NaN objective; DSE_ERUNTIME when out of memory. */
 int pareto_rank(const double *obj, int n, int m, int *rank, struct dse_err *e);
 
+/* The first front alone: in[i] = 1 when nothing dominates point i (pareto_rank's rank 0), else 0.
+ * O(n log n) for m <= 3, where full ranking of 3 objectives is O(n log^2 n) over all fronts. The same
+ * errors as pareto_rank. */
+int pareto_front(const double *obj, int n, int m, unsigned char *in, struct dse_err *e);
+
 /* Crowding distance (Deb et al. 2002) of the k points idx[0..k) (rows of obj) of one front, into
  * dist[0..k): the sum over objectives of the gap between each point's two neighbours along that
  * objective, divided by the objective's range over the front. The two boundary points of each

@@ -19,6 +19,9 @@
 #define SW_MAX_VALUES 1024
 #define SW_MAX_SYSTEMS 16
 #define SW_MAX_WORKLOADS 8
+/* Above this many feasible points of a workload, the sweep finds only the front (pareto_front, O(n log n))
+ * and leaves the other points' rank NULL: full ranking of 3 objectives is O(n log^2 n) over all fronts. */
+#define SW_RANK_ALL_MAX 2000000
 #define SW_MAX_OBJ 8
 #define SW_MAX_CONSTRAINTS 16
 /* Evaluations a run may plan (grid points, random samples, NSGA-II population x (generations + 1))

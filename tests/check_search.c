@@ -175,6 +175,46 @@ static void random_ranks(int m)
     gsl_rng_free(g);
 }
 
+/* pareto_front against brute_rank's rank 0, for m = 1 to 5, continuous and on a 12-value grid (ties and
+ * duplicates), and on a trade-off (f1 = 1 - f0 + noise: a front of hundreds). */
+START_TEST(front_random)
+{
+    enum { N = 3000 };
+    gsl_rng *g = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(g, 77);
+    double *p = malloc(sizeof(double) * N * 5);
+    int *want = malloc(sizeof(int) * N);
+    unsigned char *in = malloc(N);
+    ck_assert(g && p && want && in);
+    for (int m = 1; m <= 5; m++)
+        for (int kind = 0; kind < 3; kind++) {
+            for (int i = 0; i < N * m; i++)
+                p[i] = kind == 1 ? (double)gsl_rng_uniform_int(g, 12) : gsl_rng_uniform(g);
+            if (kind == 2 && m >= 2)
+                for (int i = 0; i < N; i++)
+                    p[i * m + 1] = 1 - p[i * m] + 0.01 * p[i * m + 1];
+            struct dse_err e;
+            ck_assert_int_eq(pareto_front(p, N, m, in, &e), DSE_OK);
+            brute_rank(p, N, m, want);
+            int nfront = 0;
+            for (int i = 0; i < N; i++) {
+                ck_assert_msg(in[i] == (want[i] == 0), "m %d kind %d point %d: front %d, rank %d", m, kind, i, in[i],
+                              want[i]);
+                nfront += in[i];
+            }
+            ck_assert_int_gt(nfront, 0);
+        }
+    struct dse_err e;
+    double nan_p[2] = {0, NAN};
+    ck_assert_int_eq(pareto_front(nan_p, 1, 2, in, &e), DSE_EINPUT);
+    ck_assert_int_eq(pareto_front(p, 0, 2, in, &e), DSE_OK);
+    free(p);
+    free(want);
+    free(in);
+    gsl_rng_free(g);
+}
+END_TEST
+
 START_TEST(rank_random_2d) { random_ranks(2); }
 END_TEST
 
@@ -666,6 +706,7 @@ Suite *make_search_suite(void)
     tcase_add_test(t, rank_random_2d);
     tcase_add_test(t, rank_random_3d);
     tcase_add_test(t, rank_random_4d);
+    tcase_add_test(t, front_random);
     tcase_add_test(t, crowding_by_hand);
     tcase_add_test(t, crowding_large_front);
     tcase_add_test(t, reference_point);
