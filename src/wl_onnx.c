@@ -331,7 +331,8 @@ static int load_attr(struct wl_onnx *x, struct ox_names *ix, struct ox_attr *a, 
         char *s = ar_alloc(&x->arena, p->s.len + 1);
         if (!s)
             return dse_err_set(e, DSE_ERUNTIME, x->file, NULL, "out of memory");
-        memcpy(s, p->s.data, p->s.len);
+        if (p->s.len)
+            memcpy(s, p->s.data, p->s.len);
         a->s = s;
     }
     if (a->n_ints && !(a->ints = ar_alloc(&x->arena, sizeof *a->ints * (size_t)a->n_ints)))
