@@ -546,10 +546,11 @@ static void print_front(const struct run *r, const long long *front, long long n
         printf("%-*s ", width[pos], head[pos]);
     for (int k = 0; k < sp->n_obj; k++)
         printf("%20s ", sp->obj[k].m->name);
-    printf(" %-13s same\n", "error_%");
+    printf(" %-13s ties\n", "error_%");
     /* Points with identical objectives (e.g. differing only in a memory size that fits) share a
-     * row: the first is shown, "same" counts the others (all are in the database). */
+     * row: the first is shown, "ties" counts the others (all are in the database). */
     long long rows = 0, i = 0;
+    int ties = 0;
     while (i < nf && rows < top) {
         long long x = front[i], j = i + 1;
         while (j < nf && !memcmp(r->obj + (size_t)front[j] * sp->n_obj, r->obj + (size_t)x * sp->n_obj,
@@ -570,12 +571,17 @@ static void print_front(const struct run *r, const long long *front, long long n
         printf(" %-13s", eb);
         if (j - i > 1)
             printf(" +%lld", j - i - 1);
+        ties |= j - i > 1;
         printf("\n");
         rows++;
         i = j;
     }
     if (i < nf)
         printf("(%lld more front points in %s)\n", nf - i, db);
+    if (ties)
+        printf("ties: +N front points with the same objectives as the row shown (they differ only in axes that "
+               "change nothing measured, such as a memory size that fits)%s%s\n", strcmp(db, "(memory)") ? ", all in " : "",
+               strcmp(db, "(memory)") ? db : "");
 }
 
 static void usage(void)
@@ -668,6 +674,11 @@ int cmd_sweep(int argc, char **argv)
     for (int p = 0; p < sp.n_axes; p++) {
         cols[p].name = sp.axes[r.order[p]].name;
         cols[p].numeric = sp.axes[r.order[p]].numeric;
+        cols[p].integer = cols[p].numeric;
+        for (int v = 0; v < sp.axes[r.order[p]].n && cols[p].integer; v++) {
+            double x = sp.axes[r.order[p]].v[v].num;
+            cols[p].integer = x == floor(x) && fabs(x) < 9e15;
+        }
     }
     struct store_metric ms[64];
     for (int i = 0; i < metric_count; i++) {

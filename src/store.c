@@ -45,7 +45,10 @@ static const char schema_sql[] =
     " direction TEXT NOT NULL, description TEXT NOT NULL);"
     "CREATE TABLE IF NOT EXISTS points (run_id INTEGER NOT NULL REFERENCES runs(id),"
     " point INTEGER NOT NULL, feasible INTEGER NOT NULL, reason TEXT,"
-    " pareto INTEGER NOT NULL DEFAULT 0, rank INTEGER, PRIMARY KEY (run_id, point));";
+    " pareto INTEGER NOT NULL DEFAULT 0, rank INTEGER, PRIMARY KEY (run_id, point));"
+    /* each sweep name's newest run: queries that should not mix re-runs of a spec */
+    "CREATE VIEW IF NOT EXISTS latest AS SELECT points.* FROM points JOIN runs ON runs.id = points.run_id"
+    " WHERE runs.id = (SELECT max(r2.id) FROM runs r2 WHERE r2.name = runs.name);";
 static const char mark_sql[] =
     "PRAGMA application_id = " XSTR(STORE_APPLICATION_ID) "; PRAGMA user_version = " XSTR(STORE_SCHEMA_VERSION) ";";
 
@@ -241,11 +244,11 @@ int store_prepare(struct store *s, const struct store_col *axes, int n_axes, con
         rc = exec(s, mark_sql, e);
     for (int i = 0; i < n_axes + n_metrics && !rc; i++) {
         const char *name = i < n_axes ? axes[i].name : metrics[i - n_axes].name;
-        int numeric = i < n_axes ? axes[i].numeric : 1;
+        int numeric = i < n_axes ? axes[i].numeric : 1, integer = i < n_axes && axes[i].integer;
         if (has_column(s, name))
             continue;
         quote(q, sizeof q, name);
-        snprintf(sql, sizeof sql, "ALTER TABLE points ADD COLUMN %s %s", q, numeric ? "REAL" : "TEXT");
+        snprintf(sql, sizeof sql, "ALTER TABLE points ADD COLUMN %s %s", q, integer ? "INTEGER" : numeric ? "REAL" : "TEXT");
         rc = exec(s, sql, e);
     }
     sqlite3_stmt *st = NULL;
@@ -290,7 +293,7 @@ int store_prepare(struct store *s, const struct store_col *axes, int n_axes, con
     s->n_axes = n_axes;
     s->n_metrics = n_metrics;
     for (int i = 0; i < n_axes; i++)
-        s->axis_numeric[i] = axes[i].numeric;
+        s->axis_numeric[i] = axes[i].integer ? 2 : axes[i].numeric;
     return rc;
 }
 
@@ -380,7 +383,9 @@ int store_insert(struct store *s, long long run_id, long long point, const char 
     else
         sqlite3_bind_text(st, 4, reason, -1, SQLITE_STATIC);
     for (int i = 0; i < s->n_axes; i++) {
-        if (s->axis_numeric[i])
+        if (s->axis_numeric[i] == 2)
+            sqlite3_bind_int64(st, 5 + i, strtoll(axis_values[i], NULL, 10));
+        else if (s->axis_numeric[i])
             sqlite3_bind_double(st, 5 + i, strtod(axis_values[i], NULL));
         else
             sqlite3_bind_text(st, 5 + i, axis_values[i], -1, SQLITE_STATIC);

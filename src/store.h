@@ -16,7 +16,8 @@ struct store;
 
 struct store_col {
     const char *name;
-    int numeric; /* REAL, else TEXT */
+    int numeric; /* REAL (INTEGER when every value of the axis is an integer), else TEXT */
+    int integer; /* numeric and integral: an INTEGER column, bound as integers */
 };
 
 struct store_run_info {

@@ -1916,6 +1916,23 @@ EOF2
     expect_fail onnx-sweep-bad-dim 2 "no dynamic input dimension of the model is named 'height'" sweep "$tmp/onnx-sweep-bad.json" --no-db --no-plot
 fi
 
+# Sweep output a person reads: axis values in their shortest exact form (102.4, not 102.40000000000001),
+# integer axes stored as INTEGER, the ties column explained, and a latest view over each spec's newest run.
+cat >"$tmp/fmt.json" <<'EOF2'
+{"name": "fmt", "system": "hwdesc/nvidia-a100-sxm4-80gb.json", "workload": {"model": "models/resnet50.json"},
+ "axes": {"batch": [1, 2], "memory_GB": [102.4, 0.1]},
+ "objectives": [{"metric": "latency_ms", "goal": "min"}, {"metric": "energy_mJ", "goal": "min"}]}
+EOF2
+dse sweep "$tmp/fmt.json" --db "$tmp/fmt.db" --no-plot
+if [ "$rc" = 0 ] && grep -q "^1     102.4 " "$OUT" && ! grep -q "102.40000" "$OUT" && grep -q "^ties: +N front points" "$OUT"; then ok sweep-number-format; else fail sweep-number-format "exit $rc: $(grep -m1 '^1 ' "$OUT")"; fi
+dse sweep "$tmp/fmt.json" --db "$tmp/fmt.db" --no-plot
+got=$(python3 -c "
+import sqlite3,sys
+c=sqlite3.connect(sys.argv[1])
+print(c.execute('select count(*) from points').fetchone()[0], c.execute('select count(*), min(run_id) from latest').fetchone(),
+      c.execute('select typeof(batch), typeof(memory_GB) from latest limit 1').fetchone())" "$tmp/fmt.db" 2>&1)
+[ "$got" = "8 (4, 2) ('integer', 'real')" ] && ok sweep-latest-view || fail sweep-latest-view "$got"
+
 # Every shipped description is installed and distributed (Makefile.am lists each by name).
 missing=""
 for f in hwdesc/*.json models/*.json models/*.csv models/tpuv1/*.json models/traces/*.csv sweeps/*.json software/*.json validate/published/error-bars.json; do
