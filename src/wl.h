@@ -84,6 +84,8 @@ struct wl_op {
     double softcap;                     /* attention: logits soft-capped as c tanh(s / c); 0 = none */
     int experts, topk;                  /* matmul: B is a bank [experts, K, N] of expert weights of
                                            which each token (topk rows of A) uses topk (MoE) */
+    int cross;                          /* attention: keys and values of another sequence (an encoder's
+                                           output, any length), every query seeing every key; no past */
     int cp;                             /* attention: queries are this device's 1/cp of a context-parallel
                                            sequence, keys and values gathered from all cp (0, 1: none) */
     int ep;                             /* expert bank: the bank is this device's 1/ep of the experts,
@@ -176,6 +178,8 @@ struct wl_transformer {
     int parallel_block;   /* gpt_neox (use_parallel_residual), falcon: attention and MLP both read the layer input */
     int shared_norm;      /* falcon's first architecture: one LayerNorm feeds both */
     int qk_norm;          /* qwen3: RMSNorm of each head's query and key (weights of head_dim) */
+    int64_t dec_layers;   /* t5: decoder layers (layers counts the encoder's) */
+    int64_t rel_buckets;  /* t5: relative position buckets (a [buckets, heads] bias in each stack's first layer) */
     double attn_softcap, final_softcap; /* gemma2: logits soft-capped as c tanh(x / c); 0 = none */
     /* mixture of experts (experts 0: a dense model) */
     int64_t experts, topk, moe_intermediate, shared_intermediate; /* shared: qwen2_moe's gated expert */

@@ -712,6 +712,9 @@ int wl_load_opt_dim(struct wl_load_opt *opt, const char *arg, struct dse_err *e)
 int wl_check_split(const struct wl_model *m, int tp, int cp, int ep, struct dse_err *e)
 {
     int tf = m->kind == WLM_TRANSFORMER;
+    if ((tp > 1 || cp > 1) && tf && !strcmp(m->tf.model_type, "t5"))
+        return dse_err_set(e, DSE_EINPUT, m->path, NULL, "%s parallelism (%s %d) of T5 (an encoder-decoder) is not "
+                           "modelled: use dp", tp > 1 ? "tensor" : "context", tp > 1 ? "tp" : "cp", tp > 1 ? tp : cp);
     if (tp > 1 && !tf)
         return dse_err_set(e, DSE_EINPUT, m->path, NULL,
                            "tensor parallelism (tp %d) splits transformer configs (heads, FFN, vocabulary); %s is not "

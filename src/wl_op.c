@@ -228,8 +228,11 @@ static int check_attention(struct wl_opcheck *c)
     if (o->heads < 1 || HD % o->heads)
         return wl_op_fail(c, "heads %d must divide the query width %lld", o->heads, (long long)HD);
     int64_t hd = HD / o->heads;
-    /* context parallelism: this device's S queries of a sequence of cp S, keys and values gathered */
-    const int64_t cp = o->cp > 1 ? o->cp : 1, Sk = S * cp;
+    /* context parallelism: this device's S queries of a sequence of cp S, keys and values gathered;
+     * cross-attention: keys and values of another sequence, of their own length */
+    const int64_t cp = o->cp > 1 ? o->cp : 1, Sk = o->cross ? k->dim[1] : S * cp;
+    if (o->cross && (o->n_in != 3 || o->causal || cp > 1 || o->window))
+        return wl_op_fail(c, "cross-attention takes q, k and v only, is not causal and has no window or cp split");
     if (k->dim[0] != B || v->dim[0] != B || k->dim[1] != Sk || v->dim[1] != Sk || k->dim[2] != v->dim[2])
         return wl_op_fail(c, "k and v must have shape [%lld, %lld, kv_heads x head_dim]", (long long)B, (long long)Sk);
     if (k->dim[2] % hd || o->heads % (k->dim[2] / hd ? k->dim[2] / hd : 1) || k->dim[2] / hd < 1)
@@ -250,7 +253,7 @@ static int check_attention(struct wl_opcheck *c)
     double T = (double)(Sk + P), Sd = (double)S, W = (double)o->window;
     /* a context-parallel device's share: 1/cp of the sequence's pairs (load-balanced chunks, as
      * Megatron-LM's zig-zag split gives each device an early and a late chunk) */
-    double pairs = o->causal ? wl_attention_pairs((double)Sk, (double)P, W) / (double)cp : Sd * T;
+    double pairs = o->causal ? wl_attention_pairs((double)Sk, (double)P, W) / (double)cp : Sd * T; /* cross: S x L */
     double bh = (double)B * o->heads;
     o->macs = bh * pairs * 2 * (double)hd;
     /* softmax 5 per score; soft-capping c tanh(s / c) adds tanh and two scalings */

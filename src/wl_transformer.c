@@ -29,6 +29,8 @@
  *   distilbert                    post-LayerNorm encoder (dim, n_layers, n_heads, hidden_dim), no
  *                                 token types, no pooler
  *   vit                           pre-LayerNorm encoder on patches with a class token and classifier
+ *   t5                            encoder-decoder (build_t5 below): RMS-style norms, no biases, heads of
+ *                                 d_kv, relative position tables, cross-attention, ReLU or gated FFN
  * Every key of the config is either read, or known not to change the cost (ids, dtypes, dropout, eps,
  * rope_theta, ...), or an input error naming it: an unmodelled key may change the architecture.
  * Layers of one kind (windowed or not, MoE or dense) are emitted once with count = their number.
@@ -46,11 +48,11 @@
 #include "wl_build.h"
 
 enum tf_kind { F_LLAMA, F_MISTRAL, F_QWEN2, F_GPT2, F_BERT, F_VIT, F_GEMMA, F_GEMMA2, F_PHI3, F_MIXTRAL, F_QWEN2_MOE,
-              F_QWEN3, F_GPT_NEOX, F_ROBERTA, F_DISTILBERT, F_FALCON, F_COUNT };
+              F_QWEN3, F_GPT_NEOX, F_ROBERTA, F_DISTILBERT, F_FALCON, F_T5, F_COUNT };
 static const char *const family_names[F_COUNT + 1] = {"llama",     "mistral",  "qwen2",   "gpt2",       "bert",
                                                       "vit",       "gemma",    "gemma2",  "phi3",       "mixtral",
                                                       "qwen2_moe", "qwen3",    "gpt_neox", "roberta",   "distilbert",
-                                                      "falcon",    NULL};
+                                                      "falcon",    "t5",       NULL};
 
 /* Keys each family reads (as its HF configuration class does). */
 #define DEC_KEYS "hidden_size", "num_hidden_layers", "num_attention_heads", "num_key_value_heads", \
@@ -85,6 +87,9 @@ static const char *const keys_falcon[] = {"hidden_size", "num_hidden_layers", "n
                                           "num_ln_in_parallel_attn", "tie_word_embeddings", NULL};
 static const char *const keys_distilbert[] = {"dim", "n_layers", "n_heads", "hidden_dim", "vocab_size",
                                               "max_position_embeddings", "activation", "sinusoidal_pos_embds", NULL};
+static const char *const keys_t5[] = {"d_model", "d_kv", "d_ff", "num_layers", "num_decoder_layers", "num_heads",
+                                      "relative_attention_num_buckets", "feed_forward_proj", "vocab_size",
+                                      "tie_word_embeddings", "is_encoder_decoder", NULL};
 static const char *const keys_qwen2_moe[] = {QWEN2_KEYS, "num_experts", "num_experts_per_tok", "moe_intermediate_size",
                                              "shared_expert_intermediate_size", "decoder_sparse_step",
                                              "mlp_only_layers", NULL};
@@ -122,6 +127,12 @@ static const char *const neutral_gpt_neox[] = {"rotary_emb_base", "use_fused_sof
 /* distilbert: dropouts of the task heads, tie_weights_ of the MLM head only. */
 static const char *const neutral_distilbert[] = {"dropout", "qa_dropout", "seq_classif_dropout", "tie_weights_",
                                                  NULL};
+/* t5: relative positions have no table (n_positions is a nominal length HF does not read); the bucket
+ * range, the start token and the legacy output_past and dense_act_fn / is_gated_act (derived from
+ * feed_forward_proj, which is read) change no cost. */
+static const char *const neutral_t5[] = {"n_positions", "relative_attention_max_distance", "decoder_start_token_id",
+                                         "dropout_rate", "initializer_factor", "output_past", "dense_act_fn",
+                                         "is_gated_act", NULL};
 static const char *const neutral_none[] = {NULL};
 /* falcon: the residual taken after the LayerNorm instead of before moves no data */
 static const char *const false_falcon[] = {"apply_residual_connection_post_layernorm", NULL};
@@ -152,6 +163,7 @@ static const struct tf_family {
     [F_ROBERTA] = {keys_bert, neutral_none, neutral_none},
     [F_DISTILBERT] = {keys_distilbert, neutral_distilbert, neutral_none},
     [F_FALCON] = {keys_falcon, neutral_none, false_falcon},
+    [F_T5] = {keys_t5, neutral_t5, neutral_none},
 };
 
 /* A hint for keys users meet most, appended to the "not modelled" error. */
@@ -403,15 +415,17 @@ int wl_parse_transformer(const void *json_root, const char *file, struct wl_tran
     const int gpt2 = t == F_GPT2, gemma = t == F_GEMMA || t == F_GEMMA2, dbert = t == F_DISTILBERT;
     const int bertlike = t == F_BERT || t == F_ROBERTA || dbert, enc = bertlike || t == F_VIT, neox = t == F_GPT_NEOX;
     const int falcon = t == F_FALCON;
-    const char *hk = gpt2 ? "n_embd" : dbert ? "dim" : "hidden_size",
-               *lk = gpt2 ? "n_layer" : dbert ? "n_layers" : "num_hidden_layers",
-               *ak = gpt2 ? "n_head" : dbert ? "n_heads" : "num_attention_heads";
+    const int t5 = t == F_T5;
+    const char *hk = gpt2 ? "n_embd" : dbert ? "dim" : t5 ? "d_model" : "hidden_size",
+               *lk = gpt2 ? "n_layer" : dbert ? "n_layers" : t5 ? "num_layers" : "num_hidden_layers",
+               *ak = gpt2 ? "n_head" : dbert ? "n_heads" : t5 ? "num_heads" : "num_attention_heads";
     /* Families whose HF default for num_key_value_heads is not the query head count must say it. */
-    int kv_flags = t == F_LLAMA || t == F_PHI3 || gpt2 || enc || neox || falcon ? JU_OPT : 0;
+    int kv_flags = t == F_LLAMA || t == F_PHI3 || gpt2 || enc || neox || falcon || t5 ? JU_OPT : 0;
     if ((rc = cfg_int(&j, r, hk, 0, 0, &c->hidden)) || (rc = cfg_int(&j, r, lk, 0, 0, &c->layers)) ||
         (rc = cfg_int(&j, r, ak, 0, 0, &c->heads)) ||
         (rc = cfg_int(&j, r, falcon ? "num_kv_heads" : "num_key_value_heads", kv_flags, c->heads, &c->kv_heads)) ||
-        (rc = cfg_int(&j, r, "head_dim", JU_OPT, gemma ? 256 : t == F_QWEN3 ? 128 : c->hidden / c->heads, &c->head_dim)))
+        (rc = cfg_int(&j, r, t5 ? "d_kv" : "head_dim", JU_OPT, gemma ? 256 : t == F_QWEN3 ? 128 : t5 ? 64 : c->hidden / c->heads,
+                      &c->head_dim)))
         return rc;
     /* Limits (wide of every published model) that keep graphs and counts finite. */
     const struct {
@@ -428,14 +442,14 @@ int wl_parse_transformer(const void *json_root, const char *file, struct wl_tran
         return ju_fail(&j, "%lld does not divide num_attention_heads %lld", (long long)c->kv_heads,
                        (long long)c->heads);
     }
-    if (!given(r, "head_dim") && !gemma && t != F_QWEN3 && c->hidden % c->heads) {
+    if (!given(r, "head_dim") && !gemma && t != F_QWEN3 && !t5 && c->hidden % c->heads) {
         ju_key(&j, hk);
         return ju_fail(&j, "%lld is not divisible by %lld heads", (long long)c->hidden, (long long)c->heads);
     }
-    c->max_pos_key = gpt2 ? "n_positions" : "max_position_embeddings";
+    c->max_pos_key = gpt2 || t5 ? "n_positions" : "max_position_embeddings";
     c->decoder = !enc;
     c->rms = !gpt2 && !enc && !neox && !falcon;
-    c->gated_mlp = c->rms;
+    c->gated_mlp = c->rms && !t5;
     c->learned_pos = gpt2 || enc;
     c->post_norm = bertlike;
     if (gpt2) {
@@ -488,6 +502,36 @@ int wl_parse_transformer(const void *json_root, const char *file, struct wl_tran
         c->out_bias = c->mlp_bias = c->qkv_bias;
         c->parallel_block = na || pa;
         c->shared_norm = c->parallel_block && (!na || nln == 1);
+    } else if (t == F_T5) {
+        /* HF's T5Config: d_kv per head (heads x d_kv need not be d_model), num_layers encoder layers and
+         * num_decoder_layers (default the same) decoder layers, RMS-style T5LayerNorm, no biases,
+         * relative position buckets; feed_forward_proj "relu" or "gated-ACT" (T5 v1.1, Flan-T5) */
+        int ed = 1;
+        char ff[48] = "relu";
+        if ((rc = cfg_bool(&j, r, "is_encoder_decoder", 1, &ed)) ||
+            (rc = cfg_int(&j, r, "d_ff", 0, 0, &c->intermediate)) || (rc = cfg_int(&j, r, "vocab_size", 0, 0, &c->vocab)) ||
+            (rc = cfg_int(&j, r, "num_decoder_layers", JU_OPT, c->layers, &c->dec_layers)) ||
+            (rc = cfg_int(&j, r, "relative_attention_num_buckets", JU_OPT, 32, &c->rel_buckets)) ||
+            (rc = cfg_bool(&j, r, "tie_word_embeddings", 1, &c->tied)) ||
+            (given(r, "feed_forward_proj") && (rc = ju_str(&j, r, "feed_forward_proj", 0, ff, sizeof ff))))
+            return rc;
+        if (!ed) {
+            ju_key(&j, "is_encoder_decoder");
+            return ju_fail(&j, "false (T5's encoder or decoder alone) is not modelled");
+        }
+        if (c->dec_layers > 100000) {
+            ju_key(&j, "num_decoder_layers");
+            return ju_fail(&j, "%lld is out of range (at most 100000)", (long long)c->dec_layers);
+        }
+        c->gated_mlp = !strncmp(ff, "gated-", 6);
+        const char *act = c->gated_mlp ? ff + 6 : ff;
+        int a = ju_lookup(act_names, act);
+        if (a < 0) {
+            ju_key(&j, "feed_forward_proj");
+            return ju_fail(&j, "unknown activation '%.40s' (expected relu, gelu, ... or gated-ACT)", act);
+        }
+        c->act = act_fns[a];
+        c->max_pos = 100000000; /* relative positions: no table, no limit */
     } else if (neox) {
         c->mlp_bias = 1; /* dense_h_to_4h and dense_4h_to_h always carry biases */
         if ((rc = cfg_act(&j, r, "hidden_act", "gelu", &c->act)) ||
@@ -927,11 +971,159 @@ int wl_shard_transformer(const struct wl_transformer *c, int tp, int pad, const 
     return DSE_OK;
 }
 
+/* ---- T5: an encoder-decoder ----
+ * A step of shape (tokens S, past P) is: the prefill (P = 0), the encoder over the S-token input, each
+ * decoder layer's cross-attention keys and values projected once from its output (the cross cache,
+ * kind kv, S rows) and the decoder's first step on its start token; or a decode step (P > 0: P is the
+ * encoder's length, the input's), the decoder on one token, its self-attention reading a cache of the
+ * tokens generated so far (1 at build: the start token; eval grows it by one a step) and its
+ * cross-attention the P-row cross cache, which never grows (max_rows). Every layer: T5LayerNorm (RMS,
+ * scale only) before each sublayer, q, k, v, o of heads x d_kv without biases, residuals; the FFN
+ * relu (T5) or gated (T5 v1.1, Flan-T5). Relative position biases: a gather from each stack's
+ * [buckets, heads] table in its first layer (their parameters and reads); adding them to the scores
+ * is not costed (fused in attention kernels). The LM head runs on the step's one token, tied to the
+ * embeddings by default (T5 v1.0; scaled by d_model^-0.5, not costed). Training and tp/cp splits of
+ * T5 are not modelled (refused). */
+static int t5_attn(struct gb *b, const struct wl_transformer *c, const char *pre, int x, int kvx, int cached_kv,
+                   int64_t P, int causal)
+{
+    if (b->rc)
+        return -1;
+    const int64_t B = b->g->t[x].dim[0], S = b->g->t[x].dim[1], inner = c->heads * c->head_dim;
+    char n[48];
+    int in[5], nin = 3;
+    int n1 = gb_norm(b, pre, 1, x);
+    snprintf(n, sizeof n, "%s.q", pre);
+    in[0] = gb_linear(b, n, n1, inner, 0, WL_ACT);
+    if (kvx >= 0) { /* self-attention: the new keys and values join the decoder's cache (kind kv) */
+        snprintf(n, sizeof n, "%s.k", pre);
+        in[1] = gb_linear(b, n, n1, inner, 0, cached_kv ? WL_KV : WL_ACT);
+        snprintf(n, sizeof n, "%s.v", pre);
+        in[2] = gb_linear(b, n, n1, inner, 0, cached_kv ? WL_KV : WL_ACT);
+        if (P > 0) {
+            snprintf(n, sizeof n, "%s.k_cache", pre);
+            in[3] = gb_tensor(b, n, WL_KV, 3, B, P, inner, 0);
+            snprintf(n, sizeof n, "%s.v_cache", pre);
+            in[4] = gb_tensor(b, n, WL_KV, 3, B, P, inner, 0);
+            nin = 5;
+        }
+    } else { /* cross-attention: the cross cache's keys and values (cached_kv: their tensors k, v) */
+        in[1] = cached_kv & 0xffff;
+        in[2] = cached_kv >> 16;
+    }
+    snprintf(n, sizeof n, "%s.attention", pre);
+    int att = gb_op(b, n, OP_ATTENTION, in, nin, n, WL_ACT, 3, B, S, inner, 0);
+    if (att >= 0) {
+        struct wl_op *op = &b->g->op[b->g->n_op - 1];
+        op->heads = (int)c->heads;
+        op->causal = causal;
+        op->cross = kvx < 0;
+    }
+    snprintf(n, sizeof n, "%s.o", pre);
+    int o = gb_linear(b, n, att, c->hidden, 0, WL_ACT);
+    snprintf(n, sizeof n, "%s.residual", pre);
+    return gb_eltwise(b, n, FN_ADD, x, o);
+}
+
+static int t5_ffn(struct gb *b, const struct wl_transformer *c, const char *pre, int x)
+{
+    char n[48];
+    snprintf(n, sizeof n, "%s.norm", pre);
+    int n1 = gb_norm(b, n, 1, x);
+    snprintf(n, sizeof n, "%s.", pre);
+    int f = dense_mlp(b, c, n, n1, c->intermediate);
+    snprintf(n, sizeof n, "%s.residual", pre);
+    return gb_eltwise(b, n, FN_ADD, x, f);
+}
+
+/* each stack's relative position bias: bucket ids of the step's query-key pairs gathered from the
+ * [buckets, heads] table */
+static void t5_bias(struct gb *b, const struct wl_transformer *c, const char *pre, int64_t pairs)
+{
+    char n[48], t[48], o[48];
+    int in[2];
+    snprintf(n, sizeof n, "%s.rel_bucket", pre);
+    snprintf(t, sizeof t, "%s.rel_bias", pre);
+    snprintf(o, sizeof o, "%s.rel_bias_out", pre);
+    in[0] = gb_tensor(b, n, WL_INDEX, 2, 1, pairs, 0, 0);
+    in[1] = gb_tensor(b, t, WL_WEIGHT, 2, c->rel_buckets, c->heads, 0, 0);
+    gb_op(b, t, OP_EMBEDDING, in, 2, o, WL_ACT, 3, 1, pairs, c->heads, 0);
+}
+
+static int build_t5(const struct wl_transformer *c, const struct wl_shape *s, struct gb *b)
+{
+    struct wl_graph *g = b->g;
+    const int64_t B = s->batch, h = c->hidden, inner = c->heads * c->head_dim;
+    if (s->train)
+        return dse_err_set(b->e, DSE_EINPUT, NULL, NULL, "training T5 (an encoder-decoder) is not modelled");
+    const int prefill = s->past == 0;
+    const int64_t L = prefill ? s->tokens : s->past; /* the encoder's tokens */
+    int in[2], kc = -1, vc = -1;
+    in[1] = gb_tensor(b, "shared", WL_WEIGHT, 2, c->vocab, h, 0, 0);
+    if (prefill) { /* the encoder, then every decoder layer's cross keys and values from its output */
+        in[0] = gb_tensor(b, "input_ids", WL_INDEX, 2, B, L, 0, 0);
+        int x = gb_op(b, "encoder.embed", OP_EMBEDDING, in, 2, "encoder.embed", WL_ACT, 3, B, L, h, 0);
+        t5_bias(b, c, "encoder", L * L);
+        b->prefix = "encoder.layers.";
+        b->count = (double)c->layers;
+        x = t5_attn(b, c, "self_attn", x, x, 0, 0, 0);
+        x = t5_ffn(b, c, "ffn", x);
+        b->prefix = "";
+        b->count = 1;
+        int enc = gb_norm(b, "encoder.final_norm", 1, x);
+        b->prefix = "decoder.layers.";
+        b->count = (double)c->dec_layers;
+        kc = gb_linear(b, "cross_attn.k", enc, inner, 0, WL_KV);
+        vc = gb_linear(b, "cross_attn.v", enc, inner, 0, WL_KV);
+        b->prefix = "";
+        b->count = 1;
+    } else { /* the cross cache: the encoder's L rows, kept whole (it never grows) */
+        b->prefix = "decoder.layers.";
+        b->count = (double)c->dec_layers;
+        kc = gb_tensor(b, "cross_attn.k_cache", WL_KV, 3, B, L, inner, 0);
+        vc = gb_tensor(b, "cross_attn.v_cache", WL_KV, 3, B, L, inner, 0);
+        b->prefix = "";
+        b->count = 1;
+        if (!b->rc) {
+            g->t[kc].max_rows = g->t[vc].max_rows = L;
+            g->t[kc].count = g->t[vc].count = (double)c->dec_layers;
+        }
+    }
+    if (b->rc)
+        return b->rc;
+    /* the decoder's step: one token (the start token at prefill), its self cache of the tokens before */
+    const int64_t P = prefill ? 0 : 1;
+    in[0] = gb_tensor(b, "decoder_input_ids", WL_INDEX, 2, B, 1, 0, 0);
+    in[1] = wl_find_tensor(g, "shared");
+    int y = gb_op(b, "decoder.embed", OP_EMBEDDING, in, 2, "decoder.embed", WL_ACT, 3, B, 1, h, 0);
+    t5_bias(b, c, "decoder", P + 1);
+    b->prefix = "decoder.layers.";
+    b->count = (double)c->dec_layers;
+    y = t5_attn(b, c, "self_attn", y, y, 1, P, 1);
+    y = t5_attn(b, c, "cross_attn", y, -1, kc | vc << 16, 0, 0);
+    y = t5_ffn(b, c, "ffn", y);
+    b->prefix = "";
+    b->count = 1;
+    y = gb_norm(b, "decoder.final_norm", 1, y);
+    if (c->tied) { /* the shared table, read transposed */
+        in[0] = y;
+        in[1] = wl_find_tensor(g, "shared");
+        gb_op(b, "lm_head", OP_MATMUL, in, 2, "logits", WL_ACT, 3, B, 1, c->vocab, 0);
+        if (!b->rc)
+            g->op[g->n_op - 1].transb = 1;
+    } else {
+        gb_linear(b, "lm_head", y, c->vocab, 0, WL_ACT);
+    }
+    return b->rc;
+}
+
 int wl_build_transformer(const struct wl_transformer *c, const char *name, const struct wl_shape *s,
                          struct wl_graph *g, struct dse_err *e)
 {
     wl_graph_init(g, name);
     struct gb b = {g, e, "", 1, DSE_OK};
+    if (c->family == F_T5)
+        return build_t5(c, s, &b);
     const int64_t B = s->batch, h = c->hidden;
     const int vit = c->family == F_VIT, bert = c->post_norm;
     const int64_t S = c->decoder ? s->tokens : encoder_seq(c, s);

@@ -559,6 +559,27 @@ for pair in "hf-qwen3-0.6b 596049920" "hf-pythia-1.4b 1414647808" "hf-distilbert
     set -- $pair
     expect_json "params-$1" "need(int(d['totals']['params']) == $2, 'params %r, published $2' % d['totals']['params'])" eval --hw "$H" --workload "$D/$1.json" --json
 done
+# T5 (encoder-decoder): KerasNLP's published counts, exact (models/t5-*.json; tests/data/zoo-params.csv)
+for pair in "t5-small 60506624" "t5-base 222903552" "t5-3b 2851598336"; do
+    set -- $pair
+    expect_json "params-$1" "need(int(d['totals']['params']) == $2, 'params %r, published $2' % d['totals']['params'])" eval --hw "$H" --workload "models/$1.json" --json
+done
+# t5-small by hand, batch 1, a 512-token input (d_model 512, 8 heads of 64, d_ff 2048, 6 + 6 layers, vocab 32128):
+# prefill = encoder 6 x (q, k, v, o 4 x 512 x 512^2 = 536,870,912 + attention 8 x 512^2 pairs x 2 x 64
+# = 268,435,456 + FFN 2 x 512 x 512 x 2048 = 1,073,741,824) = 11,274,289,152 + the cross keys and values
+# 6 x 2 x 512 x 512^2 = 1,610,612,736 + the decoder's start token 6 x (1,048,576 + 8 x 1 x 2 x 64 + cross q, o
+# 524,288 + cross attention 8 x 512 x 2 x 64 = 524,288 + 2,097,152) = 25,171,968 + lm_head 512 x 32128
+# = 16,449,536: 12,926,523,392; a decode step = 6 x (1,048,576 + self attention over 2 keys 2,048 + 524,288
+# + 524,288 + 2,097,152) = 25,178,112 + 16,449,536 = 41,627,648
+for ph in prefill:12926523392 decode:41627648; do
+    expect_json "t5-macs-${ph%%:*}" "need(int(d['totals']['macs']) == ${ph#*:}, 'macs %r' % d['totals']['macs'])" eval --hw "$H" --workload models/t5-small.json --phase "${ph%%:*}" --prompt 512 --json
+done
+expect_fail t5-no-train 2 "training T5 (an encoder-decoder) is not modelled" eval --hw "$H" --workload models/t5-small.json --phase train
+expect_fail t5-no-tp 2 "tensor parallelism (tp 2) of T5 (an encoder-decoder) is not modelled" eval --hw nvidia-dgx-h100 --workload models/t5-small.json --tp 2
+printf '{"model_type":"t5","d_model":64,"num_layers":1,"num_heads":2,"d_ff":128,"vocab_size":100,"feed_forward_proj":"gated-foo"}' >"$tmp/t5bad.json"
+expect_fail t5-bad-ffn 2 "feed_forward_proj: unknown activation 'foo'" eval --hw "$H" --workload "$tmp/t5bad.json"
+printf '{"model_type":"t5","d_model":64,"num_layers":1,"num_heads":2,"d_ff":128,"vocab_size":100,"is_encoder_decoder":false}' >"$tmp/t5bad2.json"
+expect_fail t5-not-encdec 2 "is_encoder_decoder: false (T5's encoder or decoder alone) is not modelled" eval --hw "$H" --workload "$tmp/t5bad2.json"
 printf '{"model_type":"qwen3","hidden_size":1024,"num_hidden_layers":2,"num_attention_heads":16,"num_key_value_heads":8,"intermediate_size":3072,"vocab_size":1000,"max_position_embeddings":4096,"qk_layernorm":true}' >"$tmp/q3bad.json"
 expect_fail hf-qwen3-unknown-key 2 "qk_layernorm: not modelled for model_type qwen3" eval --hw "$H" --workload "$tmp/q3bad.json"
 # the zoo (issue 13): every config of models/ whose published count is exact or given to 3 or more
@@ -608,7 +629,7 @@ wl_case bad-graph-transpose-shape.json "ops[0] (swap): output 'xt' has shape [1,
 # device's caches); no arithmetic
 expect_json graph-gather "need(d['totals']['flops'] == 0 and d['totals']['params'] == 64000 and abs(d['totals']['main_memory_MB'] * 1e6 - 4172) < 0.5, 'totals %r' % {k: d['totals'][k] for k in ('flops', 'params', 'main_memory_MB')})" eval --hw "$H" --workload "$D/graph-gather.json" --batch 2 --precision fp32 --software none --json
 wl_case bad-graph-gather-indices.json "ops[0] (pick_rows): indices 'rows' must be of kind index"
-wl_case bad-hf-model-type.json "model_type: unsupported model_type 'mamba' (supported: llama, mistral, qwen2, gpt2, bert, vit, gemma, gemma2, phi3, mixtral, qwen2_moe, qwen3, gpt_neox, roberta, distilbert, falcon)"
+wl_case bad-hf-model-type.json "model_type: unsupported model_type 'mamba' (supported: llama, mistral, qwen2, gpt2, bert, vit, gemma, gemma2, phi3, mixtral, qwen2_moe, qwen3, gpt_neox, roberta, distilbert, falcon, t5)"
 wl_case bad-hf-model-type-number.json 'model_type: expected a string, got a number'
 wl_case bad-hf-no-hidden.json 'hidden_size: missing (expected an integer)'
 wl_case bad-hf-gpt2-no-embd.json 'n_embd: missing (expected an integer)'
