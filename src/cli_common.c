@@ -14,9 +14,6 @@
 
 #include <cjson/cJSON.h>
 
-#ifndef DSE_DATADIR
-#define DSE_DATADIR "/usr/local/share/dse"
-#endif
 
 int cli_parse(int argc, char **argv, int first, struct cli_opt *opts, const char **pos, int max_pos, int *n_pos,
               const char *cmd, struct dse_err *e)
@@ -120,8 +117,10 @@ int cli_resolve(const char *opt, const char *dir, const char *name, const char *
         snprintf(out, n, "%s", name);
         return DSE_OK;
     }
-    const char *bases[2] = {".", DSE_DATADIR};
-    for (int b = 0; b < 2; b++) {
+    const char *bases[1 + JU_MAX_DATA_DIRS] = {"."};
+    char dirs[2048];
+    int nb = 1 + ju_data_dirs(bases + 1, JU_MAX_DATA_DIRS, dirs, sizeof dirs);
+    for (int b = 0; b < nb; b++) {
         snprintf(out, n, "%s/%s/%s", bases[b], dir, name);
         if (is_file(out))
             return DSE_OK;
@@ -131,15 +130,18 @@ int cli_resolve(const char *opt, const char *dir, const char *name, const char *
                 return DSE_OK;
         }
     }
-    return dse_err_set(e, DSE_EINPUT, name, NULL, "no such file, nor %s/%s%s here or in %s (try dse list)", dir, name,
-                       exts[0], DSE_DATADIR);
+    return dse_err_set(e, DSE_EINPUT, name, NULL, "no such file, nor %s/%s%s here%s or in %s (try dse list)", dir, name,
+                       exts[0], nb > 2 ? ", in DSE_PATH's folders" : "", bases[nb - 1]);
 }
 
 void cli_data_dir(const char *dir, char *out, unsigned n)
 {
+    const char *bases[JU_MAX_DATA_DIRS];
+    char dirs[2048];
+    int nb = ju_data_dirs(bases, JU_MAX_DATA_DIRS, dirs, sizeof dirs);
     snprintf(out, n, "%s", dir);
-    if (!is_dir(out))
-        snprintf(out, n, "%s/%s", DSE_DATADIR, dir);
+    for (int b = 0; b < nb && !is_dir(out); b++)
+        snprintf(out, n, "%s/%s", bases[b], dir);
 }
 
 void cli_print_options(const struct cli_opt *opts)

@@ -637,7 +637,10 @@ int cmd_sweep(int argc, char **argv)
         (cli_get(opts, "threads") && (rc = cli_int("threads", cli_get(opts, "threads"), 1, 1024, &threads, &e))) ||
         (cli_get(opts, "top") && (rc = cli_int("top", cli_get(opts, "top"), 1, 1000000, &top, &e))))
         goto out;
-    if ((rc = sweep_spec_load(pos[0], &sp, &e)))
+    static const char *const spec_ext[] = {".json", NULL};
+    char spec_path[1024]; /* a path, or a shipped name (sweeps/NAME.json here, in DSE_PATH or installed) */
+    if ((rc = cli_resolve("spec", "sweeps", pos[0], spec_ext, spec_path, sizeof spec_path, &e)) ||
+        (rc = sweep_spec_load(spec_path, &sp, &e)))
         goto out;
     have_spec = 1;
     /* Every method's plan is bounded: the run keeps each point it evaluates in memory. */

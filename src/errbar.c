@@ -10,9 +10,6 @@
 
 #include "jsonu.h"
 
-#ifndef DSE_DATADIR
-#define DSE_DATADIR "/usr/local/share/dse"
-#endif
 
 const char *const pkind_names[PK_COUNT + 1] = {"kernel", "llm-prefill", "llm-decode", "llm-generate", "cnn", "encoder",
                                                "other", NULL};
@@ -137,8 +134,10 @@ int eb_resolve(const char *near_file, char *out, unsigned long n)
     const char *slash = near_file ? strrchr(near_file, '/') : NULL;
     if (slash)
         snprintf(root, sizeof root, "%.*s/..", (int)(slash - near_file), near_file);
-    const char *bases[3] = {".", root, DSE_DATADIR};
-    for (int b = 0; b < 3; b++) {
+    const char *bases[2 + JU_MAX_DATA_DIRS] = {".", root};
+    char dirs[2048];
+    int nb = 2 + ju_data_dirs(bases + 2, JU_MAX_DATA_DIRS, dirs, sizeof dirs);
+    for (int b = 0; b < nb; b++) {
         struct stat st;
         snprintf(out, n, "%s/validate/published/error-bars.json", bases[b]);
         if (stat(out, &st) == 0 && S_ISREG(st.st_mode))

@@ -576,3 +576,27 @@ int ju_enum(struct ju *j, const cJSON *obj, const char *key, int flags, const ch
     *out = i;
     return DSE_OK;
 }
+
+#ifndef DSE_DATADIR
+#define DSE_DATADIR "/usr/local/share/dse"
+#endif
+
+int ju_data_dirs(const char **bases, int max, char *buf, size_t n)
+{
+    const char *p = getenv("DSE_PATH");
+    int k = 0;
+    size_t at = 0;
+    while (p && *p && k < max - 1) {
+        size_t len = strcspn(p, ":");
+        if (len && at + len + 1 <= n) {
+            memcpy(buf + at, p, len);
+            buf[at + len] = '\0';
+            bases[k++] = buf + at;
+            at += len + 1;
+        }
+        p += len + (p[len] == ':');
+    }
+    if (k < max)
+        bases[k++] = DSE_DATADIR;
+    return k;
+}

@@ -33,6 +33,12 @@ enum {
 
 /* Reads a whole regular file (not a directory), at most max_bytes, NUL-terminated. */
 int ju_read_file(const char *path, size_t max_bytes, char **buf, size_t *len, struct dse_err *e);
+/* The folders shipped names (hwdesc/, models/, sweeps/, software/, validate/) are looked up in after a
+ * caller's own (the current directory, a spec's tree): each folder of the DSE_PATH environment variable
+ * (colon-separated), then the data directory make install fills. bases[] points into buf (n bytes);
+ * returns how many (at most max, the data directory always last). */
+#define JU_MAX_DATA_DIRS 9
+int ju_data_dirs(const char **bases, int max, char *buf, size_t n);
 /* Parses len bytes of JSON; a syntax error reports line and column. */
 int ju_parse(const char *buf, size_t len, const char *file, cJSON **root, struct dse_err *e);
 

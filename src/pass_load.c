@@ -9,9 +9,6 @@
 
 #include "jsonu.h"
 
-#ifndef DSE_DATADIR
-#define DSE_DATADIR "/usr/local/share/dse"
-#endif
 
 const struct pass_info pass_table[PASS_COUNT] = {
     [PASS_GEMM_MERGE] = {"gemm_merge", "matmuls sharing an input merge into one GEMM (QKV, gate/up)"},
@@ -289,15 +286,17 @@ int pass_resolve(const char *name, const char *near_file, char *out, unsigned lo
     const char *slash = near_file ? strrchr(near_file, '/') : NULL;
     if (slash) /* the folder above the file's own (hwdesc/x.json -> ./software) */
         snprintf(root, sizeof root, "%.*s/..", (int)(slash - near_file), near_file);
-    const char *bases[3] = {".", root, DSE_DATADIR};
-    for (int b = 0; b < 3; b++) {
+    const char *bases[2 + JU_MAX_DATA_DIRS] = {".", root};
+    char dirs[2048];
+    int nb = 2 + ju_data_dirs(bases + 2, JU_MAX_DATA_DIRS, dirs, sizeof dirs);
+    for (int b = 0; b < nb; b++) {
         snprintf(out, n, "%s/software/%s.json", bases[b], name);
         if (is_file(out))
             return DSE_OK;
     }
     return dse_err_set(e, DSE_EINPUT, NULL, "software",
-                       "no software stack '%s': no software/%s.json here, beside %s, or in %s (dse list software)",
-                       name, name, near_file ? near_file : ".", DSE_DATADIR);
+                       "no software stack '%s': no software/%s.json here, beside %s, or in %s%s (dse list software)",
+                       name, name, near_file ? near_file : ".", nb > 3 ? "DSE_PATH's folders and " : "", bases[nb - 1]);
 }
 
 int pass_load_named(const char *name, const char *near_file, struct sw_stack *s, struct dse_err *e)

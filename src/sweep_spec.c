@@ -18,9 +18,6 @@
 #include "jsonu.h"
 #include "sweep.h"
 
-#ifndef DSE_DATADIR
-#define DSE_DATADIR "/usr/local/share/dse"
-#endif
 
 static unsigned long long fnv1a(const char *s, size_t n)
 {
@@ -78,8 +75,10 @@ static int resolve(const char *spec_path, const char *dir, const char *name, con
     } else {
         snprintf(root, sizeof root, "..");
     }
-    const char *bases[3] = {".", root, DSE_DATADIR};
-    for (int b = 0; b < 3; b++) {
+    const char *bases[2 + JU_MAX_DATA_DIRS] = {".", root};
+    char dirs[2048];
+    int nb = 2 + ju_data_dirs(bases + 2, JU_MAX_DATA_DIRS, dirs, sizeof dirs);
+    for (int b = 0; b < nb; b++) {
         snprintf(out, n, "%s/%s", bases[b], name);
         if (b == 0)
             snprintf(out, n, "%s", name);

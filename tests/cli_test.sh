@@ -1954,6 +1954,17 @@ print(c.execute('select count(*) from points').fetchone()[0], c.execute('select 
       c.execute('select typeof(batch), typeof(memory_GB) from latest limit 1').fetchone())" "$tmp/fmt.db" 2>&1)
 [ "$got" = "8 (4, 2) ('integer', 'real')" ] && ok sweep-latest-view || fail sweep-latest-view "$got"
 
+# Shipped names resolve outside the source tree through DSE_PATH (here: the sources), a spec by name too.
+mkdir -p "$tmp/elsewhere"
+if (cd "$tmp/elsewhere" && DSE_PATH="$tmp/none:$SRC" "$BIN" eval --hw nvidia-a100-sxm4-80gb --workload resnet50 >"$OUT" 2>"$ERR") &&
+    grep -q "calibrated" "$OUT" && (cd "$tmp/elsewhere" && DSE_PATH="$SRC" "$BIN" sweep llm_edge --no-db --no-plot >"$OUT" 2>"$ERR") &&
+    grep -q "1920 points evaluated" "$OUT"; then ok dse-path; else fail dse-path "$(head -c 300 "$ERR")"; fi
+if (cd "$tmp/elsewhere" && "$BIN" eval --hw nvidia-a100-sxm4-80gb --workload resnet50 >"$OUT" 2>"$ERR"); then
+    fail dse-path-unset "found the hwdesc without DSE_PATH from $tmp/elsewhere"
+else
+    grep -q "no such file, nor hwdesc/nvidia-a100-sxm4-80gb.json here or in" "$ERR" && ok dse-path-unset || fail dse-path-unset "$(head -c 300 "$ERR")"
+fi
+
 # Every shipped description is installed and distributed (Makefile.am lists each by name).
 missing=""
 for f in hwdesc/*.json models/*.json models/*.csv models/tpuv1/*.json models/traces/*.csv sweeps/*.json software/*.json validate/published/error-bars.json; do
