@@ -863,6 +863,8 @@ int cmd_sweep(int argc, char **argv)
                 double ref[SW_MAX_OBJ];
                 struct dse_err he;
                 pareto_reference(gobj, (int)ng, m, ref);
+                for (int k = 0; k < m && sp.obj[0].has_ref; k++) /* fixed by the spec (minimised: max negated) */
+                    ref[k] = sp.obj[k].maximize ? -sp.obj[k].ref : sp.obj[k].ref;
                 for (long long i = f0; i < nfront; i++)
                     memcpy(gobj + (size_t)(i - f0) * m, r.obj + (size_t)front[i] * m, sizeof *gobj * (size_t)m);
                 ghv[g] = pareto_hypervolume(gobj, (int)(nfront - f0), m, ref, &he);
@@ -902,9 +904,10 @@ int cmd_sweep(int argc, char **argv)
                    "rank is NULL for the other feasible points\n", SW_RANK_ALL_MAX);
         for (int g = 0; g < groups; g++)
             if (isfinite(ghv[g]))
-                printf("hypervolume of the front%s%s: %.6g (reference: worst feasible value + 10%% of the range, "
-                       "per objective)\n",
-                       groups > 1 ? " of " : "", groups > 1 ? sp.axes[wa].v[g].s : "", ghv[g]);
+                printf("hypervolume of the front%s%s: %.6g (reference: %s)\n", groups > 1 ? " of " : "",
+                       groups > 1 ? sp.axes[wa].v[g].s : "", ghv[g],
+                       sp.obj[0].has_ref ? "fixed by the spec's objectives" : "worst feasible value + 10% of the range, "
+                                                                              "per objective");
         printf("\n");
     }
     if (nfront == 0) {

@@ -83,6 +83,8 @@ struct sw_workload {
 struct sw_objective {
     const struct metric *m;
     int maximize;
+    int has_ref;  /* the spec fixes the hypervolume's reference point (every objective then has one) */
+    double ref;   /* in the metric's units */
 };
 
 struct sw_constraint {

@@ -1044,7 +1044,7 @@ static int load_text(char *buf, size_t len, const char *path, unsigned flags, st
         rc = ju_fail(&j, "expected 1 to %d objectives", SW_MAX_OBJ);
         goto out;
     }
-    static const char *const okeys[] = {"metric", "goal", NULL};
+    static const char *const okeys[] = {"metric", "goal", "reference", NULL};
     for (int i = 0; i < n; i++) {
         const cJSON *o = cJSON_GetArrayItem(arr, i);
         char m[64], g[8];
@@ -1076,6 +1076,16 @@ static int load_text(char *buf, size_t len, const char *path, unsigned flags, st
             }
         sp->obj[i].m = mt;
         sp->obj[i].maximize = g[1] == 'a';
+        if (cJSON_GetObjectItemCaseSensitive(o, "reference")) { /* the hypervolume's reference, fixed */
+            if ((rc = ju_num(&j, o, "reference", 0, 1e300, &sp->obj[i].ref)))
+                goto out;
+            sp->obj[i].has_ref = 1;
+        }
+        if (i > 0 && sp->obj[i].has_ref != sp->obj[0].has_ref) {
+            rc = ju_fail(&j, "a hypervolume reference is given for %s objectives: give every objective one, or none",
+                         sp->obj[0].has_ref ? "some but not this of the" : "this but not the first of the");
+            goto out;
+        }
         ju_pop(&j, o2);
     }
     sp->n_obj = n;

@@ -1965,6 +1965,29 @@ else
     grep -q "no such file, nor hwdesc/nvidia-a100-sxm4-80gb.json here or in" "$ERR" && ok dse-path-unset || fail dse-path-unset "$(head -c 300 "$ERR")"
 fi
 
+# A spec may fix the hypervolume's reference point, so runs over different spaces compare: by hand, the
+# front of batch 1 and 2 is a staircase under (10 ms, 0 /s) whatever the other points are.
+cat >"$tmp/hv.json" <<'EOF2'
+{"name": "hv", "system": "hwdesc/nvidia-a100-sxm4-80gb.json", "workload": {"model": "models/resnet50.json"},
+ "axes": {"batch": [1, 2]},
+ "objectives": [{"metric": "latency_ms", "goal": "min", "reference": 10}, {"metric": "throughput_per_s", "goal": "max", "reference": 0}]}
+EOF2
+dse sweep "$tmp/hv.json" --no-db --no-plot --json
+if [ "$rc" = 0 ] && python3 -c "
+import json,sys
+d=json.load(open(sys.argv[1]))
+pts=sorted((p['latency_ms'], p['throughput_per_s']) for p in d['front'])
+# minimise latency, maximise throughput: the front sorted by latency, each point adds the strip
+# (10 - its latency) x (its throughput - the best throughput of the faster points)
+hv, best = 0.0, 0.0
+for lat, thr in pts:
+    if thr > best:
+        hv += (10 - lat) * (thr - best); best = thr
+assert abs(d['hypervolume'] / hv - 1) < 1e-9, (d['hypervolume'], hv)
+" "$OUT" 2>"$tmp/hv.err"; then ok sweep-fixed-reference; else fail sweep-fixed-reference "exit $rc: $(head -c 300 "$tmp/hv.err")"; fi
+sed 's/, "reference": 0}/}/' "$tmp/hv.json" >"$tmp/hv-bad.json"
+expect_fail sweep-reference-some 2 "objectives[1]: a hypervolume reference is given for some but not this of the objectives" sweep "$tmp/hv-bad.json" --no-db --no-plot
+
 # Every shipped description is installed and distributed (Makefile.am lists each by name).
 missing=""
 for f in hwdesc/*.json models/*.json models/*.csv models/tpuv1/*.json models/traces/*.csv sweeps/*.json software/*.json validate/published/error-bars.json; do
