@@ -12,6 +12,7 @@
 #include "errbar.h"
 #include "eval.h"
 #include "jsonu.h"
+#include "sweep.h"
 #include "eval_layout.h"
 #include "metric.h"
 
@@ -21,6 +22,7 @@ static struct cli_opt eval_opts_proto[] = {
     {"dim", 1, "ONNX: bind dynamic input dimensions NAME=N[,NAME=N] (batch- and sequence-named ones follow --batch and --prompt)", NULL},
     {"unknown-ops", 1, "ONNX: error (default) or memory: operators dse does not model costed as memory-bound, with a warning", NULL},
     {"device", 1, "device of the system that runs the model (default: first accelerator)", NULL},
+    {"set", 1, "what-if: hw:PATH=VALUE[,hw:PATH=VALUE] sets hwdesc fields as a sweep's hw: axes do (e.g. hw:devices.gpu.memory.0.bandwidth_GBps=4000)", NULL},
     {"placement", 1, "DEV or DEV,TYPE=DEV2,... e.g. npu,attention=cpu (operators by type on other devices)", NULL},
     {"precision", 1, "fp32|tf32|bf16|fp16|fp8|int8|int4, w4a16, w8a8kv8, w=int4,a=fp16,kv=fp8", NULL},
     {"batch", 1, "batch size (default 1)", NULL},
@@ -634,6 +636,39 @@ static int print_layouts_json(const struct eval_req *r, const struct metric *m, 
 static int point_device_prec(const struct cli_opt *opts, const char *cmd, struct hw_system *sys, struct wl_model *model,
                              struct eval_req *r, struct dse_err *e);
 
+/* --set hw:PATH=VALUE[,...]: the hwdesc at hwp reloaded with those fields changed (sweep_hw_set). */
+static int point_set_hw(const struct cli_opt *opts, const char *hwp, struct hw_system *sys, struct dse_err *e)
+{
+    const char *set = cli_get(opts, "set");
+    if (!set)
+        return DSE_OK;
+    enum { MAX_SET = 16 };
+    char buf[2048], *fields[MAX_SET], *values[MAX_SET], *save = NULL, *text;
+    size_t len;
+    int n = 0, rc;
+    if (strlen(set) >= sizeof buf)
+        return dse_err_set(e, DSE_EINPUT, NULL, "--set", "too long");
+    dse_strlcpy(buf, set, sizeof buf);
+    for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        char *eq = strchr(t, '=');
+        if (strncmp(t, "hw:", 3) || !eq || eq == t + 3 || !eq[1])
+            return dse_err_set(e, DSE_EINPUT, NULL, "--set", "expected hw:PATH=VALUE, got '%.80s'", t);
+        if (n == MAX_SET)
+            return dse_err_set(e, DSE_EINPUT, NULL, "--set", "more than %d fields", MAX_SET);
+        *eq = '\0';
+        fields[n] = t + 3;
+        values[n++] = eq + 1;
+    }
+    size_t pl = strlen(hwp);
+    if (pl > 4 && !strcmp(hwp + pl - 4, ".cfg"))
+        return dse_err_set(e, DSE_EINPUT, hwp, "--set", "sets fields of a hwdesc JSON file, not of a SCALE-Sim .cfg");
+    if ((rc = ju_read_file(hwp, JU_MAX_FILE_BYTES, &text, &len, e)))
+        return rc;
+    rc = sweep_hw_set(text, hwp, n, (const char *const *)fields, (const char *const *)values, sys, e);
+    free(text);
+    return rc;
+}
+
 /* The system, workload, device (or placement) and precision of a design point from --hw, --workload,
  * --device, --placement and --precision (cli.h): *sys is malloc'd (the caller frees it, also on an
  * error), *model loaded on success only (the caller frees it then). */
@@ -653,7 +688,7 @@ int cli_point_open(const struct cli_opt *opts, const char *cmd, char *hwp, size_
     if (!(*sys = malloc(sizeof **sys)))
         return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
     struct wl_load_opt lo;
-    if ((rc = cli_load_opt(opts, &lo, e)) || (rc = cli_load_hw(hwp, *sys, e)) ||
+    if ((rc = cli_load_opt(opts, &lo, e)) || (rc = cli_load_hw(hwp, *sys, e)) || (rc = point_set_hw(opts, hwp, *sys, e)) ||
         (rc = wl_load_file_opt(wlp, &lo, model, e)))
         return rc;
     if ((rc = point_device_prec(opts, cmd, *sys, model, r, e)))

@@ -161,6 +161,70 @@ static void strip_headlines(cJSON *root)
     }
 }
 
+/* A variant of base from its JSON (hw: fields already set): loaded as a description of its own (the
+ * headline peaks, which the changed fields may contradict, dropped), a resized systolic array's matrix
+ * peak scaled with its MAC count. label names the changes in messages. */
+static int hw_variant_load(cJSON *dup, const char *path, const char *label, const struct hw_system *base,
+                           struct hw_system *v, struct dse_err *e)
+{
+    strip_headlines(dup);
+    char *txt = cJSON_PrintUnformatted(dup);
+    char fname[700];
+    snprintf(fname, sizeof fname, "%s (%s)", path, label);
+    int rc = txt ? hw_load_buf(txt, strlen(txt), fname, v, e) : dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+    free(txt);
+    for (int d = 0; !rc && d < v->n_dev && d < base->n_dev; d++) {
+        const struct hw_array *a0 = &base->dev[d].array, *a1 = &v->dev[d].array;
+        if (!a0->present || !a1->present)
+            continue;
+        double ratio = ((double)a1->rows * a1->cols * a1->count) / ((double)a0->rows * a0->cols * a0->count);
+        if (ratio != 1)
+            hw_scale_matrix(&v->dev[d], ratio);
+    }
+    return rc;
+}
+
+int sweep_hw_set(const char *text, const char *path, int n, const char *const *fields, const char *const *values,
+                 struct hw_system *out, struct dse_err *e)
+{
+    struct hw_system *base = malloc(sizeof *base);
+    cJSON *root = NULL;
+    char label[600] = "", why[160];
+    int rc;
+    if (!base)
+        return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+    if ((rc = hw_load_buf(text, strlen(text), path, base, e)))
+        goto out;
+    if (!(root = cJSON_Parse(text))) {
+        rc = dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+        goto out;
+    }
+    for (int i = 0; i < n && !rc; i++) {
+        struct sw_value v = {.is_num = 0};
+        char *end;
+        dse_strlcpy(v.s, values[i], sizeof v.s);
+        v.num = strtod(values[i], &end);
+        v.is_num = end != values[i] && *end == '\0' && isfinite(v.num);
+        snprintf(label + strlen(label), sizeof label - strlen(label), "%shw:%s=%s", i ? " " : "", fields[i], v.s);
+        cJSON *parent, *node = find_path(root, fields[i], &parent, why, sizeof why);
+        for (int k = 0; node && k < i; k++) { /* one field set twice: the later would silently win */
+            cJSON *pk, *nk = find_path(root, fields[k], &pk, why, sizeof why);
+            if (nk == node) {
+                rc = dse_err_set(e, DSE_EINPUT, NULL, "--set", "hw:%s names the same field as hw:%s", fields[i], fields[k]);
+                break;
+            }
+        }
+        if (!rc && (!node || apply_path(root, fields[i], &v, why, sizeof why)))
+            rc = dse_err_set(e, DSE_EINPUT, path, "--set", "hw:%s: %s", fields[i], why);
+    }
+    if (!rc)
+        rc = hw_variant_load(root, path, label, base, out, e);
+out:
+    cJSON_Delete(root);
+    free(base);
+    return rc;
+}
+
 static int build_variants(struct sweep_prep *p, struct dse_err *e)
 {
     const struct sweep_spec *sp = p->sp;
@@ -200,24 +264,8 @@ static int build_variants(struct sweep_prep *p, struct dse_err *e)
                     if (apply_path(dup, a->path, val, why, sizeof why))
                         rc = dse_err_set(e, DSE_EINPUT, sp->path, a->name, "in %s: %s", sp->system_path[s], why);
                 }
-                if (!rc) {
-                    strip_headlines(dup);
-                    char *txt = cJSON_PrintUnformatted(dup);
-                    char fname[700];
-                    snprintf(fname, sizeof fname, "%s (%s)", sp->system_path[s], label + 1);
-                    rc = txt ? hw_load_buf(txt, strlen(txt), fname, v, e)
-                             : dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
-                    free(txt);
-                    /* A resized array is a resized matrix engine: its peak follows the MAC count. */
-                    for (int d = 0; !rc && d < v->n_dev && d < base->n_dev; d++) {
-                        const struct hw_array *a0 = &base->dev[d].array, *a1 = &v->dev[d].array;
-                        if (!a0->present || !a1->present)
-                            continue;
-                        double ratio = ((double)a1->rows * a1->cols * a1->count) / ((double)a0->rows * a0->cols * a0->count);
-                        if (ratio != 1)
-                            hw_scale_matrix(&v->dev[d], ratio);
-                    }
-                }
+                if (!rc)
+                    rc = hw_variant_load(dup, sp->system_path[s], label + 1, base, v, e);
                 cJSON_Delete(dup);
             } else if (c == 0 && v != base) {
                 *v = *base;

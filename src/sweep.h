@@ -201,4 +201,10 @@ long long sweep_planned(const struct sweep_spec *sp);
  * when the stop flag ended it early. */
 int sweep_run(struct sweep_prep *p, int threads, const struct sweep_sink *k, int *stopped, struct dse_err *e);
 
+/* dse eval --set: the system of hwdesc text (read from path) with n fields (hw: paths without the
+ * prefix, as a sweep's hw: axes name them) set to values (numbers where they parse as one, else
+ * strings), loaded as a sweep loads its hw: variants; errors name the field. */
+int sweep_hw_set(const char *text, const char *path, int n, const char *const *fields, const char *const *values,
+                 struct hw_system *out, struct dse_err *e);
+
 #endif

@@ -1988,6 +1988,25 @@ assert abs(d['hypervolume'] / hv - 1) < 1e-9, (d['hypervolume'], hv)
 sed 's/, "reference": 0}/}/' "$tmp/hv.json" >"$tmp/hv-bad.json"
 expect_fail sweep-reference-some 2 "objectives[1]: a hypervolume reference is given for some but not this of the objectives" sweep "$tmp/hv-bad.json" --no-db --no-plot
 
+# dse eval --set: a what-if on one hwdesc field gives what the edited file gives
+python3 -c "
+import json,sys
+d=json.load(open('hwdesc/nvidia-a100-sxm4-80gb.json'))
+for m in d['devices'][0]['memory']:
+    if m['name'] == 'hbm2e': m['bandwidth_GBps'] = 4078
+for c in d['devices'][0].get('compute', []):
+    c.pop('headline_TFLOPS', None); c.pop('headline_TOPS', None)
+json.dump(d, open(sys.argv[1], 'w'))" "$tmp/a100-4tb.json"
+dse eval --hw "$tmp/a100-4tb.json" --workload llama-3.2-1b --phase decode --json
+want=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['totals']['latency_ms'])" "$OUT" 2>/dev/null)
+dse eval --hw nvidia-a100-sxm4-80gb --workload llama-3.2-1b --phase decode --set hw:devices.gpu.memory.hbm2e.bandwidth_GBps=4078 --json
+got=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['totals']['latency_ms'])" "$OUT" 2>/dev/null)
+[ -n "$got" ] && [ "$got" = "$want" ] && ok eval-set || fail eval-set "--set gives $got, the edited file $want"
+expect_fail eval-set-path 2 "--set: hw:devices.gpu.memory.hbm9.bandwidth_GBps: no field 'hbm9'" eval --hw nvidia-a100-sxm4-80gb --workload llama-3.2-1b --set hw:devices.gpu.memory.hbm9.bandwidth_GBps=4078
+expect_fail eval-set-syntax 2 "--set: expected hw:PATH=VALUE, got 'bandwidth=3'" eval --hw nvidia-a100-sxm4-80gb --workload llama-3.2-1b --set bandwidth=3
+expect_fail eval-set-value 2 "devices[0].memory[2].bandwidth_GBps: expected a positive number, got -3" eval --hw nvidia-a100-sxm4-80gb --workload llama-3.2-1b --set hw:devices.gpu.memory.hbm2e.bandwidth_GBps=-3
+expect_fail eval-set-twice 2 "--set: hw:devices.0.memory.hbm2e.bandwidth_GBps names the same field as hw:devices.gpu.memory.hbm2e.bandwidth_GBps" eval --hw nvidia-a100-sxm4-80gb --workload llama-3.2-1b --set hw:devices.gpu.memory.hbm2e.bandwidth_GBps=3000,hw:devices.0.memory.hbm2e.bandwidth_GBps=4000
+
 # Every shipped description is installed and distributed (Makefile.am lists each by name).
 missing=""
 for f in hwdesc/*.json models/*.json models/*.csv models/tpuv1/*.json models/traces/*.csv sweeps/*.json software/*.json validate/published/error-bars.json; do
