@@ -29,6 +29,7 @@ static struct cli_opt compare_opts_proto[] = {
     {"software", 1, "software stacks, comma-separated (a row per system and stack; default: each device's own)",
      NULL},
     {"json", 0, "print one JSON object", NULL},
+    {"csv", 0, "print one CSV row per system (hw, device, software, precision, feasible, error bounds, metrics)", NULL},
     {"help", 0, "this help", NULL},
     {NULL, 0, NULL, NULL},
 };
@@ -156,6 +157,10 @@ int cmd_compare(int argc, char **argv)
         }
     }
     enum wl_phase ph = wl_model_is_lm(&model) ? base.phase : PH_NONE;
+    if (cli_get(opts, "json") && cli_get(opts, "csv")) {
+        rc = dse_err_set(&e, DSE_EINPUT, NULL, NULL, "compare: --json and --csv: choose one");
+        goto out;
+    }
     if (cli_get(opts, "json")) {
         cJSON *o = cJSON_CreateObject(), *a = cJSON_AddArrayToObject(o, "systems");
         cJSON_AddStringToObject(o, "workload", model.name);
@@ -190,6 +195,37 @@ int cmd_compare(int argc, char **argv)
             puts(txt);
         free(txt);
         cJSON_Delete(o);
+        goto out;
+    }
+    if (cli_get(opts, "csv")) { /* the metrics as numbers, no ratios; empty cells where none applies */
+        printf("hw,device,software,precision,feasible,reason,expected_error_low_pct,expected_error_high_pct");
+        for (int k = 0; columns[k]; k++)
+            if (metric_applies(metric_find(columns[k]), ph))
+                printf(",%s", columns[k]);
+        printf("\n");
+        for (int i = 0; i < nrow; i++) {
+            char reason[sizeof res[i].reason + 2];
+            size_t at = 0;
+            for (const char *c = res[i].feasible ? "" : res[i].reason; *c && at + 2 < sizeof reason; c++)
+                reason[at++] = *c == ',' || *c == '"' || *c == '\n' ? ';' : *c; /* one CSV field */
+            reason[at] = '\0';
+            printf("%s,%s,%s,%s,%d,%s,", sysname[i], devname[i], swname[i], prec[i], res[i].feasible, reason);
+            if (res[i].feasible && isfinite(res[i].t.err_low_pct))
+                printf("%.4g,%.4g", res[i].t.err_low_pct, res[i].t.err_high_pct);
+            else
+                printf(",");
+            for (int k = 0; columns[k]; k++) {
+                const struct metric *m = metric_find(columns[k]);
+                if (!metric_applies(m, ph))
+                    continue;
+                double v = res[i].feasible ? metric_value(m, &res[i].t) : NAN;
+                if (isfinite(v))
+                    printf(",%.10g", v);
+                else
+                    printf(",");
+            }
+            printf("\n");
+        }
         goto out;
     }
     printf("dse compare: %s, batch %lld%s (%s tier; ratios are to the first row; error_%%: the expected time error, "

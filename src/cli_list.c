@@ -14,8 +14,8 @@
 
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
-/* Sorted file names in dir ending in one of the extensions; returns the count or -1. */
-static int scan(const char *dir, const char *ext1, const char *ext2, char **names)
+/* Sorted file names in dir ending in one of the extensions (NULL-terminated); returns the count or -1. */
+static int scan(const char *dir, const char *const *exts, char **names)
 {
     DIR *d = opendir(dir);
     if (!d)
@@ -25,17 +25,78 @@ static int scan(const char *dir, const char *ext1, const char *ext2, char **name
     while ((de = readdir(d)) && n < MAX_FILES) {
         size_t l = strlen(de->d_name);
         int ok = 0;
-        for (int k = 0; k < 2; k++) {
-            const char *x = k ? ext2 : ext1;
-            if (x && l > strlen(x) && !strcmp(de->d_name + l - strlen(x), x))
+        for (int k = 0; exts[k]; k++)
+            if (l > strlen(exts[k]) && !strcmp(de->d_name + l - strlen(exts[k]), exts[k]))
                 ok = 1;
-        }
         if (ok && (names[n] = strdup(de->d_name)))
             n++;
     }
     closedir(d);
     qsort(names, (size_t)n, sizeof *names, cmp_str);
     return n;
+}
+
+/* --json / --csv: each list's rows as objects of typed fields (the table's columns, numbers as numbers),
+ * printed at the end; text: NULL (the caller prints its line). */
+enum { OUT_TEXT, OUT_JSON, OUT_CSV };
+struct lout {
+    int fmt;
+    cJSON *rows;
+};
+
+static cJSON *lout_row(struct lout *o)
+{
+    if (o->fmt == OUT_TEXT)
+        return NULL;
+    cJSON *r = cJSON_CreateObject();
+    if (r)
+        cJSON_AddItemToArray(o->rows, r);
+    return r;
+}
+
+static void csv_field(const cJSON *v)
+{
+    if (cJSON_IsNumber(v)) {
+        printf("%.10g", v->valuedouble);
+        return;
+    }
+    const char *t = cJSON_IsString(v) ? v->valuestring : "";
+    if (!strpbrk(t, ",\"\n")) {
+        printf("%s", t);
+        return;
+    }
+    putchar('"');
+    for (; *t; t++) {
+        if (*t == '"')
+            putchar('"');
+        putchar(*t);
+    }
+    putchar('"');
+}
+
+static void lout_finish(struct lout *o)
+{
+    if (o->fmt == OUT_JSON) {
+        char *txt = cJSON_Print(o->rows);
+        if (txt)
+            printf("%s\n", txt);
+        free(txt);
+    } else if (o->fmt == OUT_CSV && cJSON_GetArraySize(o->rows) > 0) {
+        const cJSON *first = cJSON_GetArrayItem(o->rows, 0), *r, *f;
+        for (f = first->child; f; f = f->next)
+            printf("%s%s", f == first->child ? "" : ",", f->string);
+        printf("\n");
+        cJSON_ArrayForEach(r, o->rows)
+        {
+            for (f = r->child; f; f = f->next) {
+                if (f != r->child)
+                    putchar(',');
+                csv_field(f);
+            }
+            printf("\n");
+        }
+    }
+    cJSON_Delete(o->rows);
 }
 
 static void fmt_bytes(double b, char *out, size_t n)
@@ -46,14 +107,15 @@ static void fmt_bytes(double b, char *out, size_t n)
         snprintf(out, n, "%.4g MiB", b / (1024.0 * 1024));
 }
 
-static int list_hw(const char *dir, char **names, int n)
+static int list_hw(const char *dir, char **names, int n, struct lout *o)
 {
     int bad = 0;
     struct hw_system *sys = malloc(sizeof *sys);
     if (!sys)
         return DSE_ERUNTIME;
-    printf("%-30s %-20s %-22s %-28s %8s  %s\n", "name", "devices", "peak (main device)", "main memory", "TDP_W",
-           "description");
+    if (o->fmt == OUT_TEXT)
+        printf("%-30s %-20s %-22s %-28s %8s  %s\n", "name", "devices", "peak (main device)", "main memory", "TDP_W",
+               "description");
     for (int i = 0; i < n; i++) {
         char path[1024];
         struct dse_err e;
@@ -81,8 +143,21 @@ static int list_hw(const char *dir, char **names, int n)
         const struct hw_mem *m = &d->mem[d->n_mem - 1];
         fmt_bytes(m->capacity_bytes, cap, sizeof cap);
         snprintf(mem, sizeof mem, "%s %s %.4g GB/s", cap, m->name, m->bandwidth_Bps / 1e9);
-        printf(tdp >= 1e4 ? "%-30s %-20s %-22s %-28s %8.0f  %s\n" : "%-30s %-20s %-22s %-28s %8.4g  %s\n", sys->name,
-               devs, peak, mem, tdp, sys->description);
+        cJSON *r = lout_row(o);
+        if (r) {
+            cJSON_AddStringToObject(r, "name", sys->name);
+            cJSON_AddStringToObject(r, "devices", devs);
+            cJSON_AddNumberToObject(r, "peak_TOPS", pk / 1e12); /* tera-operations a second: FLOPs or integer ops */
+            cJSON_AddStringToObject(r, "peak_precision", prec_names[p]);
+            cJSON_AddStringToObject(r, "main_memory", m->name);
+            cJSON_AddNumberToObject(r, "main_memory_GiB", m->capacity_bytes / (1024.0 * 1024 * 1024));
+            cJSON_AddNumberToObject(r, "main_memory_GBps", m->bandwidth_Bps / 1e9);
+            cJSON_AddNumberToObject(r, "tdp_W", tdp);
+            cJSON_AddStringToObject(r, "description", sys->description);
+        } else {
+            printf(tdp >= 1e4 ? "%-30s %-20s %-22s %-28s %8.0f  %s\n" : "%-30s %-20s %-22s %-28s %8.4g  %s\n", sys->name,
+                   devs, peak, mem, tdp, sys->description);
+        }
     }
     free(sys);
     return bad ? DSE_EINPUT : DSE_OK;
@@ -94,14 +169,16 @@ static const char *model_kind(const struct wl_model *m)
     case WLM_TRANSFORMER: return m->tf.model_type;
     case WLM_CNN: return m->cnn.arch;
     case WLM_TOPO: return "scale-sim csv";
+    case WLM_ONNX: return "onnx";
     default: return "graph";
     }
 }
 
-static int list_models(const char *dir, char **names, int n)
+static int list_models(const char *dir, char **names, int n, struct lout *o)
 {
     int bad = 0;
-    printf("%-22s %-14s %12s %12s %14s  %s\n", "name", "kind", "params_M", "active_M", "GMAC", "per");
+    if (o->fmt == OUT_TEXT)
+        printf("%-22s %-14s %12s %12s %14s  %s\n", "name", "kind", "params_M", "active_M", "GMAC", "per");
     for (int i = 0; i < n; i++) {
         char path[1024];
         struct dse_err e;
@@ -113,16 +190,30 @@ static int list_models(const char *dir, char **names, int n)
             continue;
         }
         int lm = wl_model_is_lm(&m), enc = m.kind == WLM_TRANSFORMER && !lm;
-        struct wl_shape s = {.batch = 1, .tokens = lm ? 1 : enc ? 128 : 1, .past = 0, .tp = 1, .train = 0};
+        int seq = enc || (m.kind == WLM_ONNX && wl_model_takes_tokens(&m));
+        struct wl_shape s = {.batch = 1, .tokens = lm ? 1 : seq ? 128 : 1, .past = 0, .tp = 1, .train = 0};
         struct wl_graph g;
         if (wl_build(&m, &s, &g, &e)) {
             dse_err_print(stderr, &e);
             bad = 1;
         } else {
-            printf("%-22s %-14s %12.2f %12.2f %14.4g  %s\n", m.name, model_kind(&m), wl_params(&g) / 1e6,
-                   wl_active_params(&g) / 1e6, wl_macs(&g) / 1e9,
-                   lm ? "token (decode, empty cache)" : enc && strcmp(m.tf.model_type, "vit") ? "128-token sequence"
-                                                                                              : "inference, batch 1");
+            const char *per = lm && m.kind == WLM_TRANSFORMER && !strcmp(m.tf.model_type, "t5")
+                                  ? "prefill of a 1-token input"
+                              : lm ? "token (decode, empty cache)"
+                              : seq && !(enc && !strcmp(m.tf.model_type, "vit")) ? "128-token sequence"
+                                                                                  : "inference, batch 1";
+            cJSON *r = lout_row(o);
+            if (r) {
+                cJSON_AddStringToObject(r, "name", m.name);
+                cJSON_AddStringToObject(r, "kind", model_kind(&m));
+                cJSON_AddNumberToObject(r, "params", wl_params(&g));
+                cJSON_AddNumberToObject(r, "active_params", wl_active_params(&g));
+                cJSON_AddNumberToObject(r, "macs", wl_macs(&g));
+                cJSON_AddStringToObject(r, "per", per);
+            } else {
+                printf("%-22s %-14s %12.2f %12.2f %14.4g  %s\n", m.name, model_kind(&m), wl_params(&g) / 1e6,
+                       wl_active_params(&g) / 1e6, wl_macs(&g) / 1e9, per);
+            }
             wl_graph_free(&g);
         }
         wl_model_free(&m);
@@ -130,10 +221,11 @@ static int list_models(const char *dir, char **names, int n)
     return bad ? DSE_EINPUT : DSE_OK;
 }
 
-static int list_sweeps(const char *dir, char **names, int n)
+static int list_sweeps(const char *dir, char **names, int n, struct lout *o)
 {
     int bad = 0;
-    printf("%-24s %s\n", "name", "description");
+    if (o->fmt == OUT_TEXT)
+        printf("%-24s %s\n", "name", "description");
     for (int i = 0; i < n; i++) {
         char path[1024], *buf;
         size_t len;
@@ -151,18 +243,27 @@ static int list_sweeps(const char *dir, char **names, int n)
             continue;
         }
         const cJSON *d = cJSON_GetObjectItemCaseSensitive(root, "description");
-        printf("%-24.*s %s\n", (int)(strlen(names[i]) - 5), names[i], cJSON_IsString(d) ? d->valuestring : "");
+        cJSON *r = lout_row(o);
+        if (r) {
+            char nm[256];
+            snprintf(nm, sizeof nm, "%.*s", (int)(strlen(names[i]) - 5), names[i]);
+            cJSON_AddStringToObject(r, "name", nm);
+            cJSON_AddStringToObject(r, "description", cJSON_IsString(d) ? d->valuestring : "");
+        } else {
+            printf("%-24.*s %s\n", (int)(strlen(names[i]) - 5), names[i], cJSON_IsString(d) ? d->valuestring : "");
+        }
         cJSON_Delete(root);
     }
-    if (n == 0)
+    if (n == 0 && o->fmt == OUT_TEXT)
         printf("(none yet)\n");
     return bad ? DSE_EINPUT : DSE_OK;
 }
 
-static int list_software(const char *dir, char **names, int n)
+static int list_software(const char *dir, char **names, int n, struct lout *o)
 {
     int bad = 0;
-    printf("%-16s %-22s %-10s %-8s %s\n", "name", "targets", "kv_cache", "host_us", "passes");
+    if (o->fmt == OUT_TEXT)
+        printf("%-16s %-22s %-10s %-8s %s\n", "name", "targets", "kv_cache", "host_us", "passes");
     for (int i = 0; i < n; i++) {
         char path[1024], targets[64] = "", passes[256] = "";
         struct dse_err e;
@@ -181,7 +282,17 @@ static int list_software(const char *dir, char **names, int n)
             if (pass_has(&s, (enum pass_id)p))
                 snprintf(passes + strlen(passes), sizeof passes - strlen(passes), "%s%s", passes[0] ? " " : "",
                          pass_table[p].name);
-        printf("%-16s %-22s %-10s %-8.3g %s\n", s.name, targets, kv_alloc_names[s.kv], s.host_kernel_s * 1e6, passes);
+        cJSON *r = lout_row(o);
+        if (r) {
+            cJSON_AddStringToObject(r, "name", s.name);
+            cJSON_AddStringToObject(r, "targets", targets);
+            cJSON_AddStringToObject(r, "kv_cache", kv_alloc_names[s.kv]);
+            cJSON_AddNumberToObject(r, "host_us", s.host_kernel_s * 1e6);
+            cJSON_AddStringToObject(r, "passes", passes);
+        } else {
+            printf("%-16s %-22s %-10s %-8.3g %s\n", s.name, targets, kv_alloc_names[s.kv], s.host_kernel_s * 1e6,
+                   passes);
+        }
     }
     return bad ? DSE_EINPUT : DSE_OK;
 }
@@ -190,22 +301,42 @@ int cmd_list(int argc, char **argv)
 {
     static const char *const what[] = {"hw", "models", "sweeps", "software", NULL};
     static const char *const dirs[] = {"hwdesc", "models", "sweeps", "software"};
-    if (argc < 3 || ju_lookup(what, argv[2]) < 0 || argc > 3) {
-        fprintf(stderr, "dse: usage: dse list hw|models|sweeps|software\n");
+    static const char *const json_ext[] = {".json", NULL}, *const model_ext[] = {".json", ".csv", ".onnx", NULL};
+    struct lout o = {OUT_TEXT, NULL};
+    int k = -1, bad = 0;
+    for (int i = 2; i < argc; i++) {
+        if (!strcmp(argv[i], "--json") || !strcmp(argv[i], "--csv")) {
+            if (o.fmt != OUT_TEXT)
+                bad = 1;
+            o.fmt = argv[i][2] == 'j' ? OUT_JSON : OUT_CSV;
+        } else if (k < 0 && ju_lookup(what, argv[i]) >= 0) {
+            k = ju_lookup(what, argv[i]);
+        } else {
+            bad = 1;
+        }
+    }
+    if (k < 0 || bad) {
+        fprintf(stderr, "dse: usage: dse list hw|models|sweeps|software [--json | --csv]\n");
         return DSE_EINPUT;
     }
-    int k = ju_lookup(what, argv[2]);
     char dir[512], *names[MAX_FILES];
     cli_data_dir(dirs[k], dir, sizeof dir);
-    int n = scan(dir, ".json", k == 1 ? ".csv" : NULL, names);
+    int n = scan(dir, k == 1 ? model_ext : json_ext, names);
     if (n < 0) {
         fprintf(stderr, "dse: %s: cannot open directory\n", dir);
         return DSE_EINPUT;
     }
-    int rc = k == 0   ? list_hw(dir, names, n)
-             : k == 1 ? list_models(dir, names, n)
-             : k == 2 ? list_sweeps(dir, names, n)
-                      : list_software(dir, names, n);
+    if (o.fmt != OUT_TEXT && !(o.rows = cJSON_CreateArray())) {
+        for (int i = 0; i < n; i++)
+            free(names[i]);
+        fprintf(stderr, "dse: out of memory\n");
+        return DSE_ERUNTIME;
+    }
+    int rc = k == 0   ? list_hw(dir, names, n, &o)
+             : k == 1 ? list_models(dir, names, n, &o)
+             : k == 2 ? list_sweeps(dir, names, n, &o)
+                      : list_software(dir, names, n, &o);
+    lout_finish(&o);
     for (int i = 0; i < n; i++)
         free(names[i]);
     return rc;

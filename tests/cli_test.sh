@@ -2007,6 +2007,25 @@ expect_fail eval-set-syntax 2 "--set: expected hw:PATH=VALUE, got 'bandwidth=3'"
 expect_fail eval-set-value 2 "devices[0].memory[2].bandwidth_GBps: expected a positive number, got -3" eval --hw nvidia-a100-sxm4-80gb --workload llama-3.2-1b --set hw:devices.gpu.memory.hbm2e.bandwidth_GBps=-3
 expect_fail eval-set-twice 2 "--set: hw:devices.0.memory.hbm2e.bandwidth_GBps names the same field as hw:devices.gpu.memory.hbm2e.bandwidth_GBps" eval --hw nvidia-a100-sxm4-80gb --workload llama-3.2-1b --set hw:devices.gpu.memory.hbm2e.bandwidth_GBps=3000,hw:devices.0.memory.hbm2e.bandwidth_GBps=4000
 
+# dse list and dse compare as JSON and CSV: the same rows as the tables, numbers as numbers
+dse list models --json
+python3 -c "
+import json,sys
+rows={r['name']: r for r in json.load(open(sys.argv[1]))}
+assert rows['resnet50']['params'] == 25557032 and rows['t5-small']['params'] == 60506624, rows['resnet50']
+" "$OUT" 2>"$tmp/lj.err" && [ "$rc" = 0 ] && ok list-json || fail list-json "exit $rc: $(head -c 300 "$tmp/lj.err")"
+dse list hw --csv
+[ "$rc" = 0 ] && head -n 1 "$OUT" | grep -q "^name,devices,peak_TOPS,peak_precision,main_memory,main_memory_GiB,main_memory_GBps,tdp_W,description$" &&
+    [ "$(wc -l <"$OUT")" -eq $(($(ls hwdesc/*.json | wc -l) + 1)) ] && ok list-csv || fail list-csv "exit $rc: $(head -n 2 "$OUT")"
+expect_fail list-two-formats 2 "usage: dse list hw|models|sweeps|software [--json | --csv]" list models --json --csv
+dse compare nvidia-a100-sxm4-80gb nvidia-h100-sxm5-80gb --workload resnet50 --csv
+python3 -c "
+import csv,sys
+r=list(csv.DictReader(open(sys.argv[1])))
+assert [x['hw'] for x in r] == ['nvidia-a100-sxm4-80gb', 'nvidia-h100-sxm5-80gb'] and float(r[1]['latency_ms']) < float(r[0]['latency_ms']), r
+" "$OUT" 2>"$tmp/cc.err" && [ "$rc" = 0 ] && ok compare-csv || fail compare-csv "exit $rc: $(head -c 300 "$tmp/cc.err")"
+expect_fail compare-two-formats 2 "compare: --json and --csv: choose one" compare nvidia-a100-sxm4-80gb nvidia-h100-sxm5-80gb --workload resnet50 --csv --json
+
 # Every shipped description is installed and distributed (Makefile.am lists each by name).
 missing=""
 for f in hwdesc/*.json models/*.json models/*.csv models/tpuv1/*.json models/traces/*.csv sweeps/*.json software/*.json validate/published/error-bars.json; do
