@@ -26,6 +26,8 @@ struct sweep_prep {
     int ax_lay[PAR_DIM_COUNT], ax_mb; /* the layout's axes (tp, dp, pp) and micro-batches, -1: none */
     int ax_rc, ax_ep;                 /* recompute, expert parallelism; -1: none */
     int ax_srv[4];                    /* serving: scheduler, max batched tokens, block size, rate; -1: none */
+    int ax_prompt, ax_gen;            /* every workload's prompt and generated tokens; -1: the workload's own */
+    int n_pr;                         /* graphs per prompt: the prompt axis's values (or 1) */
     struct serve_req **srv_req;       /* [thread]: a serving workload's requests at the point's rate */
     int ax_hw[SW_MAX_AXES], n_hw;
     int n_sys, n_combo, n_power, n_variants, n_place, n_batch, n_prec, n_tp, n_ep, n_cp;
@@ -289,14 +291,20 @@ static const struct sw_stack *stack_of(const struct sweep_prep *p, int si)
     return si < p->sp->n_stacks ? &p->sp->stack[si] : &p->none;
 }
 
-static size_t graph_of(const struct sweep_prep *p, int w, int gi, int ti, int ei, int ci, int si)
+static size_t graph_of(const struct sweep_prep *p, int w, int pi, int gi, int ti, int ei, int ci, int si)
 {
-    return (((((size_t)w * p->n_gb + gi) * p->n_tp + ti) * p->n_ep + ei) * p->n_cp + ci) * p->n_stk + si;
+    return ((((((size_t)w * p->n_pr + pi) * p->n_gb + gi) * p->n_tp + ti) * p->n_ep + ei) * p->n_cp + ci) * p->n_stk + si;
 }
 
 static size_t graph_count(const struct sweep_prep *p)
 {
-    return (size_t)p->sp->n_workloads * p->n_gb * p->n_tp * p->n_ep * p->n_cp * p->n_stk;
+    return (size_t)p->sp->n_workloads * p->n_pr * p->n_gb * p->n_tp * p->n_ep * p->n_cp * p->n_stk;
+}
+
+/* A workload's prompt (or generated tokens) at value index i of the axis, or its own without one. */
+static int64_t wl_tokens(const struct sweep_prep *p, int axis, int i, int64_t own)
+{
+    return axis >= 0 ? (int64_t)p->sp->axes[axis].v[i].num : own;
 }
 
 static int cmp_i64(const void *a, const void *b)
@@ -397,6 +405,7 @@ int sweep_prepare(const struct sweep_spec *sp, struct sweep_prep **out, struct d
     p->ax_sys = p->ax_wl = p->ax_prec = p->ax_batch = p->ax_place = p->ax_mem = p->ax_power = p->ax_fid = p->ax_sw = -1;
     p->ax_lay[PAR_TP] = p->ax_lay[PAR_DP] = p->ax_lay[PAR_PP] = p->ax_lay[PAR_CP] = p->ax_mb = p->ax_rc = p->ax_ep = -1;
     p->ax_srv[0] = p->ax_srv[1] = p->ax_srv[2] = p->ax_srv[3] = -1;
+    p->ax_prompt = p->ax_gen = -1;
     for (int a = 0; a < sp->n_axes; a++) {
         switch (sp->axes[a].kind) {
         case AX_SYSTEM: p->ax_sys = a; break;
@@ -420,6 +429,8 @@ int sweep_prepare(const struct sweep_spec *sp, struct sweep_prep **out, struct d
         case AX_MBT: p->ax_srv[1] = a; break;
         case AX_BLOCK: p->ax_srv[2] = a; break;
         case AX_RATE: p->ax_srv[3] = a; break;
+        case AX_PROMPT: p->ax_prompt = a; break;
+        case AX_GENERATE: p->ax_gen = a; break;
         }
     }
     /* Counted in double (16 axes of 1024 values would be 2^160) before any int holds them. */
@@ -443,6 +454,7 @@ int sweep_prepare(const struct sweep_spec *sp, struct sweep_prep **out, struct d
     p->n_tp = p->ax_lay[PAR_TP] >= 0 ? sp->axes[p->ax_lay[PAR_TP]].n : 1;
     p->n_ep = p->ax_ep >= 0 ? sp->axes[p->ax_ep].n : 1;
     p->n_cp = p->ax_lay[PAR_CP] >= 0 ? sp->axes[p->ax_lay[PAR_CP]].n : 1;
+    p->n_pr = p->ax_prompt >= 0 ? sp->axes[p->ax_prompt].n : 1;
     p->variants = calloc((size_t)p->n_variants, sizeof *p->variants);
     p->places = calloc((size_t)p->n_variants * (p->n_place ? p->n_place : 1), sizeof *p->places);
     p->default_dev = calloc((size_t)p->n_variants, sizeof *p->default_dev);
@@ -490,12 +502,18 @@ int sweep_prepare(const struct sweep_spec *sp, struct sweep_prep **out, struct d
             goto fail;
         }
     }
-    for (int w = 0; w < sp->n_workloads; w++) { /* prompt + generated tokens within the positions */
-        char jp[32];
-        snprintf(jp, sizeof jp, sp->n_workloads > 1 ? "workload[%d].prompt" : "workload.prompt", w);
-        if ((rc = wl_check_context(&sp->wl[w].model, sp->wl[w].phase, sp->wl[w].prompt, sp->wl[w].gen, sp->path, jp, e)))
-            goto fail;
-    }
+    for (int w = 0; w < sp->n_workloads; w++) /* prompt + generated tokens within the positions */
+        for (int pi = 0; pi < p->n_pr; pi++)
+            for (int gi = 0; gi < (p->ax_gen >= 0 ? sp->axes[p->ax_gen].n : 1); gi++) {
+                char jp[48];
+                if (p->ax_prompt >= 0 || p->ax_gen >= 0)
+                    snprintf(jp, sizeof jp, "axes.%s", p->ax_gen >= 0 && gi == sp->axes[p->ax_gen].n - 1 ? "generate" : "prompt");
+                else
+                    snprintf(jp, sizeof jp, sp->n_workloads > 1 ? "workload[%d].prompt" : "workload.prompt", w);
+                if ((rc = wl_check_context(&sp->wl[w].model, sp->wl[w].phase, wl_tokens(p, p->ax_prompt, pi, sp->wl[w].prompt),
+                                           wl_tokens(p, p->ax_gen, gi, sp->wl[w].gen), sp->path, jp, e)))
+                    goto fail;
+            }
     /* The stacks points can use: the axis's, the spec's, else the defaults of the devices that can be
      * primary (a placement's device, or the default device of each variant). */
     char used[SW_MAX_STACKS + 1] = {0};
@@ -512,6 +530,7 @@ int sweep_prepare(const struct sweep_spec *sp, struct sweep_prep **out, struct d
                 used[si >= 0 ? si : p->n_stk - 1] = 1;
             }
     for (int w = 0; w < sp->n_workloads; w++)
+        for (int pi = 0; pi < p->n_pr; pi++)
         for (int gi = 0; gi < p->n_gb; gi++)
             for (int ti = 0; ti < p->n_tp; ti++)
                 for (int ei = 0; ei < p->n_ep; ei++)
@@ -519,11 +538,12 @@ int sweep_prepare(const struct sweep_spec *sp, struct sweep_prep **out, struct d
                 for (int si = 0; si < p->n_stk; si++) {
                     struct par_layout lay = {{axis_num(p, p->ax_lay[PAR_TP], ti, 1), 1, 1, axis_num(p, p->ax_lay[PAR_CP], ci, 1)},
                                              1, axis_num(p, p->ax_ep, ei, 1), 1};
-                    size_t g = graph_of(p, w, gi, ti, ei, ci, si);
+                    size_t g = graph_of(p, w, pi, gi, ti, ei, ci, si);
                     if (!used[si])
                         continue;
-                    rc = eval_graphs_build(&sp->wl[w].model, sp->wl[w].phase, p->gbatch[gi], sp->wl[w].prompt, &lay,
-                                           stack_of(p, si), &p->graphs[g], e);
+                    rc = eval_graphs_build(&sp->wl[w].model, sp->wl[w].phase, p->gbatch[gi],
+                                           wl_tokens(p, p->ax_prompt, pi, sp->wl[w].prompt), &lay, stack_of(p, si),
+                                           &p->graphs[g], e);
                     if (rc == DSE_EINPUT && (lay.n[PAR_TP] > 1 || lay.ep > 1 || lay.n[PAR_CP] > 1)) { /* this shard cannot split this model:
                                                                                  its points say so */
                         dse_strlcpy(p->graph_why[g], e->msg, sizeof p->graph_why[g]);
@@ -739,8 +759,9 @@ static int eval_rows(const struct sweep_prep *p, long long key, int m0, int m1, 
     r.sys = sys;
     r.model = &sp->wl[w].model;
     r.phase = sp->wl[w].phase;
-    r.prompt = sp->wl[w].prompt;
-    r.gen = sp->wl[w].gen;
+    int pr = p->ax_prompt >= 0 ? sweep_axis_index(sp, key, p->ax_prompt) : 0;
+    r.prompt = wl_tokens(p, p->ax_prompt, pr, sp->wl[w].prompt);
+    r.gen = wl_tokens(p, p->ax_gen, p->ax_gen >= 0 ? sweep_axis_index(sp, key, p->ax_gen) : 0, sp->wl[w].gen);
     r.batch = p->ax_batch >= 0 ? (int64_t)sp->axes[p->ax_batch].v[b].num : 1;
     r.skip_capacity = 1;
     r.errbars = sp->have_errbars ? &sp->errbars : NULL;
@@ -804,7 +825,7 @@ static int eval_rows(const struct sweep_prep *p, long long key, int m0, int m1, 
         if (!hit)
             return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "no graph for micro-batch %lld", (long long)g), -1;
         int ci = p->ax_lay[PAR_CP] >= 0 ? sweep_axis_index(sp, key, p->ax_lay[PAR_CP]) : 0;
-        size_t gi = graph_of(p, w, (int)(hit - p->gbatch), ti, ei, ci, si);
+        size_t gi = graph_of(p, w, pr, (int)(hit - p->gbatch), ti, ei, ci, si);
         eg = &p->graphs[gi];
         if (p->graph_why[gi][0])
             why = p->graph_why[gi];

@@ -39,7 +39,8 @@
 
 enum sw_axis_kind { AX_SYSTEM, AX_WORKLOAD, AX_PRECISION, AX_BATCH, AX_PLACEMENT, AX_MEMORY, AX_POWER, AX_HW, AX_FIDELITY,
                     AX_SOFTWARE, AX_TP, AX_PP, AX_DP, AX_MICRO, AX_RECOMPUTE, AX_EP, AX_CP,
-                    AX_SCHED, AX_MBT, AX_BLOCK, AX_RATE }; /* the last four: a serving workload's options */
+                    AX_SCHED, AX_MBT, AX_BLOCK, AX_RATE, /* these four: a serving workload's options */
+                    AX_PROMPT, AX_GENERATE };            /* every workload's prompt and generated tokens */
 #define SW_MAX_STACKS 16 /* software stacks a spec reaches (axis values, "software", devices' defaults) */
 enum sw_method { SEARCH_GRID, SEARCH_RANDOM, SEARCH_NSGA2 };
 

@@ -351,10 +351,11 @@ static int axis_kind(const char *name, enum sw_axis_kind *k)
     static const char *const names[] = {"precision", "batch", "placement", "memory_GB",    "power_W",   "fidelity",
                                         "software",  "tp",    "pp",        "dp",           "microbatches", "recompute",
                                         "ep",        "cp",    "scheduler", "max_batched_tokens", "block_size", "rate",
-                                        NULL};
+                                        "prompt",    "generate", NULL};
     static const enum sw_axis_kind kinds[] = {AX_PRECISION, AX_BATCH, AX_PLACEMENT, AX_MEMORY, AX_POWER, AX_FIDELITY,
                                               AX_SOFTWARE,  AX_TP,    AX_PP,        AX_DP,     AX_MICRO, AX_RECOMPUTE,
-                                              AX_EP,        AX_CP,    AX_SCHED,     AX_MBT,    AX_BLOCK, AX_RATE};
+                                              AX_EP,        AX_CP,    AX_SCHED,     AX_MBT,    AX_BLOCK, AX_RATE,
+                                              AX_PROMPT,    AX_GENERATE};
     int i = ju_lookup(names, name);
     if (i >= 0) {
         *k = kinds[i];
@@ -546,6 +547,9 @@ static int load_axis(struct ju *j, const cJSON *arr, const char *name, struct sw
                              v->num);
             else if ((a->kind == AX_MEMORY || a->kind == AX_POWER || a->kind == AX_RATE) && !(v->num > 0 && v->num < 1e9))
                 rc = ju_fail(j, "expected a positive number below 1e9, got %.17g", v->num);
+            else if ((a->kind == AX_PROMPT || a->kind == AX_GENERATE) &&
+                     !(v->num >= 1 && v->num <= 10000000 && v->num == (double)(long long)v->num))
+                rc = ju_fail(j, "expected an integer in [1, 10000000] (tokens), got %.17g", v->num);
             else if ((a->kind == AX_MBT || a->kind == AX_BLOCK) &&
                      !(v->num >= 1 && v->num <= (a->kind == AX_MBT ? 1 << 22 : 1 << 16) && v->num == (double)(long long)v->num))
                 rc = ju_fail(j, "expected an integer in [1, %d] (tokens), got %.17g", a->kind == AX_MBT ? 1 << 22 : 1 << 16,
@@ -558,7 +562,8 @@ static int load_axis(struct ju *j, const cJSON *arr, const char *name, struct sw
             dse_strlcpy(v->s, x->valuestring, sizeof v->s);
             if (a->kind == AX_BATCH || a->kind == AX_MEMORY || a->kind == AX_POWER || a->kind == AX_TP ||
                 a->kind == AX_PP || a->kind == AX_DP || a->kind == AX_MICRO || a->kind == AX_EP || a->kind == AX_CP ||
-                a->kind == AX_MBT || a->kind == AX_BLOCK || a->kind == AX_RATE)
+                a->kind == AX_MBT || a->kind == AX_BLOCK || a->kind == AX_RATE || a->kind == AX_PROMPT ||
+                a->kind == AX_GENERATE)
                 rc = ju_fail(j, "expected a number, got \"%s\"", v->s);
             else if (a->kind == AX_SCHED && ju_lookup(serve_sched_names, v->s) < 0)
                 rc = ju_fail(j, "expected static, continuous, chunked or inflight, got \"%s\"", v->s);
@@ -1021,6 +1026,19 @@ static int load_text(char *buf, size_t len, const char *path, unsigned flags, st
         sp->n_axes++;
         if ((rc = load_axis(&j, a, a->string, ax)))
             goto out;
+        for (int w = 0; w < sp->n_workloads && (k == AX_PROMPT || k == AX_GENERATE); w++) { /* every workload takes it */
+            const struct sw_workload *wk = &sp->wl[w];
+            if (wk->serving.on)
+                rc = ju_fail(&j, "workload %s is served: its lengths come from its \"serving\" block", wk->model.name);
+            else if (k == AX_PROMPT && !wl_model_takes_tokens(&wk->model))
+                rc = ju_fail(&j, "workload %s has no sequence the prompt would set (its input size is fixed)",
+                             wk->model.name);
+            else if (k == AX_GENERATE && wk->phase != PH_GENERATE)
+                rc = ju_fail(&j, "applies to phase generate; workload %s runs %s", wk->model.name,
+                             wl_phase_names[wk->phase]);
+            if (rc)
+                goto out;
+        }
         if (k == AX_MEMORY)
             mem_axis = sp->n_axes - 1;
         ju_pop(&j, o2);

@@ -2026,6 +2026,24 @@ assert [x['hw'] for x in r] == ['nvidia-a100-sxm4-80gb', 'nvidia-h100-sxm5-80gb'
 " "$OUT" 2>"$tmp/cc.err" && [ "$rc" = 0 ] && ok compare-csv || fail compare-csv "exit $rc: $(head -c 300 "$tmp/cc.err")"
 expect_fail compare-two-formats 2 "compare: --json and --csv: choose one" compare nvidia-a100-sxm4-80gb nvidia-h100-sxm5-80gb --workload resnet50 --csv --json
 
+# prompt and generate as sweep axes: each point as dse eval gives it
+cat >"$tmp/pg.json" <<'EOF2'
+{"name": "pg", "system": "hwdesc/nvidia-a100-sxm4-80gb.json", "workload": {"model": "models/llama-3.2-1b.json"},
+ "axes": {"batch": [1, 8], "prompt": [128, 2048], "generate": [32, 256]},
+ "objectives": [{"metric": "tokens_per_s", "goal": "max"}, {"metric": "ttft_ms", "goal": "min"}]}
+EOF2
+dse sweep "$tmp/pg.json" --db "$tmp/pg.db" --no-plot
+want=$("$BIN" eval --hw nvidia-a100-sxm4-80gb --workload llama-3.2-1b --batch 8 --prompt 2048 --generate 256 --json 2>/dev/null | python3 -c "import json,sys; print(json.load(sys.stdin)['totals']['tokens_per_s'])")
+got=$(python3 -c "
+import sqlite3,sys
+c=sqlite3.connect(sys.argv[1])
+print(c.execute('select count(*) from points').fetchone()[0], c.execute('select tokens_per_s from points where batch=8 and prompt=2048 and generate=256').fetchone()[0])" "$tmp/pg.db" 2>&1)
+[ "$rc" = 0 ] && [ "$got" = "8 $want" ] && ok sweep-prompt-generate-axes || fail sweep-prompt-generate-axes "exit $rc: '$got' vs eval '8 $want'"
+sed 's/llama-3.2-1b/resnet50/; s/, "generate": \[32, 256\]//; s/tokens_per_s/throughput_per_s/; s/ttft_ms/latency_ms/' "$tmp/pg.json" >"$tmp/pg-cnn.json"
+expect_fail sweep-prompt-fixed-input 2 "axes.prompt: workload resnet50 has no sequence the prompt would set" sweep "$tmp/pg-cnn.json" --no-db
+sed 's/llama-3.2-1b/gpt2/; s/"prompt": \[128, 2048\]/"prompt": [128, 1000]/' "$tmp/pg.json" >"$tmp/pg-ctx.json"
+expect_fail sweep-prompt-context 2 "prompt 1000 + 32 generated tokens = 1032 exceed n_positions 1024 of gpt2" sweep "$tmp/pg-ctx.json" --no-db
+
 # Every shipped description is installed and distributed (Makefile.am lists each by name).
 missing=""
 for f in hwdesc/*.json models/*.json models/*.csv models/tpuv1/*.json models/traces/*.csv sweeps/*.json software/*.json validate/published/error-bars.json; do
