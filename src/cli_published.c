@@ -14,6 +14,7 @@
 #include <cjson/cJSON.h>
 
 #include "cli.h"
+#include "progress.h"
 #include "jsonu.h"
 #include "validate.h"
 
@@ -142,8 +143,11 @@ static int load_corpus(const char *where, struct pcorpus *pc, struct dse_err *e)
 static int predict_all(struct pcorpus *pc, struct pctx *x, const char *only, const char *software, enum fidelity f,
                        struct dse_err *e)
 {
+    struct progress pg;
+    progress_begin(&pg, 1, "dse: published cases", "cases", pc->n);
     for (int i = 0; i < pc->n; i++) {
         struct pcase *c = &pc->c[i];
+        progress_step(&pg, i);
         c->ok = 0;
         if (only && strcmp(c->device, only)) {
             snprintf(c->reason, sizeof c->reason, "not selected");
@@ -158,9 +162,11 @@ static int predict_all(struct pcorpus *pc, struct pctx *x, const char *only, con
             (!c->is_kernel && (rc = get_wl(x, c->workload, &m, e))) || (rc = pcase_predict(c, x->sys[s], m, sw, f, e))) {
             char msg[sizeof e->msg];
             dse_strlcpy(msg, e->msg, sizeof msg);
+            progress_end(&pg, 0);
             return dse_err_set(e, rc, NULL, NULL, "%s: %s", where, msg);
         }
     }
+    progress_end(&pg, 0);
     return DSE_OK;
 }
 
@@ -381,18 +387,23 @@ static int validate_multi(const struct cli_opt *opts)
         return fprintf(stderr, "dse: out of memory\n"), DSE_ERUNTIME;
     if ((rc = mcorpus_load(path, &c, &n, &e)))
         goto out;
+    struct progress pg;
+    progress_begin(&pg, 1, "dse validate: multi-device cases", "cases", n);
     for (int i = 0; i < n; i++) {
         int si;
         const struct sw_stack *sw;
         const struct wl_model *m;
+        progress_step(&pg, i);
         if ((rc = get_sys(x, c[i].system, &si, &e)) || (rc = get_sw(x, si, c[i].software, &sw, &e)) ||
             (rc = get_wl(x, c[i].workload, &m, &e)) || (rc = mcase_predict(&c[i], x->sys[si], m, sw, &e))) {
             char msg[sizeof e.msg];
             dse_strlcpy(msg, e.msg, sizeof msg);
             rc = dse_err_set(&e, rc, path, NULL, "%s: %s", c[i].id, msg);
+            progress_end(&pg, 0);
             goto out;
         }
     }
+    progress_end(&pg, 0);
     if (!(v = calloc((size_t)n + 1, sizeof *v))) {
         rc = dse_err_set(&e, DSE_ERUNTIME, NULL, NULL, "out of memory");
         goto out;
@@ -429,18 +440,23 @@ static int validate_serving(const struct cli_opt *opts)
         return fprintf(stderr, "dse: out of memory\n"), DSE_ERUNTIME;
     if ((rc = scorpus_load(path, &c, &n, &e)))
         goto out;
+    struct progress pg;
+    progress_begin(&pg, 1, "dse validate: serving cases", "cases", n);
     for (int i = 0; i < n; i++) {
         int si;
         const struct sw_stack *sw;
         const struct wl_model *m;
+        progress_step(&pg, i);
         if ((rc = get_sys(x, c[i].system, &si, &e)) || (rc = get_sw(x, si, c[i].software, &sw, &e)) ||
             (rc = get_wl(x, c[i].workload, &m, &e)) || (rc = scase_predict(&c[i], x->sys[si], m, sw, &e))) {
             char msg[sizeof e.msg];
             dse_strlcpy(msg, e.msg, sizeof msg);
             rc = dse_err_set(&e, rc, path, NULL, "%s: %s", c[i].id, msg);
+            progress_end(&pg, 0);
             goto out;
         }
     }
+    progress_end(&pg, 0);
     if (!(v = calloc((size_t)n + 1, sizeof *v))) {
         rc = dse_err_set(&e, DSE_ERUNTIME, NULL, NULL, "out of memory");
         goto out;

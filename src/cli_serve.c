@@ -10,10 +10,17 @@
 #include <cjson/cJSON.h>
 
 #include "cli.h"
+#include "progress.h"
 #include "eval.h"
 #include "jsonu.h"
 #include "plot.h"
 #include "serve.h"
+
+static void serve_tick(void *ctx, int64_t done, int64_t total)
+{
+    (void)total;
+    progress_step(ctx, done);
+}
 
 static struct cli_opt serve_opts_proto[] = {
     {"hw", 1, "hardware description (hwdesc file or name from dse list hw)", NULL},
@@ -550,7 +557,13 @@ int cmd_serve(int argc, char **argv)
     else {
         if (cli_get(opts, "plot"))
             cfg.timeline = 4096;
+        struct progress pg; /* a bar on a terminal while the requests complete */
+        progress_begin(&pg, !cli_get(opts, "json"), "dse serve: simulating", "requests", n);
+        cfg.progress = serve_tick;
+        cfg.progress_ctx = &pg;
         rc = serve_run(&cost, &cfg, req, n, cli_get(opts, "plot") != NULL, &res, &e);
+        progress_end(&pg, 0);
+        cfg.progress = NULL;
     }
     double sim_s = (double)(clock() - t0) / CLOCKS_PER_SEC;
     if (rc)

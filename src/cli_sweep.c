@@ -21,6 +21,7 @@
 #include "config.h"
 #include "gitversion.h"
 #include "pareto.h"
+#include "progress.h"
 #include "plot.h"
 #include "store.h"
 #include "sweep.h"
@@ -65,6 +66,7 @@ struct run {
     double *err; /* per point: expected_error_low_pct, expected_error_high_pct (NAN: none) */
     long long n_feasible;
     int progress, quiet;
+    struct progress bar; /* on a terminal (progress) */
     int store_failed; /* the database refused a write (disk full, I/O): what was committed can be resumed */
     double t0, last;
     /* While nothing is feasible, the reasons by kind (the text up to its first digit: "needs 2.47 GB
@@ -221,17 +223,15 @@ static int sink_stored(void *ctx, long long point, int *feasible, double *obj)
 static void sink_progress(void *ctx, long long done, long long total)
 {
     struct run *r = ctx;
-    double t = now_s();
-    if (!r->progress || (t - r->last < 0.2 && done < total))
+    if (!r->progress)
         return;
-    r->last = t;
-    double rate = done / (t - r->t0 > 1e-9 ? t - r->t0 : 1e-9), frac = total ? (double)done / total : 1;
-    int w = 30, fill = (int)(frac * w);
-    fprintf(stderr, "\r[%.*s%*s] %5.1f%% %lld/%lld  %.0f points/s  ETA %.0f s   ", fill,
-            "##############################", w - fill, "", 100 * frac, done, total, rate,
-            rate > 0 ? (total - done) / rate : 0);
+    if (!r->bar.on && !r->bar.total) { /* the first call: the phase began with the run */
+        progress_begin(&r->bar, 1, "dse sweep", "points", total);
+        r->bar.t0 = r->t0;
+    }
+    progress_step(&r->bar, done);
     if (done >= total)
-        fputc('\n', stderr);
+        progress_end(&r->bar, 1);
 }
 
 /* Stored points of a resumed run go first, sorted by point (store_load returns them so). */

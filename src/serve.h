@@ -118,6 +118,9 @@ struct serve_cfg {
     int block_tokens;          /* the paged KV cache's block (vLLM block_size); static: contiguous */
     double slo_ttft_s, slo_tpot_s, slo_e2e_s; /* per-request limits for goodput (0: none) */
     int timeline;              /* keep up to this many (time, running, KV use) samples (0: none) */
+    /* called every 4,096 iterations with the requests completed and all of them (NULL: never) */
+    void (*progress)(void *ctx, int64_t done, int64_t total);
+    void *progress_ctx;
 };
 
 /* Percentiles of a per-request figure. */

@@ -46,6 +46,7 @@ struct sim {
     int64_t free_blocks, total_blocks;
     double t, energy_J, kv_area, t_start;
     int64_t preemptions, iterations, dec_iters, dec_seqs, done;
+    int64_t done_base, n_all; /* for the progress hook: requests of the replicas run before, of all */
     double kv_peak, swap_bytes; /* swap_bytes: copied to or from the host since the last iteration */
     int64_t prefix_cached;      /* tokens of the shared prefix in cached blocks (0: not yet computed) */
     int64_t stuck;              /* a request that can never be scheduled (its index + 1), 0: none */
@@ -167,6 +168,8 @@ static void advance(struct sim *s, double dt, double J)
     s->t += dt;
     s->energy_J += J;
     s->iterations++;
+    if (s->cfg->progress && !(s->iterations & 4095))
+        s->cfg->progress(s->cfg->progress_ctx, s->done_base + s->done, s->n_all);
 }
 
 static void finish(struct sim *s, int64_t k)
@@ -530,8 +533,8 @@ static void run_pool(struct sim *s, const struct serve_cost *c, const struct ser
                      int64_t n, int R, int resident, int64_t *ids, double *t_first, double *t_done,
                      struct serve_result *res, struct pool_acc *acc)
 {
-    int64_t total_blocks = (int64_t)floor(c->kv_capacity_tokens / cfg->block_tokens);
-    for (int r = 0; r < R; r++) {
+    int64_t total_blocks = (int64_t)floor(c->kv_capacity_tokens / cfg->block_tokens), base = 0;
+    for (int r = 0; r < R; r++, base += n / R + (r <= n % R)) {
         int64_t m = 0;
         for (int64_t i = r; i < n; i += R)
             ids[m++] = i;
@@ -558,6 +561,8 @@ static void run_pool(struct sim *s, const struct serve_cost *c, const struct ser
         s->energy_J = s->kv_area = s->kv_peak = s->swap_bytes = 0;
         s->prefix_cached = s->stuck = 0;
         s->done = s->preemptions = s->iterations = s->dec_iters = s->dec_seqs = 0;
+        s->done_base = base;
+        s->n_all = n;
         s->res = r == 0 ? res : NULL; /* the timeline is the first replica's */
         if (cfg->sched == SCHED_STATIC)
             run_static(s);

@@ -2044,6 +2044,22 @@ expect_fail sweep-prompt-fixed-input 2 "axes.prompt: workload resnet50 has no se
 sed 's/llama-3.2-1b/gpt2/; s/"prompt": \[128, 2048\]/"prompt": [128, 1000]/' "$tmp/pg.json" >"$tmp/pg-ctx.json"
 expect_fail sweep-prompt-context 2 "prompt 1000 + 32 generated tokens = 1032 exceed n_positions 1024 of gpt2" sweep "$tmp/pg-ctx.json" --no-db
 
+# Progress on a terminal (util-linux script gives dse one): a bar for serve and validate; never on a
+# pipe (every expect_ok here checks stderr stays empty).
+if command -v script >/dev/null 2>&1; then
+    script -qec "$BIN serve --hw nvidia-h100-sxm5-80gb --workload llama-3.1-8b --requests 100000 --rate 15 --lengths models/traces/azure-conv-2023.csv" /dev/null >"$tmp/tty.out" 2>&1
+    script -qec "$BIN validate --published --serving" /dev/null >>"$tmp/tty.out" 2>&1
+    if tr '\r' '\n' <"$tmp/tty.out" | grep -q "^dse serve: simulating \[#" && tr '\r' '\n' <"$tmp/tty.out" | grep -q "^dse validate: serving cases \[#"; then
+        ok progress-tty
+    else
+        fail progress-tty "no progress bars: $(tr '\r' '\n' <"$tmp/tty.out" | grep -m2 'dse' | cut -c 1-200)"
+    fi
+else
+    skip progress-tty "no util-linux script to give dse a terminal"
+fi
+dse validate --published --serving
+[ "$rc" = 0 ] && [ ! -s "$ERR" ] && ok progress-pipe-quiet || fail progress-pipe-quiet "exit $rc, stderr: $(first_err)"
+
 # Every shipped description is installed and distributed (Makefile.am lists each by name).
 missing=""
 for f in hwdesc/*.json models/*.json models/*.csv models/tpuv1/*.json models/traces/*.csv sweeps/*.json software/*.json validate/published/error-bars.json; do
