@@ -11,6 +11,7 @@ static struct cli_opt plot_opts_proto[] = {
     {"run", 1, "run id in the database (default: the latest run)", NULL},
     {"x", 1, "metric or numeric axis across (with --y; default: the run's objectives)", NULL},
     {"y", 1, "metric or numeric axis up (with --x)", NULL},
+    {"color", 1, "an axis (precision, batch, placement, ...) whose values colour and shape the points (default: system, when the run has several)", NULL},
     {"out", 1, "FILE.png or FILE.svg, also -o FILE (default: DB with .db replaced by -front.png)", NULL},
     {"help", 0, "this help", NULL},
     {NULL, 0, NULL, NULL},
@@ -18,7 +19,7 @@ static struct cli_opt plot_opts_proto[] = {
 
 static void usage(void)
 {
-    printf("usage: dse plot DB [--run ID] [--x METRIC --y METRIC] [-o|--out FILE.png|FILE.svg]\n\n"
+    printf("usage: dse plot DB [--run ID] [--x METRIC --y METRIC] [--color AXIS] [-o|--out FILE.png|FILE.svg]\n\n"
            "Plots a sweep run from its database (results/NAME.db) with gnuplot: the feasible points faded, the\n"
            "Pareto front highlighted and joined by a line, axes labelled with units and the better direction.\n"
            "Two objectives give one plot, more give a matrix of pairwise plots; --x and --y plot any two\n"
@@ -98,7 +99,7 @@ int cmd_plot(int argc, char **argv)
     long long run = 0;
     if (cli_get(opts, "run") && (rc = cli_int("run", cli_get(opts, "run"), 1, LLONG_MAX, &run, &e)))
         goto out;
-    if ((rc = plot_run(pos[0], run, cli_get(opts, "x"), cli_get(opts, "y"), cli_get(opts, "out"), written,
+    if ((rc = plot_run(pos[0], run, cli_get(opts, "x"), cli_get(opts, "y"), cli_get(opts, "color"), cli_get(opts, "out"), written,
                        sizeof written, &e)))
         goto out;
     printf("wrote %s\n", written);

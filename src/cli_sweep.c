@@ -929,7 +929,7 @@ int cmd_sweep(int argc, char **argv)
     if (!cli_get(opts, "no-plot") && !no_db && nfront > 0) {
         char written[1024];
         struct dse_err pe;
-        if (plot_run(db, r.run_id, NULL, NULL, NULL, written, sizeof written, &pe))
+        if (plot_run(db, r.run_id, NULL, NULL, NULL, NULL, written, sizeof written, &pe))
             fprintf(stderr, "dse: plot not written: %s\n", pe.msg);
         else if (!json && !csv)
             printf("\nplot: %s\n", written);

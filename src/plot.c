@@ -25,7 +25,9 @@
 
 #define MAX_OBJ 64       /* objectives parsed from runs.objectives */
 #define MAX_LISTED 12    /* runs named in an "unknown run" message */
-#define LOG_SPAN 1e3     /* log scale when positive values span more than 3 decades */
+#define LOG_SPAN 31.622776601683793 /* log scale when positive values span more than 1.5 decades (10^1.5) */
+#define MAX_GROUPS 8     /* colours and shapes of the cloud; more groups share the last one, "other" */
+#define MAX_LABELS 12    /* front points labelled with their design when the front has at most this many */
 
 #if defined(__GNUC__)
 #define PRINTF_LIKE(f, a) __attribute__((format(printf, f, a)))
@@ -473,13 +475,36 @@ struct pts {
     long long n_front, cap_front;
     long long n_rows;  /* feasible rows that qualified */
     int sampled;
+    /* colour and shape: the group column (system, or the axis --color names), each row's group */
+    char group_col[128];
+    int n_groups;
+    char group[MAX_GROUPS][64];
+    unsigned char *cloud_g;
+    /* the front's designs (its points' axis values), while it has at most MAX_LABELS points */
+    char (*design)[200];
 };
 
 static void pts_free(struct pts *p)
 {
     free(p->cloud);
     free(p->front);
+    free(p->cloud_g);
+    free(p->design);
     memset(p, 0, sizeof *p);
+}
+
+/* The group of a text value: its index among those seen, the last slot for any beyond MAX_GROUPS - 1. */
+static int group_of(struct pts *p, const char *v)
+{
+    for (int i = 0; i < p->n_groups; i++)
+        if (!strcmp(p->group[i], v))
+            return i;
+    if (p->n_groups == MAX_GROUPS) {
+        dse_strlcpy(p->group[MAX_GROUPS - 1], "other", sizeof p->group[0]);
+        return MAX_GROUPS - 1;
+    }
+    dse_strlcpy(p->group[p->n_groups], v, sizeof p->group[0]);
+    return p->n_groups++;
 }
 
 static double col_num(sqlite3_stmt *s, int i)
@@ -500,7 +525,10 @@ static int read_points(const struct db *d, const struct run *r, struct axis *ax,
     struct sb w = {0}, q = {0};
     sqlite3_stmt *s = NULL;
     int rc = DSE_OK, step;
+    char gc[sizeof p->group_col];
+    memcpy(gc, p->group_col, sizeof gc); /* the caller's choice of group column survives the reset */
     memset(p, 0, sizeof *p);
+    memcpy(p->group_col, gc, sizeof gc);
     p->k = k;
     sb_add(&w, " FROM points WHERE run_id = ?1 AND feasible = 1");
     for (int i = 0; all_present && i < k; i++) {
@@ -536,6 +564,28 @@ static int read_points(const struct db *d, const struct run *r, struct axis *ax,
         sb_add(&q, ", ");
         sb_ident(&q, ax[i].col);
     }
+    int n_ax = r->axes ? cJSON_GetArraySize(r->axes) : 0, gcol = -1;
+    if (p->group_col[0]) {
+        sb_add(&q, ", CAST(");
+        sb_ident(&q, p->group_col);
+        sb_add(&q, " AS TEXT)");
+        gcol = k + 1;
+        if (!(p->cloud_g = calloc((size_t)(want ? want : 1), 1))) {
+            rc = dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+            goto out;
+        }
+    }
+    for (int a = 0; a < n_ax; a++) { /* the design of a front point: every axis value */
+        const cJSON *an = cJSON_GetArrayItem(r->axes, a);
+        sb_add(&q, ", CAST(");
+        sb_ident(&q, cJSON_IsString(an) ? an->valuestring : "point");
+        sb_add(&q, " AS TEXT)");
+    }
+    int dcol = k + 1 + (gcol >= 0);
+    if (!(p->design = calloc(MAX_LABELS, sizeof *p->design))) {
+        rc = dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+        goto out;
+    }
     sb_add(&q, "%s ORDER BY point", sb_str(&w));
     if (q.oom) {
         rc = dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
@@ -567,6 +617,10 @@ static int read_points(const struct db *d, const struct run *r, struct axis *ax,
         }
         if (row == next && p->n_cloud < want) { /* rows may appear between the count and now: never overrun */
             memcpy(p->cloud + p->n_cloud * k, v, sizeof *v * (size_t)k);
+            if (gcol >= 0) {
+                const unsigned char *g = sqlite3_column_text(s, gcol);
+                p->cloud_g[p->n_cloud] = (unsigned char)group_of(p, g ? (const char *)g : "(none)");
+            }
             p->n_cloud++;
             j++;
             next = p->sampled ? j * n / PLOT_MAX_CLOUD : j;
@@ -583,6 +637,14 @@ static int read_points(const struct db *d, const struct run *r, struct axis *ax,
                 p->cap_front = cap;
             }
             memcpy(p->front + p->n_front * k, v, sizeof *v * (size_t)k);
+            if (p->n_front < MAX_LABELS) {
+                char *dsg = p->design[p->n_front];
+                for (int a = 0; a < n_ax; a++) {
+                    const unsigned char *t = sqlite3_column_text(s, dcol + a);
+                    size_t at = strlen(dsg);
+                    snprintf(dsg + at, sizeof p->design[0] - at, "%s%s", a ? " " : "", t ? (const char *)t : "?");
+                }
+            }
             p->n_front++;
         }
         row++;
@@ -802,11 +864,33 @@ static void gp_panel(FILE *f, const struct plot_job *j, int cx, int cy, int key,
                 1 - (60.0 + 22 * (j->p->sampled ? 3 : 2)) / h); /* below the title_lines() */
     else
         fputs("set key outside top center horizontal box spacing 1.3 width 2\n", f);
-    fprintf(f, "plot $cloud using %d:%d with points pt 7 ps 0.5 lc rgb '#c4c4c4' title ", cx + 1, cy + 1);
+    if (!j->matrix && p->n_front <= MAX_LABELS && p->design) /* a small front: each point says its design */
+        for (long long i = 0; i < p->n_front; i++) {
+            double lx = p->front[i * p->k + cx], ly = p->front[i * p->k + cy];
+            if (isnan(lx) || isnan(ly) || !p->design[i][0])
+                continue;
+            fprintf(f, "set label %lld ", i + 1);
+            gp_str(f, p->design[i]);
+            fprintf(f, " at %.10g,%.10g offset char 1,0.6 font ',9' tc rgb '#8b1a1a' front\n", lx, ly);
+        }
     char t[160];
-    snprintf(t, sizeof t, "feasible points (%lld%s)", p->sampled ? (long long)PLOT_MAX_CLOUD : p->n_rows,
-             p->sampled ? " sampled" : "");
-    gp_str(f, t);
+    if (p->n_groups > 1) { /* a colour and a shape per system (or --color's axis value) */
+        static const char *const col[MAX_GROUPS] = {"#1f77b4", "#2ca02c", "#ff7f0e", "#9467bd",
+                                                    "#8c564b", "#e377c2", "#17becf", "#7f7f7f"};
+        static const int pt[MAX_GROUPS] = {7, 5, 9, 11, 13, 15, 6, 4};
+        fputs("plot ", f);
+        for (int g = 0; g < p->n_groups; g++) {
+            fprintf(f, "%s$cloud using %d:(column(%d) == %d ? column(%d) : NaN) with points pt %d ps 0.6 lc rgb '%s' title ",
+                    g ? ", \\\n  " : "", cx + 1, p->k + 1, g, cy + 1, pt[g], col[g]);
+            snprintf(t, sizeof t, "%s: %s", p->group_col, p->group[g]);
+            gp_str(f, t);
+        }
+    } else {
+        fprintf(f, "plot $cloud using %d:%d with points pt 7 ps 0.5 lc rgb '#c4c4c4' title ", cx + 1, cy + 1);
+        snprintf(t, sizeof t, "feasible points (%lld%s)", p->sampled ? (long long)PLOT_MAX_CLOUD : p->n_rows,
+                 p->sampled ? " sampled" : "");
+        gp_str(f, t);
+    }
     if (j->exact && nl) {
         snprintf(t, sizeof t, "Pareto front (%lld)", j->r->n_pareto);
         fprintf(f, ", \\\n  $line_%d_%d using 1:2 with linespoints pt 7 ps 1.1 lw 2 lc rgb '#d62728' title ", cx, cy);
@@ -827,7 +911,8 @@ static void gp_panel(FILE *f, const struct plot_job *j, int cx, int cy, int key,
     fputc('\n', f);
 }
 
-static void gp_block(FILE *f, const char *name, const double *v, long long rows, int k)
+/* rows of k values, each with its group index after them when g is given */
+static void gp_block(FILE *f, const char *name, const double *v, long long rows, int k, const unsigned char *g)
 {
     fprintf(f, "$%s << EOD\n", name);
     for (long long i = 0; i < rows; i++) {
@@ -836,6 +921,8 @@ static void gp_block(FILE *f, const char *name, const double *v, long long rows,
                 fputc(' ', f);
             gp_num(f, v[i * k + c]);
         }
+        if (g)
+            fprintf(f, " %d", g[i]);
         fputc('\n', f);
     }
     fputs("EOD\n", f);
@@ -859,9 +946,9 @@ static void gp_script(FILE *f, const struct plot_job *j)
     fputs("set output ", f);
     gp_str(f, j->tmp);
     fputs("\nset encoding utf8\nset datafile missing '?'\nset grid lc rgb '#e0e0e0'\nset tics nomirror out\n", f);
-    gp_block(f, "cloud", j->p->cloud, j->p->n_cloud, j->k);
+    gp_block(f, "cloud", j->p->cloud, j->p->n_cloud, j->k, j->p->n_groups > 1 ? j->p->cloud_g : NULL);
     if (j->p->n_front)
-        gp_block(f, "front", j->p->front, j->p->n_front, j->k);
+        gp_block(f, "front", j->p->front, j->p->n_front, j->k, NULL);
     char l[3][192];
     int nt = title_lines(j, l);
     if (!j->matrix) {
@@ -1021,8 +1108,8 @@ static int resolve_axis(const struct db *d, const struct run *r, const char *nam
     return DSE_OK;
 }
 
-int plot_run(const char *db_path, long long run_id, const char *x, const char *y, const char *out, char *written,
-             unsigned n, struct dse_err *e)
+int plot_run(const char *db_path, long long run_id, const char *x, const char *y, const char *color, const char *out,
+             char *written, unsigned n, struct dse_err *e)
 {
     struct db d;
     struct run r;
@@ -1107,6 +1194,19 @@ int plot_run(const char *db_path, long long run_id, const char *x, const char *y
         exact = k == 2;
     }
 
+    /* colour by --color's axis, else by system when the run has several */
+    int n_ax = r.axes ? cJSON_GetArraySize(r.axes) : 0, found = 0;
+    for (int a = 0; a < n_ax; a++) {
+        const cJSON *an = cJSON_GetArrayItem(r.axes, a);
+        if (cJSON_IsString(an) && !strcmp(an->valuestring, color ? color : "system"))
+            found = 1;
+    }
+    if (color && !found) {
+        rc = dse_err_set(e, DSE_EINPUT, d.file, "--color", "'%s' is not an axis of run %lld", color, r.id);
+        goto out;
+    }
+    if (found)
+        dse_strlcpy(p.group_col, color ? color : "system", sizeof p.group_col);
     if ((rc = read_points(&d, &r, ax, k, !matrix, &p, e)))
         goto out;
     have_pts = 1;

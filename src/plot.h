@@ -11,14 +11,17 @@
 #define PLOT_MAX_CLOUD 50000 /* feasible points drawn; more are sampled evenly, and the title says so */
 #define PLOT_MAX_OBJECTIVES 8 /* a matrix of more pairs than 8 objectives make is unreadable */
 
-/* Plots run run_id of db_path (run_id <= 0: the latest run). With x and y (columns of the points table:
+/* Plots run run_id of db_path (run_id <= 0: the latest run). The feasible cloud is coloured and shaped by
+ * an axis (color: its name; NULL: the system axis when the run has one), with a legend; a front of at
+ * most 12 points is labelled with each point's design (its axis values); an axis whose positive values
+ * span more than 1.5 decades is logarithmic. With x and y (columns of the points table:
  * metrics or numeric axes) one scatter plot of y over x; with both NULL, the run's objectives: one plot
  * for two, a matrix of pairwise plots for more. out ends in .png or .svg; NULL means the DB path with
  * ".db" replaced by "-front.png". written (may be NULL) receives the path written.
  * Returns DSE_OK, DSE_EINPUT (no such DB, not a dse database, unknown run or metric, nothing feasible
  * to plot, bad output name) or DSE_ERUNTIME (gnuplot missing or failing, output not writable). */
-int plot_run(const char *db_path, long long run_id, const char *x, const char *y, const char *out, char *written,
-             unsigned n, struct dse_err *e);
+int plot_run(const char *db_path, long long run_id, const char *x, const char *y, const char *color, const char *out,
+             char *written, unsigned n, struct dse_err *e);
 
 /* Predicted against measured times (dse validate): log-log, the identity line and the +-10 % band. */
 int plot_pred_vs_meas(const double *measured_ms, const double *predicted_ms, int n, const char *title, const char *out,

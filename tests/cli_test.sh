@@ -2060,6 +2060,21 @@ fi
 dse validate --published --serving
 [ "$rc" = 0 ] && [ ! -s "$ERR" ] && ok progress-pipe-quiet || fail progress-pipe-quiet "exit $rc, stderr: $(first_err)"
 
+# Plots say what a point is: the cloud coloured by system (or --color's axis) with a legend, a small
+# front labelled with each point's design (SVG text, so it can be read back)
+cat >"$tmp/lab.json" <<'EOF2'
+{"name": "lab", "system": ["hwdesc/nvidia-a100-sxm4-80gb.json", "hwdesc/nvidia-h100-sxm5-80gb.json"], "workload": {"model": "models/resnet50.json"},
+ "axes": {"batch": [1, 2, 4, 8, 16, 32, 64], "precision": ["fp16", "int8"]},
+ "objectives": [{"metric": "latency_ms", "goal": "min"}, {"metric": "throughput_per_s", "goal": "max"}]}
+EOF2
+"$BIN" sweep "$tmp/lab.json" --db "$tmp/lab.db" --no-plot >/dev/null 2>&1
+dse plot "$tmp/lab.db" -o "$tmp/lab.svg"
+if [ "$rc" = 0 ] && grep -q "system: nvidia-a100-sxm4-80gb" "$tmp/lab.svg" && grep -q "system: nvidia-h100-sxm5-80gb" "$tmp/lab.svg" &&
+    grep -q "nvidia-h100-sxm5-80gb 64 int8" "$tmp/lab.svg"; then ok plot-legend-labels; else fail plot-legend-labels "exit $rc: $(first_err)"; fi
+dse plot "$tmp/lab.db" --color precision -o "$tmp/lab2.svg"
+[ "$rc" = 0 ] && grep -q "precision: fp16" "$tmp/lab2.svg" && grep -q "precision: int8" "$tmp/lab2.svg" && ok plot-color-axis || fail plot-color-axis "exit $rc: $(first_err)"
+expect_fail plot-color-unknown 2 "--color: 'colour' is not an axis of run 1" plot "$tmp/lab.db" --color colour -o "$tmp/lab3.svg"
+
 # Every shipped description is installed and distributed (Makefile.am lists each by name).
 missing=""
 for f in hwdesc/*.json models/*.json models/*.csv models/tpuv1/*.json models/traces/*.csv sweeps/*.json software/*.json validate/published/error-bars.json; do
