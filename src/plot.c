@@ -791,6 +791,7 @@ struct plot_job {
     const struct run *r;
     struct axis *ax;
     int k, matrix, exact, svg;
+    int no_labels; /* the main panel of a crowded front: its labels go to the magnified inset */
     const struct pts *p;
     const char *tmp;
 };
@@ -864,7 +865,7 @@ static void gp_panel(FILE *f, const struct plot_job *j, int cx, int cy, int key,
                 1 - (60.0 + 22 * (j->p->sampled ? 3 : 2)) / h); /* below the title_lines() */
     else
         fputs("set key outside top center horizontal box spacing 1.3 width 2\n", f);
-    if (!j->matrix && p->n_front <= MAX_LABELS && p->design) /* a small front: each point says its design */
+    if (!j->matrix && !j->no_labels && p->n_front <= MAX_LABELS && p->design) /* a small front: its designs */
         for (long long i = 0; i < p->n_front; i++) {
             double lx = p->front[i * p->k + cx], ly = p->front[i * p->k + cy];
             if (isnan(lx) || isnan(ly) || !p->design[i][0])
@@ -928,6 +929,46 @@ static void gp_block(FILE *f, const char *name, const double *v, long long rows,
     fputs("EOD\n", f);
 }
 
+/* A 2-D front crowded into a corner: its box (on the plotted scale: log10 of a log axis) under a fifth
+ * of the cloud's span in both directions. zoom receives the axes of a magnified view (10 % margins),
+ * (qx, qy) the front's centre in the main panel's unit square. */
+static int crowded(const struct plot_job *j, struct axis *zoom, double *qx, double *qy)
+{
+    const struct pts *p = j->p;
+    if (p->n_front < 2)
+        return 0;
+    double lo[2] = {INFINITY, INFINITY}, hi[2] = {-INFINITY, -INFINITY};
+    for (long long i = 0; i < p->n_front; i++)
+        for (int c = 0; c < 2; c++) {
+            double v = p->front[i * p->k + c];
+            if (isnan(v))
+                continue;
+            lo[c] = v < lo[c] ? v : lo[c];
+            hi[c] = v > hi[c] ? v : hi[c];
+        }
+    double frac[2], mid[2];
+    for (int c = 0; c < 2; c++) {
+        const struct axis *a = &j->ax[c];
+        if (!(hi[c] >= lo[c]) || !(a->hi > a->lo))
+            return 0;
+        double L = a->log ? log10(a->lo) : a->lo, H = a->log ? log10(a->hi) : a->hi;
+        double fl = a->log ? log10(lo[c]) : lo[c], fh = a->log ? log10(hi[c]) : hi[c];
+        frac[c] = (fh - fl) / (H - L);
+        mid[c] = ((fl + fh) / 2 - L) / (H - L);
+        zoom[c] = *a;
+        double pad = fh > fl ? (fh - fl) * 0.1 : fabs(fl) > 0 ? fabs(fl) * 0.01 : 1;
+        zoom[c].lo = a->log ? pow(10, fl - pad) : fl - pad;
+        zoom[c].hi = a->log ? pow(10, fh + pad) : fh + pad;
+        if (a->log && zoom[c].hi / zoom[c].lo <= LOG_SPAN) /* a narrow log window reads better linearly */
+            zoom[c].log = 0;
+    }
+    snprintf(zoom[0].label, sizeof zoom[0].label, "the front, magnified");
+    zoom[1].label[0] = '\0';
+    *qx = mid[0];
+    *qy = mid[1];
+    return frac[0] < 0.2 && frac[1] < 0.2;
+}
+
 static void gp_script(FILE *f, const struct plot_job *j)
 {
     int cells = j->matrix ? j->k - 1 : 1, w, h;
@@ -952,10 +993,26 @@ static void gp_script(FILE *f, const struct plot_job *j)
     char l[3][192];
     int nt = title_lines(j, l);
     if (!j->matrix) {
+        struct axis zoom[2];
+        double qx = 0, qy = 0;
+        int inset = crowded(j, zoom, &qx, &qy);
+        if (inset)
+            fputs("set multiplot\n", f);
         fputs("set title ", f);
         gp_title(f, l, nt);
         fputs(" font ',13'\n", f);
-        gp_panel(f, j, 0, 1, 1, 0);
+        struct plot_job m = *j;
+        m.no_labels = inset;
+        gp_panel(f, &m, 0, 1, 1, 0);
+        if (inset) { /* the front's corner again, magnified, in the opposite quadrant */
+            struct plot_job z = *j;
+            z.ax = zoom;
+            fprintf(f, "unset title\nunset label\nset origin %.3f,%.3f\nset size 0.40,0.36\n"
+                       "set object 1 rectangle from graph 0,0 to graph 1,1 behind fc rgb 'white' fs solid 1.0\n",
+                    qx > 0.5 ? 0.12 : 0.55, qy > 0.5 ? 0.10 : 0.50);
+            gp_panel(f, &z, 0, 1, 0, 0);
+            fputs("unset object 1\nunset multiplot\n", f);
+        }
     } else {
         /* Lower triangle: row r plots objective r+1 over objectives 0..r. */
         /* Fixed margins in pixels: the automatic layout lets the title run into the top row. */
@@ -1233,7 +1290,7 @@ int plot_run(const char *db_path, long long run_id, const char *x, const char *y
     if ((rc = make_tmp(out, tmp, sizeof tmp, e)))
         goto out;
     have_tmp = 1;
-    struct plot_job j = {&r, ax, k, matrix, exact, svg, &p, tmp};
+    struct plot_job j = {&r, ax, k, matrix, exact, svg, 0, &p, tmp};
     if ((rc = gnuplot_run(&j, db_path, out, e)))
         goto out;
     if (stat(tmp, &st) != 0 || st.st_size == 0) {

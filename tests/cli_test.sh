@@ -2073,6 +2073,16 @@ if [ "$rc" = 0 ] && grep -q "system: nvidia-a100-sxm4-80gb" "$tmp/lab.svg" && gr
     grep -q "nvidia-h100-sxm5-80gb 64 int8" "$tmp/lab.svg"; then ok plot-legend-labels; else fail plot-legend-labels "exit $rc: $(first_err)"; fi
 dse plot "$tmp/lab.db" --color precision -o "$tmp/lab2.svg"
 [ "$rc" = 0 ] && grep -q "precision: fp16" "$tmp/lab2.svg" && grep -q "precision: int8" "$tmp/lab2.svg" && ok plot-color-axis || fail plot-color-axis "exit $rc: $(first_err)"
+# a front crowded into a corner (the lab run's values moved so the cloud is far away) gets a magnified inset
+cp "$tmp/lab.db" "$tmp/crowd.db"
+python3 -c "
+import sqlite3,sys
+c=sqlite3.connect(sys.argv[1])
+c.execute('update points set latency_ms = latency_ms + 100, throughput_per_s = throughput_per_s / 1000 where pareto = 0')
+c.execute('update points set latency_ms = 10 + latency_ms * 0.01, throughput_per_s = 100000 + throughput_per_s / 100 where pareto = 1')
+c.commit()" "$tmp/crowd.db"
+dse plot "$tmp/crowd.db" -o "$tmp/crowd.svg"
+[ "$rc" = 0 ] && grep -q "the front, magnified" "$tmp/crowd.svg" && ! grep -q "magnified" "$tmp/lab.svg" && ok plot-inset || fail plot-inset "exit $rc: $(first_err)"
 expect_fail plot-color-unknown 2 "--color: 'colour' is not an axis of run 1" plot "$tmp/lab.db" --color colour -o "$tmp/lab3.svg"
 
 # Every shipped description is installed and distributed (Makefile.am lists each by name).
