@@ -48,6 +48,8 @@ static struct cli_opt sweep_opts_proto[] = {
     {"json", 0, "print the front as JSON", NULL},
     {"csv", 0, "print the front as CSV", NULL},
     {"quiet", 0, "no progress bar", NULL},
+    {"keep-points", 1, "points held in memory before the dominated ones are dropped, the front kept (default 4,000,000; "
+                       "0: hold every point)", NULL},
     {"help", 0, "this help", NULL},
     {NULL, 0, NULL, NULL},
 };
@@ -65,6 +67,12 @@ struct run {
     double *obj;
     double *err; /* per point: expected_error_low_pct, expected_error_high_pct (NAN: none) */
     long long n_feasible;
+    long long n_total;  /* points evaluated or loaded; n: those still held */
+    long long keep, keep_at; /* --keep-points, and when the next pruning is due (0: never) */
+    int pruned;         /* dominated points were dropped: ranks beyond the front are unknown */
+    int wa;             /* the workload axis (each workload has its own front), -1: none */
+    /* per workload: the range of the feasible points' objectives, for the hypervolume's reference */
+    double gmin[SW_MAX_WORKLOADS][SW_MAX_OBJ], gmax[SW_MAX_WORKLOADS][SW_MAX_OBJ];
     int progress, quiet;
     struct progress bar; /* on a terminal (progress) */
     int store_failed; /* the database refused a write (disk full, I/O): what was committed can be resumed */
@@ -115,7 +123,7 @@ static void print_reasons(struct run *r, const char *db, int no_db)
 {
     size_t n = sizeof r->why / sizeof r->why[0];
     qsort(r->why, n, sizeof r->why[0], cmp_why);
-    fprintf(stderr, "dse: no feasible point among %lld; the reasons:\n", r->n);
+    fprintf(stderr, "dse: no feasible point among %lld; the reasons:\n", r->n_total);
     for (size_t i = 0; i < n && r->why[i].n; i++)
         fprintf(stderr, "  %lld point%s: %s%s\n", r->why[i].n, r->why[i].n == 1 ? "" : "s",
                 r->why[i].varied ? "e.g. " : "", r->why[i].example);
@@ -157,6 +165,66 @@ static int grow(struct run *r, long long need, struct dse_err *e)
     return DSE_OK;
 }
 
+/* A held point's objectives joined its workload's range (feasible points only). */
+static void track_range(struct run *r, long long i)
+{
+    int g = r->wa >= 0 ? sweep_axis_index(r->sp, r->point[i], r->wa) : 0;
+    const double *o = r->obj + (size_t)i * r->sp->n_obj;
+    for (int k = 0; k < r->sp->n_obj; k++) {
+        if (o[k] < r->gmin[g][k])
+            r->gmin[g][k] = o[k];
+        if (o[k] > r->gmax[g][k])
+            r->gmax[g][k] = o[k];
+    }
+}
+
+/* Keeps what the front needs: the held points beyond the resumed ones (which lookups need) that are
+ * feasible and non-dominated within their workload; their ranges were tracked as they came. */
+static int prune(struct run *r, struct dse_err *e)
+{
+    const int m = r->sp->n_obj, groups = r->wa >= 0 ? r->sp->axes[r->wa].n : 1;
+    double *o = malloc(sizeof *o * (size_t)m * (size_t)(r->n ? r->n : 1));
+    long long *idx = malloc(sizeof *idx * (size_t)(r->n ? r->n : 1));
+    unsigned char *in = malloc((size_t)(r->n ? r->n : 1)), *keep = calloc((size_t)(r->n ? r->n : 1), 1);
+    int rc = DSE_OK;
+    if (!o || !idx || !in || !keep || r->n > 2147483647LL) {
+        rc = dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory pruning the held points");
+        goto out;
+    }
+    for (int g = 0; g < groups && !rc; g++) {
+        long long k = 0;
+        for (long long i = 0; i < r->n; i++)
+            if (r->feasible[i] && (r->wa < 0 || sweep_axis_index(r->sp, r->point[i], r->wa) == g)) {
+                memcpy(o + (size_t)k * m, r->obj + (size_t)i * m, sizeof *o * (size_t)m);
+                idx[k++] = i;
+            }
+        if (k && !(rc = pareto_front(o, (int)k, m, in, e)))
+            for (long long i = 0; i < k; i++)
+                keep[idx[i]] = in[i];
+    }
+    if (!rc) {
+        long long n = r->n_stored;
+        for (long long i = r->n_stored; i < r->n; i++)
+            if (keep[i]) {
+                r->point[n] = r->point[i];
+                r->feasible[n] = r->feasible[i];
+                memmove(r->obj + (size_t)n * m, r->obj + (size_t)i * m, sizeof *r->obj * (size_t)m);
+                r->err[2 * n] = r->err[2 * i];
+                r->err[2 * n + 1] = r->err[2 * i + 1];
+                n++;
+            }
+        r->pruned |= n < r->n;
+        r->n = n;
+        r->keep_at = 2 * n > r->keep ? 2 * n : r->keep;
+    }
+out:
+    free(o);
+    free(idx);
+    free(in);
+    free(keep);
+    return rc;
+}
+
 static void axis_values(const struct run *r, long long point, const char **vals)
 {
     const struct sweep_spec *sp = r->sp;
@@ -186,8 +254,13 @@ static int sink_rows(void *ctx, const struct sw_row *rows, int n, struct dse_err
         r->err[2 * r->n] = rows[i].metric[r->sp->err_low_m];
         r->err[2 * r->n + 1] = rows[i].metric[r->sp->err_high_m];
         r->n_feasible += rows[i].feasible;
+        if (rows[i].feasible)
+            track_range(r, r->n);
         r->n++;
+        r->n_total++;
     }
+    if (!rc && r->keep_at && r->n >= r->keep_at)
+        rc = prune(r, e);
     if (!r->st)
         return rc;
     if (rc) {
@@ -262,7 +335,10 @@ static void load_one(void *ctx, long long point, int feasible, const char *reaso
     row.metric[sp->err_high_m] = r->err[2 * r->n + 1] = vals[sp->n_obj + 1];
     sweep_objectives(sp, &row, r->obj + (size_t)r->n * sp->n_obj);
     r->n_feasible += feasible;
+    if (feasible)
+        track_range(r, r->n);
     r->n++;
+    r->n_total++;
 }
 
 /* What is known of the results' error: each system's calibration (its primary device's held-out
@@ -461,7 +537,7 @@ static void print_front(const struct run *r, const long long *front, long long n
         cJSON_AddStringToObject(o, "name", sp->name);
         cJSON_AddStringToObject(o, "db", db);
         cJSON_AddNumberToObject(o, "run_id", (double)r->run_id);
-        cJSON_AddNumberToObject(o, "points", (double)r->n);
+        cJSON_AddNumberToObject(o, "points", (double)r->n_total);
         cJSON_AddNumberToObject(o, "feasible", (double)r->n_feasible);
         if (isfinite(hv))
             cJSON_AddNumberToObject(o, "hypervolume", hv);
@@ -671,6 +747,20 @@ int cmd_sweep(int argc, char **argv)
         snprintf(db, sizeof db, "results/%s.db", sp.name);
     }
     r.sp = &sp;
+    r.keep = 4000000; /* about 200 MB of points with three objectives */
+    if (cli_get(opts, "keep-points") &&
+        (rc = cli_int("keep-points", cli_get(opts, "keep-points"), 0, 1LL << 40, &r.keep, &e)))
+        goto out;
+    r.keep_at = r.keep;
+    r.wa = -1;
+    for (int a = 0; a < sp.n_axes; a++)
+        if (sp.axes[a].kind == AX_WORKLOAD)
+            r.wa = a;
+    for (int g = 0; g < SW_MAX_WORKLOADS; g++)
+        for (int k = 0; k < SW_MAX_OBJ; k++) {
+            r.gmin[g][k] = INFINITY;
+            r.gmax[g][k] = -INFINITY;
+        }
     for (int a = 0; a < sp.n_axes; a++)
         r.order[sp.axes[a].spec_pos] = a;
     struct store_col cols[SW_MAX_AXES];
@@ -783,7 +873,7 @@ int cmd_sweep(int argc, char **argv)
             fputc('\n', stderr);
         rc = st ? store_finish_run(st, r.run_id, "interrupted", NAN, &e) : DSE_OK;
         fprintf(stderr, "dse: interrupted: %lld points saved in %s (run %lld); finish with dse sweep %s --resume%s%s\n",
-                r.n, db, r.run_id, sp.path, cli_get(opts, "db") ? " --db " : "", cli_get(opts, "db") ? db : "");
+                r.n_total, db, r.run_id, sp.path, cli_get(opts, "db") ? " --db " : "", cli_get(opts, "db") ? db : "");
         if (!rc)
             rc = DSE_ERUNTIME;
         dse_err_set(&e, rc, NULL, NULL, "interrupted");
@@ -791,7 +881,9 @@ int cmd_sweep(int argc, char **argv)
     }
 
     /* Rank the feasible points. */
-    long long nf = r.n_feasible, nfront = 0;
+    long long nf = 0, nfront = 0; /* the feasible points held (all of them unless pruned) */
+    for (long long i = 0; i < r.n; i++)
+        nf += r.feasible[i];
     int m = sp.n_obj;
     fobj = malloc(sizeof *fobj * (size_t)(nf ? nf : 1) * m);
     fidx = malloc(sizeof *fidx * (size_t)(nf ? nf : 1));
@@ -841,7 +933,7 @@ int cmd_sweep(int argc, char **argv)
                 gk[ng++] = k;
             }
         ghv[g] = NAN;
-        if (ng > SW_RANK_ALL_MAX) { /* the front alone, O(n log n): further ranks are left NULL */
+        if (ng > SW_RANK_ALL_MAX || r.pruned) { /* the front alone, O(n log n): further ranks are left NULL */
             unsigned char *in = malloc((size_t)ng);
             if (!in)
                 rc = dse_err_set(&e, DSE_ERUNTIME, NULL, NULL, "out of memory");
@@ -863,6 +955,10 @@ int cmd_sweep(int argc, char **argv)
                 double ref[SW_MAX_OBJ];
                 struct dse_err he;
                 pareto_reference(gobj, (int)ng, m, ref);
+                for (int k = 0; k < m && r.pruned; k++) { /* the range tracked over every feasible point */
+                    double lo = r.gmin[g][k], hi = r.gmax[g][k], span = hi - lo;
+                    ref[k] = hi + (span > 0 ? 0.1 * span : hi != 0 ? 0.1 * fabs(hi) : 1);
+                }
                 for (int k = 0; k < m && sp.obj[0].has_ref; k++) /* fixed by the spec (minimised: max negated) */
                     ref[k] = sp.obj[k].maximize ? -sp.obj[k].ref : sp.obj[k].ref;
                 for (long long i = f0; i < nfront; i++)
@@ -890,7 +986,8 @@ int cmd_sweep(int argc, char **argv)
     if (!json && !csv) {
         printf("dse sweep %s: %lld points evaluated in %.2f s (%.0f points/s, %lld threads), %lld feasible, run %lld "
                "in %s\n",
-               sp.name, r.n - r.n_stored, elapsed, (r.n - r.n_stored) / (elapsed > 1e-9 ? elapsed : 1e-9), threads, nf,
+               sp.name, r.n_total - r.n_stored, elapsed, (r.n_total - r.n_stored) / (elapsed > 1e-9 ? elapsed : 1e-9),
+               threads, r.n_feasible,
                r.run_id, db);
         int fid_axis = 0;
         for (int a = 0; a < sp.n_axes; a++)
@@ -899,7 +996,10 @@ int cmd_sweep(int argc, char **argv)
                                                  : sp.fidelity == FID_CYCLE ? "cycle-approximate tier"
                                                                             : "analytical roofline");
         print_accuracy(prep);
-        if (ranked_front_only)
+        if (r.pruned)
+            printf("ranks: more than %lld points were held in memory, so the dominated ones were dropped as the run "
+                   "went (--keep-points): the front is exact, the database's rank is NULL beyond it\n", r.keep);
+        else if (ranked_front_only)
             printf("ranks: over %d feasible points of a workload, only the front is found (rank 0); the database's "
                    "rank is NULL for the other feasible points\n", SW_RANK_ALL_MAX);
         for (int g = 0; g < groups; g++)

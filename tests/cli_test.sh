@@ -2085,6 +2085,21 @@ dse plot "$tmp/crowd.db" -o "$tmp/crowd.svg"
 [ "$rc" = 0 ] && grep -q "the front, magnified" "$tmp/crowd.svg" && ! grep -q "magnified" "$tmp/lab.svg" && ok plot-inset || fail plot-inset "exit $rc: $(first_err)"
 expect_fail plot-color-unknown 2 "--color: 'colour' is not an axis of run 1" plot "$tmp/lab.db" --color colour -o "$tmp/lab3.svg"
 
+# --keep-points: the dominated points dropped as the run goes give the same front, hypervolume and
+# pareto column as holding every point; the rank is NULL beyond the front then
+dse sweep sweeps/llm_edge.json --no-plot --db "$tmp/keep.db" --keep-points 100 --csv
+cp "$OUT" "$tmp/keep.csv"
+dse sweep sweeps/llm_edge.json --no-plot --db "$tmp/all.db" --csv
+if cmp -s "$OUT" "$tmp/keep.csv" && python3 -c "
+import sqlite3,sys
+c=sqlite3.connect(sys.argv[1]); c.execute('attach ? as q', (sys.argv[2],))
+bad, nulls, front = c.execute('select sum(a.pareto != b.pareto), sum(a.rank is null and a.feasible and not a.pareto), sum(a.pareto) from points a join q.points b using(point)').fetchone()
+assert bad == 0 and front > 0 and nulls > 0, (bad, nulls, front)
+" "$tmp/keep.db" "$tmp/all.db"; then ok sweep-keep-points; else fail sweep-keep-points "fronts or pareto flags differ"; fi
+"$BIN" sweep sweeps/llm_edge.json --no-plot --no-db --keep-points 100 >"$OUT" 2>&1
+grep -q "^ranks: more than 100 points were held in memory" "$OUT" && ok sweep-keep-points-note || fail sweep-keep-points-note "$(head -c 200 "$OUT")"
+expect_fail sweep-keep-points-bad 2 "--keep-points" sweep sweeps/llm_edge.json --no-db --keep-points -5
+
 # Every shipped description is installed and distributed (Makefile.am lists each by name).
 missing=""
 for f in hwdesc/*.json models/*.json models/*.csv models/tpuv1/*.json models/traces/*.csv sweeps/*.json software/*.json validate/published/error-bars.json; do
