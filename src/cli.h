@@ -68,6 +68,7 @@ int cmd_list(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
 int cmd_serve(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
+int cmd_show(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
 /* dse validate --published, dse calibrate --published (cli_published.c), with the parsed options. */

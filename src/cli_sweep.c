@@ -1055,3 +1055,128 @@ out:
     free(front);
     return rc;
 }
+
+/* dse show DB POINT [--run ID] [--json]: a stored point evaluated again from its run's spec (the run's
+ * inputs must be unchanged: the same spec, files and dse give the same numbers) with every metric of
+ * the registry, those the database does not keep as well. */
+static struct cli_opt show_opts_proto[] = {
+    {"run", 1, "run id in the database (default: the newest run)", NULL},
+    {"json", 0, "print one JSON object", NULL},
+    {"help", 0, "this help", NULL},
+    {NULL, 0, NULL, NULL},
+};
+
+int cmd_show(int argc, char **argv)
+{
+    struct cli_opt opts[sizeof show_opts_proto / sizeof show_opts_proto[0]];
+    memcpy(opts, show_opts_proto, sizeof opts);
+    struct dse_err e;
+    const char *pos[2];
+    int npos, rc, have_spec = 0;
+    long long run = 0, point = -1;
+    struct store *st = NULL;
+    struct store_resumable rs = {0};
+    char *spec = NULL, changed[2048];
+    struct sweep_spec sp;
+    struct sweep_prep *prep = NULL;
+    struct sw_row row;
+    dse_err_clear(&e);
+    if ((rc = cli_parse(argc, argv, 2, opts, pos, 2, &npos, "show", &e)))
+        goto out;
+    if (cli_get(opts, "help")) {
+        printf("usage: dse show DB POINT [--run ID] [--json]\n\nEvaluates a stored point of a sweep again from its run's "
+               "spec and prints every metric of the registry\n(the database keeps the columns the run asked for). The run's "
+               "inputs must be unchanged.\n\noptions:\n");
+        cli_print_options(show_opts_proto);
+        return 0;
+    }
+    if (npos != 2) {
+        rc = dse_err_set(&e, DSE_EINPUT, NULL, NULL, "show: expected a database and a point (see dse help show)");
+        goto out;
+    }
+    if ((rc = cli_int("point", pos[1], 0, 1LL << 62, &point, &e)) ||
+        (cli_get(opts, "run") && (rc = cli_int("run", cli_get(opts, "run"), 1, 1LL << 62, &run, &e))))
+        goto out;
+    struct stat sb;
+    if (stat(pos[0], &sb) != 0 || !S_ISREG(sb.st_mode)) { /* never created here */
+        rc = dse_err_set(&e, DSE_EINPUT, pos[0], NULL, "no such database");
+        goto out;
+    }
+    if ((rc = store_open(pos[0], &st, &e)) || (rc = store_get_run(st, run, &rs, &spec, &e)))
+        goto out;
+    if (!rs.id) {
+        rc = dse_err_set(&e, DSE_EINPUT, pos[0], NULL, run > 0 ? "no run %lld" : "no run%.0lld", run);
+        goto out;
+    }
+    cJSON *in = cJSON_Parse(rs.inputs_json);
+    char path[1024] = "spec.json";
+    if (cJSON_IsObject(in) && in->child && in->child->string)
+        dse_strlcpy(path, in->child->string, sizeof path); /* the spec's own path comes first */
+    cJSON_Delete(in);
+    if ((rc = sweep_spec_load_buf(spec, strlen(spec), path, 0, &sp, &e)))
+        goto out;
+    have_spec = 1;
+    changed_inputs(&sp, &rs, changed, sizeof changed);
+    if (changed[0]) {
+        rc = dse_err_set(&e, DSE_EINPUT, pos[0], NULL, "run %lld's inputs changed since it ran (%s): its points cannot be "
+                         "evaluated again as they were", rs.id, changed);
+        goto out;
+    }
+    if (point >= sp.points) {
+        rc = dse_err_set(&e, DSE_EINPUT, pos[0], NULL, "point %lld: run %lld's space has %lld points (0 to %lld)", point,
+                         rs.id, sp.points, sp.points - 1);
+        goto out;
+    }
+    if ((rc = sweep_prepare(&sp, &prep, &e)) || (rc = sweep_scratch_init(prep, 1, &e)))
+        goto out;
+    if (sweep_eval_point(prep, point, 0, &row, &e)) {
+        rc = e.code ? e.code : DSE_ERUNTIME;
+        goto out;
+    }
+    struct run r = {.sp = &sp};
+    int p = 0;
+    for (int a = 0; a < sp.n_axes; a++) /* spec order, as the database's columns */
+        for (int k = 0; k < sp.n_axes; k++)
+            if (sp.axes[k].spec_pos == a)
+                r.order[p++] = k;
+    const char *vals[SW_MAX_AXES];
+    axis_values(&r, point, vals);
+    if (cli_get(opts, "json")) {
+        cJSON *o = cJSON_CreateObject(), *d = cJSON_AddObjectToObject(o, "design"), *m = cJSON_AddObjectToObject(o, "metrics");
+        cJSON_AddNumberToObject(o, "run_id", (double)rs.id);
+        cJSON_AddNumberToObject(o, "point", (double)point);
+        for (int q = 0; q < sp.n_axes; q++)
+            cJSON_AddStringToObject(d, sp.axes[r.order[q]].name, vals[q]);
+        cJSON_AddBoolToObject(o, "feasible", row.feasible);
+        if (!row.feasible)
+            cJSON_AddStringToObject(o, "reason", row.reason);
+        for (int i = 0; i < metric_count; i++)
+            if (isfinite(row.metric[i]))
+                cJSON_AddNumberToObject(m, metric_table[i].name, row.metric[i]);
+        char *txt = cJSON_Print(o);
+        if (txt)
+            puts(txt);
+        free(txt);
+        cJSON_Delete(o);
+    } else {
+        printf("dse show: point %lld of run %lld (%s) in %s, evaluated again\n", point, rs.id, sp.name, pos[0]);
+        for (int q = 0; q < sp.n_axes; q++)
+            printf("  %-28s %s\n", sp.axes[r.order[q]].name, vals[q]);
+        printf("%s%s\n\n", row.feasible ? "feasible" : "infeasible: ", row.feasible ? "" : row.reason);
+        printf("%-28s %16s  %-8s %s\n", "metric", "value", "unit", "description");
+        for (int i = 0; i < metric_count; i++)
+            if (isfinite(row.metric[i]))
+                printf("%-28s %16.6g  %-8s %s\n", metric_table[i].name, row.metric[i], metric_table[i].unit,
+                       metric_table[i].what);
+    }
+out:
+    if (rc)
+        dse_err_print(stderr, &e);
+    sweep_prep_free(prep);
+    if (have_spec)
+        sweep_spec_free(&sp);
+    store_resumable_free(&rs);
+    free(spec);
+    store_close(st);
+    return rc;
+}

@@ -362,6 +362,48 @@ int store_find_resumable(struct store *s, const char *name, struct store_resumab
     return out;
 }
 
+int store_get_run(struct store *s, long long run_id, struct store_resumable *r, char **spec, struct dse_err *e)
+{
+    sqlite3_stmt *st;
+    memset(r, 0, sizeof *r);
+    *spec = NULL;
+    if (sqlite3_prepare_v2(s->db,
+                           run_id > 0 ? "SELECT id, spec_hash, dse_version, git, inputs, spec FROM runs WHERE id = ?"
+                                      : "SELECT id, spec_hash, dse_version, git, inputs, spec FROM runs ORDER BY id DESC LIMIT 1",
+                           -1, &st, NULL) != SQLITE_OK)
+        return db_err(s, e, "runs");
+    if (run_id > 0)
+        sqlite3_bind_int64(st, 1, run_id);
+    int rc = sqlite3_step(st), out = DSE_OK;
+    if (rc == SQLITE_ROW) {
+        const char *txt[5];
+        for (int i = 0; i < 5; i++)
+            txt[i] = sqlite3_column_text(st, 1 + i) ? (const char *)sqlite3_column_text(st, 1 + i) : "";
+        r->id = sqlite3_column_int64(st, 0);
+        dse_strlcpy(r->spec_hash, txt[0], sizeof r->spec_hash);
+        dse_strlcpy(r->version, txt[1], sizeof r->version);
+        dse_strlcpy(r->git, txt[2], sizeof r->git);
+        size_t n = strlen(txt[3]) + 1, m = strlen(txt[4]) + 1;
+        r->inputs_json = malloc(n);
+        *spec = malloc(m);
+        if (!r->inputs_json || !*spec) {
+            out = dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+        } else {
+            memcpy(r->inputs_json, txt[3], n);
+            memcpy(*spec, txt[4], m);
+        }
+    } else if (rc != SQLITE_DONE) {
+        out = db_err(s, e, "runs");
+    }
+    sqlite3_finalize(st);
+    if (out) {
+        store_resumable_free(r);
+        free(*spec);
+        *spec = NULL;
+    }
+    return out;
+}
+
 void store_resumable_free(struct store_resumable *r)
 {
     free(r->inputs_json);

@@ -50,6 +50,9 @@ struct store_resumable {
  * r (r->id = 0 when there is none); reads only. store_resumable_free releases it. */
 int store_find_resumable(struct store *s, const char *name, struct store_resumable *r, struct dse_err *e);
 void store_resumable_free(struct store_resumable *r);
+/* Run run_id (<= 0: the newest) as it was started, into r (r->id = 0 when there is none), and its spec's
+ * text (*spec, malloc'd: the caller frees it); reads only. */
+int store_get_run(struct store *s, long long run_id, struct store_resumable *r, char **spec, struct dse_err *e);
 int store_tx_begin(struct store *s, struct dse_err *e);
 int store_tx_commit(struct store *s, struct dse_err *e);
 /* One point: axis values as text (bound as REAL for numeric columns), metrics (NAN -> NULL). */

@@ -2047,7 +2047,7 @@ expect_fail sweep-prompt-context 2 "prompt 1000 + 32 generated tokens = 1032 exc
 # Progress on a terminal (util-linux script gives dse one): a bar for serve and validate; never on a
 # pipe (every expect_ok here checks stderr stays empty).
 if command -v script >/dev/null 2>&1; then
-    script -qec "$BIN serve --hw nvidia-h100-sxm5-80gb --workload llama-3.1-8b --requests 100000 --rate 15 --lengths models/traces/azure-conv-2023.csv" /dev/null >"$tmp/tty.out" 2>&1
+    script -qec "$BIN serve --hw nvidia-h100-sxm5-80gb --workload llama-3.1-8b --requests 1000000 --rate 15 --lengths models/traces/azure-conv-2023.csv" /dev/null >"$tmp/tty.out" 2>&1
     script -qec "$BIN validate --published --serving" /dev/null >>"$tmp/tty.out" 2>&1
     if tr '\r' '\n' <"$tmp/tty.out" | grep -q "^dse serve: simulating \[#" && tr '\r' '\n' <"$tmp/tty.out" | grep -q "^dse validate: serving cases \[#"; then
         ok progress-tty
@@ -2099,6 +2099,26 @@ assert bad == 0 and front > 0 and nulls > 0, (bad, nulls, front)
 "$BIN" sweep sweeps/llm_edge.json --no-plot --no-db --keep-points 100 >"$OUT" 2>&1
 grep -q "^ranks: more than 100 points were held in memory" "$OUT" && ok sweep-keep-points-note || fail sweep-keep-points-note "$(head -c 200 "$OUT")"
 expect_fail sweep-keep-points-bad 2 "--keep-points" sweep sweeps/llm_edge.json --no-db --keep-points -5
+
+# dse show: a stored point evaluated again gives the values stored, and every metric besides
+cp sweeps/llm_edge.json "$tmp/show-spec.json"
+cp models/llama-3.2-1b.json "$tmp/show-model.json"
+sed -i 's|"models/llama-3.2-1b.json"|"'"$tmp"'/show-model.json"|; s|"hwdesc/|"'"$SRC"'/hwdesc/|g' "$tmp/show-spec.json"
+"$BIN" sweep "$tmp/show-spec.json" --db "$tmp/show.db" --no-plot --quiet >/dev/null 2>&1
+pt=$(python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute('select point from points where pareto = 1 order by point limit 1').fetchone()[0])" "$tmp/show.db" 2>/dev/null)
+dse show "$tmp/show.db" "$pt" --json
+if [ "$rc" = 0 ] && python3 -c "
+import json,sqlite3,sys
+d=json.load(open(sys.argv[1])); c=sqlite3.connect(sys.argv[2])
+tps, ttft, prec = c.execute('select tokens_per_s, ttft_ms, precision from points where point = ?', (int(sys.argv[3]),)).fetchone()
+m=d['metrics']
+assert m['tokens_per_s'] == tps and m['ttft_ms'] == ttft and d['design']['precision'] == prec and 'kernels' in m, (m['tokens_per_s'], tps)
+" "$OUT" "$tmp/show.db" "$pt" 2>"$tmp/show.err"; then ok show-point; else fail show-point "exit $rc: $(head -c 300 "$tmp/show.err") $(first_err)"; fi
+expect_fail show-no-point 2 "point 5000: run 1's space has 1920 points (0 to 1919)" show "$tmp/show.db" 5000
+expect_fail show-no-db 2 "no such database" show "$tmp/none.db" 1
+expect_fail show-no-run 2 "no run 7" show "$tmp/show.db" 1 --run 7
+sed -i 's/"source": "/"source": "edited: /' "$tmp/show-model.json"  # a model the run read, changed since
+expect_fail show-changed 2 "run 1's inputs changed since it ran" show "$tmp/show.db" 1
 
 # Every shipped description is installed and distributed (Makefile.am lists each by name).
 missing=""
