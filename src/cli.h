@@ -51,6 +51,8 @@ int cli_hwdesc_device(const char *path, const char *name, struct cJSON **root, s
 /* Writes root as JSON in the shipped files' layout (two-space indents, "key": value) to path through a
  * temporary file renamed into place, so a failure leaves path as it was; with is_hwdesc the
  * temporary must load as a hwdesc first. root is deleted. */
+/* Prints o on stdout (indented) and deletes it. */
+void cli_print_json(struct cJSON *o);
 int cli_write_json(struct cJSON *root, const char *path, int is_hwdesc, struct dse_err *e);
 
 struct eval_req;

@@ -54,6 +54,15 @@ int cli_parse(int argc, char **argv, int first, struct cli_opt *opts, const char
     return DSE_OK;
 }
 
+void cli_print_json(cJSON *o)
+{
+    char *txt = cJSON_Print(o);
+    if (txt)
+        puts(txt);
+    free(txt);
+    cJSON_Delete(o);
+}
+
 int cli_load_opt(const struct cli_opt *opts, struct wl_load_opt *lo, struct dse_err *e)
 {
     const char *d = cli_get(opts, "dim"), *u = cli_get(opts, "unknown-ops");

@@ -1153,11 +1153,7 @@ int cmd_show(int argc, char **argv)
         for (int i = 0; i < metric_count; i++)
             if (isfinite(row.metric[i]))
                 cJSON_AddNumberToObject(m, metric_table[i].name, row.metric[i]);
-        char *txt = cJSON_Print(o);
-        if (txt)
-            puts(txt);
-        free(txt);
-        cJSON_Delete(o);
+        cli_print_json(o);
     } else {
         printf("dse show: point %lld of run %lld (%s) in %s, evaluated again\n", point, rs.id, sp.name, pos[0]);
         for (int q = 0; q < sp.n_axes; q++)

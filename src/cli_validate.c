@@ -704,11 +704,7 @@ int cmd_validate(int argc, char **argv)
             cJSON_AddBoolToObject(x, "flagged", k->flagged);
             cJSON_AddItemToArray(arr, x);
         }
-        char *txt = cJSON_Print(o);
-        if (txt)
-            puts(txt);
-        free(txt);
-        cJSON_Delete(o);
+        cli_print_json(o);
     } else {
         printf("dse validate: suite %s, %d kernels on %s (%s), %s tier, %d threads\n\n", s.name, s.n, sys->name,
                hwpath, fidelity_names[f], used_threads(threads));

@@ -111,6 +111,19 @@ static int cmp_row_lex(const void *a, const void *b, const void *ctx)
     return 0;
 }
 
+/* n points of m objectives, none NaN; else DSE_EINPUT naming fn */
+static int check_points(const char *fn, const double *obj, int n, int m, struct dse_err *e)
+{
+    if (n < 0 || m < 1 || m > PARETO_MAX_OBJ)
+        return dse_err_set(e, DSE_EINPUT, NULL, NULL, "%s: need n >= 0 points and 1 to %d objectives (got n = %d, m = %d)",
+                           fn, PARETO_MAX_OBJ, n, m);
+    for (size_t i = 0; i < (size_t)n * (size_t)m; i++)
+        if (isnan(obj[i]))
+            return dse_err_set(e, DSE_EINPUT, NULL, NULL, "%s: objective %d of point %d is NaN", fn,
+                               (int)(i % (size_t)m), (int)(i / (size_t)m));
+    return DSE_OK;
+}
+
 /* ---- non-domination ranks ---- */
 
 /* m <= 2 (Jensen, IEEE TEC 7(5), 2003, the two-objective case). After sorting by (f0, f1), every
@@ -387,13 +400,9 @@ out:
 
 int pareto_rank(const double *obj, int n, int m, int *rank, struct dse_err *e)
 {
-    if (n < 0 || m < 1 || m > PARETO_MAX_OBJ)
-        return dse_err_set(e, DSE_EINPUT, NULL, NULL, "pareto_rank: need n >= 0 points and 1 to %d objectives (got n = %d, m = %d)",
-                           PARETO_MAX_OBJ, n, m);
-    for (size_t i = 0; i < (size_t)n * (size_t)m; i++)
-        if (isnan(obj[i]))
-            return dse_err_set(e, DSE_EINPUT, NULL, NULL, "pareto_rank: objective %d of point %d is NaN",
-                               (int)(i % (size_t)m), (int)(i / (size_t)m));
+    int rc = check_points("pareto_rank", obj, n, m, e);
+    if (rc)
+        return rc;
     if (n == 0)
         return DSE_OK;
     if (m <= 2)
@@ -410,13 +419,9 @@ int pareto_rank(const double *obj, int n, int m, int *rank, struct dse_err *e)
  * all fronts is what makes full ranking O(n log^2 n)). */
 int pareto_front(const double *obj, int n, int m, unsigned char *in, struct dse_err *e)
 {
-    if (n < 0 || m < 1 || m > PARETO_MAX_OBJ)
-        return dse_err_set(e, DSE_EINPUT, NULL, NULL, "pareto_front: need n >= 0 points and 1 to %d objectives (got n = %d, m = %d)",
-                           PARETO_MAX_OBJ, n, m);
-    for (size_t i = 0; i < (size_t)n * (size_t)m; i++)
-        if (isnan(obj[i]))
-            return dse_err_set(e, DSE_EINPUT, NULL, NULL, "pareto_front: objective %d of point %d is NaN",
-                               (int)(i % (size_t)m), (int)(i / (size_t)m));
+    int rc0 = check_points("pareto_front", obj, n, m, e);
+    if (rc0)
+        return rc0;
     if (n == 0)
         return DSE_OK;
     int rc = DSE_OK, nfr = 0, root = -1, nn = 0, *ord = NULL, *fr = NULL;

@@ -329,6 +329,27 @@ int store_begin_run(struct store *s, const struct store_run_info *ri, long long 
     return DSE_OK;
 }
 
+/* The row st stepped to (id, spec_hash, dse_version, git, inputs[, spec]) into r and, when spec is
+ * given, the spec's text (malloc'd). */
+static int run_row(struct store *s, sqlite3_stmt *st, struct store_resumable *r, char **spec, struct dse_err *e)
+{
+    (void)s;
+    const char *txt[5];
+    for (int i = 0; i < (spec ? 5 : 4); i++)
+        txt[i] = sqlite3_column_text(st, 1 + i) ? (const char *)sqlite3_column_text(st, 1 + i) : "";
+    r->id = sqlite3_column_int64(st, 0);
+    dse_strlcpy(r->spec_hash, txt[0], sizeof r->spec_hash);
+    dse_strlcpy(r->version, txt[1], sizeof r->version);
+    dse_strlcpy(r->git, txt[2], sizeof r->git);
+    size_t n = strlen(txt[3]) + 1;
+    if (!(r->inputs_json = malloc(n)) || (spec && !(*spec = malloc(strlen(txt[4]) + 1))))
+        return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+    memcpy(r->inputs_json, txt[3], n);
+    if (spec)
+        memcpy(*spec, txt[4], strlen(txt[4]) + 1);
+    return DSE_OK;
+}
+
 int store_find_resumable(struct store *s, const char *name, struct store_resumable *r, struct dse_err *e)
 {
     sqlite3_stmt *st;
@@ -340,22 +361,10 @@ int store_find_resumable(struct store *s, const char *name, struct store_resumab
         return db_err(s, e, "runs");
     sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
     int rc = sqlite3_step(st), out = DSE_OK;
-    if (rc == SQLITE_ROW) {
-        const char *txt[4];
-        for (int i = 0; i < 4; i++)
-            txt[i] = sqlite3_column_text(st, 1 + i) ? (const char *)sqlite3_column_text(st, 1 + i) : "";
-        r->id = sqlite3_column_int64(st, 0);
-        dse_strlcpy(r->spec_hash, txt[0], sizeof r->spec_hash);
-        dse_strlcpy(r->version, txt[1], sizeof r->version);
-        dse_strlcpy(r->git, txt[2], sizeof r->git);
-        size_t n = strlen(txt[3]) + 1;
-        if (!(r->inputs_json = malloc(n)))
-            out = dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
-        else
-            memcpy(r->inputs_json, txt[3], n);
-    } else if (rc != SQLITE_DONE) {
+    if (rc == SQLITE_ROW)
+        out = run_row(s, st, r, NULL, e);
+    else if (rc != SQLITE_DONE)
         out = db_err(s, e, "runs");
-    }
     sqlite3_finalize(st);
     if (out)
         store_resumable_free(r);
@@ -375,26 +384,10 @@ int store_get_run(struct store *s, long long run_id, struct store_resumable *r, 
     if (run_id > 0)
         sqlite3_bind_int64(st, 1, run_id);
     int rc = sqlite3_step(st), out = DSE_OK;
-    if (rc == SQLITE_ROW) {
-        const char *txt[5];
-        for (int i = 0; i < 5; i++)
-            txt[i] = sqlite3_column_text(st, 1 + i) ? (const char *)sqlite3_column_text(st, 1 + i) : "";
-        r->id = sqlite3_column_int64(st, 0);
-        dse_strlcpy(r->spec_hash, txt[0], sizeof r->spec_hash);
-        dse_strlcpy(r->version, txt[1], sizeof r->version);
-        dse_strlcpy(r->git, txt[2], sizeof r->git);
-        size_t n = strlen(txt[3]) + 1, m = strlen(txt[4]) + 1;
-        r->inputs_json = malloc(n);
-        *spec = malloc(m);
-        if (!r->inputs_json || !*spec) {
-            out = dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
-        } else {
-            memcpy(r->inputs_json, txt[3], n);
-            memcpy(*spec, txt[4], m);
-        }
-    } else if (rc != SQLITE_DONE) {
+    if (rc == SQLITE_ROW)
+        out = run_row(s, st, r, spec, e);
+    else if (rc != SQLITE_DONE)
         out = db_err(s, e, "runs");
-    }
     sqlite3_finalize(st);
     if (out) {
         store_resumable_free(r);

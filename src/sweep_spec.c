@@ -253,18 +253,11 @@ static int load_workload(struct ju *j, const cJSON *o, const char *spec_path, un
         }
         ju_pop(j, old);
     }
-    if (cJSON_GetObjectItemCaseSensitive(o, "unknown_ops")) {
-        char u[16];
-        if ((rc = ju_str(j, o, "unknown_ops", 0, u, sizeof u)))
-            return rc;
-        if (strcmp(u, "error") && strcmp(u, "memory")) {
-            size_t old = ju_key(j, "unknown_ops");
-            rc = ju_fail(j, "expected \"error\" or \"memory\", got '%s'", u);
-            ju_pop(j, old);
-            return rc;
-        }
-        lo.unknown_memory = u[0] == 'm';
-    }
+    static const char *const unknown_ops[] = {"error", "memory", NULL};
+    int uo = 0;
+    if ((rc = ju_enum(j, o, "unknown_ops", JU_OPT, unknown_ops, &uo)))
+        return rc;
+    lo.unknown_memory = uo == 1;
     size_t pl = strlen(w->path);
     int onnx = pl > 5 && !strcasecmp(w->path + pl - 5, ".onnx");
     if ((rc = wl_load_file_opt(w->path, &lo, &w->model, e)))

@@ -828,6 +828,16 @@ static int h_pool(struct ox_b *b, const struct ox_node *n, int arg)
 
 /* ---- matrix products ---- */
 
+/* A batched product's operand t at the common leading shape (rank r, dims d): copied there when it
+ * broadcasts (widen), else viewed. */
+static int at_lead(struct ox_b *b, const struct ox_node *n, int t, int widen, int r, const int64_t *d)
+{
+    if (t < 0 || !widen)
+        return view(b, n, t, r, d, -1);
+    int big = ttmp(b, n, r, d);
+    return emit(b, n, OP_COPY, &t, 1, big) < 0 ? -1 : big;
+}
+
 /* C = A B with numpy's rules: a 1-D A is a row, a 1-D B a column (both dropped from the result);
  * leading dimensions broadcast. B with no leading dimensions beyond 1 is one matrix (weights); else
  * the product is batched, operands broadcast to the common leading shape by a copy first. */
@@ -884,28 +894,13 @@ static int matmul_core(struct ox_b *b, const struct ox_node *n, int ai_, int bi_
         memcpy(full, lead, sizeof *lead * (size_t)rl);
         full[rl] = M;
         full[rl + 1] = K;
-        int a0 = tin_as(b, n, ai_, ra, ad);
-        if (prod(ad, 0, ra - 2) != prod(lead, 0, rl)) {
-            int big = ttmp(b, n, r, full);
-            if (emit(b, n, OP_COPY, &a0, 1, big) < 0)
-                return b->e->code;
-            ta = big;
-        } else {
-            ta = view(b, n, a0, r, full, -1);
-        }
         int64_t fb[OX_RANK + 2];
         memcpy(fb, lead, sizeof *lead * (size_t)rl);
         fb[rl] = bd[rb - 2];
         fb[rl + 1] = bd[rb - 1];
-        int b0 = tin_as(b, n, bi_, rb, bd);
-        if (prod(bd, 0, rb - 2) != prod(lead, 0, rl)) {
-            int big = ttmp(b, n, r, fb);
-            if (emit(b, n, OP_COPY, &b0, 1, big) < 0)
-                return b->e->code;
-            tb = big;
-        } else {
-            tb = view(b, n, b0, r, fb, -1);
-        }
+        if ((ta = at_lead(b, n, tin_as(b, n, ai_, ra, ad), prod(ad, 0, ra - 2) != prod(lead, 0, rl), r, full)) < 0 ||
+            (tb = at_lead(b, n, tin_as(b, n, bi_, rb, bd), prod(bd, 0, rb - 2) != prod(lead, 0, rl), r, fb)) < 0)
+            return b->e->code;
         memcpy(md, full, sizeof *md * (size_t)r);
     }
     md[r - 1] = N;
