@@ -295,32 +295,29 @@ static char *untab(char *txt)
     return o;
 }
 
+static int check_hwdesc(const char *tmp, void *ctx, struct dse_err *e)
+{
+    (void)ctx;
+    struct hw_system *check = malloc(sizeof *check);
+    int rc = check ? hw_load_file(tmp, check, e) : dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+    free(check);
+    return rc;
+}
+
 int cli_write_json(cJSON *root, const char *path, int is_hwdesc, struct dse_err *e)
 {
     char *txt = cJSON_Print(root);
     cJSON_Delete(root);
     if (!txt || !(txt = untab(txt)))
         return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
-    char tmp[1100];
-    snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
-    FILE *f = fopen(tmp, "w");
-    int ok = f && fputs(txt, f) >= 0 && fputc('\n', f) != EOF;
-    if (f && fclose(f) != 0)
-        ok = 0;
-    int err = ok ? 0 : errno, rc = DSE_OK;
-    free(txt);
-    if (ok && is_hwdesc) { /* never a calibrated hwdesc that dse itself would refuse */
-        struct hw_system *check = malloc(sizeof *check);
-        rc = check ? hw_load_file(tmp, check, e) : dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
-        free(check);
-        ok = rc == DSE_OK;
+    size_t n = strlen(txt);
+    char *buf = realloc(txt, n + 2);
+    if (!buf) {
+        free(txt);
+        return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
     }
-    if (ok && rename(tmp, path) != 0) {
-        ok = 0;
-        err = errno;
-    }
-    if (ok)
-        return DSE_OK;
-    unlink(tmp);
-    return rc ? rc : dse_err_set(e, DSE_ERUNTIME, path, NULL, "cannot write: %s", strerror(err));
+    buf[n] = '\n'; /* never a calibrated hwdesc that dse itself would refuse */
+    int rc = ju_write_atomic(path, buf, n + 1, is_hwdesc ? check_hwdesc : NULL, NULL, e);
+    free(buf);
+    return rc;
 }

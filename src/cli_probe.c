@@ -107,36 +107,6 @@ static int check_target(const char *path, int force, struct dse_err *e)
 
 /* Writes txt to path through a temporary file in the same directory renamed into place, so a
  * reader never sees half a file. */
-static int write_atomic(const char *path, const char *txt, struct dse_err *e)
-{
-    char tmp[1100];
-    if (snprintf(tmp, sizeof tmp, "%s.tmp.XXXXXX", path) >= (int)sizeof tmp)
-        return dse_err_set(e, DSE_EINPUT, path, NULL, "path too long");
-    int fd = mkstemp(tmp);
-    if (fd < 0)
-        return dse_err_set(e, DSE_ERUNTIME, tmp, NULL, "cannot create: %s", strerror(errno));
-    size_t len = strlen(txt), off = 0;
-    int rc = DSE_OK;
-    while (off < len) {
-        ssize_t w = write(fd, txt + off, len - off);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0) {
-            rc = dse_err_set(e, DSE_ERUNTIME, tmp, NULL, "write failed: %s", strerror(errno));
-            break;
-        }
-        off += (size_t)w;
-    }
-    if (!rc && (fchmod(fd, 0644) != 0 || fsync(fd) != 0))
-        rc = dse_err_set(e, DSE_ERUNTIME, tmp, NULL, "cannot finish writing: %s", strerror(errno));
-    if (close(fd) != 0 && !rc)
-        rc = dse_err_set(e, DSE_ERUNTIME, tmp, NULL, "close failed: %s", strerror(errno));
-    if (!rc && rename(tmp, path) != 0)
-        rc = dse_err_set(e, DSE_ERUNTIME, path, NULL, "cannot rename %s into place: %s", tmp, strerror(errno));
-    if (rc)
-        unlink(tmp);
-    return rc;
-}
 
 static void fmt_rate(double v, const char *unit, char *buf, size_t n)
 {
@@ -495,7 +465,7 @@ int cmd_probe(int argc, char **argv)
         rc = dse_err_set(&e, DSE_ERUNTIME, NULL, NULL, "the hwdesc built for this host does not load: %s", msg);
         goto out;
     }
-    if ((rc = write_atomic(path, txt, &e)))
+    if ((rc = ju_write_atomic(path, txt, strlen(txt), NULL, NULL, &e)))
         goto out;
     if (hw_load_file(path, sys, &e) != DSE_OK) {
         char msg[sizeof e.msg];
