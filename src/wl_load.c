@@ -677,6 +677,9 @@ int wl_load_file_opt(const char *path, const struct wl_load_opt *opt, struct wl_
     if (!onnx && opt && opt->n_dims)
         return dse_err_set(e, DSE_EINPUT, path, NULL, "--dim binds an ONNX model's dynamic dimensions; %s is not one",
                            path);
+    if (!onnx && opt && opt->unknown_memory)
+        return dse_err_set(e, DSE_EINPUT, path, NULL, "--unknown-ops applies to ONNX models' operators; %s is not one",
+                           path);
     /* protobuf's own limit is 2 GiB; large weights live in external data, which is never read */
     int rc = ju_read_file(path, onnx ? (2u << 30) - 1 : JU_MAX_FILE_BYTES, &buf, &len, e);
     if (rc)

@@ -1906,6 +1906,7 @@ assert abs(a['latency_ms']/b['latency_ms']-1) < 1e-9 and a['flops']==b['flops'],
     expect_fail onnx-dim-unknown 2 "--dim foo: no dynamic input dimension of the model is named 'foo'" eval --hw nvidia-a100-sxm4-80gb --workload "$OX/tiny_bert.onnx" --dim foo=3
     expect_fail onnx-dim-syntax 2 "--dim: expected NAME=VALUE" eval --hw nvidia-a100-sxm4-80gb --workload "$OX/tiny_bert.onnx" --dim foo
     expect_fail onnx-dim-not-onnx 2 "--dim binds an ONNX model's dynamic dimensions" eval --hw nvidia-a100-sxm4-80gb --workload resnet50 --dim batch=2
+    expect_fail onnx-unknown-not-onnx 2 "--unknown-ops applies to ONNX models' operators" eval --hw nvidia-a100-sxm4-80gb --workload resnet50 --unknown-ops memory
     expect_fail onnx-fixed-batch 2 "batch 8: the model's inputs have a fixed batch" eval --hw nvidia-a100-sxm4-80gb --workload "$OX/tiny_qcnn.onnx" --batch 8
     expect_fail onnx-prompt-fixed 2 "--prompt: does not apply to tiny_cnn" eval --hw nvidia-a100-sxm4-80gb --workload "$OX/tiny_cnn.onnx" --prompt 64
     expect_ok_has onnx-quantized-note "a quantized ONNX model" eval --hw nvidia-a100-sxm4-80gb --workload "$OX/tiny_qcnn.onnx"
