@@ -13,12 +13,12 @@
 
 #include <cjson/cJSON.h>
 #include <gsl/gsl_errno.h>
-#include <sqlite3.h>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
 
 #include "cli.h"
+#include "store.h"
 #include "config.h"
 #include "gitversion.h"
 #include "jsonu.h"
@@ -407,105 +407,22 @@ static int run_suite(const struct cli_opt *opts, struct vsuite *s, struct wl_gra
     return rc;
 }
 
+/* The run's results into db's validation tables (store.c; docs/sweep-db.md). */
 static int store(const char *db, const char *hw, const struct hw_system *devices, const struct vsuite *s,
                  enum fidelity f, const char *env, const struct stats *st, struct dse_err *e)
 {
-    sqlite3 *h = NULL;
-    sqlite3_stmt *q = NULL;
-    char *msg = NULL;
-    int rc = DSE_OK;
-    if (sqlite3_open_v2(db, &h, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
-        rc = dse_err_set(e, DSE_ERUNTIME, db, NULL, "cannot open: %s", h ? sqlite3_errmsg(h) : "out of memory");
-        goto out;
-    }
-    if (sqlite3_exec(h,
-                     "PRAGMA journal_mode=WAL; BEGIN;"
-                     "CREATE TABLE IF NOT EXISTS validation_runs (id INTEGER PRIMARY KEY, started TEXT NOT NULL,"
-                     " hw TEXT NOT NULL, suite TEXT NOT NULL, fidelity TEXT NOT NULL, environment TEXT NOT NULL,"
-                     " n_kernels INTEGER NOT NULL, mape_pct REAL, within10_pct REAL, within20_pct REAL);"
-                     "CREATE TABLE IF NOT EXISTS validation_kernels (run_id INTEGER NOT NULL REFERENCES"
-                     " validation_runs(id), kernel TEXT NOT NULL, shape TEXT NOT NULL, precision TEXT NOT NULL,"
-                     " measured_ms REAL NOT NULL, predicted_ms REAL NOT NULL, error_pct REAL NOT NULL,"
-                     " spread_pct REAL, runs INTEGER, flagged INTEGER NOT NULL);"
-                     "CREATE TABLE IF NOT EXISTS validation_cases (run_id INTEGER NOT NULL REFERENCES"
-                     " validation_runs(id), idx INTEGER NOT NULL, device TEXT NOT NULL, measured_mJ REAL,"
-                     " predicted_mJ REAL);",
-                     NULL, NULL, &msg) != SQLITE_OK) {
-        rc = dse_err_set(e, DSE_ERUNTIME, db, NULL, "%s", msg ? msg : "SQLite error");
-        goto out;
-    }
-    char now[32];
-    time_t t = time(NULL);
-    struct tm tm;
-    gmtime_r(&t, &tm);
-    strftime(now, sizeof now, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    if (sqlite3_prepare_v2(h, "INSERT INTO validation_runs (started, hw, suite, fidelity, environment, n_kernels,"
-                              " mape_pct, within10_pct, within20_pct) VALUES (?,?,?,?,?,?,?,?,?)",
-                           -1, &q, NULL) != SQLITE_OK)
-        goto db_fail;
-    sqlite3_bind_text(q, 1, now, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(q, 2, hw, -1, SQLITE_STATIC);
-    sqlite3_bind_text(q, 3, s->name, -1, SQLITE_STATIC);
-    sqlite3_bind_text(q, 4, fidelity_names[f], -1, SQLITE_STATIC);
-    sqlite3_bind_text(q, 5, env, -1, SQLITE_STATIC);
-    sqlite3_bind_int(q, 6, s->n);
-    sqlite3_bind_double(q, 7, st->mape);
-    sqlite3_bind_double(q, 8, st->within10);
-    sqlite3_bind_double(q, 9, st->within20);
-    if (sqlite3_step(q) != SQLITE_DONE)
-        goto db_fail;
-    sqlite3_finalize(q);
-    q = NULL;
-    long long run = sqlite3_last_insert_rowid(h);
-    if (sqlite3_prepare_v2(h, "INSERT INTO validation_kernels VALUES (?,?,?,?,?,?,?,?,?,?)", -1, &q, NULL) != SQLITE_OK)
-        goto db_fail;
+    struct store_vcase *c = calloc((size_t)(s->n > 0 ? s->n : 1), sizeof *c);
+    if (!c)
+        return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
     for (int i = 0; i < s->n; i++) {
         const struct vk *k = &s->k[i];
-        sqlite3_bind_int64(q, 1, run);
-        sqlite3_bind_text(q, 2, vk_kinds[k->type].name, -1, SQLITE_STATIC);
-        sqlite3_bind_text(q, 3, k->shape, -1, SQLITE_STATIC);
-        sqlite3_bind_text(q, 4, prec_names[k->prec], -1, SQLITE_STATIC);
-        sqlite3_bind_double(q, 5, k->measured_ms);
-        sqlite3_bind_double(q, 6, k->predicted_ms);
-        sqlite3_bind_double(q, 7, 100 * (k->predicted_ms / k->measured_ms - 1));
-        sqlite3_bind_double(q, 8, k->spread_pct);
-        sqlite3_bind_int(q, 9, k->runs);
-        sqlite3_bind_int(q, 10, k->flagged);
-        if (sqlite3_step(q) != SQLITE_DONE)
-            goto db_fail;
-        sqlite3_reset(q);
+        c[i] = (struct store_vcase){vk_kinds[k->type].name, k->shape, prec_names[k->prec], devices->dev[k->dev].name,
+                                    k->measured_ms, k->predicted_ms, k->spread_pct, k->measured_mJ, k->predicted_mJ,
+                                    k->runs, k->flagged};
     }
-    sqlite3_finalize(q);
-    q = NULL;
-    /* The device each case ran on and its energy (NULL unless measured), in a table of its own so
-     * that databases written before it still take new runs. */
-    if (sqlite3_prepare_v2(h, "INSERT INTO validation_cases VALUES (?,?,?,?,?)", -1, &q, NULL) != SQLITE_OK)
-        goto db_fail;
-    for (int i = 0; i < s->n; i++) {
-        const struct vk *k = &s->k[i];
-        sqlite3_bind_int64(q, 1, run);
-        sqlite3_bind_int(q, 2, i);
-        sqlite3_bind_text(q, 3, devices->dev[k->dev].name, -1, SQLITE_STATIC);
-        if (k->measured_mJ > 0) {
-            sqlite3_bind_double(q, 4, k->measured_mJ);
-            sqlite3_bind_double(q, 5, k->predicted_mJ);
-        } else {
-            sqlite3_bind_null(q, 4);
-            sqlite3_bind_null(q, 5);
-        }
-        if (sqlite3_step(q) != SQLITE_DONE)
-            goto db_fail;
-        sqlite3_reset(q);
-    }
-    if (sqlite3_exec(h, "COMMIT", NULL, NULL, &msg) != SQLITE_OK)
-        goto db_fail;
-    goto out;
-db_fail:
-    rc = dse_err_set(e, DSE_ERUNTIME, db, NULL, "%s", sqlite3_errmsg(h));
-out:
-    sqlite3_free(msg);
-    sqlite3_finalize(q);
-    sqlite3_close(h);
+    struct store_vrun r = {hw, s->name, fidelity_names[f], env, s->n, st->mape, st->within10, st->within20};
+    int rc = store_validation(db, &r, c, s->n, e);
+    free(c);
     return rc;
 }
 

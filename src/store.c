@@ -515,3 +515,103 @@ int store_finish_run(struct store *s, long long run_id, const char *status, doub
     sqlite3_finalize(st);
     return ok ? DSE_OK : db_err(s, e, "runs");
 }
+
+static const char validation_sql[] =
+    "PRAGMA journal_mode=WAL; BEGIN;"
+    "CREATE TABLE IF NOT EXISTS validation_runs (id INTEGER PRIMARY KEY, started TEXT NOT NULL,"
+    " hw TEXT NOT NULL, suite TEXT NOT NULL, fidelity TEXT NOT NULL, environment TEXT NOT NULL,"
+    " n_kernels INTEGER NOT NULL, mape_pct REAL, within10_pct REAL, within20_pct REAL);"
+    "CREATE TABLE IF NOT EXISTS validation_kernels (run_id INTEGER NOT NULL REFERENCES"
+    " validation_runs(id), kernel TEXT NOT NULL, shape TEXT NOT NULL, precision TEXT NOT NULL,"
+    " measured_ms REAL NOT NULL, predicted_ms REAL NOT NULL, error_pct REAL NOT NULL,"
+    " spread_pct REAL, runs INTEGER, flagged INTEGER NOT NULL);"
+    "CREATE TABLE IF NOT EXISTS validation_cases (run_id INTEGER NOT NULL REFERENCES"
+    " validation_runs(id), idx INTEGER NOT NULL, device TEXT NOT NULL, measured_mJ REAL,"
+    " predicted_mJ REAL);";
+
+int store_validation(const char *path, const struct store_vrun *r, const struct store_vcase *c, int n,
+                     struct dse_err *e)
+{
+    sqlite3 *h = NULL;
+    sqlite3_stmt *q = NULL;
+    char *msg = NULL, now[32];
+    int rc = DSE_OK;
+    time_t t = time(NULL);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(now, sizeof now, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    if (sqlite3_open_v2(path, &h, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
+        rc = dse_err_set(e, DSE_ERUNTIME, path, NULL, "cannot open: %s", h ? sqlite3_errmsg(h) : "out of memory");
+        goto out;
+    }
+    if (sqlite3_exec(h, validation_sql, NULL, NULL, &msg) != SQLITE_OK) {
+        rc = dse_err_set(e, DSE_ERUNTIME, path, NULL, "%s", msg ? msg : "SQLite error");
+        goto out;
+    }
+    if (sqlite3_prepare_v2(h, "INSERT INTO validation_runs (started, hw, suite, fidelity, environment, n_kernels,"
+                              " mape_pct, within10_pct, within20_pct) VALUES (?,?,?,?,?,?,?,?,?)",
+                           -1, &q, NULL) != SQLITE_OK)
+        goto db_fail;
+    sqlite3_bind_text(q, 1, now, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(q, 2, r->hw, -1, SQLITE_STATIC);
+    sqlite3_bind_text(q, 3, r->suite, -1, SQLITE_STATIC);
+    sqlite3_bind_text(q, 4, r->fidelity, -1, SQLITE_STATIC);
+    sqlite3_bind_text(q, 5, r->environment, -1, SQLITE_STATIC);
+    sqlite3_bind_int(q, 6, r->n_kernels);
+    sqlite3_bind_double(q, 7, r->mape_pct);
+    sqlite3_bind_double(q, 8, r->within10_pct);
+    sqlite3_bind_double(q, 9, r->within20_pct);
+    if (sqlite3_step(q) != SQLITE_DONE)
+        goto db_fail;
+    sqlite3_finalize(q);
+    q = NULL;
+    long long run = sqlite3_last_insert_rowid(h);
+    if (sqlite3_prepare_v2(h, "INSERT INTO validation_kernels VALUES (?,?,?,?,?,?,?,?,?,?)", -1, &q, NULL) != SQLITE_OK)
+        goto db_fail;
+    for (int i = 0; i < n; i++) {
+        sqlite3_bind_int64(q, 1, run);
+        sqlite3_bind_text(q, 2, c[i].kernel, -1, SQLITE_STATIC);
+        sqlite3_bind_text(q, 3, c[i].shape, -1, SQLITE_STATIC);
+        sqlite3_bind_text(q, 4, c[i].precision, -1, SQLITE_STATIC);
+        sqlite3_bind_double(q, 5, c[i].measured_ms);
+        sqlite3_bind_double(q, 6, c[i].predicted_ms);
+        sqlite3_bind_double(q, 7, 100 * (c[i].predicted_ms / c[i].measured_ms - 1));
+        sqlite3_bind_double(q, 8, c[i].spread_pct);
+        sqlite3_bind_int(q, 9, c[i].runs);
+        sqlite3_bind_int(q, 10, c[i].flagged);
+        if (sqlite3_step(q) != SQLITE_DONE)
+            goto db_fail;
+        sqlite3_reset(q);
+    }
+    sqlite3_finalize(q);
+    q = NULL;
+    /* The device each case ran on and its energy (NULL unless measured), in a table of its own so
+     * that databases written before it still take new runs. */
+    if (sqlite3_prepare_v2(h, "INSERT INTO validation_cases VALUES (?,?,?,?,?)", -1, &q, NULL) != SQLITE_OK)
+        goto db_fail;
+    for (int i = 0; i < n; i++) {
+        sqlite3_bind_int64(q, 1, run);
+        sqlite3_bind_int(q, 2, i);
+        sqlite3_bind_text(q, 3, c[i].device, -1, SQLITE_STATIC);
+        if (c[i].measured_mJ > 0) {
+            sqlite3_bind_double(q, 4, c[i].measured_mJ);
+            sqlite3_bind_double(q, 5, c[i].predicted_mJ);
+        } else {
+            sqlite3_bind_null(q, 4);
+            sqlite3_bind_null(q, 5);
+        }
+        if (sqlite3_step(q) != SQLITE_DONE)
+            goto db_fail;
+        sqlite3_reset(q);
+    }
+    if (sqlite3_exec(h, "COMMIT", NULL, NULL, &msg) != SQLITE_OK)
+        goto db_fail;
+    goto out;
+db_fail:
+    rc = dse_err_set(e, DSE_ERUNTIME, path, NULL, "%s", sqlite3_errmsg(h));
+out:
+    sqlite3_free(msg);
+    sqlite3_finalize(q);
+    sqlite3_close(h);
+    return rc;
+}

@@ -69,4 +69,20 @@ int store_set_ranks(struct store *s, long long run_id, const long long *points, 
 int store_finish_run(struct store *s, long long run_id, const char *status, double hypervolume,
                      struct dse_err *e);
 
+/* dse validate's results (docs/sweep-db.md, "Validation tables"): a run of a suite and each of its
+ * cases, appended to the validation tables of path (created when absent) in one transaction. A case's
+ * energy is stored only when measured (measured_mJ > 0). */
+struct store_vrun {
+    const char *hw, *suite, *fidelity, *environment;
+    int n_kernels;
+    double mape_pct, within10_pct, within20_pct;
+};
+struct store_vcase {
+    const char *kernel, *shape, *precision, *device;
+    double measured_ms, predicted_ms, spread_pct, measured_mJ, predicted_mJ;
+    int runs, flagged;
+};
+int store_validation(const char *path, const struct store_vrun *r, const struct store_vcase *c, int n,
+                     struct dse_err *e);
+
 #endif

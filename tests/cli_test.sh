@@ -1067,6 +1067,14 @@ if [ "$have_python" = 1 ]; then
     else
         fail validate-import "$(head -c 300 "$tmp/v.err")"
     fi
+    # the run in the database's validation tables (docs/sweep-db.md): one run row, a row per kernel and per case
+    if python3 -c "
+import sqlite3,sys
+c=sqlite3.connect(sys.argv[1])
+assert c.execute('select count(*), max(n_kernels) from validation_runs').fetchone() == (1, 3)
+assert c.execute('select count(*) from validation_kernels').fetchone()[0] == 3
+assert c.execute('select count(*) from validation_cases').fetchone()[0] == 3
+" "$tmp/v.db" 2>"$tmp/vdb.err"; then ok validate-db-tables; else fail validate-db-tables "$(head -c 300 "$tmp/vdb.err")"; fi
     # Measurements from another machine: the H200 spot check (validate/gpu/README.md) imported against the
     # GPU's hwdesc: its recorded errors were -19.6, -38.9, -24.1 % with a 4 us launch per kernel; with the
     # GPU-side launch now 2.4 us (RRZE gpu-benches; the host's part is the software stack's) the GEMV's
