@@ -371,6 +371,37 @@ static void vrows_report(const struct vrow *c, int n, int json, const char *head
     }
 }
 
+/* One corpus case: its system, stack and workload resolved through the cache, then predicted by fn;
+ * an error names the corpus file and the case. */
+typedef int (*case_fn)(void *c, const struct hw_system *node, const struct wl_model *m, const struct sw_stack *sw,
+                       struct dse_err *e);
+static int predict_case(struct pctx *x, const char *path, const char *id, const char *system, const char *software,
+                        const char *workload, case_fn fn, void *c, struct dse_err *e)
+{
+    int si, rc;
+    const struct sw_stack *sw;
+    const struct wl_model *m;
+    if ((rc = get_sys(x, system, &si, e)) || (rc = get_sw(x, si, software, &sw, e)) ||
+        (rc = get_wl(x, workload, &m, e)) || (rc = fn(c, x->sys[si], m, sw, e))) {
+        char msg[sizeof e->msg];
+        dse_strlcpy(msg, e->msg, sizeof msg);
+        rc = dse_err_set(e, rc, path, NULL, "%s: %s", id, msg);
+    }
+    return rc;
+}
+
+static int mcase_fn(void *c, const struct hw_system *node, const struct wl_model *m, const struct sw_stack *sw,
+                    struct dse_err *e)
+{
+    return mcase_predict(c, node, m, sw, e);
+}
+
+static int scase_fn(void *c, const struct hw_system *node, const struct wl_model *m, const struct sw_stack *sw,
+                    struct dse_err *e)
+{
+    return scase_predict(c, node, m, sw, e);
+}
+
 /* dse validate --published --multi-device: the multi-device corpus predicted case by case. */
 static int validate_multi(const struct cli_opt *opts)
 {
@@ -390,15 +421,8 @@ static int validate_multi(const struct cli_opt *opts)
     struct progress pg;
     progress_begin(&pg, 1, "dse validate: multi-device cases", "cases", n);
     for (int i = 0; i < n; i++) {
-        int si;
-        const struct sw_stack *sw;
-        const struct wl_model *m;
         progress_step(&pg, i);
-        if ((rc = get_sys(x, c[i].system, &si, &e)) || (rc = get_sw(x, si, c[i].software, &sw, &e)) ||
-            (rc = get_wl(x, c[i].workload, &m, &e)) || (rc = mcase_predict(&c[i], x->sys[si], m, sw, &e))) {
-            char msg[sizeof e.msg];
-            dse_strlcpy(msg, e.msg, sizeof msg);
-            rc = dse_err_set(&e, rc, path, NULL, "%s: %s", c[i].id, msg);
+        if ((rc = predict_case(x, path, c[i].id, c[i].system, c[i].software, c[i].workload, mcase_fn, &c[i], &e))) {
             progress_end(&pg, 0);
             goto out;
         }
@@ -443,15 +467,8 @@ static int validate_serving(const struct cli_opt *opts)
     struct progress pg;
     progress_begin(&pg, 1, "dse validate: serving cases", "cases", n);
     for (int i = 0; i < n; i++) {
-        int si;
-        const struct sw_stack *sw;
-        const struct wl_model *m;
         progress_step(&pg, i);
-        if ((rc = get_sys(x, c[i].system, &si, &e)) || (rc = get_sw(x, si, c[i].software, &sw, &e)) ||
-            (rc = get_wl(x, c[i].workload, &m, &e)) || (rc = scase_predict(&c[i], x->sys[si], m, sw, &e))) {
-            char msg[sizeof e.msg];
-            dse_strlcpy(msg, e.msg, sizeof msg);
-            rc = dse_err_set(&e, rc, path, NULL, "%s: %s", c[i].id, msg);
+        if ((rc = predict_case(x, path, c[i].id, c[i].system, c[i].software, c[i].workload, scase_fn, &c[i], &e))) {
             progress_end(&pg, 0);
             goto out;
         }

@@ -176,6 +176,9 @@ void pstats_of(const struct pcase *c, int n, int (*want)(const struct pcase *, c
 /* Splits one CSV record of line l in place into at most max fields, RFC 4180 quoting; the count, or -1
  * (an unterminated quote, too many fields). */
 int pcsv_record(char *l, char **f, int max);
+/* A CSV field read as a whole decimal integer in [lo, hi] into *out; -1 when it is not one (then *out is
+ * untouched). */
+int pcsv_int(const char *s, long long lo, long long hi, long long *out);
 /* Calls row(f, line, ctx, e) for each record of text (named path) after its header, which must be
  * cols[0..ncols) in order; '#' and blank lines are skipped, a record of another field count is refused
  * naming its line, the first error stops the walk. what names the corpus in messages. */

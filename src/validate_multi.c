@@ -21,16 +21,6 @@ const char *const mflops_names[MF_COUNT + 1] = {"", "megatron_hfu", "megatron_mf
 /* The unit each metric's value must be written in (a figure in another unit is refused, not misread). */
 static const char *const mmetric_units[MM_COUNT] = {"TFLOP/s", "ms", "tokens/s", "ms", "ms"};
 
-static int field_int(const char *s, long long lo, long long hi, long long *v)
-{
-    char *end;
-    long long x = strtoll(s, &end, 10);
-    if (end == s || *end || x < lo || x > hi)
-        return -1;
-    *v = x;
-    return 0;
-}
-
 static int load_mrow(char **f, const char *file, int line, void *row, struct dse_err *e)
 {
     struct mcase *c = row;
@@ -47,7 +37,7 @@ static int load_mrow(char **f, const char *file, int line, void *row, struct dse
     long long *ints[] = {&c->nodes, &c->devices, &c->batch, &c->seq, &c->gen, &c->tp, &c->pp, &c->dp, &c->mb, &c->zero};
     static const int cols[] = {MC_NODES, MC_DEVICES, MC_BATCH, MC_SEQ, MC_GEN, MC_TP, MC_PP, MC_DP, MC_MB, MC_ZERO};
     for (int i = 0; i < 10; i++)
-        if (field_int(f[cols[i]], 0, 100000000, ints[i]))
+        if (pcsv_int(f[cols[i]], 0, 100000000, ints[i]))
             return dse_err_set(e, DSE_EINPUT, file, where, "%s: expected a non-negative integer, got '%s'",
                                mcols[cols[i]], f[cols[i]]);
     if (!c->id[0] || !c->system[0] || !c->workload[0] || c->devices < 1)

@@ -200,7 +200,7 @@ int pcsv_record(char *l, char **f, int max)
     return n;
 }
 
-static int num_field(const char *s, long long lo, long long hi, long long *out)
+int pcsv_int(const char *s, long long lo, long long hi, long long *out)
 {
     char *end;
     long long v = strtoll(s, &end, 10);
@@ -288,13 +288,13 @@ static int load_row(char **f, const char *file, int line, struct pcase *c, struc
         return dse_err_set(e, DSE_EINPUT, file, where, "phase: expected none, prefill, decode, generate or kernel, got '%s'",
                            f[C_PHASE]);
     c->phase = c->is_kernel ? PH_NONE : (enum wl_phase)ph;
-    if (num_field(f[C_BATCH], c->is_kernel ? 0 : 1, 1000000, &c->batch) ||
-        num_field(f[C_PROMPT], 0, 10000000, &c->prompt) || num_field(f[C_GEN], 0, 1000000, &c->gen))
+    if (pcsv_int(f[C_BATCH], c->is_kernel ? 0 : 1, 1000000, &c->batch) ||
+        pcsv_int(f[C_PROMPT], 0, 10000000, &c->prompt) || pcsv_int(f[C_GEN], 0, 1000000, &c->gen))
         return dse_err_set(e, DSE_EINPUT, file, where,
                            "batch, prompt, gen: expected whole numbers (batch >= 1 but for kernels), got %s, %s, %s",
                            f[C_BATCH], f[C_PROMPT], f[C_GEN]);
     c->instances = 1;
-    if (f[C_INSTANCES][0] && num_field(f[C_INSTANCES], 1, 4096, &c->instances))
+    if (f[C_INSTANCES][0] && pcsv_int(f[C_INSTANCES], 1, 4096, &c->instances))
         return dse_err_set(e, DSE_EINPUT, file, where, "instances: expected a whole number in [1, 4096], got '%s'",
                            f[C_INSTANCES]);
     int m = ju_lookup(pmetric_names, f[C_METRIC]);

@@ -45,16 +45,6 @@ enum skind smetric_kind(enum smetric m)
     }
 }
 
-static int field_int(const char *s, long long lo, long long hi, long long *v)
-{
-    char *end;
-    long long x = strtoll(s, &end, 10);
-    if (end == s || *end || x < lo || x > hi)
-        return -1;
-    *v = x;
-    return 0;
-}
-
 static int load_srow(char **f, const char *file, int line, void *row, struct dse_err *e)
 {
     struct scase *c = row;
@@ -74,7 +64,7 @@ static int load_srow(char **f, const char *file, int line, void *row, struct dse
     long long *ints[] = {&c->devices, &c->tp, &c->max_batch, &c->requests};
     static const int icol[] = {SC_DEVICES, SC_TP, SC_MAX_BATCH, SC_REQUESTS};
     for (int i = 0; i < 4; i++)
-        if (field_int(f[icol[i]], 0, 100000000, ints[i]))
+        if (pcsv_int(f[icol[i]], 0, 100000000, ints[i]))
             return dse_err_set(e, DSE_EINPUT, file, where, "%s: expected a non-negative integer, got '%s'",
                                scols[icol[i]], f[icol[i]]);
     if (!c->id[0] || !c->system[0] || !c->workload[0] || c->devices < 1)

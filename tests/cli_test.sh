@@ -802,6 +802,11 @@ expect_ok_has validate-multi-device-human "held-out (n, within +-25 %)" validate
 expect_fail validate-multi-device-unit 2 "bad-multi-device-unit.csv: line 2: unit: tflops_per_device is given in TFLOP/s, got 's'" validate --published --multi-device --corpus "$D/bad-multi-device-unit.csv"
 expect_fail validate-multi-device-blank-line 2 "bad-multi-device-blank-line.csv: line 5: value: expected a positive number" validate --published --multi-device --corpus "$D/bad-multi-device-blank-line.csv"
 expect_fail validate-multi-device-bad-header 2 "bad-multi-device-header.csv: line 1: expected the header id,system,nodes" validate --published --multi-device --corpus "$D/bad-multi-device-header.csv"
+# A case naming a system dse has no description of is refused, the error naming the corpus and the case.
+head -2 "$D/bad-multi-device-unit.csv" | sed '2s/,nvidia-a100-cluster-32node,/,no-such-cluster,/; 2s/,137,s,/,137,TFLOP\/s,/' >"$tmp/nosys-multi.csv"
+expect_fail validate-multi-device-unknown-system 2 "nosys-multi.csv: a100x32-megatron-sc21-gpt-1.7b-tflops: no-such-cluster: no such file" validate --published --multi-device --corpus "$tmp/nosys-multi.csv"
+grep -v '^#' validate/published/serving/cases.csv | head -2 | sed '2s/,nvidia-dgx-h100,/,no-such-system,/' >"$tmp/nosys-serving.csv"
+expect_fail validate-serving-unknown-system 2 "nosys-serving.csv: dgxh100x8-mlperf40-llama2-70b-server-tput: no-such-system: no such file" validate --published --serving --corpus "$tmp/nosys-serving.csv"
 expect_fail sweep-train-axis-value 2 "expected none, selective or full, got \"some\"" sweep "$D/sweep-bad-recompute.json"
 expect_ok_has eval-ep-mixtral "experts over ep 8" eval --hw nvidia-dgx-h100 --workload mixtral-8x7b --ep 8 --batch 8 --prompt 128 --generate 4
 expect_fail eval-ep-dp 2 "ep 8 must divide dp 1: experts are spread over data-parallel replicas" eval --hw nvidia-dgx-h100 --workload mixtral-8x7b --tp 8 --ep 8
