@@ -6,8 +6,9 @@ cd "$(dirname "$0")/.."
 
 PKGS="build-essential pkg-config autoconf automake libtool autoconf-archive libgsl-dev libcjson-dev \
 libsqlite3-dev check libsubunit-dev gnuplot-nox python3 libprotobuf-c-dev protobuf-c-compiler"
-# the tests also need python3-onnx (they write their ONNX files with it): DSE_SETUP_TESTS=1
-[ -z "${DSE_SETUP_TESTS:-}" ] || PKGS="$PKGS python3-onnx python3-numpy"
+# the tests also need python3-onnx (they write their ONNX files with it), Open MPI (the distributed
+# sweep's tests) and Chromium (the HTML report is loaded in it): DSE_SETUP_TESTS=1
+[ -z "${DSE_SETUP_TESTS:-}" ] || PKGS="$PKGS python3-onnx python3-numpy openmpi-bin libopenmpi-dev chromium"
 missing=""
 for p in $PKGS; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
