@@ -85,3 +85,9 @@ fi
 if [ -x bench/bench_pareto ]; then
     bench/bench_pareto 10000000
 fi
+
+# MPI scaling (docs/mpi.md), where dse is built with MPI and mpirun is installed.
+if $dse --version | grep -q ' MPI' && command -v mpirun >/dev/null 2>&1; then
+    echo
+    sh bench/mpi.sh no-db
+fi

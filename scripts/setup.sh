@@ -26,8 +26,14 @@ fi
 if [ ! -x configure ] || [ configure.ac -nt configure ] || [ Makefile.am -nt Makefile.in ]; then
     autoreconf -fi >/dev/null
 fi
-if [ ! -f Makefile ] || [ configure -nt config.status ]; then
-    ./configure -q ${DSE_CONFIGURE_FLAGS:-}
+flags=${DSE_CONFIGURE_FLAGS:-}
+# The test build spreads sweeps over MPI ranks too (tests/mpi_test.sh); the default build has no MPI.
+if [ -n "${DSE_SETUP_TESTS:-}" ] && pkg-config --exists ompi-c 2>/dev/null; then
+    flags="$flags --with-mpi"
+fi
+if [ ! -f Makefile ] || [ configure -nt config.status ] ||
+    { case $flags in *--with-mpi*) true ;; *) false ;; esac && ! grep -q 'define HAVE_MPI 1' config.h; }; then
+    ./configure -q $flags
 fi
 make -j"$(nproc)" >/dev/null
 echo "setup: built ./dse ($(./dse --version))"

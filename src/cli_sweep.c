@@ -19,6 +19,7 @@
 
 #include "cli.h"
 #include "config.h"
+#include "dist.h"
 #include "gitversion.h"
 #include "pareto.h"
 #include "progress.h"
@@ -673,6 +674,22 @@ static void usage(void)
     cli_print_options(sweep_opts_proto);
 }
 
+/* MPI: rank 0's resumed points (what the searches skip) sent to the other ranks. */
+static int share_resumed(struct run *r, const struct dist *d, struct dse_err *e)
+{
+    long long n = r->n_stored;
+    int rc = dist_bcast(d, &n, sizeof n, 0, e);
+    if (rc || d->size == 1 || !n)
+        return rc;
+    if (d->rank != 0 && (rc = grow(r, n, e))) /* out of memory here: the job ends at mpirun */
+        return rc;
+    r->n_stored = n;
+    if ((rc = dist_bcast(d, r->point, sizeof *r->point * (size_t)n, 0, e)) ||
+        (rc = dist_bcast(d, r->feasible, (size_t)n, 0, e)))
+        return rc;
+    return dist_bcast(d, r->obj, sizeof *r->obj * (size_t)n * r->sp->n_obj, 0, e);
+}
+
 int cmd_sweep(int argc, char **argv)
 {
     struct cli_opt opts[sizeof sweep_opts_proto / sizeof sweep_opts_proto[0]];
@@ -689,13 +706,18 @@ int cmd_sweep(int argc, char **argv)
     int *rank = NULL;
     double *fobj = NULL;
     long long *fidx = NULL, *fpoints = NULL, *front = NULL;
+    struct dist d = {0, 1, 0};
+    int agreed = 0; /* MPI: the ranks met after the setup (an error before it is every rank's) */
+    int root = 1;   /* rank 0 writes the database and prints; the others only evaluate */
     memset(&r, 0, sizeof r);
     dse_err_clear(&e);
-    if ((rc = cli_parse(argc, argv, 2, opts, pos, 1, &npos, "sweep", &e)))
+    if ((rc = cli_parse(argc, argv, 2, opts, pos, 1, &npos, "sweep", &e)) || (rc = dist_init(&d, &e)))
         goto out;
+    root = d.rank == 0;
     if (cli_get(opts, "help")) {
-        usage();
-        return 0;
+        if (root)
+            usage();
+        goto out;
     }
     if (npos != 1) {
         rc = dse_err_set(&e, DSE_EINPUT, NULL, NULL, "sweep: expected one spec file (see dse help sweep)");
@@ -785,13 +807,15 @@ int cmd_sweep(int argc, char **argv)
         rc = dse_err_set(&e, DSE_EINPUT, NULL, NULL, "sweep: --resume needs the database (drop --no-db)");
         goto out;
     }
+    if (!root) /* no database, no output: those are rank 0's */
+        no_db = 1;
     if (no_db)
         snprintf(db, sizeof db, "(memory)");
     if (!no_db && (rc = store_open(db, &st, &e)))
         goto out;
     /* --resume: the run must have started from the same inputs, checked before anything is written. */
     struct store_resumable rs = {0};
-    if (cli_get(opts, "resume") && (rc = store_find_resumable(st, sp.name, &rs, &e)))
+    if (st && cli_get(opts, "resume") && (rc = store_find_resumable(st, sp.name, &rs, &e)))
         goto out;
     if (rs.id > 0) {
         char changed[600];
@@ -828,6 +852,8 @@ int cmd_sweep(int argc, char **argv)
             fprintf(stderr, "dse: no interrupted run of sweep %s in %s: starting a new run\n", sp.name, db);
         char host[256] = "unknown";
         gethostname(host, sizeof host - 1);
+        if (d.size > 1) /* the runs row is rank 0's; threads is per rank */
+            snprintf(host + strlen(host), sizeof host - strlen(host), " (MPI: %d ranks)", d.size);
         inputs = json_inputs(&sp);
         objs = json_objectives(&sp);
         axes = json_axes(&r);
@@ -843,17 +869,24 @@ int cmd_sweep(int argc, char **argv)
             goto out;
     }
 
+    /* Every rank is ready (an error before this point, on any rank, ends every rank with rank 0's or the
+     * lowest failing rank's message); the others learn which points a resumed run already has. */
+    agreed = 1;
+    if ((rc = dist_agree_error(&d, 0, &e)) || (rc = share_resumed(&r, &d, &e)))
+        goto out;
     struct sigaction sa, old_sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_sigint;
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, &old_sa);
     interrupted = 0;
-    r.progress = isatty(STDERR_FILENO) && !cli_get(opts, "quiet");
+    r.progress = root && isatty(STDERR_FILENO) && !cli_get(opts, "quiet");
     r.t0 = r.last = now_s();
     struct sweep_sink sink = {&r, sink_rows, r.n_stored ? sink_stored : NULL, sink_progress, &interrupted};
-    rc = sweep_run(prep, (int)threads, &sink, &stopped, &e);
+    rc = sweep_run(prep, (int)threads, &d, &sink, &stopped, &e);
     sigaction(SIGINT, &old_sa, NULL);
+    if (!root) /* its share is in rank 0's database (or its error in rank 0's message) */
+        goto out;
     double elapsed = now_s() - r.t0;
     if (rc) {
         struct dse_err ignore;
@@ -984,11 +1017,13 @@ int cmd_sweep(int argc, char **argv)
 
     int json = cli_get(opts, "json") != NULL, csv = cli_get(opts, "csv") != NULL;
     if (!json && !csv) {
-        printf("dse sweep %s: %lld points evaluated in %.2f s (%.0f points/s, %lld threads), %lld feasible, run %lld "
+        char ranks_s[48] = "";
+        if (d.size > 1)
+            snprintf(ranks_s, sizeof ranks_s, " x %d MPI ranks", d.size);
+        printf("dse sweep %s: %lld points evaluated in %.2f s (%.0f points/s, %lld threads%s), %lld feasible, run %lld "
                "in %s\n",
                sp.name, r.n_total - r.n_stored, elapsed, (r.n_total - r.n_stored) / (elapsed > 1e-9 ? elapsed : 1e-9),
-               threads, r.n_feasible,
-               r.run_id, db);
+               threads, ranks_s, r.n_feasible, r.run_id, db);
         int fid_axis = 0;
         for (int a = 0; a < sp.n_axes; a++)
             fid_axis |= sp.axes[a].kind == AX_FIDELITY;
@@ -1035,8 +1070,13 @@ int cmd_sweep(int argc, char **argv)
             printf("\nplot: %s\n", written);
     }
 out:
-    if (rc && strcmp(e.msg, "interrupted"))
+    if (d.active && !agreed) { /* this rank failed before the meeting point: so do the others */
+        agreed = 1;
+        rc = dist_agree_error(&d, rc != DSE_OK, &e);
+    }
+    if (rc && strcmp(e.msg, "interrupted") && root)
         dse_err_print(stderr, &e);
+    dist_finish(&d);
     store_close(st);
     sweep_prep_free(prep);
     if (have_spec)

@@ -57,7 +57,21 @@ int main(int argc, char **argv)
         return 2;
     }
     if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
-        printf("dse %s (git %s)\n", PACKAGE_VERSION, DSE_GIT_HASH);
+        printf("dse %s (git %s; built with", PACKAGE_VERSION, DSE_GIT_HASH);
+        static const char *const built[] = {
+#ifdef _OPENMP
+            " OpenMP",
+#endif
+#ifdef HAVE_MPI
+            " MPI",
+#endif
+#ifdef HAVE_CUDA
+            " CUDA",
+#endif
+            NULL};
+        for (int i = 0; built[i]; i++)
+            fputs(built[i], stdout);
+        printf("%s)\n", built[0] ? "" : " none of OpenMP, MPI, CUDA");
         return 0;
     }
     if (!strcmp(argv[1], "help") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {

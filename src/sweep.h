@@ -198,9 +198,13 @@ struct sweep_sink {
 /* Number of evaluations the spec's search plans (grid: the space; random: samples, at most the
  * space; nsga2: population x (generations + 1), at most SW_NSGA2_EVALS_PER_POINT x the space). */
 long long sweep_planned(const struct sweep_spec *sp);
-/* Runs the spec's search with `threads` OpenMP threads (sweep_scratch_init first). *stopped is set
- * when the stop flag ended it early. */
-int sweep_run(struct sweep_prep *p, int threads, const struct sweep_sink *k, int *stopped, struct dse_err *e);
+/* Runs the spec's search with `threads` OpenMP threads (sweep_scratch_init first) on this rank of d
+ * (NULL: one process; dist.h). Every rank calls it with the same spec and stored points; rows reach
+ * the sink of rank 0 only, and progress is reported by the sink of whoever has one. *stopped is set
+ * when the stop flag (of any rank) ended it early. */
+struct dist;
+int sweep_run(struct sweep_prep *p, int threads, const struct dist *d, const struct sweep_sink *k, int *stopped,
+              struct dse_err *e);
 
 /* dse eval --set: the system of hwdesc text (read from path) with n fields (hw: paths without the
  * prefix, as a sweep's hw: axes name them) set to values (numbers where they parse as one, else

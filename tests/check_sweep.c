@@ -73,7 +73,7 @@ static void run_spec(const char *text, int threads, struct collect *c, struct sw
     ck_assert_msg(sweep_prepare(sp, &p, &e) == DSE_OK, "%s", e.msg);
     ck_assert_msg(sweep_scratch_init(p, threads, &e) == DSE_OK, "%s", e.msg);
     struct sweep_sink k = {c, collect_rows, NULL, NULL, NULL};
-    ck_assert_msg(sweep_run(p, threads, &k, &stopped, &e) == DSE_OK, "%s", e.msg);
+    ck_assert_msg(sweep_run(p, threads, NULL, &k, &stopped, &e) == DSE_OK, "%s", e.msg);
     ck_assert(!stopped);
     sweep_prep_free(p);
 }

@@ -254,6 +254,18 @@ H=raspberry-pi-5
 dse --version
 if why=$(check_ok) && grep -q '^dse [0-9]' "$OUT"; then ok version; else fail version "${why:-stdout: $(head -n 1 "$OUT")}"; fi
 expect_ok_has version-word "dse " version
+expect_ok_has version-built "built with" --version
+# A build without MPI started by a launcher (its environment) must refuse: each rank would run the
+# whole sweep and write the same database. A build with MPI is tested under mpirun (tests/mpi_test.sh).
+if grep -q ' MPI' "$OUT"; then
+    skip sweep-launcher-without-mpi "this dse is built with MPI (tests/mpi_test.sh covers it)"
+else
+    OMPI_COMM_WORLD_SIZE=2
+    export OMPI_COMM_WORLD_SIZE
+    dse sweep sweeps/llm_edge.json --no-db --quiet
+    unset OMPI_COMM_WORLD_SIZE
+    if why=$(check_fail 2 "built without MPI" 1); then ok sweep-launcher-without-mpi; else fail sweep-launcher-without-mpi "$why"; fi
+fi
 expect_ok_has help "eval" help
 expect_ok_has help-dash "usage:" --help
 expect_ok_has help-h "usage:" -h
@@ -584,7 +596,7 @@ printf '{"model_type":"qwen3","hidden_size":1024,"num_hidden_layers":2,"num_atte
 expect_fail hf-qwen3-unknown-key 2 "qk_layernorm: not modelled for model_type qwen3" eval --hw "$H" --workload "$tmp/q3bad.json"
 # the zoo (issue 13): every config of models/ whose published count is exact or given to 3 or more
 # significant digits (tests/data/zoo-params.csv: each with its source) within 1 % of dse's; at least 25
-"$DSE_BIN" list models >"$tmp/zoo.txt" 2>"$tmp/zoo.err"
+"$BIN" list models >"$tmp/zoo.txt" 2>"$tmp/zoo.err"
 if python3 -c "
 import csv, re, sys
 dse = {}
@@ -815,10 +827,10 @@ expect_fail eval-imbalance-without-ep 2 "--moe-imbalance: applies to expert para
 expect_ok_has eval-cp-long-prompt "layout: tp 2 x cp 4 x dp 1 x pp 1 = 8 devices" eval --hw nvidia-dgx-h100 --workload llama-3.1-8b --phase prefill --prompt 32768 --tp 2 --cp 4
 expect_fail eval-cp-prompt 2 "--prompt: 1001 tokens do not split over cp 2" eval --hw nvidia-dgx-h100 --workload llama-2-7b --phase prefill --prompt 1001 --cp 2 --tp 4
 expect_fail eval-cp-vit 2 "context parallelism (cp 2) splits a transformer's token sequence; vit-b-16 has none to split" eval --hw nvidia-dgx-h100 --workload vit-b-16 --cp 2
-"$DSE_BIN" calibrate --published --multi-device --hw nvidia-a100-cluster-32node --out "$tmp/a100-cluster.json" >"$tmp/cal-md.out" 2>"$tmp/cal-md.err"
+"$BIN" calibrate --published --multi-device --hw nvidia-a100-cluster-32node --out "$tmp/a100-cluster.json" >"$tmp/cal-md.out" 2>"$tmp/cal-md.err"
 rc=$?
 if [ "$rc" -eq 0 ] && grep -q "efficiency.training: 1 -> 0\.[0-9]" "$tmp/cal-md.out" && grep -q "held-out half" "$tmp/cal-md.out" &&
-    "$DSE_BIN" eval --hw "$tmp/a100-cluster.json" --workload gpt2 --phase train --batch 256 --prompt 512 --tp 4 2>/dev/null | grep -q "efficiency.training 0\.[0-9]* calibrated"; then
+    "$BIN" eval --hw "$tmp/a100-cluster.json" --workload gpt2 --phase train --batch 256 --prompt 512 --tp 4 2>/dev/null | grep -q "efficiency.training 0\.[0-9]* calibrated"; then
     ok calibrate-multi-device
 else
     fail calibrate-multi-device "exit $rc: $(head -c 300 "$tmp/cal-md.err") $(head -c 300 "$tmp/cal-md.out")"
@@ -837,13 +849,13 @@ fi
 expect_fail calibrate-multi-device-no-cases 2 "'nvidia-dgx-a100' has 0 predicted fit-half training cases and 0 prefill and 0 decode ones" calibrate --published --multi-device --hw nvidia-dgx-a100 --out "$tmp/x.json"
 # the inference factors (prefill, decode) of a node with only inference cases; the shipped file is
 # re-fitted, so its note must keep one inference clause and its training clause
-"$DSE_BIN" calibrate --published --multi-device --hw nvidia-dgx-h100 --out "$tmp/dgxh100.json" >"$tmp/cal-inf.out" 2>"$tmp/cal-inf.err"
+"$BIN" calibrate --published --multi-device --hw nvidia-dgx-h100 --out "$tmp/dgxh100.json" >"$tmp/cal-inf.out" 2>"$tmp/cal-inf.err"
 rc=$?
 if [ "$rc" -eq 0 ] && grep -q "efficiency.prefill: 1 -> 0\.[0-9]" "$tmp/cal-inf.out" && grep -q "efficiency.decode: 1 -> 0\.[0-9]" "$tmp/cal-inf.out" &&
     grep -q "inference MAPE, held-out half" "$tmp/cal-inf.out" && ! grep -q "efficiency.training" "$tmp/cal-inf.out" &&
     [ "$(grep -o "inference: fitted by dse calibrate" "$tmp/dgxh100.json" | wc -l)" -eq 1 ] &&
     grep -q "training, training_heldout_mape_pct and training_software: the same device" "$tmp/dgxh100.json" &&
-    "$DSE_BIN" eval --hw "$tmp/dgxh100.json" --workload llama-2-7b --phase decode --prompt 128 --tp 8 2>/dev/null | grep -q "kernels calibrated on the multi-device corpus (efficiency.prefill 0\.[0-9]*, decode 0\.[0-9]*): held-out MAPE"; then
+    "$BIN" eval --hw "$tmp/dgxh100.json" --workload llama-2-7b --phase decode --prompt 128 --tp 8 2>/dev/null | grep -q "kernels calibrated on the multi-device corpus (efficiency.prefill 0\.[0-9]*, decode 0\.[0-9]*): held-out MAPE"; then
     ok calibrate-multi-device-inference
 else
     fail calibrate-multi-device-inference "exit $rc: $(head -c 300 "$tmp/cal-inf.err") $(head -c 400 "$tmp/cal-inf.out")"
@@ -851,8 +863,8 @@ fi
 expect_fail software-bad-overlap 2 "bad-overlap.json: overlap.tp_comm: expected true or false" eval --hw nvidia-dgx-h100 --workload llama-2-7b --phase train --batch 8 --prompt 512 --tp 2 --software "$D/bad-overlap.json"
 # Megatron Core's overlaps (software/megatron-core.json) hide tp all-reduces and the weight gather:
 # the same step is faster than with megatron, whose tp all-reduces stay whole
-t_m=$("$DSE_BIN" eval --hw nvidia-dgx-h100 --workload llama-2-7b --phase train --batch 8 --prompt 2048 --tp 8 --software megatron --json 2>/dev/null | python3 -c "import json,sys; print(json.load(sys.stdin)['totals']['comm_ms'])")
-t_c=$("$DSE_BIN" eval --hw nvidia-dgx-h100 --workload llama-2-7b --phase train --batch 8 --prompt 2048 --tp 8 --software megatron-core --json 2>/dev/null | python3 -c "import json,sys; print(json.load(sys.stdin)['totals']['comm_ms'])")
+t_m=$("$BIN" eval --hw nvidia-dgx-h100 --workload llama-2-7b --phase train --batch 8 --prompt 2048 --tp 8 --software megatron --json 2>/dev/null | python3 -c "import json,sys; print(json.load(sys.stdin)['totals']['comm_ms'])")
+t_c=$("$BIN" eval --hw nvidia-dgx-h100 --workload llama-2-7b --phase train --batch 8 --prompt 2048 --tp 8 --software megatron-core --json 2>/dev/null | python3 -c "import json,sys; print(json.load(sys.stdin)['totals']['comm_ms'])")
 if python3 -c "import sys; a, b = float(sys.argv[1]), float(sys.argv[2]); sys.exit(0 if 0 <= b < a / 2 else 1)" "$t_m" "$t_c" 2>/dev/null; then
     ok eval-megatron-core-overlap
 else
@@ -973,7 +985,7 @@ for sw in sweeps/*.json; do
     expect_ok "sweep-$n" sweep "$sw" --db "$tmp/$n.db" --no-plot --quiet
 done
 spec=tests/data/sweep-resume.json
-"$DSE_BIN" sweep "$spec" --db "$tmp/resume.db" --no-plot --quiet --json >"$tmp/resume1.out" 2>"$tmp/resume1.err" &
+"$BIN" sweep "$spec" --db "$tmp/resume.db" --no-plot --quiet --json >"$tmp/resume1.out" 2>"$tmp/resume1.err" &
 pid=$!
 sleep 1
 kill -INT "$pid" 2>/dev/null
@@ -984,9 +996,9 @@ if [ "$rc" -eq 1 ] && grep -q "interrupted: [0-9]* points saved" "$tmp/resume1.e
 else
     fail sweep-interrupt "exit $rc; stderr: $(head -c 300 "$tmp/resume1.err")"
 fi
-"$DSE_BIN" sweep "$spec" --db "$tmp/resume.db" --no-plot --quiet --json --resume >"$tmp/resume2.out" 2>"$tmp/resume2.err"
+"$BIN" sweep "$spec" --db "$tmp/resume.db" --no-plot --quiet --json --resume >"$tmp/resume2.out" 2>"$tmp/resume2.err"
 rc=$?
-"$DSE_BIN" sweep "$spec" --db "$tmp/full.db" --no-plot --quiet --json >"$tmp/full.out" 2>"$tmp/full.err"
+"$BIN" sweep "$spec" --db "$tmp/full.db" --no-plot --quiet --json >"$tmp/full.out" 2>"$tmp/full.err"
 rc2=$?
 if [ "$rc" -ne 0 ] || [ "$rc2" -ne 0 ]; then
     fail sweep-resume "exit $rc / $rc2: $(head -c 300 "$tmp/resume2.err")"
@@ -1013,15 +1025,15 @@ import json,sys
 d=json.load(open(sys.argv[1])); d['name']='resume-pessimistic'; d['rank']='pessimistic'
 json.dump(d, open(sys.argv[2], 'w'))
 " "$spec" "$tmp/resume-p.json"
-"$DSE_BIN" sweep "$tmp/resume-p.json" --db "$tmp/resume-p.db" --no-plot --quiet --json >/dev/null 2>"$tmp/resume-p1.err" &
+"$BIN" sweep "$tmp/resume-p.json" --db "$tmp/resume-p.db" --no-plot --quiet --json >/dev/null 2>"$tmp/resume-p1.err" &
 pid=$!
 sleep 1
 kill -INT "$pid" 2>/dev/null
 wait "$pid"
 rc=$?
-"$DSE_BIN" sweep "$tmp/resume-p.json" --db "$tmp/resume-p.db" --no-plot --quiet --json --resume >"$tmp/resume-p2.out" 2>/dev/null
+"$BIN" sweep "$tmp/resume-p.json" --db "$tmp/resume-p.db" --no-plot --quiet --json --resume >"$tmp/resume-p2.out" 2>/dev/null
 rc2=$?
-"$DSE_BIN" sweep "$tmp/resume-p.json" --no-db --no-plot --quiet --json >"$tmp/resume-p3.out" 2>/dev/null
+"$BIN" sweep "$tmp/resume-p.json" --no-db --no-plot --quiet --json >"$tmp/resume-p3.out" 2>/dev/null
 if [ "$rc" -eq 1 ] && [ "$rc2" -eq 0 ] && grep -q "interrupted" "$tmp/resume-p1.err" && python3 -c "
 import json,sys
 a,b=(json.load(open(p)) for p in sys.argv[1:3])
@@ -1066,7 +1078,7 @@ expect_fail eval-bad-cfg 2 "missing arraywidth" eval --hw "$tmp/bad.cfg" --workl
 
 # Validation: imported measurements, a tiny native suite, calibration, precision errors, the probe.
 if [ "$have_python" = 1 ]; then
-    "$DSE_BIN" validate --hw "$H" --import tests/data/import.csv --json --db "$tmp/v.db" --plot none >"$tmp/v.json" 2>"$tmp/v.err"
+    "$BIN" validate --hw "$H" --import tests/data/import.csv --json --db "$tmp/v.db" --plot none >"$tmp/v.json" 2>"$tmp/v.err"
     if python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['n_kernels']==3 and all(k['measured_ms']>0 and k['predicted_ms']>0 for k in d['kernels']) and 'mape_pct' in d and 'within10_pct' in d and 'within20_pct' in d" "$tmp/v.json" 2>/dev/null; then
         ok validate-import
     else
@@ -1087,7 +1099,7 @@ assert c.execute('select count(*) from validation_cases').fetchone()[0] == 3
     # GEMM's 64 x 64 tiles fill ceil(4096 / 132) = 32 waves of 132 (96.97 %): 1.1137 / 0.9697 + 0.0024
     # = 1.1484 ms, -17.2 %; the energy error is predicted / measured - 1 of the one case that has one.
     # (The hwdesc as it was before dse calibrate --published fitted it: tests/data/h200-uncalibrated.json.)
-    "$DSE_BIN" validate --hw tests/data/h200-uncalibrated.json --import tests/data/import-gpu.csv --json --db "$tmp/v.db" --plot none >"$tmp/vg.json" 2>"$tmp/vg.err"
+    "$BIN" validate --hw tests/data/h200-uncalibrated.json --import tests/data/import-gpu.csv --json --db "$tmp/v.db" --plot none >"$tmp/vg.json" 2>"$tmp/vg.err"
     if python3 -c "
 import json,sys
 d=json.load(open(sys.argv[1])); k=d['kernels']
@@ -1100,7 +1112,7 @@ assert d['n_energy']==1 and abs(k[0]['energy_error_pct']-100*(k[0]['predicted_mJ
     fi
     # The same three measurements in validate/gpu/kcu_run's format (p25_ms, p75_ms, runs; comment lines
     # for skipped and unimported cases) give the same errors as the CSV above.
-    "$DSE_BIN" validate --hw tests/data/h200-uncalibrated.json --import tests/data/import-kcu.csv --json --db "$tmp/v.db" --plot none >"$tmp/vk.json" 2>"$tmp/vk.err"
+    "$BIN" validate --hw tests/data/h200-uncalibrated.json --import tests/data/import-kcu.csv --json --db "$tmp/v.db" --plot none >"$tmp/vk.json" 2>"$tmp/vk.err"
     if python3 -c "
 import json,sys
 k=json.load(open(sys.argv[1]))['kernels']
@@ -1115,7 +1127,7 @@ assert [round(x['error_pct'],1) for x in k]==[-17.2,-41.9,-24.5] and all(x['devi
     printf 'kernel,shape,measured_ms,device\ngemm,M=8;N=8;K=8,0.1,tpu\n' >"$tmp/baddev.csv"
     expect_fail validate-import-no-device 2 "no device 'tpu' in nvidia-h200-sxm-141gb" validate --hw nvidia-h200-sxm-141gb --import "$tmp/baddev.csv"
     expect_fail validate-device-native 2 "--device applies to --import" validate --hw nvidia-h200-sxm-141gb --device gpu --quick
-    "$DSE_BIN" validate --hw "$H" --suite tests/data/validate-tiny.json --quick --json --db "$tmp/v.db" --plot "$tmp/v.png" >"$tmp/vt.json" 2>"$tmp/vt.err"
+    "$BIN" validate --hw "$H" --suite tests/data/validate-tiny.json --quick --json --db "$tmp/v.db" --plot "$tmp/v.png" >"$tmp/vt.json" 2>"$tmp/vt.err"
     if python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['n_kernels']==3 and all(k['measured_ms']>0 for k in d['kernels']) and d['environment']['threads']>=1" "$tmp/vt.json" 2>/dev/null; then
         ok validate-native
     else
@@ -1133,22 +1145,22 @@ assert [round(x['error_pct'],1) for x in k]==[-17.2,-41.9,-24.5] and all(x['devi
     fi
     # --repeat 2: the time is the median of two passes (their mean), and the noise is
     # mean |pass / median - 1| = |t1 - t2| / (t1 + t2), which is in [0, 100) %.
-    "$DSE_BIN" validate --hw "$H" --suite tests/data/validate-tiny.json --quick --repeat 2 --json --db "$tmp/v.db" --plot none >"$tmp/vr.json" 2>"$tmp/vr.err"
+    "$BIN" validate --hw "$H" --suite tests/data/validate-tiny.json --quick --repeat 2 --json --db "$tmp/v.db" --plot none >"$tmp/vr.json" 2>"$tmp/vr.err"
     if python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['n_kernels']==3 and 0 <= d['noise_pct'] < 100 and all(k['measured_ms']>0 for k in d['kernels'])" "$tmp/vr.json" 2>/dev/null; then
         ok validate-repeat
     else
         fail validate-repeat "$(head -c 300 "$tmp/vr.err")"
     fi
     expect_fail validate-repeat-range 2 "--repeat: expected an integer in [1, 20], got '0'" validate --hw "$H" --suite tests/data/validate-tiny.json --repeat 0
-    "$DSE_BIN" calibrate --hw "$H" --import tests/data/import-fit.json --out "$tmp/cal.json" --json >"$tmp/c.json" 2>"$tmp/c.err"
+    "$BIN" calibrate --hw "$H" --import tests/data/import-fit.json --out "$tmp/cal.json" --json >"$tmp/c.json" 2>"$tmp/c.err"
     if python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['heldout_mape_after_pct'] <= d['heldout_mape_before_pct'] and d['n_heldout']==6" "$tmp/c.json" 2>/dev/null &&
-        "$DSE_BIN" eval --hw "$tmp/cal.json" --workload tiny-mlp --json | python3 -c "import json,sys; d=json.load(sys.stdin); assert d['validation']['calibrated'] and d['validation']['heldout_mape_pct'] >= 0" 2>/dev/null; then
+        "$BIN" eval --hw "$tmp/cal.json" --workload tiny-mlp --json | python3 -c "import json,sys; d=json.load(sys.stdin); assert d['validation']['calibrated'] and d['validation']['heldout_mape_pct'] >= 0" 2>/dev/null; then
         ok calibrate-import
     else
         fail calibrate-import "$(head -c 300 "$tmp/c.err") $(head -c 300 "$tmp/c.json")"
     fi
     # A calibrate --json result carries its measured kernels: importing it again refits to the same figures.
-    "$DSE_BIN" calibrate --hw "$H" --import "$tmp/c.json" --out "$tmp/cal2.json" --json >"$tmp/c2.json" 2>"$tmp/c2.err"
+    "$BIN" calibrate --hw "$H" --import "$tmp/c.json" --out "$tmp/cal2.json" --json >"$tmp/c2.json" 2>"$tmp/c2.err"
     if python3 -c "import json,sys; a=json.load(open(sys.argv[1])); b=json.load(open(sys.argv[2])); assert len(a['kernels'])==18 and sum(k['heldout'] for k in a['kernels'])==6 and abs(a['heldout_mape_after_pct']-b['heldout_mape_after_pct'])<1e-6" "$tmp/c.json" "$tmp/c2.json" 2>/dev/null; then
         ok calibrate-reimport
     else
@@ -1156,22 +1168,22 @@ assert [round(x['error_pct'],1) for x in k]==[-17.2,-41.9,-24.5] and all(x['devi
     fi
     printf '{"n_kernels":1,"kernels":[{"name":"gemm","precision":"fp32","measured_ms":1}]}' >"$tmp/badres.json"
     expect_fail validate-import-bad-result 2 "badres.json: kernels[0]: expected name, shape, precision (short strings), measured_ms" validate --hw "$H" --import "$tmp/badres.json"
-    "$DSE_BIN" validate --precision-errors --json >"$tmp/pe.json" 2>"$tmp/pe.err"
+    "$BIN" validate --precision-errors --json >"$tmp/pe.json" 2>"$tmp/pe.err"
     if python3 -c "import json,sys; d=json.load(open(sys.argv[1])); e={(x['weights'],x['activations']):x['rel_error'] for x in d}; assert len(d)==36 and e[('fp32','fp32')]<1e-6 and e[('int4','int4')]>e[('int8','int8')]>e[('bf16','bf16')]" "$tmp/pe.json" 2>/dev/null; then
         ok validate-precision-errors
     else
         fail validate-precision-errors "$(head -c 300 "$tmp/pe.err")"
     fi
 fi
-"$DSE_BIN" probe --quick --out "$tmp/host.json" >"$tmp/probe.out" 2>"$tmp/probe.err"
-if [ $? -eq 0 ] && "$DSE_BIN" eval --hw "$tmp/host.json" --workload resnet50 >/dev/null 2>&1; then
+"$BIN" probe --quick --out "$tmp/host.json" >"$tmp/probe.out" 2>"$tmp/probe.err"
+if [ $? -eq 0 ] && "$BIN" eval --hw "$tmp/host.json" --workload resnet50 >/dev/null 2>&1; then
     ok probe-writes-hwdesc
 else
     fail probe-writes-hwdesc "$(tail -c 300 "$tmp/probe.err")"
 fi
 
 mkdir -p "$tmp/nopath"
-if PATH="$tmp/nopath" "$DSE_BIN" sweep sweeps/cnn_npu_arch.json --db "$tmp/nognu.db" --quiet >"$tmp/nognu.out" 2>"$tmp/nognu.err" &&
+if PATH="$tmp/nopath" "$BIN" sweep sweeps/cnn_npu_arch.json --db "$tmp/nognu.db" --quiet >"$tmp/nognu.out" 2>"$tmp/nognu.err" &&
     grep -q "gnuplot not found" "$tmp/nognu.err" && grep -q "Pareto front" "$tmp/nognu.out"; then
     ok sweep-without-gnuplot
 else
@@ -1227,7 +1239,7 @@ fi
 # third kernel, as dse calibrate splits) exactly as the uncalibrated model predicts them (0 % error
 # before), the training two thirds 10x slower, so any fit to them misses the held-out kernels.
 if [ "$have_python" = 1 ]; then
-    "$DSE_BIN" validate --hw "$H" --import tests/data/import-fit.json --json --db "$tmp/w.db" --plot none >"$tmp/w.json" 2>/dev/null
+    "$BIN" validate --hw "$H" --import tests/data/import-fit.json --json --db "$tmp/w.db" --plot none >"$tmp/w.json" 2>/dev/null
     python3 - "$tmp/w.json" "$tmp/worse.csv" <<'PYEOF'
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -1672,8 +1684,8 @@ for k in c.values():
     need(abs(k['error_pct'] - 100 * (k['predicted'] / k['measured'] - 1)) < 1e-9, 'error of %s' % k['id'])
 need(d['heldout']['n'] == 1 and d['fit']['n'] == 2, 'halves %r %r' % (d['fit']['n'], d['heldout']['n']))
 " validate --published --corpus $P/tiny.csv --json
-"$DSE_BIN" eval --hw nvidia-h100-sxm5-80gb --workload resnet50 --precision int8 --batch 8 --software tensorrt --json >"$tmp/r8.json" 2>/dev/null
-"$DSE_BIN" validate --published --corpus $P/tiny.csv --json >"$tmp/pub.json" 2>/dev/null
+"$BIN" eval --hw nvidia-h100-sxm5-80gb --workload resnet50 --precision int8 --batch 8 --software tensorrt --json >"$tmp/r8.json" 2>/dev/null
+"$BIN" validate --published --corpus $P/tiny.csv --json >"$tmp/pub.json" 2>/dev/null
 if python3 -c "
 import json,sys
 e=json.load(open(sys.argv[1])); p={k['id']: k for k in json.load(open(sys.argv[2]))['cases']}
@@ -1692,8 +1704,8 @@ need(not bad, 'not predicted: %r' % bad[:3])
 " validate --published --json
 expect_fail published-no-device 2 "no published case ran on 'google-tpu-v4'" validate --published --corpus $P/tiny.csv --hw google-tpu-v4
 expect_fail published-half 2 "expected fit, heldout or all" validate --published --corpus $P/tiny.csv --half some
-"$DSE_BIN" calibrate --published --corpus $P/tiny.csv --hw nvidia-h100-sxm5-80gb --out "$tmp/cal.json" --force >"$tmp/cal.out" 2>&1
-if grep -q "fitted factors" "$tmp/cal.out" && "$DSE_BIN" eval --hw "$tmp/cal.json" --workload tiny-mlp --json 2>/dev/null | python3 -c "import json,sys; d=json.load(sys.stdin); assert d['validation']['calibrated']"; then
+"$BIN" calibrate --published --corpus $P/tiny.csv --hw nvidia-h100-sxm5-80gb --out "$tmp/cal.json" --force >"$tmp/cal.out" 2>&1
+if grep -q "fitted factors" "$tmp/cal.out" && "$BIN" eval --hw "$tmp/cal.json" --workload tiny-mlp --json 2>/dev/null | python3 -c "import json,sys; d=json.load(sys.stdin); assert d['validation']['calibrated']"; then
     ok calibrate-published-writes
 else
     fail calibrate-published-writes "$(head -c 300 "$tmp/cal.out")"
@@ -1704,7 +1716,7 @@ expect_fail calibrate-published-needs-hw 2 "--hw NAME" calibrate --published --c
 # fit keeps per_op_us <= 4.8 and puts per_step_us + per_request_us at 3000 +- 10 %. (Without the bound, and
 # with the placeholder overheads pulled as hard as sourced ones, it made per_op_us 943 us.) With no held-out
 # case the report says so instead of printing 0 %.
-"$DSE_BIN" calibrate --published --corpus $P/overhead.csv --hw tests/data/h200-uncalibrated.json --out "$tmp/ovh.json" >"$tmp/ovh.out" 2>&1
+"$BIN" calibrate --published --corpus $P/overhead.csv --hw tests/data/h200-uncalibrated.json --out "$tmp/ovh.json" >"$tmp/ovh.out" 2>&1
 if grep -q "held-out: no cases of this device" "$tmp/ovh.out" && python3 -c "
 import json,sys
 o=json.load(open(sys.argv[1]))['devices'][0]['overhead']
@@ -1714,8 +1726,8 @@ assert o['per_op_us'] <= 4.8 and 2700 <= o['per_step_us'] + o['per_request_us'] 
 # Error bars (validate/published/error-bars.json): the 10th and 90th percentile, linearly interpolated,
 # of the held-out cases' time errors (predicted / measured time - 1) per device class and workload kind
 # (and per class over all kinds), where a group has at least 3 cases.
-"$DSE_BIN" validate --published --write-error-bars "$tmp/eb.json" >/dev/null 2>&1
-"$DSE_BIN" validate --published --json >"$tmp/pubc.json" 2>/dev/null
+"$BIN" validate --published --write-error-bars "$tmp/eb.json" >/dev/null 2>&1
+"$BIN" validate --published --json >"$tmp/pubc.json" 2>/dev/null
 if python3 -c "
 import json,sys
 eb=json.load(open(sys.argv[1])); cases=[c for c in json.load(open(sys.argv[2]))['cases'] if c['heldout'] and 'predicted' in c]
@@ -1764,8 +1776,8 @@ expect_fail error-bars-need-all-devices 2 "goes without --hw" validate --publish
 # predicted x (1 + low / 100), a time at predicted / (1 + low / 100).
 printf '{"name":"ebp","workload":{"model":"models/llama-3.2-1b.json","phase":"decode","prompt":128},"system":"hwdesc/nvidia-h100-sxm5-80gb.json","axes":{"batch":[1,8]},"rank":"pessimistic","objectives":[{"metric":"tokens_per_s","goal":"max"},{"metric":"latency_ms","goal":"min"}]}' >"$tmp/ebp.json"
 printf '{"name":"ebq","workload":{"model":"models/llama-3.2-1b.json","phase":"decode","prompt":128},"system":"hwdesc/nvidia-h100-sxm5-80gb.json","axes":{"batch":[1,8]},"objectives":[{"metric":"tokens_per_s","goal":"max"},{"metric":"latency_ms","goal":"min"}]}' >"$tmp/ebq.json"
-"$DSE_BIN" sweep "$tmp/ebp.json" --no-db --json >"$tmp/ebp.out" 2>/dev/null
-"$DSE_BIN" sweep "$tmp/ebq.json" --no-db --json >"$tmp/ebq.out" 2>/dev/null
+"$BIN" sweep "$tmp/ebp.json" --no-db --json >"$tmp/ebp.out" 2>/dev/null
+"$BIN" sweep "$tmp/ebq.json" --no-db --json >"$tmp/ebq.out" 2>/dev/null
 if python3 -c "
 import json,sys
 p=json.load(open(sys.argv[1])); q=json.load(open(sys.argv[2]))
@@ -1796,8 +1808,8 @@ need(num(m['tpot_ms']['p50']) and m['output_tokens'] == 300 * 64, 'tpot %r' % m)
 need(abs(m['throughput_rps'] - 4) < 1, 'throughput %r at 4 requests/s' % m['throughput_rps'])
 need(0 <= m['slo_attainment'] <= 1 and m['goodput_rps'] <= m['throughput_rps'] + 1e-9, 'goodput %r' % m)
 " serve --hw nvidia-h100-sxm5-80gb --workload llama-3.2-1b --rate 4 --requests 300 --prompt-dist uniform:64-512 --output-dist fixed:64 --slo ttft_ms=200 --json
-"$DSE_BIN" serve --hw nvidia-h100-sxm5-80gb --workload llama-3.2-1b --rate 30 --requests 500 --lengths models/traces/azure-conv-2023.csv --seed 9 --json >"$tmp/sv1.json" 2>/dev/null
-OMP_NUM_THREADS=1 "$DSE_BIN" serve --hw nvidia-h100-sxm5-80gb --workload llama-3.2-1b --rate 30 --requests 500 --lengths models/traces/azure-conv-2023.csv --seed 9 --json >"$tmp/sv2.json" 2>/dev/null
+"$BIN" serve --hw nvidia-h100-sxm5-80gb --workload llama-3.2-1b --rate 30 --requests 500 --lengths models/traces/azure-conv-2023.csv --seed 9 --json >"$tmp/sv1.json" 2>/dev/null
+OMP_NUM_THREADS=1 "$BIN" serve --hw nvidia-h100-sxm5-80gb --workload llama-3.2-1b --rate 30 --requests 500 --lengths models/traces/azure-conv-2023.csv --seed 9 --json >"$tmp/sv2.json" 2>/dev/null
 if python3 -c "
 import json,sys
 a,b=[json.load(open(f))['metrics'] for f in sys.argv[1:3]]
@@ -1816,9 +1828,9 @@ need(d['throughput_heldout']['n'] >= 5 and d['latency_heldout']['n'] >= 5, 'held
 need(any('not shipped' in x.get('reason', '') for x in c), 'dataset lengths refused')
 " validate --published --serving --json
 # a sweep of serving runs: scheduler x token budget x rate; 1 and 2 threads give the same rows
-"$DSE_BIN" sweep "$D/sweep-serving.json" --db "$tmp/ss1.db" --threads 1 --no-plot --quiet >/dev/null 2>"$tmp/ss1.err"
+"$BIN" sweep "$D/sweep-serving.json" --db "$tmp/ss1.db" --threads 1 --no-plot --quiet >/dev/null 2>"$tmp/ss1.err"
 rc1=$?
-"$DSE_BIN" sweep "$D/sweep-serving.json" --db "$tmp/ss2.db" --threads 2 --no-plot --quiet >/dev/null 2>"$tmp/ss2.err"
+"$BIN" sweep "$D/sweep-serving.json" --db "$tmp/ss2.db" --threads 2 --no-plot --quiet >/dev/null 2>"$tmp/ss2.err"
 rc2=$?
 if [ "$rc1" -eq 0 ] && [ "$rc2" -eq 0 ] && python3 -c "
 import sqlite3,sys
@@ -1840,7 +1852,7 @@ printf '{"name":"sv3","workload":{"model":"models/llama-3.2-1b.json","serving":{
 expect_fail sweep-serving-scheduler 2 "expected static, continuous, chunked or inflight, got \"fifo\"" sweep "$tmp/sv3.json" --no-db
 expect_ok_has sweep-inferentia-vs-gpu "aws-inf2" sweep sweeps/inferentia_vs_gpu.json --db "$tmp/ivg.db" --no-plot
 if command -v gnuplot >/dev/null 2>&1; then
-    "$DSE_BIN" serve --hw nvidia-h100-sxm5-80gb --workload llama-3.2-1b --rate 20 --requests 400 --prompt-dist uniform:64-512 --output-dist uniform:8-64 --plot "$tmp/svp" >"$tmp/svp.out" 2>"$tmp/svp.err"
+    "$BIN" serve --hw nvidia-h100-sxm5-80gb --workload llama-3.2-1b --rate 20 --requests 400 --prompt-dist uniform:64-512 --output-dist uniform:8-64 --plot "$tmp/svp" >"$tmp/svp.out" 2>"$tmp/svp.err"
     if [ $? -eq 0 ] && [ -s "$tmp/svp-cdf.png" ] && [ -s "$tmp/svp-timeline.png" ] && [ -s "$tmp/svp-load.png" ] &&
         grep -q "wrote $tmp/svp-load.png" "$tmp/svp.out"; then ok serve-plots; else fail serve-plots "$(tail -c 300 "$tmp/svp.err")"; fi
 else
@@ -1850,8 +1862,8 @@ expect_ok_has serve-swap "sequences preempted for KV blocks (swapped to the host
 expect_ok_has serve-disaggregated "disaggregated: 1 replica prefill, 3 decode" serve --hw nvidia-dgx-h100 --workload llama-3.1-8b --tp 2 --rate 30 --requests 1000 --lengths models/traces/azure-conv-2023.csv --prefill-replicas 1
 expect_fail serve-swap-no-host 2 "swap preemption copies caches to the host: the system has no CPU linked to the device" serve --hw nvidia-h100-sxm5-80gb --workload llama-3.2-1b --rate 4 --requests 20 --preemption swap
 # a shared 1,024-token system prompt: the cached prefix shortens the time to first token
-t0=$("$DSE_BIN" serve --hw nvidia-h100-sxm5-80gb --workload llama-3.1-8b --rate 10 --requests 500 --prompt-dist uniform:1100-1400 --output-dist fixed:32 --json 2>/dev/null | python3 -c "import json,sys; print(json.load(sys.stdin)['metrics']['ttft_ms']['p50'])")
-t1=$("$DSE_BIN" serve --hw nvidia-h100-sxm5-80gb --workload llama-3.1-8b --rate 10 --requests 500 --prompt-dist uniform:1100-1400 --output-dist fixed:32 --prefix-tokens 1024 --json 2>/dev/null | python3 -c "import json,sys; print(json.load(sys.stdin)['metrics']['ttft_ms']['p50'])")
+t0=$("$BIN" serve --hw nvidia-h100-sxm5-80gb --workload llama-3.1-8b --rate 10 --requests 500 --prompt-dist uniform:1100-1400 --output-dist fixed:32 --json 2>/dev/null | python3 -c "import json,sys; print(json.load(sys.stdin)['metrics']['ttft_ms']['p50'])")
+t1=$("$BIN" serve --hw nvidia-h100-sxm5-80gb --workload llama-3.1-8b --rate 10 --requests 500 --prompt-dist uniform:1100-1400 --output-dist fixed:32 --prefix-tokens 1024 --json 2>/dev/null | python3 -c "import json,sys; print(json.load(sys.stdin)['metrics']['ttft_ms']['p50'])")
 if python3 -c "import sys; a, b = float(sys.argv[1]), float(sys.argv[2]); sys.exit(0 if 0 < b < a / 2 else 1)" "$t0" "$t1" 2>/dev/null; then ok serve-prefix-cache; else fail serve-prefix-cache "TTFT p50 $t0 without, $t1 with a cached prefix"; fi
 expect_fail serve-prefix-share-alone 2 "--prefix-share: applies to --prefix-tokens" serve --hw nvidia-h100-sxm5-80gb --workload llama-3.2-1b --rate 1 --prefix-share 0.5
 expect_fail serve-negative-rate 2 "--rate: expected a number in (0, 1e+09], got '-3'" serve --hw nvidia-h100-sxm5-80gb --workload llama-3.2-1b --rate -3
@@ -1864,7 +1876,7 @@ expect_fail serve-context 2 "request 1:" serve --hw nvidia-h100-sxm5-80gb --work
 # The TPU v1 paper's comparison with shipped files (validate/tpuv1/reproduce.sh): Table 6's per-die
 # performance relative to Haswell, geometric and weighted means, TPU 14.5 and 29.2 (Jouppi et al. ISCA
 # 2017); dse's must stay within 20 % of them (16.7 and 30.8 when this test was written, 2026-12-01).
-if sh validate/tpuv1/reproduce.sh "$DSE_BIN" >"$tmp/tpuv1.out" 2>&1 && python3 -c "
+if sh validate/tpuv1/reproduce.sh "$BIN" >"$tmp/tpuv1.out" 2>&1 && python3 -c "
 import re,sys
 m=re.search(r'summary: tpu_gm=([0-9.]+) tpu_wm=([0-9.]+) k80_gm=([0-9.]+) k80_wm=([0-9.]+)', open(sys.argv[1]).read())
 gm,wm=float(m.group(1)),float(m.group(2))

@@ -1,0 +1,49 @@
+/* dist.h -- a sweep spread over MPI ranks (./configure --with-mpi; docs/mpi.md).
+ *
+ * Every rank runs the same search: the same spec, the same seed, so the same batches of points in
+ * the same order. Each batch is cut into one contiguous share per rank; each rank evaluates its
+ * share with OpenMP and the shares are gathered (to rank 0, or to every rank where the search needs
+ * every result, as NSGA-II does), so rank 0 sees the rows in the order one process would make them
+ * and writes the one database. Rows travel as bytes: the ranks must run the same dse binary on
+ * machines of one architecture.
+ *
+ * MPI starts only when a launcher started the process (mpirun's environment); a build with MPI run
+ * on its own is one process, and so is a build without it: struct dist then says rank 0 of 1 and
+ * every call below is the identity. */
+#ifndef DSE_DIST_H
+#define DSE_DIST_H
+
+#include <stddef.h>
+
+#include "err.h"
+
+struct dist {
+    int rank, size;
+    int active; /* MPI_Init was called (and MPI_Finalize is due) */
+};
+
+/* Starts MPI when a launcher started this process, else sets rank 0 of 1. */
+int dist_init(struct dist *d, struct dse_err *e);
+void dist_finish(struct dist *d);
+/* The world size a launcher set for this process (1 without one), read before dist_init; 0 when
+ * the environment names one but this build has no MPI. */
+int dist_launcher_size(void);
+
+/* Items [lo, hi) of a batch of n that rank evaluates: contiguous shares, in rank order; rank 0's is
+ * root_permille thousandths of an equal share (it also writes the results: dse sweep makes it
+ * smaller), the other ranks share the rest equally. */
+void dist_share(const struct dist *d, long long n, int root_permille, int rank, long long *lo, long long *hi);
+/* Each rank's mine[0..n_mine) bytes concatenated in rank order into *all (grown with realloc as
+ * needed, *cap its size; the caller frees it), *n_all bytes, at rank 0 (to_all: at every rank). */
+int dist_gather_bytes(const struct dist *d, const void *mine, size_t n_mine, unsigned char **all, size_t *cap,
+                      size_t *n_all, int to_all, struct dse_err *e);
+/* flags[0..n) replaced by their maximum over the ranks (a collective: every rank calls it). */
+int dist_max(const struct dist *d, int *flags, int n, struct dse_err *e);
+/* bytes of buf copied from rank root to every rank. */
+int dist_bcast(const struct dist *d, void *buf, size_t bytes, int root, struct dse_err *e);
+/* An error of any rank made every rank's: failed says whether this rank's e holds one; returns
+ * DSE_OK when no rank failed, else the error of the lowest failing rank, copied into e on every
+ * rank. */
+int dist_agree_error(const struct dist *d, int failed, struct dse_err *e);
+
+#endif
