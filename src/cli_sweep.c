@@ -77,58 +77,32 @@ struct run {
     struct progress bar; /* on a terminal (progress) */
     int store_failed; /* the database refused a write (disk full, I/O): what was committed can be resumed */
     double t0, last;
-    /* While nothing is feasible, the reasons by kind (the text up to its first digit: "needs 2.47 GB
-     * ..." and "needs 3.1 GB ..." are one kind), so that an all-infeasible run can say why. */
-    struct why {
-        char kind[64], example[200];
-        long long n;
-        int varied; /* the kind's reasons are not all the example */
-    } why[8];
-    long long why_other;
+    struct cli_why why; /* while nothing is feasible, the reasons by kind: an all-infeasible run says why */
 };
 
 static void tally_reason(struct run *r, const char *reason)
 {
-    if (r->n_feasible || !reason)
-        return;
-    char kind[sizeof r->why[0].kind];
-    size_t k = strcspn(reason, "0123456789");
-    snprintf(kind, sizeof kind, "%.*s", (int)(k < sizeof kind - 1 ? k : sizeof kind - 1), reason);
-    size_t n = sizeof r->why / sizeof r->why[0];
-    for (size_t i = 0; i < n; i++) {
-        struct why *w = &r->why[i];
-        if (w->n && !strcmp(w->kind, kind)) {
-            w->n++;
-            w->varied |= strcmp(w->example, reason) != 0;
-            return;
-        }
-        if (!w->n) {
-            dse_strlcpy(w->kind, kind, sizeof w->kind);
-            dse_strlcpy(w->example, reason, sizeof w->example);
-            w->n = 1;
-            return;
-        }
-    }
-    r->why_other++;
+    if (!r->n_feasible && reason)
+        cli_why_add(&r->why, reason, 1);
 }
 
-static int cmp_why(const void *a, const void *b)
-{
-    const struct why *x = a, *y = b;
-    return (x->n < y->n) - (x->n > y->n);
-}
+#define WHY_SHOWN 8 /* kinds of reason listed; the rest are summed */
 
 /* Why nothing is feasible: the commonest kinds of reason with their counts. */
 static void print_reasons(struct run *r, const char *db, int no_db)
 {
-    size_t n = sizeof r->why / sizeof r->why[0];
-    qsort(r->why, n, sizeof r->why[0], cmp_why);
+    long long other = r->why.other;
+    cli_why_sort(&r->why);
     fprintf(stderr, "dse: no feasible point among %lld; the reasons:\n", r->n_total);
-    for (size_t i = 0; i < n && r->why[i].n; i++)
-        fprintf(stderr, "  %lld point%s: %s%s\n", r->why[i].n, r->why[i].n == 1 ? "" : "s",
-                r->why[i].varied ? "e.g. " : "", r->why[i].example);
-    if (r->why_other)
-        fprintf(stderr, "  %lld point%s: other reasons\n", r->why_other, r->why_other == 1 ? "" : "s");
+    for (int i = 0; i < CLI_WHY_KINDS && r->why.k[i].n; i++) {
+        const struct cli_why_kind *w = &r->why.k[i];
+        if (i >= WHY_SHOWN)
+            other += w->n;
+        else
+            fprintf(stderr, "  %lld point%s: %s%s\n", w->n, w->n == 1 ? "" : "s", w->varied ? "e.g. " : "", w->example);
+    }
+    if (other)
+        fprintf(stderr, "  %lld point%s: other reasons\n", other, other == 1 ? "" : "s");
     if (!no_db)
         fprintf(stderr, "  (each point's reason is in the reason column of %s)\n", db);
 }
@@ -487,42 +461,6 @@ static char *json_axes(const struct run *r)
     char *s = cJSON_PrintUnformatted(a);
     cJSON_Delete(a);
     return s;
-}
-
-/* A front point with its sort key: the minimized objectives, then the point index. */
-struct ranked {
-    double key[SW_MAX_OBJ];
-    int m;
-    long long point, idx;
-};
-
-static int cmp_front(const void *a, const void *b)
-{
-    const struct ranked *x = a, *y = b;
-    for (int k = 0; k < x->m; k++)
-        if (x->key[k] != y->key[k])
-            return x->key[k] < y->key[k] ? -1 : 1;
-    return x->point < y->point ? -1 : x->point > y->point;
-}
-
-/* Sorts front (indices into r's arrays) by the objectives in order. */
-static int sort_front(const struct run *r, long long *front, long long n)
-{
-    int m = r->sp->n_obj;
-    struct ranked *v = malloc(sizeof *v * (size_t)(n ? n : 1));
-    if (!v)
-        return -1;
-    for (long long i = 0; i < n; i++) {
-        memcpy(v[i].key, r->obj + (size_t)front[i] * m, sizeof(double) * (size_t)m);
-        v[i].m = m;
-        v[i].point = r->point[front[i]];
-        v[i].idx = front[i];
-    }
-    qsort(v, (size_t)n, sizeof *v, cmp_front);
-    for (long long i = 0; i < n; i++)
-        front[i] = v[i].idx;
-    free(v);
-    return 0;
 }
 
 static double shown(const struct sweep_spec *sp, int k, double v) { return sp->obj[k].maximize ? -v : v; }
@@ -965,7 +903,7 @@ int cmd_sweep(int argc, char **argv)
                     memcpy(gobj + (size_t)(i - f0) * m, r.obj + (size_t)front[i] * m, sizeof *gobj * (size_t)m);
                 ghv[g] = pareto_hypervolume(gobj, (int)(nfront - f0), m, ref, &he);
             }
-            if (sort_front(&r, front + f0, nfront - f0))
+            if (pareto_sort(r.obj, m, r.point, front + f0, nfront - f0))
                 rc = dse_err_set(&e, DSE_ERUNTIME, NULL, NULL, "out of memory");
         }
         gstart[g + 1] = nfront;
