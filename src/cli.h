@@ -5,7 +5,9 @@
 
 #include "err.h"
 #include "model.h"
+#include "store.h"
 #include "metric.h"
+#include "sweep.h"
 
 struct cli_opt {
     const char *name; /* long name without "--" */
@@ -92,6 +94,22 @@ struct cli_why {
 void cli_why_add(struct cli_why *w, const char *reason, long long n);
 /* Sorts w's kinds, the commonest first (ties: the kind seen first). */
 void cli_why_sort(struct cli_why *w);
+
+/* A stored sweep run reopened to evaluate its points again (dse show, dse report): its spec loaded from
+ * the database's copy (its paths resolving from the spec's own, the first of runs.inputs), and compared
+ * with the inputs as they are now: the spec, every input file, dse itself. When something differs,
+ * changed names it and prep is NULL (the points cannot be evaluated as they were); else prep holds
+ * scratch for threads evaluation threads. An error (a spec or input that no longer loads) leaves rr
+ * closed. */
+struct cli_rerun {
+    struct sweep_spec sp;
+    int have_spec;
+    struct sweep_prep *prep;
+    int order[SW_MAX_AXES]; /* spec position (the database's column order) -> axis index */
+    char changed[2048];
+};
+int cli_rerun_open(const struct store_run *run, int threads, struct cli_rerun *rr, struct dse_err *e);
+void cli_rerun_close(struct cli_rerun *rr);
 
 /* dse compare's table (cli_compare.c), which dse report shows for a front too: the metric columns that
  * apply to phase ph into cols, returning how many; a row's cell of metric m as dse compare prints it

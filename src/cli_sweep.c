@@ -994,6 +994,40 @@ out:
     return rc;
 }
 
+int cli_rerun_open(const struct store_run *run, int threads, struct cli_rerun *rr, struct dse_err *e)
+{
+    memset(rr, 0, sizeof *rr);
+    cJSON *in = cJSON_Parse(run->inputs);
+    char path[1024] = "spec.json";
+    if (cJSON_IsObject(in) && in->child && in->child->string)
+        dse_strlcpy(path, in->child->string, sizeof path); /* the spec's own path comes first */
+    cJSON_Delete(in);
+    int rc = sweep_spec_load_buf(run->spec, strlen(run->spec), path, 0, &rr->sp, e);
+    if (rc)
+        return rc;
+    rr->have_spec = 1;
+    for (int a = 0; a < rr->sp.n_axes; a++)
+        rr->order[rr->sp.axes[a].spec_pos] = a;
+    struct store_resumable rs = {.id = run->id, .inputs_json = run->inputs};
+    dse_strlcpy(rs.spec_hash, run->spec_hash, sizeof rs.spec_hash);
+    dse_strlcpy(rs.version, run->version, sizeof rs.version);
+    dse_strlcpy(rs.git, run->git, sizeof rs.git);
+    changed_inputs(&rr->sp, &rs, rr->changed, sizeof rr->changed);
+    if (rr->changed[0])
+        return DSE_OK;
+    if ((rc = sweep_prepare(&rr->sp, &rr->prep, e)) || (rc = sweep_scratch_init(rr->prep, threads, e)))
+        cli_rerun_close(rr);
+    return rc;
+}
+
+void cli_rerun_close(struct cli_rerun *rr)
+{
+    sweep_prep_free(rr->prep);
+    if (rr->have_spec)
+        sweep_spec_free(&rr->sp);
+    memset(rr, 0, sizeof *rr);
+}
+
 /* dse show DB POINT [--run ID] [--json]: a stored point evaluated again from its run's spec (the run's
  * inputs must be unchanged: the same spec, files and dse give the same numbers) with every metric of
  * the registry, those the database does not keep as well. */
@@ -1010,13 +1044,11 @@ int cmd_show(int argc, char **argv)
     memcpy(opts, show_opts_proto, sizeof opts);
     struct dse_err e;
     const char *pos[2];
-    int npos, rc, have_spec = 0;
+    int npos, rc;
     long long run = 0, point = -1;
     struct store *st = NULL;
-    struct store_resumable rs = {0};
-    char *spec = NULL, changed[2048];
-    struct sweep_spec sp;
-    struct sweep_prep *prep = NULL;
+    struct store_run sr = {0};
+    struct cli_rerun rr = {0};
     struct sw_row row;
     dse_err_clear(&e);
     if ((rc = cli_parse(argc, argv, 2, opts, pos, 2, &npos, "show", &e)))
@@ -1035,56 +1067,39 @@ int cmd_show(int argc, char **argv)
     if ((rc = cli_int("point", pos[1], 0, 1LL << 62, &point, &e)) ||
         (cli_get(opts, "run") && (rc = cli_int("run", cli_get(opts, "run"), 1, 1LL << 62, &run, &e))))
         goto out;
-    struct stat sb;
-    if (stat(pos[0], &sb) != 0 || !S_ISREG(sb.st_mode)) { /* never created here */
-        rc = dse_err_set(&e, DSE_EINPUT, pos[0], NULL, "no such database");
+    if ((rc = store_open_read(pos[0], &st, &e)) || (rc = store_read_run(st, run, &sr, &e)))
         goto out;
-    }
-    if ((rc = store_open(pos[0], &st, &e)) || (rc = store_get_run(st, run, &rs, &spec, &e)))
-        goto out;
-    if (!rs.id) {
+    if (!sr.id) {
         rc = dse_err_set(&e, DSE_EINPUT, pos[0], NULL, run > 0 ? "no run %lld" : "no run%.0lld", run);
         goto out;
     }
-    cJSON *in = cJSON_Parse(rs.inputs_json);
-    char path[1024] = "spec.json";
-    if (cJSON_IsObject(in) && in->child && in->child->string)
-        dse_strlcpy(path, in->child->string, sizeof path); /* the spec's own path comes first */
-    cJSON_Delete(in);
-    if ((rc = sweep_spec_load_buf(spec, strlen(spec), path, 0, &sp, &e)))
+    if ((rc = cli_rerun_open(&sr, 1, &rr, &e)))
         goto out;
-    have_spec = 1;
-    changed_inputs(&sp, &rs, changed, sizeof changed);
-    if (changed[0]) {
+    const struct sweep_spec *sp = &rr.sp;
+    if (rr.changed[0]) {
         rc = dse_err_set(&e, DSE_EINPUT, pos[0], NULL, "run %lld's inputs changed since it ran (%s): its points cannot be "
-                         "evaluated again as they were", rs.id, changed);
+                         "evaluated again as they were", sr.id, rr.changed);
         goto out;
     }
-    if (point >= sp.points) {
+    if (point >= sp->points) {
         rc = dse_err_set(&e, DSE_EINPUT, pos[0], NULL, "point %lld: run %lld's space has %lld points (0 to %lld)", point,
-                         rs.id, sp.points, sp.points - 1);
+                         sr.id, sp->points, sp->points - 1);
         goto out;
     }
-    if ((rc = sweep_prepare(&sp, &prep, &e)) || (rc = sweep_scratch_init(prep, 1, &e)))
-        goto out;
-    if (sweep_eval_point(prep, point, 0, &row, &e)) {
+    if (sweep_eval_point(rr.prep, point, 0, &row, &e)) {
         rc = e.code ? e.code : DSE_ERUNTIME;
         goto out;
     }
-    struct run r = {.sp = &sp};
-    int p = 0;
-    for (int a = 0; a < sp.n_axes; a++) /* spec order, as the database's columns */
-        for (int k = 0; k < sp.n_axes; k++)
-            if (sp.axes[k].spec_pos == a)
-                r.order[p++] = k;
+    struct run r = {.sp = sp};
+    memcpy(r.order, rr.order, sizeof r.order);
     const char *vals[SW_MAX_AXES];
     axis_values(&r, point, vals);
     if (cli_get(opts, "json")) {
         cJSON *o = cJSON_CreateObject(), *d = cJSON_AddObjectToObject(o, "design"), *m = cJSON_AddObjectToObject(o, "metrics");
-        cJSON_AddNumberToObject(o, "run_id", (double)rs.id);
+        cJSON_AddNumberToObject(o, "run_id", (double)sr.id);
         cJSON_AddNumberToObject(o, "point", (double)point);
-        for (int q = 0; q < sp.n_axes; q++)
-            cJSON_AddStringToObject(d, sp.axes[r.order[q]].name, vals[q]);
+        for (int q = 0; q < sp->n_axes; q++)
+            cJSON_AddStringToObject(d, sp->axes[r.order[q]].name, vals[q]);
         cJSON_AddBoolToObject(o, "feasible", row.feasible);
         if (!row.feasible)
             cJSON_AddStringToObject(o, "reason", row.reason);
@@ -1093,9 +1108,9 @@ int cmd_show(int argc, char **argv)
                 cJSON_AddNumberToObject(m, metric_table[i].name, row.metric[i]);
         cli_print_json(o);
     } else {
-        printf("dse show: point %lld of run %lld (%s) in %s, evaluated again\n", point, rs.id, sp.name, pos[0]);
-        for (int q = 0; q < sp.n_axes; q++)
-            printf("  %-28s %s\n", sp.axes[r.order[q]].name, vals[q]);
+        printf("dse show: point %lld of run %lld (%s) in %s, evaluated again\n", point, sr.id, sp->name, pos[0]);
+        for (int q = 0; q < sp->n_axes; q++)
+            printf("  %-28s %s\n", sp->axes[r.order[q]].name, vals[q]);
         printf("%s%s\n\n", row.feasible ? "feasible" : "infeasible: ", row.feasible ? "" : row.reason);
         printf("%-28s %16s  %-8s %s\n", "metric", "value", "unit", "description");
         for (int i = 0; i < metric_count; i++)
@@ -1106,11 +1121,8 @@ int cmd_show(int argc, char **argv)
 out:
     if (rc)
         dse_err_print(stderr, &e);
-    sweep_prep_free(prep);
-    if (have_spec)
-        sweep_spec_free(&sp);
-    store_resumable_free(&rs);
-    free(spec);
+    cli_rerun_close(&rr);
+    store_run_free(&sr);
     store_close(st);
     return rc;
 }
