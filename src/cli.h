@@ -127,12 +127,20 @@ void cli_compare_errbar(const struct eval_result *res, int calibrated, char *buf
 int cli_ops_by_time(const struct eval_result *res, const struct eval_op **v);
 const char *cli_op_phase(const struct eval_op *o);
 
+/* dse report's page of run run_id (<= 0: the newest) of db (cli_report.c, report.h): coloured at first by
+ * the axis color (NULL: system, when the run has one), written to out (NULL: results/<run name>.html),
+ * whose path goes to written. Input errors (no such database or run, an unknown axis, an output that
+ * cannot be written) write nothing. */
+int cli_report(const char *db, long long run_id, const char *color, const char *out, char *written, size_t wn,
+               struct dse_err *e);
+
 int cmd_eval(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
 int cmd_serve(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_show(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
 /* dse validate --published, dse calibrate --published (cli_published.c), with the parsed options. */

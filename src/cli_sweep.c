@@ -42,7 +42,7 @@ static struct cli_opt sweep_opts_proto[] = {
     {"limit", 1, "most evaluations planned: grid points, random samples, NSGA-II population x (generations + 1) "
                  "(default 5,000,000)",
      NULL},
-    {"no-plot", 0, "do not write the front plot", NULL},
+    {"no-plot", 0, "do not write the front plot, nor the HTML report (dse report)", NULL},
     {"no-db", 0, "keep results in memory only: front on screen, nothing written (benchmarks)", NULL},
     {"top", 1, "front rows shown (default 40)", NULL},
     {"json", 0, "print the front as JSON", NULL},
@@ -602,8 +602,8 @@ static void usage(void)
 {
     printf("usage: dse sweep SPEC [options]\n\n"
            "Evaluates every point of the spec's space (or random / NSGA-II samples of it) in parallel, stores\n"
-           "them in SQLite, and prints the Pareto front of the feasible points; writes the front plot beside\n"
-           "the database. Spec format: sweeps/README.md. Metrics:\n");
+           "them in SQLite, and prints the Pareto front of the feasible points; writes the front plot and the\n"
+           "HTML report (dse report) beside the database. Spec format: sweeps/README.md. Metrics:\n");
     for (int i = 0; i < metric_count; i++)
         printf("  %-24s %-8s %-4s %s\n", metric_table[i].name, metric_table[i].unit,
                metric_table[i].dir == DIR_MIN ? "min" : metric_table[i].dir == DIR_MAX ? "max" : "", metric_table[i].what);
@@ -971,6 +971,18 @@ int cmd_sweep(int argc, char **argv)
             fprintf(stderr, "dse: plot not written: %s\n", pe.msg);
         else if (!json && !csv)
             printf("\nplot: %s\n", written);
+    }
+    if (!cli_get(opts, "no-plot") && !no_db) { /* beside the plot, also when nothing is feasible: it says why */
+        char html[1024], written[4096];
+        size_t l = strlen(db);
+        struct dse_err pe;
+        if (l > 3 && !strcmp(db + l - 3, ".db"))
+            l -= 3;
+        snprintf(html, sizeof html, "%.*s-front.html", (int)l, db);
+        if (cli_report(db, r.run_id, NULL, html, written, sizeof written, &pe))
+            fprintf(stderr, "dse: report not written: %s\n", pe.msg);
+        else if (!json && !csv)
+            printf("%sreport: %s\n", nfront > 0 ? "" : "\n", written);
     }
 out:
     if (rc && strcmp(e.msg, "interrupted"))
