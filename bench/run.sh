@@ -24,6 +24,26 @@ run() { # label, extra options
 echo "dse $($dse --version | cut -d' ' -f2-) on $(nproc) cores: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
 echo
 run "llm_edge_1m, every point stored" --db "$db"
+# dse report (issue 14) of that 1,000,000-point run: the time to write the page, its size, and in
+# headless Chromium the time from navigation to the drawn page (the page's own data-load-ms) and the
+# whole browser process.
+page=$(dirname "$db")/bench.html
+t0=$(now)
+$dse report "$db" -o "$page" >/dev/null
+t1=$(now)
+awk -v a="$t0" -v b="$t1" -v s="$(wc -c <"$page")" \
+    'BEGIN { printf "%-34s %9.1f MB    %7.2f s to write (every front point, the cloud thinned, 200 breakdowns)\n", "dse report llm_edge_1m", s / 1e6, b - a }'
+chrome=$(command -v chromium || command -v chromium-browser || command -v google-chrome || true)
+if [ -n "$chrome" ]; then
+    t0=$(now)
+    ms=$(timeout 120 "$chrome" --headless --no-sandbox --disable-gpu --no-first-run --user-data-dir="$(dirname "$db")/chrome" \
+        --dump-dom "file://$page" 2>/dev/null </dev/null | grep -o 'data-load-ms="[0-9]*"' | tr -dc 0-9)
+    t1=$(now)
+    awk -v a="$t0" -v b="$t1" -v ms="${ms:-0}" \
+        'BEGIN { printf "%-34s %9.2f s drawn after navigation, %.2f s whole headless Chromium process\n", "report page in Chromium", ms / 1000, b - a }'
+else
+    echo "report page in Chromium: skipped (no chromium)"
+fi
 run "llm_edge_1m, no storage" --no-db
 # The same space with a software axis (compiled, none) in place of half the power caps: the stacks'
 # passes run once per graph, so the rate should not change.

@@ -5,6 +5,9 @@
 
 #include "err.h"
 #include "model.h"
+#include "store.h"
+#include "metric.h"
+#include "sweep.h"
 
 struct cli_opt {
     const char *name; /* long name without "--" */
@@ -26,6 +29,16 @@ int cli_resolve(const char *opt, const char *dir, const char *name, const char *
 /* The data directory for listings: ./DIR when present, else the installed one. */
 void cli_data_dir(const char *dir, char *out, unsigned n);
 void cli_print_options(const struct cli_opt *opts);
+/* Short forms become long ones for cli_parse (dse plot, dse report): -o FILE, -oFILE, -h; args->av[i]
+ * gets argv[i] or its long form. Values of options are left alone (--x -o is the value "-o"); any other
+ * "-x" is an unknown option of cmd. cli_args_free releases args (also after an error). */
+struct cli_args {
+    char **av, **owned;
+    int n;
+};
+int cli_short_opts(int argc, char **argv, const struct cli_opt *opts, const char *cmd, struct cli_args *args,
+                   struct dse_err *e);
+void cli_args_free(struct cli_args *args);
 struct wl_model;
 struct eval_req;
 /* Reads --batch, --phase, --prompt and --generate for workload m into r, refusing options that do
@@ -65,12 +78,69 @@ int cli_point_open(const struct cli_opt *opts, const char *cmd, char *hwp, size_
 /* --tp, --dp, --pp, --cp, --microbatches, --ep and --moe-imbalance into r->layout (not completed). */
 int cli_point_layout(const struct cli_opt *opts, struct eval_req *r, struct dse_err *e);
 
+/* Infeasibility reasons counted by kind: the text up to its first digit, so that "needs 2.47 GB ..." and
+ * "needs 3.1 GB ..." are one kind; each kind keeps its first reason as the example and whether its
+ * reasons vary. Kinds beyond CLI_WHY_KINDS are counted in other. */
+#define CLI_WHY_KINDS 32
+struct cli_why {
+    struct cli_why_kind {
+        char kind[64], example[200];
+        long long n;
+        int varied; /* the kind's reasons are not all the example */
+    } k[CLI_WHY_KINDS];
+    long long other;
+};
+/* Counts n points of reason into w. */
+void cli_why_add(struct cli_why *w, const char *reason, long long n);
+/* Sorts w's kinds, the commonest first (ties: the kind seen first). */
+void cli_why_sort(struct cli_why *w);
+
+/* A stored sweep run reopened to evaluate its points again (dse show, dse report): its spec loaded from
+ * the database's copy (its paths resolving from the spec's own, the first of runs.inputs), and compared
+ * with the inputs as they are now: the spec, every input file, dse itself. When something differs,
+ * changed names it and prep is NULL (the points cannot be evaluated as they were); else prep holds
+ * scratch for threads evaluation threads. An error (a spec or input that no longer loads) leaves rr
+ * closed. */
+struct cli_rerun {
+    struct sweep_spec sp;
+    int have_spec;
+    struct sweep_prep *prep;
+    int order[SW_MAX_AXES]; /* spec position (the database's column order) -> axis index */
+    char changed[2048];
+};
+int cli_rerun_open(const struct store_run *run, int threads, struct cli_rerun *rr, struct dse_err *e);
+void cli_rerun_close(struct cli_rerun *rr);
+
+/* dse compare's table (cli_compare.c), which dse report shows for a front too: the metric columns that
+ * apply to phase ph into cols, returning how many; a row's cell of metric m as dse compare prints it
+ * ("n/a", the value, or "v (xR)", the ratio to first: the first row's totals, NULL in the first row);
+ * its error_% cell ("-28..+29", "*" appended when the device is uncalibrated; "n/a": none). */
+#define CLI_CMP_COLS 9
+int cli_compare_columns(enum wl_phase ph, const struct metric **cols);
+void cli_compare_cell(const struct metric *m, const struct eval_totals *t, const struct eval_totals *first, char *buf,
+                      size_t n);
+void cli_compare_errbar(const struct eval_result *res, int calibrated, char *buf, size_t n);
+
+/* dse eval's operator rows (cli_eval.c), which dse report's breakdowns list too: the rows of res that took
+ * time, most first (ties by name), into v (room for res->n_ops), returning how many; a row's phase as
+ * printed (a training step's pass: forward, backward, step; else the workload's phase). */
+int cli_ops_by_time(const struct eval_result *res, const struct eval_op **v);
+const char *cli_op_phase(const struct eval_op *o);
+
+/* dse report's page of run run_id (<= 0: the newest) of db (cli_report.c, report.h): coloured at first by
+ * the axis color (NULL: system, when the run has one), written to out (NULL: results/<run name>.html),
+ * whose path goes to written. Input errors (no such database or run, an unknown axis, an output that
+ * cannot be written) write nothing. */
+int cli_report(const char *db, long long run_id, const char *color, const char *out, char *written, size_t wn,
+               struct dse_err *e);
+
 int cmd_eval(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
 int cmd_serve(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_show(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
 /* dse validate --published, dse calibrate --published (cli_published.c), with the parsed options. */

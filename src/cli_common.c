@@ -54,6 +54,91 @@ int cli_parse(int argc, char **argv, int first, struct cli_opt *opts, const char
     return DSE_OK;
 }
 
+static const struct cli_opt *find_opt(const struct cli_opt *opts, const char *name, size_t len)
+{
+    for (; opts->name; opts++)
+        if (strlen(opts->name) == len && !strncmp(opts->name, name, len))
+            return opts;
+    return NULL;
+}
+
+int cli_short_opts(int argc, char **argv, const struct cli_opt *opts, const char *cmd, struct cli_args *args,
+                   struct dse_err *e)
+{
+    int value_next = 0;
+    char **av = args->av = calloc((size_t)argc + 1, sizeof *av), **owned = args->owned = calloc((size_t)argc + 1, sizeof *owned);
+    args->n = argc;
+    if (!av || !owned)
+        return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+    for (int i = 0; i < argc; i++) {
+        char *a = argv[i];
+        av[i] = a;
+        if (i < 2 || value_next) {
+            value_next = 0;
+            continue;
+        }
+        if (!strncmp(a, "--", 2) && a[2]) {
+            const struct cli_opt *o = find_opt(opts, a + 2, strcspn(a + 2, "="));
+            value_next = o && o->has_arg && !strchr(a, '=');
+        } else if (!strcmp(a, "-o")) {
+            av[i] = "--out";
+            value_next = 1;
+        } else if (!strcmp(a, "-h")) {
+            av[i] = "--help";
+        } else if (!strncmp(a, "-o", 2)) {
+            size_t l = strlen(a);
+            if (!(owned[i] = malloc(l + 5)))
+                return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+            snprintf(owned[i], l + 5, "--out=%s", a + 2);
+            av[i] = owned[i];
+        } else if (a[0] == '-' && a[1]) {
+            return dse_err_set(e, DSE_EINPUT, NULL, NULL, "%s: unknown option '%s' (see dse help %s)", cmd, a, cmd);
+        }
+    }
+    return DSE_OK;
+}
+
+void cli_args_free(struct cli_args *args)
+{
+    for (int i = 0; args->owned && i < args->n; i++)
+        free(args->owned[i]);
+    free(args->owned);
+    free(args->av);
+    memset(args, 0, sizeof *args);
+}
+
+void cli_why_add(struct cli_why *w, const char *reason, long long n)
+{
+    char kind[sizeof w->k[0].kind];
+    size_t k = strcspn(reason, "0123456789");
+    snprintf(kind, sizeof kind, "%.*s", (int)(k < sizeof kind - 1 ? k : sizeof kind - 1), reason);
+    for (int i = 0; i < CLI_WHY_KINDS; i++) {
+        struct cli_why_kind *x = &w->k[i];
+        if (x->n && !strcmp(x->kind, kind)) {
+            x->n += n;
+            x->varied |= strcmp(x->example, reason) != 0;
+            return;
+        }
+        if (!x->n) {
+            dse_strlcpy(x->kind, kind, sizeof x->kind);
+            dse_strlcpy(x->example, reason, sizeof x->example);
+            x->n = n;
+            return;
+        }
+    }
+    w->other += n;
+}
+
+void cli_why_sort(struct cli_why *w)
+{
+    for (int i = 1; i < CLI_WHY_KINDS; i++) /* insertion sort: stable, and few kinds */
+        for (int j = i; j > 0 && w->k[j].n > w->k[j - 1].n; j--) {
+            struct cli_why_kind t = w->k[j];
+            w->k[j] = w->k[j - 1];
+            w->k[j - 1] = t;
+        }
+}
+
 void cli_print_json(cJSON *o)
 {
     char *txt = cJSON_Print(o);

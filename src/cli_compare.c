@@ -34,9 +34,38 @@ static struct cli_opt compare_opts_proto[] = {
     {NULL, 0, NULL, NULL},
 };
 
-static const char *const columns[] = {"latency_ms", "tokens_per_s", "throughput_per_s", "energy_mJ",
-                                      "avg_power_W", "peak_memory_MB", "price_USD", "cost_per_Mtoken_USD",
-                                      "cost_per_Minference_USD", NULL};
+static const char *const columns[CLI_CMP_COLS + 1] = {"latency_ms", "tokens_per_s", "throughput_per_s", "energy_mJ",
+                                                       "avg_power_W", "peak_memory_MB", "price_USD", "cost_per_Mtoken_USD",
+                                                       "cost_per_Minference_USD", NULL};
+
+int cli_compare_columns(enum wl_phase ph, const struct metric **cols)
+{
+    int n = 0;
+    for (int k = 0; columns[k]; k++)
+        if (metric_applies(metric_find(columns[k]), ph))
+            cols[n++] = metric_find(columns[k]);
+    return n;
+}
+
+void cli_compare_cell(const struct metric *m, const struct eval_totals *t, const struct eval_totals *first, char *buf,
+                      size_t n)
+{
+    double v = metric_value(m, t), v0 = first ? metric_value(m, first) : NAN;
+    if (isnan(v) || (v == 0 && !strcmp(m->name, "price_USD"))) /* a price of 0: none known */
+        snprintf(buf, n, "n/a");
+    else if (isfinite(v0) && v0 != 0)
+        snprintf(buf, n, "%.4g (x%.2f)", v, v / v0);
+    else
+        snprintf(buf, n, "%.4g", v);
+}
+
+void cli_compare_errbar(const struct eval_result *res, int calibrated, char *buf, size_t n)
+{
+    if (res->feasible && isfinite(res->t.err_low_pct))
+        snprintf(buf, n, "%+.0f..%+.0f%s", res->t.err_low_pct, res->t.err_high_pct, calibrated ? "" : "*");
+    else
+        snprintf(buf, n, "n/a");
+}
 
 int cmd_compare(int argc, char **argv)
 {
@@ -233,33 +262,22 @@ int cmd_compare(int argc, char **argv)
            "device is uncalibrated%s)\n\n",
            model.name, (long long)base.batch, ph == PH_GENERATE ? ", generate" : "", fidelity_names[base.x.fidelity],
            base.errbars ? "" : "; no validate/published/error-bars.json found");
+    const struct metric *cols[CLI_CMP_COLS];
+    int ncol = cli_compare_columns(ph, cols);
     printf("%-30s %-8s %-14s %-22s %-12s", "hw", "device", "software", "precision", "error_%");
-    for (int k = 0; columns[k]; k++)
-        if (metric_applies(metric_find(columns[k]), ph))
-            printf(" %22s", columns[k]);
+    for (int k = 0; k < ncol; k++)
+        printf(" %22s", cols[k]->name);
     printf("\n");
     for (int i = 0; i < nrow; i++) {
-        char eb[32] = "n/a";
-        if (res[i].feasible && isfinite(res[i].t.err_low_pct))
-            snprintf(eb, sizeof eb, "%+.0f..%+.0f%s", res[i].t.err_low_pct, res[i].t.err_high_pct,
-                     calibrated[i] ? "" : "*");
+        char eb[32], cell[40];
+        cli_compare_errbar(&res[i], calibrated[i], eb, sizeof eb);
         printf("%-30.30s %-8.8s %-14.14s %-22.22s %-12s", sysname[i], devname[i], swname[i], prec[i], eb);
         if (!res[i].feasible) {
             printf(" infeasible: %s\n", res[i].reason);
             continue;
         }
-        for (int k = 0; columns[k]; k++) {
-            const struct metric *m = metric_find(columns[k]);
-            if (!metric_applies(m, ph))
-                continue;
-            double v = metric_value(m, &res[i].t), v0 = res[0].feasible ? metric_value(m, &res[0].t) : NAN;
-            char cell[40];
-            if (isnan(v) || (v == 0 && !strcmp(m->name, "price_USD")))
-                snprintf(cell, sizeof cell, "n/a");
-            else if (i > 0 && isfinite(v0) && v0 != 0)
-                snprintf(cell, sizeof cell, "%.4g (x%.2f)", v, v / v0);
-            else
-                snprintf(cell, sizeof cell, "%.4g", v);
+        for (int k = 0; k < ncol; k++) {
+            cli_compare_cell(cols[k], &res[i].t, i > 0 && res[0].feasible ? &res[0].t : NULL, cell, sizeof cell);
             printf(" %22s", cell);
         }
         printf("\n");

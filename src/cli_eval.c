@@ -76,6 +76,16 @@ static int cmp_time(const void *a, const void *b)
     return x->time_s < y->time_s ? 1 : x->time_s > y->time_s ? -1 : strcmp(x->name, y->name);
 }
 
+int cli_ops_by_time(const struct eval_result *res, const struct eval_op **v)
+{
+    int n = 0;
+    for (int i = 0; i < res->n_ops; i++)
+        if (res->ops[i].time_s > 0)
+            v[n++] = &res->ops[i];
+    qsort(v, (size_t)n, sizeof *v, cmp_time);
+    return n;
+}
+
 /* What is known of this device's error: a calibration's held-out error, else nothing yet. */
 static const char *validation_note(const struct hw_device *d, char *buf, size_t n)
 {
@@ -90,7 +100,7 @@ static const char *validation_note(const struct hw_device *d, char *buf, size_t 
  * latency; an uncalibrated device's interval is its class's, from calibrated devices. */
 /* A row's phase: a training step's pass (forward, backward, step: gradient sync and optimizer), else
  * the workload's phase. */
-static const char *row_phase(const struct eval_op *o)
+const char *cli_op_phase(const struct eval_op *o)
 {
     static const char *const pass[] = {"forward", "backward", "step"};
     return o->phase == PH_TRAIN && o->pass >= 0 && o->pass < 3 ? pass[o->pass] : wl_phase_names[o->phase];
@@ -186,7 +196,7 @@ static void print_kernels(const struct eval_req *r, const struct eval_result *re
     printf("\nfused kernels (software %s): %d kernels hold %d operators\n", r->sw ? r->sw->name : "none", nk, fused_ops);
     printf("%-8s %11s  %s\n", "phase", "time_ms", "operators");
     for (int a = 0; a < nk && a < top; a++) {
-        printf("%-8s %11.4f  ", row_phase(&res->ops[k[a].first]), ms(k[a].time_s));
+        printf("%-8s %11.4f  ", cli_op_phase(&res->ops[k[a].first]), ms(k[a].time_s));
         for (int m = 0; m < k[a].n; m++)
             printf("%s%s", m ? " + " : "", res->ops[k[a].first + m].name);
         printf("\n");
@@ -254,11 +264,7 @@ static void print_human(const struct eval_req *r, const struct eval_result *res,
     const struct eval_op **v = malloc(sizeof *v * (size_t)(res->n_ops ? res->n_ops : 1));
     if (!v)
         return;
-    int n = 0;
-    for (int i = 0; i < res->n_ops; i++)
-        if (res->ops[i].time_s > 0)
-            v[n++] = &res->ops[i];
-    qsort(v, (size_t)n, sizeof *v, cmp_time);
+    int n = cli_ops_by_time(res, v);
     int cyc = r->x.fidelity == FID_CYCLE;
     printf("%-28s %-8s %-6s %9s %11s %6s %-8s %10s %10s %10s %5s%s\n", "operator", "phase", "device", "count",
            "time_ms", "share", "bound", "GFLOP", "main_MB", "energy_mJ", "util", cyc ? "   map" : "");
@@ -274,7 +280,7 @@ static void print_human(const struct eval_req *r, const struct eval_result *res,
         }
         shown++;
         printf("%-28.28s %-8s %-6.6s %9.0f %11.4f %5.1f%% %-8s %10.3f %10.3f %10.4f %4.0f%%", o->name,
-               row_phase(o), sys->dev[o->dev].name, o->count, ms(o->time_s),
+               cli_op_phase(o), sys->dev[o->dev].name, o->count, ms(o->time_s),
                100 * o->time_s / res->t.latency_s, bound_names[o->bound], o->flops / 1e9, o->bytes / 1e6,
                o->energy_J * 1e3, 100 * o->utilization);
         if (cyc && o->mapping_efficiency > 0)
@@ -308,7 +314,7 @@ static void print_csv(const struct eval_req *r, const struct eval_result *res)
     for (int i = 0; res->feasible && i < res->n_ops; i++) { /* an infeasible point has no rows, as in --json */
         const struct eval_op *o = &res->ops[i];
         printf("%s,%s,%s,%s,%.0f,%.9g,%.9g,%.9g,%.9g,%.9g,%s,%.0f,%.0f,%.0f,%.9g,%.4f,%s,%d\n", o->name,
-               op_type_name(o->type), row_phase(o), r->sys->dev[o->dev].name, o->count, ms(o->time_s),
+               op_type_name(o->type), cli_op_phase(o), r->sys->dev[o->dev].name, o->count, ms(o->time_s),
                ms(o->compute_s), ms(o->memory_s), ms(o->overhead_s), ms(o->xfer_s), bound_names[o->bound], o->macs,
                o->flops, o->bytes, o->energy_J * 1e3, o->utilization, prec_names[o->cprec], o->kernel);
     }
@@ -516,7 +522,7 @@ static int print_json(const struct eval_req *r, const struct eval_result *res, c
             break;
         cJSON_AddStringToObject(x, "name", p->name);
         cJSON_AddStringToObject(x, "type", op_type_name(p->type));
-        cJSON_AddStringToObject(x, "phase", row_phase(p));
+        cJSON_AddStringToObject(x, "phase", cli_op_phase(p));
         cJSON_AddStringToObject(x, "device", r->sys->dev[p->dev].name);
         cJSON_AddNumberToObject(x, "count", p->count);
         cJSON_AddNumberToObject(x, "time_ms", ms(p->time_s));

@@ -30,47 +30,6 @@ static void usage(void)
     printf("\nexit status: 0 written, 1 gnuplot missing or failing, 2 usage or input error\n");
 }
 
-static const struct cli_opt *find_opt(const struct cli_opt *opts, const char *name, size_t len)
-{
-    for (; opts->name; opts++)
-        if (strlen(opts->name) == len && !strncmp(opts->name, name, len))
-            return opts;
-    return NULL;
-}
-
-/* Short forms become long ones for cli_parse: -o FILE, -oFILE, -h. Values of options are left alone
- * (--x -o is the metric "-o", which the database will refuse by name). */
-static int translate(int argc, char **argv, char **av, char **owned, struct dse_err *e)
-{
-    int value_next = 0;
-    for (int i = 0; i < argc; i++) {
-        char *a = argv[i];
-        av[i] = a;
-        if (i < 2 || value_next) {
-            value_next = 0;
-            continue;
-        }
-        if (!strncmp(a, "--", 2) && a[2]) {
-            const struct cli_opt *o = find_opt(plot_opts_proto, a + 2, strcspn(a + 2, "="));
-            value_next = o && o->has_arg && !strchr(a, '=');
-        } else if (!strcmp(a, "-o")) {
-            av[i] = "--out";
-            value_next = 1;
-        } else if (!strcmp(a, "-h")) {
-            av[i] = "--help";
-        } else if (!strncmp(a, "-o", 2)) {
-            size_t l = strlen(a);
-            if (!(owned[i] = malloc(l + 5)))
-                return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
-            snprintf(owned[i], l + 5, "--out=%s", a + 2);
-            av[i] = owned[i];
-        } else if (a[0] == '-' && a[1]) {
-            return dse_err_set(e, DSE_EINPUT, NULL, NULL, "plot: unknown option '%s' (see dse help plot)", a);
-        }
-    }
-    return DSE_OK;
-}
-
 int cmd_plot(int argc, char **argv)
 {
     struct cli_opt opts[sizeof plot_opts_proto / sizeof plot_opts_proto[0]];
@@ -78,14 +37,11 @@ int cmd_plot(int argc, char **argv)
     struct dse_err e;
     const char *pos[1];
     int npos, rc;
-    char **av = calloc((size_t)argc + 1, sizeof *av), **owned = calloc((size_t)argc + 1, sizeof *owned);
+    struct cli_args args = {0};
     char written[4096];
     dse_err_clear(&e);
-    if (!av || !owned) {
-        rc = dse_err_set(&e, DSE_ERUNTIME, NULL, NULL, "out of memory");
-        goto out;
-    }
-    if ((rc = translate(argc, argv, av, owned, &e)) || (rc = cli_parse(argc, av, 2, opts, pos, 1, &npos, "plot", &e)))
+    if ((rc = cli_short_opts(argc, argv, plot_opts_proto, "plot", &args, &e)) ||
+        (rc = cli_parse(argc, args.av, 2, opts, pos, 1, &npos, "plot", &e)))
         goto out;
     if (cli_get(opts, "help")) {
         usage();
@@ -106,9 +62,6 @@ int cmd_plot(int argc, char **argv)
 out:
     if (rc)
         dse_err_print(stderr, &e);
-    for (int i = 0; owned && i < argc; i++)
-        free(owned[i]);
-    free(owned);
-    free(av);
+    cli_args_free(&args);
     return rc;
 }

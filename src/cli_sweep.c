@@ -43,7 +43,7 @@ static struct cli_opt sweep_opts_proto[] = {
     {"limit", 1, "most evaluations planned: grid points, random samples, NSGA-II population x (generations + 1) "
                  "(default 5,000,000)",
      NULL},
-    {"no-plot", 0, "do not write the front plot", NULL},
+    {"no-plot", 0, "do not write the front plot, nor the HTML report (dse report)", NULL},
     {"no-db", 0, "keep results in memory only: front on screen, nothing written (benchmarks)", NULL},
     {"top", 1, "front rows shown (default 40)", NULL},
     {"json", 0, "print the front as JSON", NULL},
@@ -78,58 +78,32 @@ struct run {
     struct progress bar; /* on a terminal (progress) */
     int store_failed; /* the database refused a write (disk full, I/O): what was committed can be resumed */
     double t0, last;
-    /* While nothing is feasible, the reasons by kind (the text up to its first digit: "needs 2.47 GB
-     * ..." and "needs 3.1 GB ..." are one kind), so that an all-infeasible run can say why. */
-    struct why {
-        char kind[64], example[200];
-        long long n;
-        int varied; /* the kind's reasons are not all the example */
-    } why[8];
-    long long why_other;
+    struct cli_why why; /* while nothing is feasible, the reasons by kind: an all-infeasible run says why */
 };
 
 static void tally_reason(struct run *r, const char *reason)
 {
-    if (r->n_feasible || !reason)
-        return;
-    char kind[sizeof r->why[0].kind];
-    size_t k = strcspn(reason, "0123456789");
-    snprintf(kind, sizeof kind, "%.*s", (int)(k < sizeof kind - 1 ? k : sizeof kind - 1), reason);
-    size_t n = sizeof r->why / sizeof r->why[0];
-    for (size_t i = 0; i < n; i++) {
-        struct why *w = &r->why[i];
-        if (w->n && !strcmp(w->kind, kind)) {
-            w->n++;
-            w->varied |= strcmp(w->example, reason) != 0;
-            return;
-        }
-        if (!w->n) {
-            dse_strlcpy(w->kind, kind, sizeof w->kind);
-            dse_strlcpy(w->example, reason, sizeof w->example);
-            w->n = 1;
-            return;
-        }
-    }
-    r->why_other++;
+    if (!r->n_feasible && reason)
+        cli_why_add(&r->why, reason, 1);
 }
 
-static int cmp_why(const void *a, const void *b)
-{
-    const struct why *x = a, *y = b;
-    return (x->n < y->n) - (x->n > y->n);
-}
+#define WHY_SHOWN 8 /* kinds of reason listed; the rest are summed */
 
 /* Why nothing is feasible: the commonest kinds of reason with their counts. */
 static void print_reasons(struct run *r, const char *db, int no_db)
 {
-    size_t n = sizeof r->why / sizeof r->why[0];
-    qsort(r->why, n, sizeof r->why[0], cmp_why);
+    long long other = r->why.other;
+    cli_why_sort(&r->why);
     fprintf(stderr, "dse: no feasible point among %lld; the reasons:\n", r->n_total);
-    for (size_t i = 0; i < n && r->why[i].n; i++)
-        fprintf(stderr, "  %lld point%s: %s%s\n", r->why[i].n, r->why[i].n == 1 ? "" : "s",
-                r->why[i].varied ? "e.g. " : "", r->why[i].example);
-    if (r->why_other)
-        fprintf(stderr, "  %lld point%s: other reasons\n", r->why_other, r->why_other == 1 ? "" : "s");
+    for (int i = 0; i < CLI_WHY_KINDS && r->why.k[i].n; i++) {
+        const struct cli_why_kind *w = &r->why.k[i];
+        if (i >= WHY_SHOWN)
+            other += w->n;
+        else
+            fprintf(stderr, "  %lld point%s: %s%s\n", w->n, w->n == 1 ? "" : "s", w->varied ? "e.g. " : "", w->example);
+    }
+    if (other)
+        fprintf(stderr, "  %lld point%s: other reasons\n", other, other == 1 ? "" : "s");
     if (!no_db)
         fprintf(stderr, "  (each point's reason is in the reason column of %s)\n", db);
 }
@@ -490,42 +464,6 @@ static char *json_axes(const struct run *r)
     return s;
 }
 
-/* A front point with its sort key: the minimized objectives, then the point index. */
-struct ranked {
-    double key[SW_MAX_OBJ];
-    int m;
-    long long point, idx;
-};
-
-static int cmp_front(const void *a, const void *b)
-{
-    const struct ranked *x = a, *y = b;
-    for (int k = 0; k < x->m; k++)
-        if (x->key[k] != y->key[k])
-            return x->key[k] < y->key[k] ? -1 : 1;
-    return x->point < y->point ? -1 : x->point > y->point;
-}
-
-/* Sorts front (indices into r's arrays) by the objectives in order. */
-static int sort_front(const struct run *r, long long *front, long long n)
-{
-    int m = r->sp->n_obj;
-    struct ranked *v = malloc(sizeof *v * (size_t)(n ? n : 1));
-    if (!v)
-        return -1;
-    for (long long i = 0; i < n; i++) {
-        memcpy(v[i].key, r->obj + (size_t)front[i] * m, sizeof(double) * (size_t)m);
-        v[i].m = m;
-        v[i].point = r->point[front[i]];
-        v[i].idx = front[i];
-    }
-    qsort(v, (size_t)n, sizeof *v, cmp_front);
-    for (long long i = 0; i < n; i++)
-        front[i] = v[i].idx;
-    free(v);
-    return 0;
-}
-
 static double shown(const struct sweep_spec *sp, int k, double v) { return sp->obj[k].maximize ? -v : v; }
 
 static void print_front(const struct run *r, const long long *front, long long nf, int top, int json, int csv,
@@ -665,8 +603,8 @@ static void usage(void)
 {
     printf("usage: dse sweep SPEC [options]\n\n"
            "Evaluates every point of the spec's space (or random / NSGA-II samples of it) in parallel, stores\n"
-           "them in SQLite, and prints the Pareto front of the feasible points; writes the front plot beside\n"
-           "the database. Spec format: sweeps/README.md. Metrics:\n");
+           "them in SQLite, and prints the Pareto front of the feasible points; writes the front plot and the\n"
+           "HTML report (dse report) beside the database. Spec format: sweeps/README.md. Metrics:\n");
     for (int i = 0; i < metric_count; i++)
         printf("  %-24s %-8s %-4s %s\n", metric_table[i].name, metric_table[i].unit,
                metric_table[i].dir == DIR_MIN ? "min" : metric_table[i].dir == DIR_MAX ? "max" : "", metric_table[i].what);
@@ -998,7 +936,7 @@ int cmd_sweep(int argc, char **argv)
                     memcpy(gobj + (size_t)(i - f0) * m, r.obj + (size_t)front[i] * m, sizeof *gobj * (size_t)m);
                 ghv[g] = pareto_hypervolume(gobj, (int)(nfront - f0), m, ref, &he);
             }
-            if (sort_front(&r, front + f0, nfront - f0))
+            if (pareto_sort(r.obj, m, r.point, front + f0, nfront - f0))
                 rc = dse_err_set(&e, DSE_ERUNTIME, NULL, NULL, "out of memory");
         }
         gstart[g + 1] = nfront;
@@ -1069,6 +1007,18 @@ int cmd_sweep(int argc, char **argv)
         else if (!json && !csv)
             printf("\nplot: %s\n", written);
     }
+    if (!cli_get(opts, "no-plot") && !no_db) { /* beside the plot, also when nothing is feasible: it says why */
+        char html[1024], written[4096];
+        size_t l = strlen(db);
+        struct dse_err pe;
+        if (l > 3 && !strcmp(db + l - 3, ".db"))
+            l -= 3;
+        snprintf(html, sizeof html, "%.*s-front.html", (int)l, db);
+        if (cli_report(db, r.run_id, NULL, html, written, sizeof written, &pe))
+            fprintf(stderr, "dse: report not written: %s\n", pe.msg);
+        else if (!json && !csv)
+            printf("%sreport: %s\n", nfront > 0 ? "" : "\n", written);
+    }
 out:
     if (d.active && !agreed) { /* this rank failed before the meeting point: so do the others */
         agreed = 1;
@@ -1096,6 +1046,40 @@ out:
     return rc;
 }
 
+int cli_rerun_open(const struct store_run *run, int threads, struct cli_rerun *rr, struct dse_err *e)
+{
+    memset(rr, 0, sizeof *rr);
+    cJSON *in = cJSON_Parse(run->inputs);
+    char path[1024] = "spec.json";
+    if (cJSON_IsObject(in) && in->child && in->child->string)
+        dse_strlcpy(path, in->child->string, sizeof path); /* the spec's own path comes first */
+    cJSON_Delete(in);
+    int rc = sweep_spec_load_buf(run->spec, strlen(run->spec), path, 0, &rr->sp, e);
+    if (rc)
+        return rc;
+    rr->have_spec = 1;
+    for (int a = 0; a < rr->sp.n_axes; a++)
+        rr->order[rr->sp.axes[a].spec_pos] = a;
+    struct store_resumable rs = {.id = run->id, .inputs_json = run->inputs};
+    dse_strlcpy(rs.spec_hash, run->spec_hash, sizeof rs.spec_hash);
+    dse_strlcpy(rs.version, run->version, sizeof rs.version);
+    dse_strlcpy(rs.git, run->git, sizeof rs.git);
+    changed_inputs(&rr->sp, &rs, rr->changed, sizeof rr->changed);
+    if (rr->changed[0])
+        return DSE_OK;
+    if ((rc = sweep_prepare(&rr->sp, &rr->prep, e)) || (rc = sweep_scratch_init(rr->prep, threads, e)))
+        cli_rerun_close(rr);
+    return rc;
+}
+
+void cli_rerun_close(struct cli_rerun *rr)
+{
+    sweep_prep_free(rr->prep);
+    if (rr->have_spec)
+        sweep_spec_free(&rr->sp);
+    memset(rr, 0, sizeof *rr);
+}
+
 /* dse show DB POINT [--run ID] [--json]: a stored point evaluated again from its run's spec (the run's
  * inputs must be unchanged: the same spec, files and dse give the same numbers) with every metric of
  * the registry, those the database does not keep as well. */
@@ -1112,13 +1096,11 @@ int cmd_show(int argc, char **argv)
     memcpy(opts, show_opts_proto, sizeof opts);
     struct dse_err e;
     const char *pos[2];
-    int npos, rc, have_spec = 0;
+    int npos, rc;
     long long run = 0, point = -1;
     struct store *st = NULL;
-    struct store_resumable rs = {0};
-    char *spec = NULL, changed[2048];
-    struct sweep_spec sp;
-    struct sweep_prep *prep = NULL;
+    struct store_run sr = {0};
+    struct cli_rerun rr = {0};
     struct sw_row row;
     dse_err_clear(&e);
     if ((rc = cli_parse(argc, argv, 2, opts, pos, 2, &npos, "show", &e)))
@@ -1137,56 +1119,39 @@ int cmd_show(int argc, char **argv)
     if ((rc = cli_int("point", pos[1], 0, 1LL << 62, &point, &e)) ||
         (cli_get(opts, "run") && (rc = cli_int("run", cli_get(opts, "run"), 1, 1LL << 62, &run, &e))))
         goto out;
-    struct stat sb;
-    if (stat(pos[0], &sb) != 0 || !S_ISREG(sb.st_mode)) { /* never created here */
-        rc = dse_err_set(&e, DSE_EINPUT, pos[0], NULL, "no such database");
+    if ((rc = store_open_read(pos[0], &st, &e)) || (rc = store_read_run(st, run, &sr, &e)))
         goto out;
-    }
-    if ((rc = store_open(pos[0], &st, &e)) || (rc = store_get_run(st, run, &rs, &spec, &e)))
-        goto out;
-    if (!rs.id) {
+    if (!sr.id) {
         rc = dse_err_set(&e, DSE_EINPUT, pos[0], NULL, run > 0 ? "no run %lld" : "no run%.0lld", run);
         goto out;
     }
-    cJSON *in = cJSON_Parse(rs.inputs_json);
-    char path[1024] = "spec.json";
-    if (cJSON_IsObject(in) && in->child && in->child->string)
-        dse_strlcpy(path, in->child->string, sizeof path); /* the spec's own path comes first */
-    cJSON_Delete(in);
-    if ((rc = sweep_spec_load_buf(spec, strlen(spec), path, 0, &sp, &e)))
+    if ((rc = cli_rerun_open(&sr, 1, &rr, &e)))
         goto out;
-    have_spec = 1;
-    changed_inputs(&sp, &rs, changed, sizeof changed);
-    if (changed[0]) {
+    const struct sweep_spec *sp = &rr.sp;
+    if (rr.changed[0]) {
         rc = dse_err_set(&e, DSE_EINPUT, pos[0], NULL, "run %lld's inputs changed since it ran (%s): its points cannot be "
-                         "evaluated again as they were", rs.id, changed);
+                         "evaluated again as they were", sr.id, rr.changed);
         goto out;
     }
-    if (point >= sp.points) {
+    if (point >= sp->points) {
         rc = dse_err_set(&e, DSE_EINPUT, pos[0], NULL, "point %lld: run %lld's space has %lld points (0 to %lld)", point,
-                         rs.id, sp.points, sp.points - 1);
+                         sr.id, sp->points, sp->points - 1);
         goto out;
     }
-    if ((rc = sweep_prepare(&sp, &prep, &e)) || (rc = sweep_scratch_init(prep, 1, &e)))
-        goto out;
-    if (sweep_eval_point(prep, point, 0, &row, &e)) {
+    if (sweep_eval_point(rr.prep, point, 0, &row, &e)) {
         rc = e.code ? e.code : DSE_ERUNTIME;
         goto out;
     }
-    struct run r = {.sp = &sp};
-    int p = 0;
-    for (int a = 0; a < sp.n_axes; a++) /* spec order, as the database's columns */
-        for (int k = 0; k < sp.n_axes; k++)
-            if (sp.axes[k].spec_pos == a)
-                r.order[p++] = k;
+    struct run r = {.sp = sp};
+    memcpy(r.order, rr.order, sizeof r.order);
     const char *vals[SW_MAX_AXES];
     axis_values(&r, point, vals);
     if (cli_get(opts, "json")) {
         cJSON *o = cJSON_CreateObject(), *d = cJSON_AddObjectToObject(o, "design"), *m = cJSON_AddObjectToObject(o, "metrics");
-        cJSON_AddNumberToObject(o, "run_id", (double)rs.id);
+        cJSON_AddNumberToObject(o, "run_id", (double)sr.id);
         cJSON_AddNumberToObject(o, "point", (double)point);
-        for (int q = 0; q < sp.n_axes; q++)
-            cJSON_AddStringToObject(d, sp.axes[r.order[q]].name, vals[q]);
+        for (int q = 0; q < sp->n_axes; q++)
+            cJSON_AddStringToObject(d, sp->axes[r.order[q]].name, vals[q]);
         cJSON_AddBoolToObject(o, "feasible", row.feasible);
         if (!row.feasible)
             cJSON_AddStringToObject(o, "reason", row.reason);
@@ -1195,9 +1160,9 @@ int cmd_show(int argc, char **argv)
                 cJSON_AddNumberToObject(m, metric_table[i].name, row.metric[i]);
         cli_print_json(o);
     } else {
-        printf("dse show: point %lld of run %lld (%s) in %s, evaluated again\n", point, rs.id, sp.name, pos[0]);
-        for (int q = 0; q < sp.n_axes; q++)
-            printf("  %-28s %s\n", sp.axes[r.order[q]].name, vals[q]);
+        printf("dse show: point %lld of run %lld (%s) in %s, evaluated again\n", point, sr.id, sp->name, pos[0]);
+        for (int q = 0; q < sp->n_axes; q++)
+            printf("  %-28s %s\n", sp->axes[r.order[q]].name, vals[q]);
         printf("%s%s\n\n", row.feasible ? "feasible" : "infeasible: ", row.feasible ? "" : row.reason);
         printf("%-28s %16s  %-8s %s\n", "metric", "value", "unit", "description");
         for (int i = 0; i < metric_count; i++)
@@ -1208,11 +1173,8 @@ int cmd_show(int argc, char **argv)
 out:
     if (rc)
         dse_err_print(stderr, &e);
-    sweep_prep_free(prep);
-    if (have_spec)
-        sweep_spec_free(&sp);
-    store_resumable_free(&rs);
-    free(spec);
+    cli_rerun_close(&rr);
+    store_run_free(&sr);
     store_close(st);
     return rc;
 }

@@ -21,6 +21,7 @@ static const struct command commands[] = {
     {"plot", cmd_plot, "plot a sweep database with gnuplot: dse plot DB [--x M --y M] [-o FILE.png|.svg]"},
     {"serve", cmd_serve, "serve an LLM under load: arrivals, batching, TTFT/TPOT percentiles, goodput, capacity"},
     {"show", cmd_show, "a stored sweep point evaluated again, every metric: dse show DB POINT [--run ID] [--json]"},
+    {"report", cmd_report, "a sweep run as one self-contained HTML page: dse report DB [--run ID] [--color AXIS] [-o FILE]"},
     {"compare", cmd_compare, "one workload on several hardware proposals side by side, with ratios"},
     {"validate", cmd_validate, "measure native kernels on this host and report the models' error"},
     {"calibrate", cmd_calibrate, "fit the host's efficiencies to measured kernels, report held-out error"},

@@ -695,3 +695,32 @@ oom:
     dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "pareto_hypervolume: out of memory for %d points", n);
     return -1;
 }
+
+struct sorted {
+    const double *key;
+    long long point, idx;
+    int m;
+};
+
+static int cmp_sorted(const void *a, const void *b)
+{
+    const struct sorted *x = a, *y = b;
+    for (int k = 0; k < x->m; k++)
+        if (x->key[k] != y->key[k])
+            return x->key[k] < y->key[k] ? -1 : 1;
+    return x->point < y->point ? -1 : x->point > y->point;
+}
+
+int pareto_sort(const double *obj, int m, const long long *point, long long *idx, long long n)
+{
+    struct sorted *v = malloc(sizeof *v * (size_t)(n > 0 ? n : 1));
+    if (!v)
+        return -1;
+    for (long long i = 0; i < n; i++)
+        v[i] = (struct sorted){obj + (size_t)idx[i] * m, point[idx[i]], idx[i], m};
+    qsort(v, (size_t)n, sizeof *v, cmp_sorted);
+    for (long long i = 0; i < n; i++)
+        idx[i] = v[i].idx;
+    free(v);
+    return 0;
+}

@@ -53,4 +53,9 @@ void pareto_reference(const double *obj, int n, int m, double *ref);
  * for 2 and 3 objectives), m < 1, n < 0, or when out of memory. */
 double pareto_hypervolume(const double *obj, int n, int m, const double *ref, struct dse_err *e);
 
+/* Sorts idx[0..n) (rows of obj, m minimized objectives, and of point) by the objectives in order, then
+ * by point: the order dse sweep lists a front in, which dse report's breakdowns follow too. Returns 0,
+ * or -1 when out of memory (idx then unchanged). */
+int pareto_sort(const double *obj, int m, const long long *point, long long *idx, long long n);
+
 #endif

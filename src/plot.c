@@ -9,7 +9,6 @@
 #include <fcntl.h>
 #include <math.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,58 +21,13 @@
 #include <sqlite3.h>
 
 #include "metric.h"
+#include "sbuf.h"
 
 #define MAX_OBJ 64       /* objectives parsed from runs.objectives */
 #define MAX_LISTED 12    /* runs named in an "unknown run" message */
-#define LOG_SPAN 31.622776601683793 /* log scale when positive values span more than 1.5 decades (10^1.5) */
+#define LOG_SPAN 31.622776601683793 /* 10^1.5: plot_log_axis */
 #define MAX_GROUPS 8     /* colours and shapes of the cloud; more groups share the last one, "other" */
 #define MAX_LABELS 12    /* front points labelled with their design when the front has at most this many */
-
-#if defined(__GNUC__)
-#define PRINTF_LIKE(f, a) __attribute__((format(printf, f, a)))
-#else
-#define PRINTF_LIKE(f, a)
-#endif
-
-/* ---- a growable string, for SQL and lists in messages ---- */
-
-struct sb {
-    char *s;
-    size_t len, cap;
-    int oom;
-};
-
-static void sb_add(struct sb *b, const char *fmt, ...) PRINTF_LIKE(2, 3);
-static void sb_add(struct sb *b, const char *fmt, ...)
-{
-    if (b->oom)
-        return;
-    for (;;) {
-        size_t room = b->cap - b->len;
-        va_list ap;
-        va_start(ap, fmt);
-        int k = vsnprintf(b->s ? b->s + b->len : NULL, b->s ? room : 0, fmt, ap);
-        va_end(ap);
-        if (k < 0) {
-            b->oom = 1;
-            return;
-        }
-        if (b->s && (size_t)k < room) {
-            b->len += (size_t)k;
-            return;
-        }
-        size_t cap = b->cap ? b->cap : 256;
-        while (cap < b->len + (size_t)k + 1)
-            cap *= 2;
-        char *s = realloc(b->s, cap);
-        if (!s) {
-            b->oom = 1;
-            return;
-        }
-        b->s = s;
-        b->cap = cap;
-    }
-}
 
 /* An SQL identifier: "name" with embedded double quotes doubled. */
 static void sb_ident(struct sb *b, const char *name)
@@ -88,7 +42,6 @@ static void sb_ident(struct sb *b, const char *name)
     sb_add(b, "\"");
 }
 
-static const char *sb_str(const struct sb *b) { return b->s && !b->oom ? b->s : ""; }
 
 /* ---- the database ---- */
 
@@ -663,6 +616,8 @@ out:
         pts_free(p);
     return rc;
 }
+
+int plot_log_axis(double lo, double hi, long long n_nonpos) { return n_nonpos == 0 && lo > 0 && hi / lo > LOG_SPAN; }
 
 /* ---- labels and the front line ---- */
 
@@ -1280,7 +1235,7 @@ int plot_run(const char *db_path, long long run_id, const char *x, const char *y
             free(b.s);
             goto out;
         }
-        ax[i].log = ax[i].n_nonpos == 0 && ax[i].hi / ax[i].lo > LOG_SPAN;
+        ax[i].log = plot_log_axis(ax[i].lo, ax[i].hi, ax[i].n_nonpos);
     }
 
     if (!gnuplot_on_path()) {

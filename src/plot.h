@@ -23,6 +23,11 @@
 int plot_run(const char *db_path, long long run_id, const char *x, const char *y, const char *color, const char *out,
              char *written, unsigned n, struct dse_err *e);
 
+/* The log-scale rule of every sweep plot (dse plot, dse report): an axis is logarithmic when its values
+ * are all positive (n_nonpos, the count of those <= 0, is 0) and span more than 1.5 decades (hi / lo >
+ * 10^1.5), so that a range of small values is not squashed against the axis. */
+int plot_log_axis(double lo, double hi, long long n_nonpos);
+
 /* Predicted against measured times (dse validate): log-log, the identity line and the +-10 % band. */
 int plot_pred_vs_meas(const double *measured_ms, const double *predicted_ms, int n, const char *title, const char *out,
                       struct dse_err *e);

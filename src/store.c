@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include <sqlite3.h>
@@ -129,8 +130,9 @@ static int has_columns(struct store *s, const char *table, const char *const *co
 }
 
 /* Reads (only) the header and schema: 0 a new database (no tables, no application_id or version),
- * 1 a dse database, 2 a dse database from before application_id; else an input error. */
-static int identify(struct store *s, int *kind, struct dse_err *e)
+ * 1 a dse database, 2 a dse database from before application_id; else an input error, whose message
+ * ends in refusing (what dse will not do with the file). */
+static int identify(struct store *s, int *kind, const char *refusing, struct dse_err *e)
 {
     long long app, ver, tables;
     int rc = query_int(s, "PRAGMA application_id", &app);
@@ -139,16 +141,13 @@ static int identify(struct store *s, int *kind, struct dse_err *e)
     if (rc == SQLITE_OK)
         rc = query_int(s, "SELECT count(*) FROM sqlite_master WHERE type = 'table'" USER_TABLE, &tables);
     if (rc == SQLITE_NOTADB)
-        return dse_err_set(e, DSE_EINPUT, s->path, NULL,
-                           "not an SQLite database: refusing to write to it (give --db a new file or a dse database)");
+        return dse_err_set(e, DSE_EINPUT, s->path, NULL, "not an SQLite database%s", refusing);
     if (rc != SQLITE_OK)
         return db_err(s, e, "cannot read the database");
     if (app == STORE_APPLICATION_ID) {
         if (ver > STORE_SCHEMA_VERSION)
-            return dse_err_set(e, DSE_EINPUT, s->path, NULL,
-                               "written by a newer dse (schema version %lld; this one knows %d): refusing to write "
-                               "to it",
-                               ver, STORE_SCHEMA_VERSION);
+            return dse_err_set(e, DSE_EINPUT, s->path, NULL, "written by a newer dse (schema version %lld; this one "
+                               "knows %d)%s", ver, STORE_SCHEMA_VERSION, refusing);
         *kind = 1;
         return DSE_OK;
     }
@@ -175,11 +174,12 @@ static int identify(struct store *s, int *kind, struct dse_err *e)
         sqlite3_finalize(st);
     }
     return dse_err_set(e, DSE_EINPUT, s->path, NULL,
-                       "not a dse sweep database (application_id %lld, user_version %lld, %lld table%s%s%s%s): refusing "
-                       "to write to it (give --db a new file or a dse database)",
+                       "not a dse sweep database (application_id %lld, user_version %lld, %lld table%s%s%s%s)%s",
                        app, ver, tables, tables == 1 ? "" : "s", names[0] ? ": " : "", names,
-                       tables > 4 ? ", ..." : "");
+                       tables > 4 ? ", ..." : "", refusing);
 }
+
+#define WRITE_REFUSED ": refusing to write to it (give --db a new file or a dse database)"
 
 int store_open(const char *path, struct store **out, struct dse_err *e)
 {
@@ -195,7 +195,7 @@ int store_open(const char *path, struct store **out, struct dse_err *e)
         goto fail;
     }
     sqlite3_busy_timeout(s->db, 5000);
-    if ((rc = identify(s, &kind, e)))
+    if ((rc = identify(s, &kind, WRITE_REFUSED, e)))
         goto fail;
     s->legacy = kind == 2;
     /* A new database is marked as dse's in the same breath as its tables are made. */
@@ -329,24 +329,18 @@ int store_begin_run(struct store *s, const struct store_run_info *ri, long long 
     return DSE_OK;
 }
 
-/* The row st stepped to (id, spec_hash, dse_version, git, inputs[, spec]) into r and, when spec is
- * given, the spec's text (malloc'd). */
-static int run_row(struct store *s, sqlite3_stmt *st, struct store_resumable *r, char **spec, struct dse_err *e)
+/* The row st stepped to (id, spec_hash, dse_version, git, inputs) into r. */
+static int run_row(sqlite3_stmt *st, struct store_resumable *r, struct dse_err *e)
 {
-    (void)s;
-    const char *txt[5];
-    for (int i = 0; i < (spec ? 5 : 4); i++)
+    const char *txt[4];
+    for (int i = 0; i < 4; i++)
         txt[i] = sqlite3_column_text(st, 1 + i) ? (const char *)sqlite3_column_text(st, 1 + i) : "";
     r->id = sqlite3_column_int64(st, 0);
     dse_strlcpy(r->spec_hash, txt[0], sizeof r->spec_hash);
     dse_strlcpy(r->version, txt[1], sizeof r->version);
     dse_strlcpy(r->git, txt[2], sizeof r->git);
-    size_t n = strlen(txt[3]) + 1;
-    if (!(r->inputs_json = malloc(n)) || (spec && !(*spec = malloc(strlen(txt[4]) + 1))))
+    if (!(r->inputs_json = strdup(txt[3])))
         return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
-    memcpy(r->inputs_json, txt[3], n);
-    if (spec)
-        memcpy(*spec, txt[4], strlen(txt[4]) + 1);
     return DSE_OK;
 }
 
@@ -362,38 +356,12 @@ int store_find_resumable(struct store *s, const char *name, struct store_resumab
     sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
     int rc = sqlite3_step(st), out = DSE_OK;
     if (rc == SQLITE_ROW)
-        out = run_row(s, st, r, NULL, e);
+        out = run_row(st, r, e);
     else if (rc != SQLITE_DONE)
         out = db_err(s, e, "runs");
     sqlite3_finalize(st);
     if (out)
         store_resumable_free(r);
-    return out;
-}
-
-int store_get_run(struct store *s, long long run_id, struct store_resumable *r, char **spec, struct dse_err *e)
-{
-    sqlite3_stmt *st;
-    memset(r, 0, sizeof *r);
-    *spec = NULL;
-    if (sqlite3_prepare_v2(s->db,
-                           run_id > 0 ? "SELECT id, spec_hash, dse_version, git, inputs, spec FROM runs WHERE id = ?"
-                                      : "SELECT id, spec_hash, dse_version, git, inputs, spec FROM runs ORDER BY id DESC LIMIT 1",
-                           -1, &st, NULL) != SQLITE_OK)
-        return db_err(s, e, "runs");
-    if (run_id > 0)
-        sqlite3_bind_int64(st, 1, run_id);
-    int rc = sqlite3_step(st), out = DSE_OK;
-    if (rc == SQLITE_ROW)
-        out = run_row(s, st, r, spec, e);
-    else if (rc != SQLITE_DONE)
-        out = db_err(s, e, "runs");
-    sqlite3_finalize(st);
-    if (out) {
-        store_resumable_free(r);
-        free(*spec);
-        *spec = NULL;
-    }
     return out;
 }
 
@@ -614,4 +582,162 @@ out:
     sqlite3_finalize(q);
     sqlite3_close(h);
     return rc;
+}
+
+/* ---- reading ---- */
+
+int store_open_read(const char *path, struct store **out, struct dse_err *e)
+{
+    struct stat sb;
+    int rc, kind = 0;
+    *out = NULL;
+    if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode)) /* never created by a reader */
+        return dse_err_set(e, DSE_EINPUT, path, NULL, "no such database");
+    struct store *s = calloc(1, sizeof *s);
+    if (!s)
+        return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+    dse_strlcpy(s->path, path, sizeof s->path);
+    if (sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+        rc = dse_err_set(e, DSE_ERUNTIME, path, NULL, "cannot open database: %s",
+                         s->db ? sqlite3_errmsg(s->db) : "out of memory");
+        goto fail;
+    }
+    sqlite3_busy_timeout(s->db, 5000); /* a sweep may be writing its last batch */
+    if ((rc = identify(s, &kind, "", e)))
+        goto fail;
+    if (kind == 0) {
+        rc = dse_err_set(e, DSE_EINPUT, path, NULL, "not a dse sweep database (no tables)");
+        goto fail;
+    }
+    /* one read transaction: the counts and the rows come from the same snapshot */
+    if ((rc = exec(s, "BEGIN", e)))
+        goto fail;
+    *out = s;
+    return DSE_OK;
+fail:
+    store_close(s);
+    return rc;
+}
+
+static char *dup_col(sqlite3_stmt *st, int i)
+{
+    const unsigned char *t = sqlite3_column_text(st, i);
+    return strdup(t ? (const char *)t : "");
+}
+
+int store_read_run(struct store *s, long long run_id, struct store_run *r, struct dse_err *e)
+{
+    sqlite3_stmt *st;
+    memset(r, 0, sizeof *r);
+    const char *cols = "SELECT id, points_total, openmp, threads, hypervolume, name, spec, spec_hash, dse_version, git,"
+                       " host, started, finished, status, inputs, objectives, axes FROM runs";
+    char sql[400];
+    snprintf(sql, sizeof sql, "%s%s", cols, run_id > 0 ? " WHERE id = ?" : " ORDER BY id DESC LIMIT 1");
+    if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+        return db_err(s, e, "runs");
+    if (run_id > 0)
+        sqlite3_bind_int64(st, 1, run_id);
+    int step = sqlite3_step(st), rc = DSE_OK;
+    if (step == SQLITE_ROW) {
+        r->id = sqlite3_column_int64(st, 0);
+        r->points_total = sqlite3_column_int64(st, 1);
+        r->openmp = sqlite3_column_int(st, 2);
+        r->threads = sqlite3_column_int(st, 3);
+        r->hypervolume = sqlite3_column_type(st, 4) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 4);
+        char **txt[] = {&r->name, &r->spec, &r->spec_hash, &r->version, &r->git, &r->host, &r->started,
+                        &r->finished, &r->status, &r->inputs, &r->objectives, &r->axes};
+        for (size_t i = 0; i < sizeof txt / sizeof txt[0]; i++)
+            if (!(*txt[i] = dup_col(st, 5 + (int)i)))
+                rc = dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+    } else if (step != SQLITE_DONE) {
+        rc = db_err(s, e, "runs");
+    }
+    sqlite3_finalize(st);
+    if (rc)
+        store_run_free(r);
+    return rc;
+}
+
+void store_run_free(struct store_run *r)
+{
+    char *txt[] = {r->name, r->spec, r->spec_hash, r->version, r->git, r->host, r->started,
+                   r->finished, r->status, r->inputs, r->objectives, r->axes};
+    for (size_t i = 0; i < sizeof txt / sizeof txt[0]; i++)
+        free(txt[i]);
+    memset(r, 0, sizeof *r);
+}
+
+int store_count(struct store *s, long long run_id, long long *n, long long *feasible, long long *pareto,
+                struct dse_err *e)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(s->db, "SELECT count(*), total(feasible = 1), total(pareto = 1) FROM points WHERE run_id = ?",
+                           -1, &st, NULL) != SQLITE_OK)
+        return db_err(s, e, "count points");
+    sqlite3_bind_int64(st, 1, run_id);
+    int ok = sqlite3_step(st) == SQLITE_ROW;
+    if (ok) {
+        *n = sqlite3_column_int64(st, 0);
+        *feasible = (long long)sqlite3_column_double(st, 1);
+        *pareto = (long long)sqlite3_column_double(st, 2);
+    }
+    sqlite3_finalize(st);
+    return ok ? DSE_OK : db_err(s, e, "count points");
+}
+
+int store_reasons(struct store *s, long long run_id, void (*fn)(void *ctx, const char *reason, long long n), void *ctx,
+                  struct dse_err *e)
+{
+    sqlite3_stmt *st;
+    /* grouped by SQLite first: far fewer texts than points reach the caller */
+    if (sqlite3_prepare_v2(s->db, "SELECT coalesce(reason, ''), count(*) FROM points WHERE run_id = ? AND feasible = 0"
+                                  " GROUP BY reason ORDER BY min(point)",
+                           -1, &st, NULL) != SQLITE_OK)
+        return db_err(s, e, "reasons");
+    sqlite3_bind_int64(st, 1, run_id);
+    int step;
+    while ((step = sqlite3_step(st)) == SQLITE_ROW)
+        fn(ctx, (const char *)sqlite3_column_text(st, 0), sqlite3_column_int64(st, 1));
+    sqlite3_finalize(st);
+    return step == SQLITE_DONE ? DSE_OK : db_err(s, e, "reasons");
+}
+
+int store_scan_feasible(struct store *s, long long run_id, const char *const *num, int n_num, const char *const *txt,
+                        int n_txt,
+                        void (*fn)(void *ctx, long long point, int pareto, const double *num, const char *const *txt),
+                        void *ctx, struct dse_err *e)
+{
+    char q[300];
+    if (n_num > 64 || n_txt > 64)
+        return dse_err_set(e, DSE_ERUNTIME, s->path, NULL, "too many columns");
+    size_t cap = 128 + (size_t)(n_num + n_txt) * (sizeof q + 16), k;
+    char *sql = malloc(cap);
+    if (!sql)
+        return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+    k = (size_t)snprintf(sql, cap, "SELECT point, pareto");
+    for (int i = 0; i < n_num + n_txt; i++) {
+        quote(q, sizeof q, i < n_num ? num[i] : txt[i - n_num]);
+        k += (size_t)snprintf(sql + k, cap - k, i < n_num ? ", %s" : ", CAST(%s AS TEXT)", q);
+    }
+    snprintf(sql + k, cap - k, " FROM points WHERE run_id = ? AND feasible = 1 ORDER BY point");
+    sqlite3_stmt *st;
+    int prep = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL);
+    free(sql);
+    if (prep != SQLITE_OK)
+        return db_err(s, e, "read points");
+    sqlite3_bind_int64(st, 1, run_id);
+    double v[64];
+    const char *t[64];
+    int step;
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+        for (int i = 0; i < n_num; i++)
+            v[i] = sqlite3_column_type(st, 2 + i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 2 + i);
+        for (int i = 0; i < n_txt; i++) {
+            const unsigned char *c = sqlite3_column_text(st, 2 + n_num + i);
+            t[i] = c ? (const char *)c : "";
+        }
+        fn(ctx, sqlite3_column_int64(st, 0), sqlite3_column_int(st, 1) == 1, v, t);
+    }
+    sqlite3_finalize(st);
+    return step == SQLITE_DONE ? DSE_OK : db_err(s, e, "read points");
 }

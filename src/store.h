@@ -50,9 +50,6 @@ struct store_resumable {
  * r (r->id = 0 when there is none); reads only. store_resumable_free releases it. */
 int store_find_resumable(struct store *s, const char *name, struct store_resumable *r, struct dse_err *e);
 void store_resumable_free(struct store_resumable *r);
-/* Run run_id (<= 0: the newest) as it was started, into r (r->id = 0 when there is none), and its spec's
- * text (*spec, malloc'd: the caller frees it); reads only. */
-int store_get_run(struct store *s, long long run_id, struct store_resumable *r, char **spec, struct dse_err *e);
 int store_tx_begin(struct store *s, struct dse_err *e);
 int store_tx_commit(struct store *s, struct dse_err *e);
 /* One point: axis values as text (bound as REAL for numeric columns), metrics (NAN -> NULL). */
@@ -68,6 +65,35 @@ int store_set_ranks(struct store *s, long long run_id, const long long *points, 
                     struct dse_err *e);
 int store_finish_run(struct store *s, long long run_id, const char *status, double hypervolume,
                      struct dse_err *e);
+
+/* ---- reading (dse show, dse report) ---- */
+/* Opens path read-only: a dse database, also one of an earlier dse; anything else (no such file, not
+ * SQLite, another program's, no tables) is DSE_EINPUT, and the file is never altered. Reads run in one
+ * transaction, so counts and rows agree even while a sweep writes. */
+int store_open_read(const char *path, struct store **out, struct dse_err *e);
+/* A row of runs (docs/sweep-db.md): every string malloc'd and never NULL ("" for NULL), hypervolume
+ * NAN for NULL. */
+struct store_run {
+    long long id, points_total;
+    int openmp, threads;
+    double hypervolume;
+    char *name, *spec, *spec_hash, *version, *git, *host, *started, *finished, *status, *inputs, *objectives, *axes;
+};
+/* Run run_id (<= 0: the newest) into r; r->id = 0 when there is none. store_run_free releases it. */
+int store_read_run(struct store *s, long long run_id, struct store_run *r, struct dse_err *e);
+void store_run_free(struct store_run *r);
+/* The run's points: all, the feasible ones, those on the front. */
+int store_count(struct store *s, long long run_id, long long *n, long long *feasible, long long *pareto,
+                struct dse_err *e);
+/* fn(ctx, reason, n) once per distinct reason of the run's infeasible points, with how many have it. */
+int store_reasons(struct store *s, long long run_id, void (*fn)(void *ctx, const char *reason, long long n), void *ctx,
+                  struct dse_err *e);
+/* fn(ctx, point, pareto, num, txt) for every feasible point of the run in point order: num the values
+ * of the n_num columns (NAN for NULL), txt the n_txt columns as text ("" for NULL); at most 64 each. */
+int store_scan_feasible(struct store *s, long long run_id, const char *const *num, int n_num, const char *const *txt,
+                        int n_txt,
+                        void (*fn)(void *ctx, long long point, int pareto, const double *num, const char *const *txt),
+                        void *ctx, struct dse_err *e);
 
 /* dse validate's results (docs/sweep-db.md, "Validation tables"): a run of a suite and each of its
  * cases, appended to the validation tables of path (created when absent) in one transaction. A case's

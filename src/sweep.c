@@ -746,8 +746,9 @@ static int serve_point(const struct sweep_prep *p, long long key, struct eval_re
     return 0;
 }
 
+/* det (NULL on the sweep's hot path): the evaluation with its per-operator rows, into det->res. */
 static int eval_rows(const struct sweep_prep *p, long long key, int m0, int m1, int thread, struct sw_row *rows,
-                     struct dse_err *e)
+                     struct sweep_detail *det, struct dse_err *e)
 {
     const struct sweep_spec *sp = p->sp;
     int v = variant_of(p, key);
@@ -830,8 +831,17 @@ static int eval_rows(const struct sweep_prep *p, long long key, int m0, int m1, 
         if (p->graph_why[gi][0])
             why = p->graph_why[gi];
     }
-    struct eval_result *res = &p->results[thread];
+    struct eval_result *res = det ? &det->res : &p->results[thread];
     const struct sw_serving *sv = &sp->wl[w].serving;
+    if (det) {
+        r.want_ops = 1;
+        det->sys = sys;
+        det->dev = r.dev;
+        det->prec = r.x.prec;
+        det->fidelity = r.x.fidelity;
+        det->serving = sv->on;
+        det->res.n_ops = 0;
+    }
     if (!sv->on)
         for (int k = 0; k < 4 && !why; k++)
             if (p->ax_srv[k] >= 0)
@@ -886,13 +896,20 @@ static int eval_rows(const struct sweep_prep *p, long long key, int m0, int m1, 
 
 int sweep_eval_key(const struct sweep_prep *p, long long key, int thread, struct sw_row *rows, struct dse_err *e)
 {
-    return eval_rows(p, key, 0, sweep_mem_count(p->sp), thread, rows, e);
+    return eval_rows(p, key, 0, sweep_mem_count(p->sp), thread, rows, NULL, e);
 }
 
 int sweep_eval_point(const struct sweep_prep *p, long long point, int thread, struct sw_row *row, struct dse_err *e)
 {
     int m = (int)(point % sweep_mem_count(p->sp));
-    return eval_rows(p, point - m, m, m + 1, thread, row, e) < 0 ? -1 : 0;
+    return eval_rows(p, point - m, m, m + 1, thread, row, NULL, e) < 0 ? -1 : 0;
+}
+
+int sweep_eval_detail(const struct sweep_prep *p, long long point, int thread, struct sw_row *row,
+                      struct sweep_detail *d, struct dse_err *e)
+{
+    int m = (int)(point % sweep_mem_count(p->sp));
+    return eval_rows(p, point - m, m, m + 1, thread, row, d, e) < 0 ? -1 : 0;
 }
 
 void sweep_objectives(const struct sweep_spec *sp, const struct sw_row *r, double *obj)

@@ -179,6 +179,22 @@ int sweep_eval_key(const struct sweep_prep *p, long long key_point, int thread, 
  * capacity check of this point's memory value only); returns 0, or -1 on a runtime error (e set). */
 int sweep_eval_point(const struct sweep_prep *p, long long point, int thread, struct sw_row *row,
                      struct dse_err *e);
+/* A point evaluated again with its per-operator rows (dse report's breakdowns): the system variant and
+ * primary device it ran on, its precision and tier, whether it is a serving point (which has no rows),
+ * and the evaluation in res (the caller's: zeroed before the first call, eval_result_free after the
+ * last; its rows are reused from call to call). */
+struct sweep_detail {
+    const struct hw_system *sys;
+    int dev;
+    struct prec_cfg prec;
+    enum fidelity fidelity;
+    int serving;
+    struct eval_result res;
+};
+/* sweep_eval_point, also filling d. A point made infeasible before evaluation (a placement or layout
+ * it cannot use) leaves d->res without rows. */
+int sweep_eval_detail(const struct sweep_prep *p, long long point, int thread, struct sw_row *row,
+                      struct sweep_detail *d, struct dse_err *e);
 /* Number of values of the memory axis (1 when absent). */
 int sweep_mem_count(const struct sweep_spec *sp);
 

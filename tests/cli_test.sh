@@ -19,23 +19,8 @@
 
 set -u
 
-start_dir=$(pwd)
-script_dir=$(cd "$(dirname "$0")" && pwd)
-SRC=${DSE_SRCDIR:-$script_dir/..}
-SRC=$(cd "$SRC" && pwd) || { echo "cli_test: DSE_SRCDIR '$SRC' is not a directory" >&2; exit 1; }
-if [ -n "${DSE_BIN:-}" ]; then
-    case $DSE_BIN in
-    /*) BIN=$DSE_BIN ;;
-    *) BIN=$start_dir/$DSE_BIN ;;
-    esac
-else
-    BIN=$SRC/dse
-fi
-if [ ! -x "$BIN" ]; then
-    echo "cli_test: $BIN is not an executable (set DSE_BIN)" >&2
-    echo "cli_test: 0 passed, 1 failed"
-    exit 1
-fi
+suite=cli_test
+. "$(cd "$(dirname "$0")" && pwd)/test_env.sh"
 # Shipped names (--hw raspberry-pi-5) resolve against the current directory: run from the sources.
 cd "$SRC" || exit 1
 D=tests/data
@@ -49,19 +34,7 @@ ERR=$tmp/err
 if command -v timeout >/dev/null 2>&1; then have_timeout=1; else have_timeout=0; fi
 if command -v python3 >/dev/null 2>&1; then have_python=1; else have_python=0; fi
 
-passed=0
-failed=0
 TMO=20 # seconds allowed per dse run
-
-ok() {
-    passed=$((passed + 1))
-    echo "ok $1"
-}
-
-fail() {
-    failed=$((failed + 1))
-    echo "FAIL $1: $2"
-}
 
 skip() {
     echo "skip $1: $2"

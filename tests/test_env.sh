@@ -1,0 +1,33 @@
+# tests/test_env.sh -- sourced by the script tests (cli_test.sh, report_test.sh) with $suite set to the
+# test's name: finds the sources (SRC: DSE_SRCDIR, else the folder above tests/) and the dse program
+# (BIN: DSE_BIN, a relative path taken from the folder the test started in; else SRC/dse), as make check
+# (VPATH and distcheck builds included) and a hand run both need. A missing program is one failure.
+# ok NAME and fail NAME WHY print a case's result and count it in passed / failed.
+start_dir=$(pwd)
+script_dir=$(cd "$(dirname "$0")" && pwd)
+SRC=${DSE_SRCDIR:-$script_dir/..}
+SRC=$(cd "$SRC" && pwd) || { echo "$suite: DSE_SRCDIR '$SRC' is not a directory" >&2; exit 1; }
+if [ -n "${DSE_BIN:-}" ]; then
+    case $DSE_BIN in
+    /*) BIN=$DSE_BIN ;;
+    *) BIN=$start_dir/$DSE_BIN ;;
+    esac
+else
+    BIN=$SRC/dse
+fi
+if [ ! -x "$BIN" ]; then
+    echo "$suite: $BIN is not an executable (set DSE_BIN)" >&2
+    echo "$suite: 0 passed, 1 failed"
+    exit 1
+fi
+
+passed=0
+failed=0
+ok() {
+    passed=$((passed + 1))
+    echo "ok $1"
+}
+fail() {
+    failed=$((failed + 1))
+    echo "FAIL $1: $2"
+}
