@@ -26,5 +26,5 @@ for n in 1 2 4; do
     [ -n "$t1" ] || t1=$(awk -v a="$a" -v b="$b" 'BEGIN { print b - a }')
     awk -v n="$n" -v a="$a" -v b="$b" -v t1="$t1" -v c="$cores" 'BEGIN {
         s = b - a; printf "%d rank%s  %7.2f s  %10.0f points/s  speed-up %.2f  efficiency %3.0f %%%s\n",
-        n, n > 1 ? "s" : " ", s, 1e7 / s, t1 / s, 100 * t1 / s / n, n > c ? "  (oversubscribed)" : "" }'
+        n, (n > 1 ? "s" : " "), s, 1e7 / s, t1 / s, 100 * t1 / s / n, (n > c ? "  (oversubscribed)" : "") }'
 done

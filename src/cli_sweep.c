@@ -769,7 +769,7 @@ int cmd_sweep(int argc, char **argv)
     }
     long long resume_id = rs.id;
     store_resumable_free(&rs);
-    if (!no_db && (rc = store_prepare(st, cols, sp.n_axes, ms, metric_count, &e)))
+    if (!no_db && (rc = store_prepare(st, cols, sp.n_axes, ms, metric_count, sp.stored, &e)))
         goto out;
     r.st = st;
     char hash[24];

@@ -68,23 +68,18 @@ void dist_finish(struct dist *d)
     d->active = 0;
 }
 
-void dist_share(const struct dist *d, long long n, int root_permille, int rank, long long *lo, long long *hi)
+int dist_owner(const struct dist *d, long long i, int root_permille)
 {
-    /* n x 1000 stays far below 2^63: batches are at most a block or a population */
-    if (d->size == 1) {
-        *lo = 0;
-        *hi = n;
-        return;
-    }
-    long long n0 = n * (root_permille < 0 ? 0 : root_permille > 1000 ? 1000 : root_permille) / (1000LL * d->size);
-    if (rank == 0) {
-        *lo = 0;
-        *hi = n0;
-        return;
-    }
-    long long rest = n - n0, k = d->size - 1;
-    *lo = n0 + rest * (rank - 1) / k;
-    *hi = n0 + rest * rank / k;
+    if (d->size == 1)
+        return 0;
+    long long turn = i / d->size, p = root_permille < 0 ? 0 : root_permille > 1000 ? 1000 : root_permille;
+    int r = (int)(i % d->size);
+    if (r)
+        return r;
+    /* rank 0 keeps turn t when floor((t + 1) p / 1000) passes an integer: p of every 1000 turns */
+    if ((turn + 1) * p / 1000 > turn * p / 1000)
+        return 0;
+    return 1 + (int)(turn % (d->size - 1));
 }
 
 #ifdef HAVE_MPI
@@ -100,7 +95,7 @@ static int mpi_err(int rc, const char *what, struct dse_err *e)
 #endif
 
 int dist_gather_bytes(const struct dist *d, const void *mine, size_t n_mine, unsigned char **all, size_t *cap,
-                      size_t *n_all, int to_all, struct dse_err *e)
+                      size_t *n_all, size_t *seg, int to_all, struct dse_err *e)
 {
     *n_all = 0;
     if (n_mine > INT_MAX)
@@ -119,8 +114,10 @@ int dist_gather_bytes(const struct dist *d, const void *mine, size_t n_mine, uns
             goto out;
         for (int r = 0; r < d->size; r++) {
             displs[r] = (int)total;
+            seg[r] = total;
             total += (size_t)counts[r];
         }
+        seg[d->size] = total;
         if (total > INT_MAX) {
             rc = dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "MPI: a batch of %zu bytes is too large to gather", total);
             goto out;
@@ -159,6 +156,8 @@ int dist_gather_bytes(const struct dist *d, const void *mine, size_t n_mine, uns
     if (n_mine)
         memcpy(*all, mine, n_mine);
     *n_all = n_mine;
+    seg[0] = 0;
+    seg[1] = n_mine;
     return DSE_OK;
 }
 

@@ -29,14 +29,16 @@ void dist_finish(struct dist *d);
  * the environment names one but this build has no MPI. */
 int dist_launcher_size(void);
 
-/* Items [lo, hi) of a batch of n that rank evaluates: contiguous shares, in rank order; rank 0's is
- * root_permille thousandths of an equal share (it also writes the results: dse sweep makes it
- * smaller), the other ranks share the rest equally. */
-void dist_share(const struct dist *d, long long n, int root_permille, int rank, long long *lo, long long *hi);
+/* The rank that evaluates item i of a batch. Items are dealt round-robin, so that every rank's share
+ * looks like the whole batch (costs vary along a batch: a placement a device lacks fails at once);
+ * rank 0 keeps root_permille thousandths of its turns (it also writes the results: dse sweep makes
+ * its share smaller), the others taking its remaining turns in rotation. */
+int dist_owner(const struct dist *d, long long i, int root_permille);
 /* Each rank's mine[0..n_mine) bytes concatenated in rank order into *all (grown with realloc as
- * needed, *cap its size; the caller frees it), *n_all bytes, at rank 0 (to_all: at every rank). */
+ * needed, *cap its size; the caller frees it), *n_all bytes, at rank 0 (to_all: at every rank);
+ * there rank r's bytes are [seg[r], seg[r + 1]) (seg: size + 1 entries). */
 int dist_gather_bytes(const struct dist *d, const void *mine, size_t n_mine, unsigned char **all, size_t *cap,
-                      size_t *n_all, int to_all, struct dse_err *e);
+                      size_t *n_all, size_t *seg, int to_all, struct dse_err *e);
 /* flags[0..n) replaced by their maximum over the ranks (a collective: every rank calls it). */
 int dist_max(const struct dist *d, int *flags, int n, struct dse_err *e);
 /* bytes of buf copied from rank root to every rank. */

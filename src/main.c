@@ -5,6 +5,7 @@
 #include "cli.h"
 #include "plot.h"
 #include "probe.h"
+#include "store.h"
 #include "config.h"
 #include "gitversion.h"
 
@@ -52,6 +53,7 @@ static int not_built(const struct command *c)
 
 int main(int argc, char **argv)
 {
+    store_init();
     if (argc < 2) {
         fprintf(stderr, "dse: missing command\n");
         usage(stderr);

@@ -1103,6 +1103,12 @@ static int resolve_axis(const struct db *d, const struct run *r, const char *nam
 {
     memset(a, 0, sizeof *a);
     a->col = find_col(d, name);
+    if (!a->col && metric_find(name))
+        return dse_err_set(e, DSE_EINPUT, d->file, what,
+                           "metric '%s' is not stored by run %lld: a sweep stores its objectives, constraints and error "
+                           "bars (docs/sweep-db.md); add it to the spec's \"store\" list (or \"store\": \"all\") "
+                           "and run again, or see one point's with dse show %s POINT",
+                           name, r->id, d->file);
     if (!a->col) {
         struct sb b = {0};
         list_known(d, r, &b);

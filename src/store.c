@@ -17,8 +17,9 @@ struct store {
     sqlite3 *db;
     char path[512];
     sqlite3_stmt *ins;
-    int n_axes, n_metrics;
+    int n_axes, n_metrics, n_cols;  /* n_cols: the metric columns this run stores */
     int axis_numeric[MAX_COLS];
+    int col_metric[MAX_COLS];       /* metric index of each stored metric column */
     int legacy; /* a dse database from before application_id: marked at the first write */
 };
 
@@ -210,6 +211,14 @@ fail:
     return rc;
 }
 
+void store_init(void)
+{
+    /* Before SQLite starts: no memory statistics (a mutex around every allocation) and no mutexes on
+     * connections (each is used by one thread at a time: the sweep's sink runs on one thread). */
+    sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+    sqlite3_config(SQLITE_CONFIG_MULTITHREAD);
+}
+
 void store_close(struct store *s)
 {
     if (!s)
@@ -232,18 +241,22 @@ static int has_column(struct store *s, const char *name)
 }
 
 int store_prepare(struct store *s, const struct store_col *axes, int n_axes, const struct store_metric *metrics,
-                  int n_metrics, struct dse_err *e)
+                  int n_metrics, const unsigned char *stored, struct dse_err *e)
 {
     char q[300], sql[512];
     int rc;
     if (n_axes + n_metrics > MAX_COLS - 4)
         return dse_err_set(e, DSE_ERUNTIME, s->path, NULL, "too many columns");
+    s->n_cols = 0;
+    for (int i = 0; i < n_metrics; i++)
+        if (!stored || stored[i])
+            s->col_metric[s->n_cols++] = i;
     if ((rc = exec(s, "BEGIN", e)))
         return rc;
     if (s->legacy) /* the migration: an earlier dse's database is marked as dse's (docs/sweep-db.md) */
         rc = exec(s, mark_sql, e);
-    for (int i = 0; i < n_axes + n_metrics && !rc; i++) {
-        const char *name = i < n_axes ? axes[i].name : metrics[i - n_axes].name;
+    for (int i = 0; i < n_axes + s->n_cols && !rc; i++) {
+        const char *name = i < n_axes ? axes[i].name : metrics[s->col_metric[i - n_axes]].name;
         int numeric = i < n_axes ? axes[i].numeric : 1, integer = i < n_axes && axes[i].integer;
         if (has_column(s, name))
             continue;
@@ -277,12 +290,12 @@ int store_prepare(struct store *s, const struct store_col *axes, int n_axes, con
     if (!ins)
         return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
     size_t k = (size_t)snprintf(ins, cap, "INSERT INTO points (run_id, point, feasible, reason");
-    for (int i = 0; i < n_axes + n_metrics; i++) {
-        quote(q, sizeof q, i < n_axes ? axes[i].name : metrics[i - n_axes].name);
+    for (int i = 0; i < n_axes + s->n_cols; i++) {
+        quote(q, sizeof q, i < n_axes ? axes[i].name : metrics[s->col_metric[i - n_axes]].name);
         k += (size_t)snprintf(ins + k, cap - k, ", %s", q);
     }
     k += (size_t)snprintf(ins + k, cap - k, ") VALUES (?, ?, ?, ?");
-    for (int i = 0; i < n_axes + n_metrics; i++)
+    for (int i = 0; i < n_axes + s->n_cols; i++)
         k += (size_t)snprintf(ins + k, cap - k, ", ?");
     snprintf(ins + k, cap - k, ")");
     sqlite3_finalize(s->ins);
@@ -393,9 +406,10 @@ int store_insert(struct store *s, long long run_id, long long point, const char 
         else
             sqlite3_bind_text(st, 5 + i, axis_values[i], -1, SQLITE_STATIC);
     }
-    for (int i = 0; i < s->n_metrics; i++) {
-        if (isfinite(metrics[i]))
-            sqlite3_bind_double(st, 5 + s->n_axes + i, metrics[i]);
+    for (int i = 0; i < s->n_cols; i++) {
+        double v = metrics[s->col_metric[i]];
+        if (isfinite(v))
+            sqlite3_bind_double(st, 5 + s->n_axes + i, v);
         else
             sqlite3_bind_null(st, 5 + s->n_axes + i);
     }

@@ -33,11 +33,15 @@ struct store_metric {
 #define STORE_APPLICATION_ID 0x44534531 /* "DSE1" in ASCII */
 #define STORE_SCHEMA_VERSION 1
 
+/* Process-wide SQLite settings, called once by main() before any database is opened. */
+void store_init(void);
 int store_open(const char *path, struct store **out, struct dse_err *e);
 void store_close(struct store *s);
-/* Registers the metric registry (metrics table) and makes sure points has these columns. */
+/* Registers the metric registry (metrics table) and makes sure points has a column per axis and per
+ * stored metric (stored[i] for metric i; NULL: every one). store_insert then binds those; a column an
+ * earlier run added and this one does not store stays NULL in its rows. */
 int store_prepare(struct store *s, const struct store_col *axes, int n_axes, const struct store_metric *metrics,
-                  int n_metrics, struct dse_err *e);
+                  int n_metrics, const unsigned char *stored, struct dse_err *e);
 int store_begin_run(struct store *s, const struct store_run_info *ri, long long *run_id, struct dse_err *e);
 /* A run that did not complete, as it was started. */
 struct store_resumable {
@@ -52,7 +56,8 @@ int store_find_resumable(struct store *s, const char *name, struct store_resumab
 void store_resumable_free(struct store_resumable *r);
 int store_tx_begin(struct store *s, struct dse_err *e);
 int store_tx_commit(struct store *s, struct dse_err *e);
-/* One point: axis values as text (bound as REAL for numeric columns), metrics (NAN -> NULL). */
+/* One point: axis values as text (bound as REAL for numeric columns), metrics (all n_metrics of
+ * store_prepare; the stored ones are bound, NAN -> NULL). */
 int store_insert(struct store *s, long long run_id, long long point, const char *const *axis_values,
                  const double *metrics, int feasible, const char *reason, struct dse_err *e);
 /* Calls fn(ctx, point, feasible, reason, values) for every stored point of the run, values being the

@@ -128,6 +128,10 @@ struct sweep_spec {
     unsigned long long errbars_hash;
     int pessimistic;
     int err_low_m, err_high_m; /* registry indices of expected_error_low_pct and _high_pct */
+    /* The metrics each point stores (by registry index): objectives, constraints, error bars and the
+     * spec's "store" list ("all": every one); the others are recomputed on demand (dse show). */
+    unsigned char stored[64];
+    int n_stored;
     enum sw_method method;
     long long samples, population, generations;
     unsigned long seed;

@@ -20,6 +20,7 @@
 #include "sweep.h"
 
 #define BLOCK_ROWS 8192
+#define MPI_ROUND_ROWS 65536 /* two buffers of them: 95 MB */
 /* A point set starts with room for this many points and doubles as it fills, so its memory follows
  * the distinct points seen (at most the space, or the plan), never the plan alone. */
 #define PSET_START (1 << 16)
@@ -196,9 +197,13 @@ short_read:
  * A share says only who evaluates a point, never what comes out. */
 struct balance {
     int permille;             /* rank 0's share, in thousandths of an equal share (agreed each block) */
-    double t_item, t_other;   /* rank 0: seconds per item it evaluated, seconds of unpacking and sink */
-    double t0, t_evaluated, t_gathered;
+    int threads;
+    double t0, t_evaluated, t_gathered, t_sink; /* this block's times; t_sink: the block before's sink */
     long long n, mine;        /* the block's items, rank 0's */
+    /* rank 0's totals over the blocks so far: evaluation seconds and items, overhead seconds, items
+     * of the blocks, blocks (a block's cost swings with the region of the space it covers; totals,
+     * with the items dealt round-robin, do not) */
+    double busy, over, items, blocks, own;
 };
 
 static double now_s(void)
@@ -218,74 +223,154 @@ static int round_begin(const struct sweep_sink *k, const struct dist *d, struct 
         return 1;
     b->permille = flags[1];
     b->t0 = now_s();
+    b->t_sink = 0;
     if (flags[0])
         *stopped = 1;
     return flags[0];
 }
 
 /* The end of a block on rank 0: the share of the next one, balancing rank 0's evaluation plus its
- * overhead O against the others' evaluation: n0 t + O = (n - n0) t / (R - 1). */
+ * overhead O per block (the sink, which runs beside the evaluation, and the unpacking) against the
+ * others' evaluation: n0 t + O = (n - n0) t / (R - 1), with t the seconds per item. */
 static void round_end(const struct dist *d, struct balance *b)
 {
     if (!d || d->size == 1 || d->rank != 0 || b->n <= 0)
         return;
-    double t = now_s();
-    if (b->mine > 0)
-        b->t_item = (b->t_evaluated - b->t0) / (double)b->mine;
-    b->t_other = t - b->t_gathered;
-    if (b->t_item <= 0)
+    double busy = b->t_evaluated - b->t0 - (b->threads == 1 ? b->t_sink : 0);
+    b->busy += busy > 0 ? busy : 0;
+    b->own += (double)b->mine;
+    b->over += b->t_sink + (now_s() - b->t_gathered);
+    b->items += (double)b->n;
+    b->blocks++;
+    if (b->own <= 0 || b->busy <= 0)
         return;
-    double R = d->size, n = (double)b->n, n0 = (n * b->t_item - b->t_other * (R - 1)) / (b->t_item * R);
-    double want = n0 <= 0 ? 0 : n0 >= n / R ? 1000 : 1000 * n0 / (n / R);
-    b->permille = (int)((b->permille + want) / 2);
+    double t = b->busy / b->own, O = b->over / b->blocks, n = b->items / b->blocks, R = d->size;
+    double n0 = (n * t - O * (R - 1)) / (t * R);
+    b->permille = n0 <= 0 ? 0 : n0 >= n / R ? 1000 : (int)(1000 * n0 / (n / R));
 }
 
-/* Evaluates this rank's share of points[0..n) (any order) into out[0..n), in parallel, one point at a
+/* Whether this rank evaluates item i of the batch (dist_owner); one process evaluates everything. */
+static int mine(const struct dist *d, long long i, const struct balance *b)
+{
+    return !d || d->size == 1 || dist_owner(d, i, b->permille) == d->rank;
+}
+
+/* The items of rank 0 in a batch of n (those wanted), for the balance. */
+static long long root_items(const struct dist *d, int n, const char *want, const struct balance *b)
+{
+    long long c = 0;
+    for (int i = 0; d && d->size > 1 && i < n; i++)
+        c += (!want || want[i]) && dist_owner(d, i, b->permille) == 0;
+    return c;
+}
+
+/* The rows of a batch's items to rank 0 (to_all: every rank): item i is rows[i * per, (i + 1) * per),
+ * evaluated by its owner when want[i] (want NULL: every item). Each owner packs its items in order,
+ * one packed run per item, into w; the receivers get every rank's bytes in all, rank r's at
+ * [seg[r], seg[r + 1]) (seg: ranks + 1 entries), for unpack_dealt. */
+static int gather_dealt(const struct dist *d, const struct sw_row *rows, int per, const char *want, int n, int to_all,
+                        struct balance *b, struct wire *w, struct wire *all, size_t *seg, struct dse_err *e)
+{
+    int rc = DSE_OK;
+    w->n = 0;
+    for (int i = 0; i < n && !rc; i++)
+        if ((!want || want[i]) && mine(d, i, b))
+            rc = pack_rows(w, rows + (size_t)i * per, per, e);
+    if (!rc)
+        rc = dist_gather_bytes(d, w->b, w->n, &all->b, &all->cap, &all->n, seg, to_all, e);
+    b->t_gathered = now_s();
+    return rc;
+}
+
+/* The gathered rows back in place (the shares as dealt with root_permille). */
+static int unpack_dealt(const struct dist *d, struct sw_row *rows, int per, const char *want, int n, int root_permille,
+                        const struct wire *all, const size_t *seg, struct dse_err *e)
+{
+    size_t *cur = malloc(sizeof *cur * (size_t)d->size);
+    int rc = cur ? DSE_OK : dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+    for (int r = 0; cur && r < d->size; r++)
+        cur[r] = seg[r];
+    for (int i = 0; i < n && !rc; i++)
+        if (!want || want[i]) {
+            int r = dist_owner(d, i, root_permille);
+            rc = unpack_rows(all->b, seg[r + 1], &cur[r], rows + (size_t)i * per, per, e);
+        }
+    free(cur);
+    return rc;
+}
+
+/* Evaluates this rank's items of points[0..n) (any order) into out[0..n), in parallel, one point at a
  * time (a key's other memory values are not wanted here); then every rank has the first failure, and
  * rank 0 (to_all: every rank) has all n rows. */
-static int eval_points(const struct sweep_prep *p, const long long *pts, int n, int threads, const struct dist *d,
-                       int to_all, struct balance *b, struct wire *w, struct wire *all, struct sw_row *out,
-                       struct dse_err *e)
+/* Rows of the block before (random, NSGA-II), handed to the sink by one thread while the others
+ * evaluate the next block. */
+struct held {
+    const struct sw_row *rows;
+    int n;
+    long long done, total; /* the progress once handed over; done < 0: nothing held */
+};
+
+static int emit(const struct sweep_sink *k, const struct dist *d, const struct sw_row *rows, int n, struct dse_err *e);
+
+static int flush_held(const struct sweep_sink *k, const struct dist *d, struct held *h, struct balance *b,
+                      struct dse_err *e)
 {
-    int failed = 0;
-    long long lo = 0, hi = n;
+    double t = now_s();
+    int rc = emit(k, d, h->rows, h->n, e);
+    if (!rc && k->progress && (!d || d->rank == 0))
+        k->progress(k->ctx, h->done, h->total);
+    h->n = 0;
+    h->done = -1;
+    b->t_sink = now_s() - t;
+    return rc;
+}
+
+static int eval_points(const struct sweep_prep *p, const long long *pts, int n, int threads, const struct dist *d,
+                       int to_all, const struct sweep_sink *k, struct held *h, struct balance *b, struct wire *w,
+                       struct wire *all, struct sw_row *out, struct dse_err *e)
+{
+    int failed = 0, sink_rc = DSE_OK;
+    struct dse_err se;
     (void)threads;
-    if (d)
-        dist_share(d, n, b->permille, d->rank, &lo, &hi);
     b->n = n;
-    b->mine = hi - lo;
-#pragma omp parallel for schedule(dynamic, 8) num_threads(threads)
-    for (int i = (int)lo; i < (int)hi; i++) {
-        int t = 0;
+    b->mine = root_items(d, n, NULL, b);
+#pragma omp parallel num_threads(threads)
+    {
+#pragma omp single nowait
+        if (h->done >= 0)
+            sink_rc = flush_held(k, d, h, b, &se);
+#pragma omp for schedule(dynamic, 8)
+        for (int i = 0; i < n; i++) {
+            int t = 0;
 #ifdef _OPENMP
-        t = omp_get_thread_num();
+            t = omp_get_thread_num();
 #endif
-        struct dse_err le;
-        if (failed || sweep_eval_point(p, pts[i], t, &out[i], &le) < 0) {
+            struct dse_err le;
+            if (failed || !mine(d, i, b))
+                continue;
+            if (sweep_eval_point(p, pts[i], t, &out[i], &le) < 0) {
 #pragma omp critical(sweep_err)
-            if (!failed) {
-                failed = 1;
-                *e = le;
+                if (!failed) {
+                    failed = 1;
+                    *e = le;
+                }
             }
-            continue;
         }
     }
     b->t_evaluated = now_s();
+    if (sink_rc && !failed) { /* the database refused the block before: every rank stops */
+        failed = 1;
+        *e = se;
+    }
     int rc = dist_agree_error(d, failed, e);
     if (rc || !d || d->size == 1)
         return rc;
-    w->n = 0;
-    if ((rc = pack_rows(w, out + lo, (int)(hi - lo), e)) ||
-        (rc = dist_gather_bytes(d, w->b, w->n, &all->b, &all->cap, &all->n, to_all, e)))
-        return rc;
-    b->t_gathered = now_s();
-    if (!to_all && d->rank != 0)
-        return DSE_OK;
-    size_t at = 0;
-    for (int r = 0; r < d->size && !rc; r++) {
-        dist_share(d, n, b->permille, r, &lo, &hi);
-        rc = unpack_rows(all->b, all->n, &at, out + lo, (int)(hi - lo), e);
-    }
+    size_t *seg = malloc(sizeof *seg * (size_t)(d->size + 1));
+    if (!seg)
+        return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+    if (!(rc = gather_dealt(d, out, 1, NULL, n, to_all, b, w, all, seg, e)) && (to_all || d->rank == 0))
+        rc = unpack_dealt(d, out, 1, NULL, n, b->permille, all, seg, e);
+    free(seg);
     return rc;
 }
 
@@ -300,54 +385,77 @@ static int ranks(const struct dist *d)
     return d ? d->size : 1;
 }
 
-/* Grid: this rank's keys [lo, hi) of a block (n_mem rows each, those marked todo evaluated) to rank 0. */
-static int gather_keys(const struct dist *d, struct sw_row *rows, const char *todo, int nb, int n_mem, long long lo,
-                       long long hi, struct balance *b, struct wire *w, struct wire *all, struct dse_err *e)
+/* A grid block evaluated and waiting for the sink, which takes it while the next block is evaluated:
+ * on rank 0 of several it first unpacks the other ranks' rows, then drops the rows a resumed run
+ * already has, then hands the rest over in point order. */
+struct pending {
+    int on;
+    struct sw_row *rows;
+    char *todo;
+    long long k0, done;  /* the block's first key; the progress once it is handed over */
+    int nb, permille;    /* keys; rank 0's share as dealt */
+    struct wire all;     /* the ranks' packed rows (rank 0 of several) */
+    size_t *seg;
+};
+
+static int flush(const struct sweep_sink *k, const struct dist *d, const struct sweep_spec *sp, struct pending *pd,
+                 struct balance *b, struct dse_err *e)
 {
-    int rc = DSE_OK;
-    if (!d || d->size == 1)
+    double t = now_s();
+    int rc = DSE_OK, n_mem = sweep_mem_count(sp), nw = 0;
+    pd->on = 0;
+    if (d && d->rank != 0)
         return DSE_OK;
-    w->n = 0;
-    for (long long i = lo; i < hi && !rc; i++)
-        if (todo[i])
-            rc = pack_rows(w, rows + (size_t)i * n_mem, n_mem, e);
-    if (rc || (rc = dist_gather_bytes(d, w->b, w->n, &all->b, &all->cap, &all->n, 0, e)))
-        return rc;
-    b->t_gathered = now_s();
-    if (d->rank != 0)
-        return rc;
-    size_t at = 0; /* the ranks' shares follow one another in key order */
-    for (int i = 0; i < nb && !rc; i++)
-        if (todo[i])
-            rc = unpack_rows(all->b, all->n, &at, rows + (size_t)i * n_mem, n_mem, e);
+    if (d && d->size > 1)
+        rc = unpack_dealt(d, pd->rows, n_mem, pd->todo, pd->nb, pd->permille, &pd->all, pd->seg, e);
+    for (int i = 0; i < pd->nb && !rc; i++)
+        for (int m = 0; pd->todo[i] && m < n_mem; m++) {
+            int f;
+            double o[SW_MAX_OBJ];
+            if (k->stored && k->stored(k->ctx, (pd->k0 + i) * n_mem + m, &f, o))
+                continue;
+            if (nw != i * n_mem + m)
+                pd->rows[nw] = pd->rows[i * n_mem + m];
+            nw++;
+        }
+    if (!rc)
+        rc = emit(k, d, pd->rows, nw, e);
+    if (!rc && k->progress)
+        k->progress(k->ctx, pd->done, sp->points);
+    b->t_sink = now_s() - t;
     return rc;
 }
 
 static int run_grid(const struct sweep_prep *p, const struct sweep_spec *sp, int threads, const struct dist *d,
                     const struct sweep_sink *k, int *stopped, struct dse_err *e)
 {
-    int n_mem = sweep_mem_count(sp);
-    /* a block per rank per round, so each rank's share is a whole block */
-    long long keys = sp->points / n_mem, per_block = (BLOCK_ROWS / n_mem ? BLOCK_ROWS / n_mem : 1) * ranks(d), done = 0;
-    struct sw_row *rows = malloc(sizeof *rows * (size_t)(per_block * n_mem));
-    char *todo = malloc((size_t)per_block);
-    struct wire w = {0}, all = {0};
-    struct balance bal = {1000, 0, 0, 0, 0, 0, 0, 0};
-    int rc = DSE_OK;
-    if (!rows || !todo) {
-        free(rows);
-        free(todo);
-        return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+    int n_mem = sweep_mem_count(sp), R = ranks(d);
+    /* A block per rank per round, and across ranks four (at most MPI_ROUND_ROWS rows): a round's
+     * share of work evens out over more keys, and the rounds' meetings cost less. */
+    long long per_key_block = BLOCK_ROWS / n_mem ? BLOCK_ROWS / n_mem : 1, keys = sp->points / n_mem, done = 0;
+    long long per_block = per_key_block * R * (R > 1 ? 4 : 1);
+    if (R > 1 && per_block * n_mem > MPI_ROUND_ROWS)
+        per_block = MPI_ROUND_ROWS / n_mem > per_key_block ? MPI_ROUND_ROWS / n_mem : per_key_block;
+    struct pending pend[2];
+    struct wire w = {0};
+    struct balance bal = {1000, threads, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+    int rc = DSE_OK, cur = 0;
+    memset(pend, 0, sizeof pend);
+    for (int j = 0; j < 2 && !rc; j++) {
+        pend[j].rows = malloc(sizeof(struct sw_row) * (size_t)(per_block * n_mem));
+        pend[j].todo = malloc((size_t)per_block);
+        pend[j].seg = malloc(sizeof(size_t) * (size_t)(R + 1));
+        if (!pend[j].rows || !pend[j].todo || !pend[j].seg)
+            rc = dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
     }
-    for (long long k0 = 0; k0 < keys && !rc; k0 += per_block) {
+    for (long long k0 = 0; k0 < keys && !rc; k0 += per_block, cur ^= 1) {
         if (round_begin(k, d, &bal, stopped, &rc, e))
             break;
-        int nb = (int)(keys - k0 < per_block ? keys - k0 : per_block), failed = 0;
-        long long lo = 0, hi = nb;
-        if (d)
-            dist_share(d, nb, bal.permille, d->rank, &lo, &hi);
-        bal.n = nb;
-        bal.mine = hi - lo;
+        struct pending *pc = &pend[cur], *pp = &pend[cur ^ 1];
+        struct sw_row *rows = pc->rows;
+        char *todo = pc->todo;
+        int nb = (int)(keys - k0 < per_block ? keys - k0 : per_block), failed = 0, sink_rc = DSE_OK;
+        struct dse_err se;
         for (int i = 0; i < nb; i++) { /* resume: a key is evaluated when any of its points is missing */
             todo[i] = 0;
             for (int m = 0; m < n_mem && !todo[i]; m++) {
@@ -356,50 +464,56 @@ static int run_grid(const struct sweep_prep *p, const struct sweep_spec *sp, int
                 todo[i] = !k->stored || !k->stored(k->ctx, (k0 + i) * n_mem + m, &f, o);
             }
         }
-#pragma omp parallel for schedule(dynamic, 4) num_threads(threads)
-        for (int i = (int)lo; i < (int)hi; i++) {
-            int t = 0;
+        bal.n = nb;
+        bal.mine = root_items(d, nb, todo, &bal);
+#pragma omp parallel num_threads(threads)
+        {
+#pragma omp single nowait
+            if (pp->on)
+                sink_rc = flush(k, d, sp, pp, &bal, &se);
+#pragma omp for schedule(dynamic, 4)
+            for (int i = 0; i < nb; i++) {
+                int t = 0;
 #ifdef _OPENMP
-            t = omp_get_thread_num();
+                t = omp_get_thread_num();
 #endif
-            struct dse_err le;
-            if (!todo[i] || failed)
-                continue;
-            if (sweep_eval_key(p, (k0 + i) * n_mem, t, rows + (size_t)i * n_mem, &le) < 0) {
+                struct dse_err le;
+                if (!todo[i] || failed || !mine(d, i, &bal))
+                    continue;
+                if (sweep_eval_key(p, (k0 + i) * n_mem, t, rows + (size_t)i * n_mem, &le) < 0) {
 #pragma omp critical(sweep_err)
-                if (!failed) {
-                    failed = 1;
-                    *e = le;
+                    if (!failed) {
+                        failed = 1;
+                        *e = le;
+                    }
                 }
             }
         }
         bal.t_evaluated = now_s();
+        if (sink_rc && !failed) { /* the database refused the block before: every rank stops */
+            failed = 1;
+            *e = se;
+        }
         if ((rc = dist_agree_error(d, failed, e)) ||
-            (rc = gather_keys(d, rows, todo, nb, n_mem, lo, hi, &bal, &w, &all, e)))
+            (R > 1 && (rc = gather_dealt(d, rows, n_mem, todo, nb, 0, &bal, &w, &pc->all, pc->seg, e))))
             break;
-        /* Hand over the rows not already stored, in point order. */
-        int nw = 0;
-        for (int i = 0; i < nb; i++)
-            for (int m = 0; todo[i] && m < n_mem; m++) {
-                int f;
-                double o[SW_MAX_OBJ];
-                if (k->stored && k->stored(k->ctx, (k0 + i) * n_mem + m, &f, o))
-                    continue;
-                if (nw != i * n_mem + m)
-                    rows[nw] = rows[i * n_mem + m];
-                nw++;
-            }
-        if ((rc = emit(k, d, rows, nw, e)))
-            break;
-        round_end(d, &bal);
         done += (long long)nb * n_mem;
-        if (k->progress)
-            k->progress(k->ctx, done, sp->points);
+        pc->on = 1;
+        pc->k0 = k0;
+        pc->nb = nb;
+        pc->permille = bal.permille;
+        pc->done = done;
+        round_end(d, &bal);
     }
-    free(rows);
-    free(todo);
+    if (!rc && pend[cur ^ 1].on) /* the last block (or the one before a stop) */
+        rc = flush(k, d, sp, &pend[cur ^ 1], &bal, e);
+    for (int j = 0; j < 2; j++) {
+        free(pend[j].rows);
+        free(pend[j].todo);
+        free(pend[j].seg);
+        free(pend[j].all.b);
+    }
     free(w.b);
-    free(all.b);
     return rc;
 }
 
@@ -419,11 +533,13 @@ static int run_random(const struct sweep_prep *p, const struct sweep_spec *sp, i
     int rc = DSE_OK, block = BLOCK_ROWS * ranks(d);
     struct pset seen;
     struct wire w = {0}, all = {0};
-    struct balance bal = {1000, 0, 0, 0, 0, 0, 0, 0};
+    struct balance bal = {1000, threads, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
     gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
     long long *pts = malloc(sizeof *pts * (size_t)block);
-    struct sw_row *out = malloc(sizeof *out * (size_t)block);
-    if (!r || !pts || !out || pset_init(&seen, (size_t)(want < PSET_START ? want : PSET_START))) {
+    struct sw_row *buf[2] = {malloc(sizeof(struct sw_row) * (size_t)block), malloc(sizeof(struct sw_row) * (size_t)block)};
+    struct held h = {NULL, 0, -1, want};
+    int cur = 0;
+    if (!r || !pts || !buf[0] || !buf[1] || pset_init(&seen, (size_t)(want < PSET_START ? want : PSET_START))) {
         rc = dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
         goto out;
     }
@@ -448,17 +564,22 @@ static int run_random(const struct sweep_prep *p, const struct sweep_spec *sp, i
             if (!k->stored || !k->stored(k->ctx, pt, &f, o))
                 pts[n++] = pt;
         }
-        if ((rc = eval_points(p, pts, n, threads, d, 0, &bal, &w, &all, out, e)) || (rc = emit(k, d, out, n, e)))
+        if ((rc = eval_points(p, pts, n, threads, d, 0, k, &h, &bal, &w, &all, buf[cur], e)))
             break;
         round_end(d, &bal);
         done += nd;
-        if (k->progress)
-            k->progress(k->ctx, done, want);
+        h.rows = buf[cur];
+        h.n = n;
+        h.done = done;
+        cur ^= 1;
     }
+    if (!rc && h.done >= 0) /* the last block (or the one before a stop) */
+        rc = flush_held(k, d, &h, &bal, e);
 out:
     free(seen.slot);
     free(pts);
-    free(out);
+    free(buf[0]);
+    free(buf[1]);
     free(w.b);
     free(all.b);
     if (r)
@@ -480,13 +601,15 @@ static int run_nsga2(const struct sweep_prep *p, const struct sweep_spec *sp, in
         return rc;
     int *gen = malloc(sizeof *gen * (size_t)pop * sp->n_axes);
     long long *pts = malloc(sizeof *pts * (size_t)pop), done = 0, planned = sweep_planned(sp);
-    struct sw_row *out = malloc(sizeof *out * (size_t)pop);
+    struct sw_row *buf[2] = {malloc(sizeof(struct sw_row) * (size_t)pop), malloc(sizeof(struct sw_row) * (size_t)pop)};
+    struct held h = {NULL, 0, -1, planned};
+    int cur = 0;
     double *obj = malloc(sizeof *obj * (size_t)pop * sp->n_obj), *viol = malloc(sizeof *viol * (size_t)pop);
     int *fresh = malloc(sizeof *fresh * (size_t)pop);
     struct pset emitted = {0};
     struct wire wire = {0}, all = {0};
-    struct balance bal = {1000, 0, 0, 0, 0, 0, 0, 0};
-    if (!gen || !pts || !out || !obj || !viol || !fresh ||
+    struct balance bal = {1000, threads, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+    if (!gen || !pts || !buf[0] || !buf[1] || !obj || !viol || !fresh ||
         pset_init(&emitted, (size_t)(planned < PSET_START ? planned : PSET_START))) {
         rc = dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
         goto out;
@@ -526,7 +649,8 @@ static int run_nsga2(const struct sweep_prep *p, const struct sweep_spec *sp, in
                 where[ne] = i;
                 ev[ne++] = pts[i];
             }
-        rc = eval_points(p, ev, ne, threads, d, 1, &bal, &wire, &all, out, e);
+        struct sw_row *out = buf[cur];
+        rc = eval_points(p, ev, ne, threads, d, 1, k, &h, &bal, &wire, &all, out, e);
         int w = 0;
         for (int j = 0; j < ne && !rc; j++) {
             int i = where[j];
@@ -543,19 +667,24 @@ static int run_nsga2(const struct sweep_prep *p, const struct sweep_spec *sp, in
         }
         free(ev);
         free(where);
-        if (rc || (rc = emit(k, d, out, w, e)))
+        if (rc)
             break;
         round_end(d, &bal);
         nsga2_tell(ga, obj, viol);
         done += n;
-        if (k->progress)
-            k->progress(k->ctx, done, planned);
+        h.rows = out; /* the sink takes them while the next generation is evaluated */
+        h.n = w;
+        h.done = done;
+        cur ^= 1;
     }
+    if (!rc && h.done >= 0) /* the last generation (or the one before a stop) */
+        rc = flush_held(k, d, &h, &bal, e);
 out:
     nsga2_free(ga);
     free(gen);
     free(pts);
-    free(out);
+    free(buf[0]);
+    free(buf[1]);
     free(obj);
     free(viol);
     free(fresh);

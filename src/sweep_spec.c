@@ -882,13 +882,53 @@ static int load_error_bars(struct ju *j, const cJSON *root, const char *path, un
     return DSE_OK;
 }
 
+/* "store": the metrics each point keeps in the database beyond those the run needs (objectives,
+ * constraints, error bars), as a list of registry names, or "all". The others are recomputed on
+ * demand (dse show, dse report); storing fewer columns is what makes the database keep up. */
+static int load_store(struct ju *j, const cJSON *root, struct sweep_spec *sp)
+{
+    const cJSON *st = cJSON_GetObjectItemCaseSensitive(root, "store");
+    memset(sp->stored, 0, sizeof sp->stored);
+    for (int k = 0; k < sp->n_obj; k++)
+        sp->stored[sp->obj[k].m - metric_table] = 1;
+    for (int k = 0; k < sp->n_con; k++)
+        sp->stored[sp->con[k].m - metric_table] = 1;
+    sp->stored[sp->err_low_m] = sp->stored[sp->err_high_m] = 1;
+    ju_key(j, "store");
+    if (cJSON_IsString(st) && !strcmp(st->valuestring, "all")) {
+        memset(sp->stored, 1, (size_t)metric_count);
+    } else if (cJSON_IsArray(st)) {
+        int n = cJSON_GetArraySize(st);
+        if (n > metric_count)
+            return ju_fail(j, "%d metrics listed, the registry has %d", n, metric_count);
+        for (int i = 0; i < n; i++) {
+            const cJSON *x = cJSON_GetArrayItem(st, i);
+            const struct metric *m = cJSON_IsString(x) ? metric_find(x->valuestring) : NULL;
+            size_t o = ju_idx(j, i);
+            if (!cJSON_IsString(x))
+                return ju_fail(j, "expected a metric name");
+            if (!m)
+                return ju_fail(j, "unknown metric '%s' (dse help sweep lists them)", x->valuestring);
+            sp->stored[m - metric_table] = 1;
+            ju_pop(j, o);
+        }
+    } else if (st) {
+        return ju_fail(j, "expected \"all\" or a list of metric names");
+    }
+    ju_pop(j, 0);
+    sp->n_stored = 0;
+    for (int i = 0; i < metric_count; i++)
+        sp->n_stored += sp->stored[i];
+    return DSE_OK;
+}
+
 /* Takes buf (len bytes, NUL-terminated, malloc'd): it becomes sp->text. */
 static int load_text(char *buf, size_t len, const char *path, unsigned flags, struct sweep_spec *sp,
                      struct dse_err *e)
 {
     static const char *const keys[] = {"name",       "description", "note",   "workload", "system",     "axes",
                                        "objectives", "constraints", "search", "fidelity", "software",   "error_bars",
-                                       "rank",       NULL};
+                                       "rank",       "store",       NULL};
     cJSON *root = NULL;
     struct ju j;
     int rc;
@@ -1130,7 +1170,7 @@ static int load_text(char *buf, size_t len, const char *path, unsigned flags, st
     sp->n_con = n;
     ju_pop(&j, 0);
 
-    if ((rc = load_error_bars(&j, root, path, flags, sp)))
+    if ((rc = load_error_bars(&j, root, path, flags, sp)) || (rc = load_store(&j, root, sp)))
         goto out;
     rc = load_search(&j, root, sp);
 out:

@@ -1163,7 +1163,9 @@ else
     fail sweep-without-gnuplot "$(head -c 300 "$tmp/nognu.err")"
 fi
 if command -v gnuplot >/dev/null 2>&1; then
-    expect_ok plot-svg plot "$tmp/nognu.db" --x latency_ms --y energy_mJ -o "$tmp/front.svg"
+    expect_ok plot-svg plot "$tmp/nognu.db" --x latency_ms --y energy_per_inference_mJ -o "$tmp/front.svg"
+    # a metric the run did not store (not an objective, constraint or "store" entry) says how to get it
+    expect_fail plot-not-stored 2 "metric 'energy_mJ' is not stored by run 1" plot "$tmp/nognu.db" --x latency_ms --y energy_mJ -o "$tmp/front2.svg"
     [ -s "$tmp/front.svg" ] && ok plot-svg-written || fail plot-svg-written "no $tmp/front.svg"
     expect_ok plot-matrix plot "$tmp/nognu.db" -o "$tmp/matrix.png"
 else
@@ -2114,6 +2116,40 @@ m=d['metrics']
 assert m['tokens_per_s'] == tps and m['ttft_ms'] == ttft and d['design']['precision'] == prec and 'kernels' in m, (m['tokens_per_s'], tps)
 " "$OUT" "$tmp/show.db" "$pt" 2>"$tmp/show.err"; then ok show-point; else fail show-point "exit $rc: $(head -c 300 "$tmp/show.err") $(first_err)"; fi
 expect_fail show-no-point 2 "point 5000: run 1's space has 1920 points (0 to 1919)" show "$tmp/show.db" 5000
+# What a point stores (docs/sweep-db.md): its objectives, constraints and error bars, plus the spec's
+# "store" list ("all": every registry metric); dse show recomputes the others exactly.
+dse show "$tmp/show.db" "$pt" --json
+if [ "$rc" = 0 ] && python3 -c "
+import json,sqlite3,sys
+d=json.load(open(sys.argv[1])); c=sqlite3.connect(sys.argv[2])
+cols={r[1] for r in c.execute('pragma table_info(points)')}
+need={'tokens_per_s','energy_per_token_mJ','accuracy_proxy','ttft_ms','expected_error_low_pct','expected_error_high_pct','precision','batch'}
+assert need <= cols, need - cols
+assert 'energy_mJ' not in cols and 'latency_ms' not in cols, sorted(cols)
+assert d['metrics']['energy_mJ'] > 0 and d['metrics']['latency_ms'] > 0, d['metrics']
+" "$OUT" "$tmp/show.db" 2>"$tmp/store.err"; then ok sweep-store-default; else fail sweep-store-default "$(tail -n 1 "$tmp/store.err")"; fi
+python3 -c "
+import json,sys
+d=json.load(open(sys.argv[1])); d['name']='store-all'; d['store']='all'; json.dump(d, open(sys.argv[2],'w'))
+d['name']='store-list'; d['store']=['energy_mJ','latency_ms']; json.dump(d, open(sys.argv[3],'w'))
+d['store']=['energy_mJ','no_such_metric']; json.dump(d, open(sys.argv[4],'w'))
+d['store']=3; json.dump(d, open(sys.argv[5],'w'))
+" "$tmp/show-spec.json" "$tmp/store-all.json" "$tmp/store-list.json" "$tmp/store-bad.json" "$tmp/store-bad2.json"
+"$BIN" sweep "$tmp/store-all.json" --db "$tmp/store-all.db" --no-plot --quiet >/dev/null 2>&1
+"$BIN" sweep "$tmp/store-list.json" --db "$tmp/store-list.db" --no-plot --quiet >/dev/null 2>&1
+if python3 -c "
+import sqlite3,sys
+a=sqlite3.connect(sys.argv[1]); b=sqlite3.connect(sys.argv[2]); s=sqlite3.connect(sys.argv[3])
+ca={r[1] for r in a.execute('pragma table_info(points)')}; cb={r[1] for r in b.execute('pragma table_info(points)')}
+n=a.execute('select count(*) from metrics').fetchone()[0]
+assert len([c for c in ca if a.execute('select count(*) from metrics where name=?', (c,)).fetchone()[0]]) == n, 'store all: a column per registry metric'
+assert {'energy_mJ','latency_ms'} <= cb and 'avg_power_W' not in cb, sorted(cb)
+q='select point, energy_mJ, latency_ms, tokens_per_s from points order by point'
+assert a.execute(q).fetchall() == b.execute(q).fetchall(), 'store all and a list store the same values'
+assert [r[0] for r in a.execute('select tokens_per_s from points order by point')] == [r[0] for r in s.execute('select tokens_per_s from points order by point')]
+" "$tmp/store-all.db" "$tmp/store-list.db" "$tmp/show.db" 2>"$tmp/store2.err"; then ok sweep-store-all-and-list; else fail sweep-store-all-and-list "$(tail -n 1 "$tmp/store2.err")"; fi
+expect_fail sweep-store-unknown 2 "store[1]: unknown metric 'no_such_metric'" sweep "$tmp/store-bad.json" --no-db --quiet
+expect_fail sweep-store-not-list 2 "store: expected \"all\" or a list of metric names" sweep "$tmp/store-bad2.json" --no-db --quiet
 expect_fail show-no-db 2 "no such database" show "$tmp/none.db" 1
 expect_fail show-no-run 2 "no run 7" show "$tmp/show.db" 1 --run 7
 sed -i 's/"source": "/"source": "edited: /' "$tmp/show-model.json"  # a model the run read, changed since
