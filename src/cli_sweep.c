@@ -75,6 +75,7 @@ struct run {
     /* per workload: the range of the feasible points' objectives, for the hypervolume's reference */
     double gmin[SW_MAX_WORKLOADS][SW_MAX_OBJ], gmax[SW_MAX_WORKLOADS][SW_MAX_OBJ];
     int progress, quiet;
+    int log_tenths, logged; /* MPI batch runs (stderr not a terminal): a line at each tenth of the plan */
     struct progress bar; /* on a terminal (progress) */
     int store_failed; /* the database refused a write (disk full, I/O): what was committed can be resumed */
     double t0, last;
@@ -271,6 +272,12 @@ static int sink_stored(void *ctx, long long point, int *feasible, double *obj)
 static void sink_progress(void *ctx, long long done, long long total)
 {
     struct run *r = ctx;
+    if (r->log_tenths && total > 0 && done * 10 / total > r->logged) {
+        double t = now_s() - r->t0;
+        r->logged = (int)(done * 10 / total);
+        fprintf(stderr, "dse sweep: %d %% (%lld of %lld points) in %.1f s, %.0f points/s\n", r->logged * 10, done,
+                total, t, done / (t > 1e-9 ? t : 1e-9));
+    }
     if (!r->progress)
         return;
     if (!r->bar.on && !r->bar.total) { /* the first call: the phase began with the run */
@@ -819,6 +826,8 @@ int cmd_sweep(int argc, char **argv)
     sigaction(SIGINT, &sa, &old_sa);
     interrupted = 0;
     r.progress = root && isatty(STDERR_FILENO) && !cli_get(opts, "quiet");
+    /* under mpirun stderr is a pipe to the launcher: a long batch job logs its progress in tenths */
+    r.log_tenths = root && d.size > 1 && !r.progress && !cli_get(opts, "quiet");
     r.t0 = r.last = now_s();
     struct sweep_sink sink = {&r, sink_rows, r.n_stored ? sink_stored : NULL, sink_progress, &interrupted};
     rc = sweep_run(prep, (int)threads, &d, &sink, &stopped, &e);

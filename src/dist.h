@@ -1,10 +1,10 @@
 /* dist.h -- a sweep spread over MPI ranks (./configure --with-mpi; docs/mpi.md).
  *
  * Every rank runs the same search: the same spec, the same seed, so the same batches of points in
- * the same order. Each batch is cut into one contiguous share per rank; each rank evaluates its
- * share with OpenMP and the shares are gathered (to rank 0, or to every rank where the search needs
- * every result, as NSGA-II does), so rank 0 sees the rows in the order one process would make them
- * and writes the one database. Rows travel as bytes: the ranks must run the same dse binary on
+ * the same order. A batch's items are dealt to the ranks (dist_owner); each rank evaluates its
+ * items with OpenMP and the rows are gathered (to rank 0, or to every rank where the search needs
+ * every result, as NSGA-II does) and put back in place, so rank 0 sees the rows in the order one
+ * process would make them and writes the one database. Rows travel as bytes: the ranks must run the same dse binary on
  * machines of one architecture.
  *
  * MPI starts only when a launcher started the process (mpirun's environment); a build with MPI run

@@ -1,9 +1,10 @@
 /* sweep_run.c -- the searches: grid (every point), random (distinct uniform samples, seeded) and
  * NSGA-II (ask/tell, seeded). Points are evaluated in parallel blocks and handed to the sink in
- * point or ask order, so results do not depend on the thread count. With MPI ranks (dist.h) every
- * rank walks the same blocks; each evaluates its share of a block, the shares are gathered at rank 0
- * (every rank for NSGA-II, whose next generation needs every result) and rank 0's sink gets the rows
- * in the order one process would give them: the results do not depend on the rank count either. */
+ * point or ask order, so results do not depend on the thread count; one thread hands block b to the
+ * sink while the others evaluate block b + 1. With MPI ranks (dist.h) every rank walks the same
+ * blocks; each evaluates the items dealt to it, the rows are gathered at rank 0 (every rank for
+ * NSGA-II, whose next generation needs every result) and rank 0's sink gets them in the order one
+ * process would give them: the results do not depend on the rank count either. */
 #include <math.h>
 #include <stdint.h>
 #include <time.h>
@@ -82,8 +83,8 @@ long long sweep_planned(const struct sweep_spec *sp)
  *   u8 flags (1 feasible, 2 has a reason, 4 the reason of the row before), i64 point,
  *   [u16 length, the reason's bytes], u64 mask of the metrics that differ bitwise from the row before,
  *   and those metrics as doubles,
- * "the row before" being a row of NAN metrics and no reason at the start of each packed run (a key,
- * or a rank's share of points), so a run unpacks on its own. Same binary on every rank: host order. */
+ * "the row before" being a row of NAN metrics and no reason at the start of each packed run (a grid
+ * key's rows, or one point), so a run unpacks on its own. Same binary on every rank: host order. */
 struct wire {
     unsigned char *b;
     size_t n, cap;
@@ -192,8 +193,8 @@ short_read:
     return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "MPI: a rank's rows arrived cut short or malformed");
 }
 
-/* Rank 0 also unpacks the rows and hands them to the sink (the database): it takes a smaller share
- * of each block, sized from its timings of the block before so that it finishes when the others do.
+/* Rank 0 also unpacks the rows and hands them to the sink (the database): it keeps a smaller share of
+ * each block, sized from its totals so far so that it finishes when the others do (docs/mpi.md).
  * A share says only who evaluates a point, never what comes out. */
 struct balance {
     int permille;             /* rank 0's share, in thousandths of an equal share (agreed each block) */

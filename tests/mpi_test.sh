@@ -129,6 +129,15 @@ else
     fail mpi-ranks-x-threads "${why:-$(head -c 300 "$tmp/2x2.err")}"
 fi
 
+# Progress of a batch job (stderr a pipe to mpirun): a line at each tenth of the plan, from rank 0 only.
+mpi 2 sweep "$tmp/random.json" --no-db --no-plot >/dev/null 2>"$tmp/prog.err"
+if [ "$(grep -c '^dse sweep: 100 % (20000 of 20000 points)' "$tmp/prog.err")" -eq 1 ] &&
+    [ "$(grep -c '^dse sweep: [0-9]* %' "$tmp/prog.err")" -le 10 ]; then
+    ok mpi-progress-lines
+else
+    fail mpi-progress-lines "$(head -c 300 "$tmp/prog.err")"
+fi
+
 # The run's row says it ran on ranks; the points' rows do not.
 if python3 -c "
 import sqlite3, sys
