@@ -608,10 +608,9 @@ static int step_cost(const struct eval_req *r, const struct wl_graph *g, const s
     return DSE_OK;
 }
 
-void eval_capacity(const struct hw_system *sys, int primary, double capacity_bytes, struct eval_result *res)
+int eval_capacity_short(const struct hw_system *sys, int primary, double capacity_bytes, const struct eval_result *res,
+                        double *total_bytes, double *cap_bytes)
 {
-    if (!res->feasible)
-        return;
     const struct hw_mem *pm = &sys->dev[primary].mem[sys->dev[primary].n_mem - 1];
     for (int d = 0; d < sys->n_dev; d++) {
         const struct hw_mem *m = &sys->dev[d].mem[sys->dev[d].n_mem - 1];
@@ -625,24 +624,44 @@ void eval_capacity(const struct hw_system *sys, int primary, double capacity_byt
         if (capacity_bytes > 0 && (d == primary || (m->shared >= 0 && m->shared == pm->shared)))
             cap = capacity_bytes;
         if (total > cap) {
-            char who[200] = "";
-            const struct par_layout *l = &res->layout;
-            if (res->t.devices > 1 && d == sys->topo.dev)
-                snprintf(who, sizeof who, "%s '%s' of the %d of tp %d x dp %d x pp %d ",
-                         l->n[PAR_PP] > 1 ? "the most loaded (a first or last pipeline stage)" : "each", sys->dev[d].name,
-                         (int)res->t.devices, l->n[PAR_TP], l->n[PAR_DP], l->n[PAR_PP]);
-            char train[96] = "";
-            if (res->t.grad_bytes > 0 || res->t.optimizer_bytes > 0)
-                snprintf(train, sizeof train, " + gradients %.3g GB + optimizer states %.3g GB", res->t.grad_bytes / 1e9,
-                         res->t.optimizer_bytes / 1e9);
-            infeasible(res,
-                       "does not fit in memory: %sneeds %.3g GB (weights %.3g GB + KV cache %.3g GB + activations "
-                       "%.3g GB%s) in '%s' of %.3g GB",
-                       who, total / 1e9, res->t.weight_bytes / 1e9, res->t.kv_bytes / 1e9, res->t.act_bytes / 1e9, train,
-                       m->name, cap / 1e9);
-            return;
+            *total_bytes = total;
+            *cap_bytes = cap;
+            return d;
         }
     }
+    return -1;
+}
+
+size_t eval_capacity_reason(const struct hw_system *sys, const struct eval_result *res, int d, double total,
+                            double cap, char *buf, size_t n)
+{
+    char who[200] = "", train[96] = "";
+    const struct par_layout *l = &res->layout;
+    if (res->t.devices > 1 && d == sys->topo.dev)
+        snprintf(who, sizeof who, "%s '%s' of the %d of tp %d x dp %d x pp %d ",
+                 l->n[PAR_PP] > 1 ? "the most loaded (a first or last pipeline stage)" : "each", sys->dev[d].name,
+                 (int)res->t.devices, l->n[PAR_TP], l->n[PAR_DP], l->n[PAR_PP]);
+    if (res->t.grad_bytes > 0 || res->t.optimizer_bytes > 0)
+        snprintf(train, sizeof train, " + gradients %.3g GB + optimizer states %.3g GB", res->t.grad_bytes / 1e9,
+                 res->t.optimizer_bytes / 1e9);
+    int k = snprintf(buf, n,
+                     "does not fit in memory: %sneeds %.3g GB (weights %.3g GB + KV cache %.3g GB + activations "
+                     "%.3g GB%s) in '%s' of ",
+                     who, total / 1e9, res->t.weight_bytes / 1e9, res->t.kv_bytes / 1e9, res->t.act_bytes / 1e9, train,
+                     sys->dev[d].mem[sys->dev[d].n_mem - 1].name);
+    size_t prefix = k < 0 ? 0 : (size_t)k < n ? (size_t)k : n - 1;
+    snprintf(buf + prefix, n - prefix, "%.3g GB", cap / 1e9);
+    return prefix;
+}
+
+void eval_capacity(const struct hw_system *sys, int primary, double capacity_bytes, struct eval_result *res)
+{
+    double total, cap;
+    int d;
+    if (!res->feasible || (d = eval_capacity_short(sys, primary, capacity_bytes, res, &total, &cap)) < 0)
+        return;
+    eval_capacity_reason(sys, res, d, total, cap, res->reason, sizeof res->reason);
+    res->feasible = 0;
 }
 
 /* The kernels' time factor of a phase (links are not scaled): 1 / the system's multi-device calibration

@@ -227,6 +227,14 @@ int eval_point(const struct eval_req *r, const struct eval_graphs *eg, struct ev
 /* Checks res->need_bytes against memory capacities (shared pools summed); capacity_bytes > 0
  * overrides the primary device's main memory (or its shared pool). Marks res infeasible. */
 void eval_capacity(const struct hw_system *sys, int primary, double capacity_bytes, struct eval_result *res);
+/* eval_capacity in two steps, for a sweep's memory axis (one evaluation, many capacities): the first
+ * device the point overflows with capacity_bytes on the primary (0: as described), -1 when all fit,
+ * with its need and capacity; then why, into buf, returning the length of the text before the
+ * capacity figure (the part that is the same for every capacity). */
+int eval_capacity_short(const struct hw_system *sys, int primary, double capacity_bytes, const struct eval_result *res,
+                        double *total_bytes, double *cap_bytes);
+size_t eval_capacity_reason(const struct hw_system *sys, const struct eval_result *res, int d, double total,
+                            double cap, char *buf, size_t n);
 /* Builds graphs and scratch, then eval_point: the one-off path used by dse eval. */
 int eval_run(const struct eval_req *r, struct eval_result *res, struct dse_err *e);
 void eval_result_free(struct eval_result *res);

@@ -861,6 +861,10 @@ static int eval_rows(const struct sweep_prep *p, long long key, int m0, int m1, 
         if (!res->feasible)
             why = res->reason;
     }
+    char cap_why[sizeof res->reason];
+    size_t cap_prefix = 0;
+    int cap_dev = -1;
+    double cap_total = 0;
     for (int m = m0; m < m1; m++) {
         struct sw_row *row = &rows[m - m0];
         row->point = key + m;
@@ -872,22 +876,28 @@ static int eval_rows(const struct sweep_prep *p, long long key, int m0, int m1, 
             row_infeasible(row, why);
             continue;
         }
-        for (int i = 0; i < metric_count; i++)
-            row->metric[i] = metric_applies_to(&metric_table[i], r.phase, sv->on) ? metric_value(&metric_table[i], &res->t)
-                                                                                 : NAN;
-        if (sv->on) { /* the run managed its own memory (the KV cache's blocks) */
-        } else if (p->ax_mem >= 0) {
-            struct eval_result cap = *res;
-            cap.ops = NULL;
-            eval_capacity(sys, r.dev, sp->axes[p->ax_mem].v[m].num * 1e9, &cap);
-            if (!cap.feasible)
-                row_infeasible(row, cap.reason);
-        } else {
-            struct eval_result cap = *res;
-            cap.ops = NULL;
-            eval_capacity(sys, r.dev, 0, &cap);
-            if (!cap.feasible)
-                row_infeasible(row, cap.reason);
+        /* One evaluation serves every memory value: the metrics are the first row's, and only the
+         * capacity check differs, whose reason differs only in the capacity figure at its end. */
+        if (m > m0)
+            memcpy(row->metric, rows[0].metric, sizeof row->metric[0] * (size_t)metric_count);
+        else
+            for (int i = 0; i < metric_count; i++)
+                row->metric[i] = metric_applies_to(&metric_table[i], r.phase, sv->on)
+                                     ? metric_value(&metric_table[i], &res->t)
+                                     : NAN;
+        if (!sv->on) { /* (a serving run managed its own memory: the KV cache's blocks) */
+            double total, cap;
+            int d = eval_capacity_short(sys, r.dev, p->ax_mem >= 0 ? sp->axes[p->ax_mem].v[m].num * 1e9 : 0, res,
+                                        &total, &cap);
+            if (d >= 0) {
+                if (d == cap_dev && total == cap_total)
+                    snprintf(cap_why + cap_prefix, sizeof cap_why - cap_prefix, "%.3g GB", cap / 1e9);
+                else
+                    cap_prefix = eval_capacity_reason(sys, res, d, total, cap, cap_why, sizeof cap_why);
+                cap_dev = d;
+                cap_total = total;
+                row_infeasible(row, cap_why);
+            }
         }
         judge(sp, row);
     }
