@@ -210,6 +210,16 @@ static void axis_values(const struct run *r, long long point, const char **vals)
     }
 }
 
+/* The same as numbers (0 for a text axis), for the store's numeric columns. */
+static void axis_numbers(const struct run *r, long long point, double *nums)
+{
+    const struct sweep_spec *sp = r->sp;
+    for (int pos = 0; pos < sp->n_axes; pos++) {
+        int a = r->order[pos];
+        nums[pos] = sp->axes[a].v[sweep_axis_index(sp, point, a)].num;
+    }
+}
+
 static int sink_rows(void *ctx, const struct sw_row *rows, int n, struct dse_err *e)
 {
     struct run *r = ctx;
@@ -217,10 +227,13 @@ static int sink_rows(void *ctx, const struct sw_row *rows, int n, struct dse_err
     if (rc || (r->st && (rc = store_tx_begin(r->st, e))))
         return rc;
     const char *vals[SW_MAX_AXES];
+    double nums[SW_MAX_AXES];
     for (int i = 0; i < n && !rc; i++) {
         if (r->st) {
             axis_values(r, rows[i].point, vals);
-            rc = store_insert(r->st, r->run_id, rows[i].point, vals, rows[i].metric, rows[i].feasible, rows[i].reason, e);
+            axis_numbers(r, rows[i].point, nums);
+            rc = store_insert(r->st, r->run_id, rows[i].point, vals, nums, rows[i].metric, rows[i].feasible,
+                              rows[i].reason, e);
         }
         if (!rows[i].feasible)
             tally_reason(r, rows[i].reason);

@@ -56,10 +56,13 @@ int store_find_resumable(struct store *s, const char *name, struct store_resumab
 void store_resumable_free(struct store_resumable *r);
 int store_tx_begin(struct store *s, struct dse_err *e);
 int store_tx_commit(struct store *s, struct dse_err *e);
-/* One point: axis values as text (bound as REAL for numeric columns), metrics (all n_metrics of
- * store_prepare; the stored ones are bound, NAN -> NULL). */
+/* One point: axis values as text, and as numbers for numeric columns (axis_num; NULL: parsed from
+ * the text), metrics (all n_metrics of
+ * store_prepare; the stored ones are bound, NAN -> NULL). Points are written several at a time: the
+ * strings (axis values, reason) must stay valid until store_tx_commit, which writes the rest (and
+ * reports an insert's failure if this call did not). */
 int store_insert(struct store *s, long long run_id, long long point, const char *const *axis_values,
-                 const double *metrics, int feasible, const char *reason, struct dse_err *e);
+                 const double *axis_num, const double *metrics, int feasible, const char *reason, struct dse_err *e);
 /* Calls fn(ctx, point, feasible, reason, values) for every stored point of the run, values being the
  * named columns (NAN for NULL), reason NULL for a feasible point. */
 int store_load(struct store *s, long long run_id, const char *const *cols, int n_cols,
