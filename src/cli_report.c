@@ -367,7 +367,7 @@ int cli_report(const char *db, long long run_id, const char *color, const char *
     g.n_obj = m;
     g.axis_name = axis_name;
     g.e = e;
-    if ((rc = store_scan_feasible(st, run.id, num, m + 2, axis_name, na, gather_one, &g, e)) || (rc = g.rc))
+    if ((rc = store_scan_feasible(st, run.id, num, m + 2, 0, axis_name, na, gather_one, &g, e)) || (rc = g.rc))
         goto out;
     cli_why_sort(&why);
 

@@ -1,8 +1,8 @@
-/* plot.c -- a sweep run read from SQLite, drawn by gnuplot fed through a pipe.
+/* plot.c -- a sweep run read through store.h's readers, drawn by gnuplot fed through a pipe.
  *
- * Column names are checked against PRAGMA table_info(points) before they go into SQL, and every string
- * that goes into the gnuplot script is single-quoted: gnuplot runs `backquoted` shell commands inside
- * double-quoted strings, never inside single-quoted ones. */
+ * Column names are checked against the points table's columns before they are asked of the store, and
+ * every string that goes into the gnuplot script is single-quoted: gnuplot runs `backquoted` shell
+ * commands inside double-quoted strings, never inside single-quoted ones. */
 #include "plot.h"
 
 #include <errno.h>
@@ -18,30 +18,16 @@
 #include <unistd.h>
 
 #include <cjson/cJSON.h>
-#include <sqlite3.h>
 
 #include "metric.h"
 #include "sbuf.h"
+#include "store.h"
 
 #define MAX_OBJ 64       /* objectives parsed from runs.objectives */
 #define MAX_LISTED 12    /* runs named in an "unknown run" message */
 #define LOG_SPAN 31.622776601683793 /* 10^1.5: plot_log_axis */
 #define MAX_GROUPS 8     /* colours and shapes of the cloud; more groups share the last one, "other" */
 #define MAX_LABELS 12    /* front points labelled with their design when the front has at most this many */
-
-/* An SQL identifier: "name" with embedded double quotes doubled. */
-static void sb_ident(struct sb *b, const char *name)
-{
-    sb_add(b, "\"");
-    for (const char *p = name; *p; p++) {
-        if (*p == '"')
-            sb_add(b, "\"\"");
-        else
-            sb_add(b, "%c", *p);
-    }
-    sb_add(b, "\"");
-}
-
 
 /* ---- the database ---- */
 
@@ -53,11 +39,12 @@ struct mdef {
 
 struct db {
     const char *file;
-    sqlite3 *h;
+    struct store *st;
     char **col; /* columns of points, as the table spells them */
     int n_col;
-    struct mdef *m; /* the metrics table; empty when absent (older files): the registry answers */
+    struct mdef *m; /* the metrics table: the registry answers for a metric it lacks */
     int n_m;
+    int oom; /* in a callback of the store's */
 };
 
 struct run {
@@ -83,15 +70,7 @@ static enum metric_dir parse_dir(const char *s)
     return DIR_NONE;
 }
 
-static int db_fail(struct db *d, struct dse_err *e, const char *what)
-{
-    int c = sqlite3_errcode(d->h);
-    if (c == SQLITE_NOTADB)
-        return dse_err_set(e, DSE_EINPUT, d->file, NULL, "not a dse database (not an SQLite file)");
-    if (c == SQLITE_CORRUPT)
-        return dse_err_set(e, DSE_EINPUT, d->file, NULL, "not a dse database (damaged SQLite file)");
-    return dse_err_set(e, DSE_ERUNTIME, d->file, NULL, "%s: %s", what, sqlite3_errmsg(d->h));
-}
+static int oom(struct dse_err *e) { return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory"); }
 
 static void db_close(struct db *d)
 {
@@ -99,16 +78,49 @@ static void db_close(struct db *d)
         free(d->col[i]);
     free(d->col);
     free(d->m);
-    if (d->h)
-        sqlite3_close(d->h);
+    store_close(d->st);
     memset(d, 0, sizeof *d);
+}
+
+static void count_col(void *ctx, const char *name)
+{
+    (void)name;
+    ++*(int *)ctx;
+}
+
+static void add_col(void *ctx, const char *name)
+{
+    struct db *d = ctx;
+    char **c = d->oom ? NULL : realloc(d->col, sizeof *c * (size_t)(d->n_col + 1));
+    if (c)
+        d->col = c;
+    if (!c || !(c[d->n_col] = strdup(name)))
+        d->oom = 1;
+    else
+        d->n_col++;
+}
+
+static void add_metric(void *ctx, const struct store_metric *sm)
+{
+    struct db *d = ctx;
+    if (d->oom || !*sm->name)
+        return;
+    struct mdef *m = realloc(d->m, sizeof *m * (size_t)(d->n_m + 1));
+    if (!m) {
+        d->oom = 1;
+        return;
+    }
+    d->m = m;
+    dse_strlcpy(m[d->n_m].name, sm->name, sizeof m->name);
+    dse_strlcpy(m[d->n_m].unit, sm->unit, sizeof m->unit);
+    m[d->n_m].dir = parse_dir(sm->direction);
+    d->n_m++;
 }
 
 static int db_open(const char *file, struct db *d, struct dse_err *e)
 {
     struct stat st;
-    sqlite3_stmt *s = NULL;
-    int rc = DSE_OK, have = 0;
+    int rc, n_runs = 0;
     memset(d, 0, sizeof *d);
     d->file = file;
     if (stat(file, &st) != 0) {
@@ -118,55 +130,18 @@ static int db_open(const char *file, struct db *d, struct dse_err *e)
     }
     if (!S_ISREG(st.st_mode))
         return dse_err_set(e, DSE_EINPUT, file, NULL, "not a file: expected a sweep database (results/NAME.db)");
-    if (sqlite3_open_v2(file, &d->h, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
-        rc = dse_err_set(e, DSE_ERUNTIME, file, NULL, "cannot open: %s", d->h ? sqlite3_errmsg(d->h) : "out of memory");
+    /* one read transaction (the store's): counts and rows come from the same snapshot */
+    if ((rc = store_open_read(file, &d->st, e)) || (rc = store_columns(d->st, "runs", count_col, &n_runs, e)) ||
+        (rc = store_columns(d->st, "points", add_col, d, e)))
+        goto out;
+    if (d->oom) {
+        rc = oom(e);
         goto out;
     }
-    sqlite3_busy_timeout(d->h, 5000); /* a sweep may be writing its last batch */
-    /* One read transaction: counts and rows come from the same snapshot. sqlite3_close ends it. */
-    if (sqlite3_exec(d->h, "BEGIN", NULL, NULL, NULL) != SQLITE_OK) {
-        rc = db_fail(d, e, "cannot read");
-        goto out;
-    }
-    if (sqlite3_prepare_v2(d->h, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN ('runs', 'points')",
-                           -1, &s, NULL) != SQLITE_OK ||
-        sqlite3_step(s) != SQLITE_ROW) {
-        rc = db_fail(d, e, "cannot read");
-        goto out;
-    }
-    have = sqlite3_column_int(s, 0);
-    sqlite3_finalize(s);
-    s = NULL;
-    if (have != 2) {
+    if (!n_runs || !d->n_col) {
         rc = dse_err_set(e, DSE_EINPUT, file, NULL, "not a dse database (no runs and points tables; see docs/sweep-db.md)");
         goto out;
     }
-
-    if (sqlite3_prepare_v2(d->h, "SELECT name FROM pragma_table_info('points')", -1, &s, NULL) != SQLITE_OK &&
-        sqlite3_prepare_v2(d->h, "PRAGMA table_info(points)", -1, &s, NULL) != SQLITE_OK) {
-        rc = db_fail(d, e, "cannot read the points table");
-        goto out;
-    }
-    int name_col = sqlite3_column_count(s) == 1 ? 0 : 1; /* PRAGMA rows: cid, name, type, ... */
-    int step;
-    while ((step = sqlite3_step(s)) == SQLITE_ROW) {
-        const char *nm = (const char *)sqlite3_column_text(s, name_col);
-        char **c = realloc(d->col, sizeof *c * (size_t)(d->n_col + 1));
-        if (!c || !nm || !(c[d->n_col] = strdup(nm))) {
-            if (c)
-                d->col = c;
-            rc = dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
-            goto out;
-        }
-        d->col = c;
-        d->n_col++;
-    }
-    if (step != SQLITE_DONE) {
-        rc = db_fail(d, e, "cannot read the points table");
-        goto out;
-    }
-    sqlite3_finalize(s);
-    s = NULL;
     for (const char *const *b = bookkeeping; *b; b++) {
         if (!strcmp(*b, "reason") || !strcmp(*b, "rank"))
             continue;
@@ -178,28 +153,10 @@ static int db_open(const char *file, struct db *d, struct dse_err *e)
             goto out;
         }
     }
-
-    /* The metrics table gives units and directions; a file without one falls back to the registry. */
-    if (sqlite3_prepare_v2(d->h, "SELECT name, unit, direction FROM metrics", -1, &s, NULL) == SQLITE_OK) {
-        while (sqlite3_step(s) == SQLITE_ROW) {
-            const char *nm = (const char *)sqlite3_column_text(s, 0);
-            const char *un = (const char *)sqlite3_column_text(s, 1);
-            if (!nm)
-                continue;
-            struct mdef *m = realloc(d->m, sizeof *m * (size_t)(d->n_m + 1));
-            if (!m) {
-                rc = dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
-                goto out;
-            }
-            d->m = m;
-            dse_strlcpy(m[d->n_m].name, nm, sizeof m->name);
-            dse_strlcpy(m[d->n_m].unit, un ? un : "", sizeof m->unit);
-            m[d->n_m].dir = parse_dir((const char *)sqlite3_column_text(s, 2));
-            d->n_m++;
-        }
-    }
+    /* The metrics table gives units and directions. */
+    if (!(rc = store_metrics(d->st, add_metric, d, e)) && d->oom)
+        rc = oom(e);
 out:
-    sqlite3_finalize(s);
     if (rc)
         db_close(d);
     return rc;
@@ -247,21 +204,19 @@ static const char *find_col(const struct db *d, const char *name)
 /* "metrics with values in run N: a, b; axes: x, y" for messages about a name that does not exist. */
 static void list_known(const struct db *d, const struct run *r, struct sb *b)
 {
-    struct sb q = {0};
     const char *unit;
     enum metric_dir dir;
+    const char **mc = malloc(sizeof *mc * (size_t)(d->n_col ? d->n_col : 1));
+    long long *n_val = malloc(sizeof *n_val * (size_t)(d->n_col ? d->n_col : 1)), n_all;
     int n_metric = 0;
-    sb_add(&q, "SELECT");
-    for (int i = 0; i < d->n_col; i++)
-        if (!is_bookkeeping(d->col[i]) && meta_find(d, d->col[i], &unit, &dir)) {
-            sb_add(&q, "%s count(", n_metric++ ? "," : "");
-            sb_ident(&q, d->col[i]);
-            sb_add(&q, ")");
-        }
-    sb_add(&q, " FROM points WHERE run_id = ?1 AND feasible = 1");
-    sqlite3_stmt *s = NULL;
-    int counted = n_metric > 0 && !q.oom && sqlite3_prepare_v2(d->h, sb_str(&q), -1, &s, NULL) == SQLITE_OK &&
-                  sqlite3_bind_int64(s, 1, r->id) == SQLITE_OK && sqlite3_step(s) == SQLITE_ROW;
+    for (int i = 0; mc && i < d->n_col; i++)
+        if (!is_bookkeeping(d->col[i]) && meta_find(d, d->col[i], &unit, &dir))
+            mc[n_metric++] = d->col[i];
+    /* a hint inside another message: without the counts it names every metric column */
+    struct dse_err ignore;
+    dse_err_clear(&ignore);
+    int counted = n_metric > 0 && n_val &&
+                  store_count_present(d->st, r->id, mc, n_metric, &n_all, n_val, &ignore) == DSE_OK;
     int shown = 0, k = 0;
     if (counted)
         sb_add(b, "metrics with values in run %lld:", r->id);
@@ -269,14 +224,14 @@ static void list_known(const struct db *d, const struct run *r, struct sb *b)
         sb_add(b, "metric columns:");
     for (int i = 0; i < d->n_col; i++)
         if (!is_bookkeeping(d->col[i]) && meta_find(d, d->col[i], &unit, &dir)) {
-            if (!counted || sqlite3_column_int64(s, k) > 0)
+            if (!counted || n_val[k] > 0)
                 sb_add(b, "%s %s", shown++ ? "," : "", d->col[i]);
             k++;
         }
     if (!shown)
         sb_add(b, " none");
-    sqlite3_finalize(s);
-    free(q.s);
+    free(mc);
+    free(n_val);
     shown = 0;
     const cJSON *a;
     if (cJSON_IsArray(r->axes)) { /* the run's own axes, in spec order */
@@ -298,55 +253,63 @@ static void run_free(struct run *r)
     r->axes = NULL;
 }
 
+/* "1 (name), 2 (name), ..." for a message about a run that does not exist. */
+struct run_list {
+    struct sb b;
+    int n;
+};
+
+static void list_run(void *ctx, long long id, const char *name)
+{
+    struct run_list *l = ctx;
+    if (l->n < MAX_LISTED)
+        sb_add(&l->b, "%s%lld (%.40s)", l->n ? ", " : "", id, name);
+    l->n++;
+}
+
+/* The reason most of the infeasible points share (the first of those as common). */
+struct top_reason {
+    char why[256];
+    long long n;
+};
+
+static void top_reason(void *ctx, const char *reason, long long n)
+{
+    struct top_reason *t = ctx;
+    if (n > t->n) {
+        dse_strlcpy(t->why, reason, sizeof t->why);
+        t->n = n;
+    }
+}
+
 static int load_run(const struct db *d, long long id, struct run *r, struct dse_err *e)
 {
-    sqlite3_stmt *s = NULL;
-    int rc = DSE_OK, step;
+    struct store_run sr;
+    int rc;
     cJSON *obj = NULL;
     memset(r, 0, sizeof *r);
-    const char *sql = id > 0 ? "SELECT id, name, status, objectives, axes FROM runs WHERE id = ?1"
-                             : "SELECT id, name, status, objectives, axes FROM runs ORDER BY id DESC LIMIT 1";
-    if (sqlite3_prepare_v2(d->h, sql, -1, &s, NULL) != SQLITE_OK)
-        return dse_err_set(e, DSE_EINPUT, d->file, NULL, "not a dse database (runs: %s)", sqlite3_errmsg(d->h));
-    if (id > 0)
-        sqlite3_bind_int64(s, 1, id);
-    step = sqlite3_step(s);
-    if (step == SQLITE_DONE && id <= 0) {
+    if ((rc = store_read_run(d->st, id, &sr, e)))
+        return rc;
+    if (!sr.id && id <= 0) {
         rc = dse_err_set(e, DSE_EINPUT, d->file, NULL, "holds no runs yet");
         goto out;
     }
-    if (step == SQLITE_DONE) { /* name the runs that exist */
-        struct sb b = {0};
-        sqlite3_stmt *l = NULL;
-        int n = 0;
-        if (sqlite3_prepare_v2(d->h, "SELECT id, name FROM runs ORDER BY id", -1, &l, NULL) == SQLITE_OK)
-            while (sqlite3_step(l) == SQLITE_ROW) {
-                if (n < MAX_LISTED) {
-                    const char *nm = (const char *)sqlite3_column_text(l, 1);
-                    sb_add(&b, "%s%lld (%.40s)", n ? ", " : "", (long long)sqlite3_column_int64(l, 0), nm ? nm : "");
-                }
-                n++;
-            }
-        sqlite3_finalize(l);
-        if (n > MAX_LISTED)
-            sb_add(&b, ", ... %d runs in all", n);
-        rc = dse_err_set(e, DSE_EINPUT, d->file, "--run", "no run %lld (runs: %s)", id, n ? sb_str(&b) : "none");
-        free(b.s);
+    if (!sr.id) { /* name the runs that exist */
+        struct run_list l = {{0}, 0};
+        struct dse_err ignore;
+        dse_err_clear(&ignore);
+        store_runs(d->st, list_run, &l, &ignore);
+        if (l.n > MAX_LISTED)
+            sb_add(&l.b, ", ... %d runs in all", l.n);
+        rc = dse_err_set(e, DSE_EINPUT, d->file, "--run", "no run %lld (runs: %s)", id, l.n ? sb_str(&l.b) : "none");
+        free(l.b.s);
         goto out;
     }
-    if (step != SQLITE_ROW) {
-        rc = dse_err_set(e, DSE_ERUNTIME, d->file, NULL, "cannot read runs: %s", sqlite3_errmsg(d->h));
-        goto out;
-    }
-    r->id = sqlite3_column_int64(s, 0);
-    const char *t = (const char *)sqlite3_column_text(s, 1);
-    dse_strlcpy(r->name, t ? t : "", sizeof r->name);
-    t = (const char *)sqlite3_column_text(s, 2);
-    dse_strlcpy(r->status, t ? t : "", sizeof r->status);
-    t = (const char *)sqlite3_column_text(s, 4);
-    r->axes = t ? cJSON_Parse(t) : NULL;
-    t = (const char *)sqlite3_column_text(s, 3);
-    obj = t ? cJSON_Parse(t) : NULL;
+    r->id = sr.id;
+    dse_strlcpy(r->name, sr.name, sizeof r->name);
+    dse_strlcpy(r->status, sr.status, sizeof r->status);
+    r->axes = cJSON_Parse(sr.axes);
+    obj = cJSON_Parse(sr.objectives);
     if (!cJSON_IsArray(obj)) {
         rc = dse_err_set(e, DSE_EINPUT, d->file, "runs.objectives", "run %lld: expected a JSON array of "
                          "{\"metric\": NAME, \"goal\": \"min\"|\"max\"}", r->id);
@@ -371,38 +334,25 @@ static int load_run(const struct db *d, long long id, struct run *r, struct dse_
         r->obj_dir[r->n_obj] = cJSON_IsString(g) ? parse_dir(g->valuestring) : dir;
         r->n_obj++;
     }
-    sqlite3_finalize(s);
-    s = NULL;
-
-    if (sqlite3_prepare_v2(d->h, "SELECT count(*), sum(feasible = 1), sum(pareto = 1) FROM points WHERE run_id = ?1",
-                           -1, &s, NULL) != SQLITE_OK ||
-        sqlite3_bind_int64(s, 1, r->id) != SQLITE_OK || sqlite3_step(s) != SQLITE_ROW) {
-        rc = dse_err_set(e, DSE_ERUNTIME, d->file, NULL, "cannot count the points of run %lld: %s", r->id,
-                         sqlite3_errmsg(d->h));
+    if ((rc = store_count(d->st, r->id, &r->n_points, &r->n_feasible, &r->n_pareto, e)))
         goto out;
-    }
-    r->n_points = sqlite3_column_int64(s, 0);
-    r->n_feasible = sqlite3_column_int64(s, 1);
-    r->n_pareto = sqlite3_column_int64(s, 2);
-    sqlite3_finalize(s);
-    s = NULL;
     if (r->n_feasible == 0) {
-        const char *why = NULL;
-        if (r->n_points > 0 &&
-            sqlite3_prepare_v2(d->h, "SELECT reason, count(*) AS n FROM points WHERE run_id = ?1 AND feasible = 0 "
-                                     "GROUP BY reason ORDER BY n DESC LIMIT 1", -1, &s, NULL) == SQLITE_OK &&
-            sqlite3_bind_int64(s, 1, r->id) == SQLITE_OK && sqlite3_step(s) == SQLITE_ROW)
-            why = (const char *)sqlite3_column_text(s, 0);
+        struct top_reason t = {"", 0};
+        struct dse_err ignore; /* a detail of the message below */
+        dse_err_clear(&ignore);
+        if (r->n_points > 0)
+            store_reasons(d->st, r->id, top_reason, &t, &ignore);
         if (r->n_points == 0)
             rc = dse_err_set(e, DSE_EINPUT, d->file, NULL, "run %lld (%s, %s) has no points to plot", r->id, r->name,
                              r->status);
         else
             rc = dse_err_set(e, DSE_EINPUT, d->file, NULL, "run %lld (%s) has no feasible points to plot: all %lld are "
-                             "infeasible (most often: %.200s)", r->id, r->name, r->n_points, why ? why : "no reason stored");
+                             "infeasible (most often: %.200s)", r->id, r->name, r->n_points,
+                             t.why[0] ? t.why : "no reason stored");
         goto out;
     }
 out:
-    sqlite3_finalize(s);
+    store_run_free(&sr);
     cJSON_Delete(obj);
     if (rc)
         run_free(r);
@@ -460,13 +410,65 @@ static int group_of(struct pts *p, const char *v)
     return p->n_groups++;
 }
 
-static double col_num(sqlite3_stmt *s, int i)
+/* What store_scan_feasible's rows become: the axes' ranges, the sampled cloud, the front. */
+struct reader {
+    struct pts *p;
+    struct axis *ax;
+    int k, n_ax, grouped; /* grouped: txt[0] is the group column; the axes' values follow */
+    long long n, want, row, j, next;
+    int oom;
+};
+
+static void read_one(void *ctx, long long point, int pareto, const double *v, const char *const *txt)
 {
-    int t = sqlite3_column_type(s, i);
-    if (t != SQLITE_INTEGER && t != SQLITE_FLOAT)
-        return NAN;
-    double v = sqlite3_column_double(s, i);
-    return isfinite(v) ? v : NAN;
+    struct reader *rd = ctx;
+    struct pts *p = rd->p;
+    int k = rd->k;
+    (void)point;
+    if (rd->oom)
+        return;
+    for (int i = 0; i < k; i++) {
+        struct axis *a = &rd->ax[i];
+        if (isnan(v[i]))
+            continue;
+        a->n_val++;
+        a->n_nonpos += v[i] <= 0;
+        if (v[i] < a->lo)
+            a->lo = v[i];
+        if (v[i] > a->hi)
+            a->hi = v[i];
+    }
+    if (rd->row == rd->next && p->n_cloud < rd->want) { /* rows may appear between the count and now: never overrun */
+        memcpy(p->cloud + p->n_cloud * k, v, sizeof *v * (size_t)k);
+        if (rd->grouped)
+            p->cloud_g[p->n_cloud] = (unsigned char)group_of(p, *txt[0] ? txt[0] : "(none)");
+        p->n_cloud++;
+        rd->j++;
+        rd->next = p->sampled ? rd->j * rd->n / PLOT_MAX_CLOUD : rd->j;
+    }
+    if (pareto) {
+        if (p->n_front == p->cap_front) {
+            long long cap = p->cap_front ? 2 * p->cap_front : 256;
+            double *f = realloc(p->front, sizeof *f * (size_t)k * (size_t)cap);
+            if (!f) {
+                rd->oom = 1;
+                return;
+            }
+            p->front = f;
+            p->cap_front = cap;
+        }
+        memcpy(p->front + p->n_front * k, v, sizeof *v * (size_t)k);
+        if (p->n_front < MAX_LABELS) {
+            char *dsg = p->design[p->n_front];
+            for (int a = 0; a < rd->n_ax; a++) {
+                const char *t = txt[rd->grouped + a];
+                size_t at = strlen(dsg);
+                snprintf(dsg + at, sizeof p->design[0] - at, "%s%s", a ? " " : "", *t ? t : "?");
+            }
+        }
+        p->n_front++;
+    }
+    rd->row++;
 }
 
 /* Reads the feasible rows of run r: every Pareto row, and an evenly spaced, deterministic sample of at
@@ -475,78 +477,43 @@ static double col_num(sqlite3_stmt *s, int i)
 static int read_points(const struct db *d, const struct run *r, struct axis *ax, int k, int all_present, struct pts *p,
                        struct dse_err *e)
 {
-    struct sb w = {0}, q = {0};
-    sqlite3_stmt *s = NULL;
-    int rc = DSE_OK, step;
+    const char *num[PLOT_MAX_OBJECTIVES], *txt[64];
+    int rc;
     char gc[sizeof p->group_col];
     memcpy(gc, p->group_col, sizeof gc); /* the caller's choice of group column survives the reset */
     memset(p, 0, sizeof *p);
     memcpy(p->group_col, gc, sizeof gc);
     p->k = k;
-    sb_add(&w, " FROM points WHERE run_id = ?1 AND feasible = 1");
-    for (int i = 0; all_present && i < k; i++) {
-        sb_add(&w, " AND ");
-        sb_ident(&w, ax[i].col);
-        sb_add(&w, " IS NOT NULL");
-    }
-    sb_add(&q, "SELECT count(*)%s", sb_str(&w));
-    if (w.oom || q.oom) {
-        rc = dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+    for (int i = 0; i < k; i++)
+        num[i] = ax[i].col;
+    struct reader rd = {p, ax, k, 0, 0, 0, 0, 0, 0, 0, 0};
+    if ((rc = store_count_present(d->st, r->id, num, all_present ? k : 0, &rd.n, NULL, e)))
         goto out;
-    }
-    if (sqlite3_prepare_v2(d->h, q.s, -1, &s, NULL) != SQLITE_OK || sqlite3_bind_int64(s, 1, r->id) != SQLITE_OK ||
-        sqlite3_step(s) != SQLITE_ROW) {
-        rc = dse_err_set(e, DSE_ERUNTIME, d->file, NULL, "cannot read the points of run %lld: %s", r->id,
-                         sqlite3_errmsg(d->h));
-        goto out;
-    }
-    long long n = sqlite3_column_int64(s, 0);
-    sqlite3_finalize(s);
-    s = NULL;
-    long long want = n > PLOT_MAX_CLOUD ? PLOT_MAX_CLOUD : n;
-    p->sampled = n > PLOT_MAX_CLOUD;
-    p->cloud = malloc(sizeof *p->cloud * (size_t)k * (size_t)(want ? want : 1));
+    rd.want = rd.n > PLOT_MAX_CLOUD ? PLOT_MAX_CLOUD : rd.n;
+    p->sampled = rd.n > PLOT_MAX_CLOUD;
+    p->cloud = malloc(sizeof *p->cloud * (size_t)k * (size_t)(rd.want ? rd.want : 1));
     if (!p->cloud) {
-        rc = dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+        rc = oom(e);
         goto out;
     }
-
-    q.len = 0;
-    sb_add(&q, "SELECT pareto");
-    for (int i = 0; i < k; i++) {
-        sb_add(&q, ", ");
-        sb_ident(&q, ax[i].col);
-    }
-    int n_ax = r->axes ? cJSON_GetArraySize(r->axes) : 0, gcol = -1;
+    int n_txt = 0;
     if (p->group_col[0]) {
-        sb_add(&q, ", CAST(");
-        sb_ident(&q, p->group_col);
-        sb_add(&q, " AS TEXT)");
-        gcol = k + 1;
-        if (!(p->cloud_g = calloc((size_t)(want ? want : 1), 1))) {
-            rc = dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+        txt[n_txt++] = p->group_col;
+        rd.grouped = 1;
+        if (!(p->cloud_g = calloc((size_t)(rd.want ? rd.want : 1), 1))) {
+            rc = oom(e);
             goto out;
         }
     }
-    for (int a = 0; a < n_ax; a++) { /* the design of a front point: every axis value */
+    rd.n_ax = r->axes ? cJSON_GetArraySize(r->axes) : 0;
+    if (rd.n_ax > 63)
+        rd.n_ax = 63; /* more than a run can have (SW_MAX_AXES) */
+    for (int a = 0; a < rd.n_ax; a++) { /* the design of a front point: every axis value */
         const cJSON *an = cJSON_GetArrayItem(r->axes, a);
-        sb_add(&q, ", CAST(");
-        sb_ident(&q, cJSON_IsString(an) ? an->valuestring : "point");
-        sb_add(&q, " AS TEXT)");
+        txt[n_txt++] = cJSON_IsString(an) ? an->valuestring : "point";
     }
-    int dcol = k + 1 + (gcol >= 0);
     if (!(p->design = calloc(MAX_LABELS, sizeof *p->design))) {
-        rc = dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
-        goto out;
-    }
-    sb_add(&q, "%s ORDER BY point", sb_str(&w));
-    if (q.oom) {
-        rc = dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
-        goto out;
-    }
-    if (sqlite3_prepare_v2(d->h, q.s, -1, &s, NULL) != SQLITE_OK || sqlite3_bind_int64(s, 1, r->id) != SQLITE_OK) {
-        rc = dse_err_set(e, DSE_ERUNTIME, d->file, NULL, "cannot read the points of run %lld: %s", r->id,
-                         sqlite3_errmsg(d->h));
+        rc = oom(e);
         goto out;
     }
     for (int i = 0; i < k; i++) {
@@ -554,64 +521,14 @@ static int read_points(const struct db *d, const struct run *r, struct axis *ax,
         ax[i].hi = -INFINITY;
         ax[i].n_val = ax[i].n_nonpos = 0;
     }
-    long long row = 0, j = 0, next = 0;
-    double v[MAX_OBJ];
-    while ((step = sqlite3_step(s)) == SQLITE_ROW) {
-        for (int i = 0; i < k; i++) {
-            v[i] = col_num(s, i + 1);
-            if (isnan(v[i]))
-                continue;
-            ax[i].n_val++;
-            ax[i].n_nonpos += v[i] <= 0;
-            if (v[i] < ax[i].lo)
-                ax[i].lo = v[i];
-            if (v[i] > ax[i].hi)
-                ax[i].hi = v[i];
-        }
-        if (row == next && p->n_cloud < want) { /* rows may appear between the count and now: never overrun */
-            memcpy(p->cloud + p->n_cloud * k, v, sizeof *v * (size_t)k);
-            if (gcol >= 0) {
-                const unsigned char *g = sqlite3_column_text(s, gcol);
-                p->cloud_g[p->n_cloud] = (unsigned char)group_of(p, g ? (const char *)g : "(none)");
-            }
-            p->n_cloud++;
-            j++;
-            next = p->sampled ? j * n / PLOT_MAX_CLOUD : j;
-        }
-        if (sqlite3_column_int(s, 0) == 1) {
-            if (p->n_front == p->cap_front) {
-                long long cap = p->cap_front ? 2 * p->cap_front : 256;
-                double *f = realloc(p->front, sizeof *f * (size_t)k * (size_t)cap);
-                if (!f) {
-                    rc = dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
-                    goto out;
-                }
-                p->front = f;
-                p->cap_front = cap;
-            }
-            memcpy(p->front + p->n_front * k, v, sizeof *v * (size_t)k);
-            if (p->n_front < MAX_LABELS) {
-                char *dsg = p->design[p->n_front];
-                for (int a = 0; a < n_ax; a++) {
-                    const unsigned char *t = sqlite3_column_text(s, dcol + a);
-                    size_t at = strlen(dsg);
-                    snprintf(dsg + at, sizeof p->design[0] - at, "%s%s", a ? " " : "", t ? (const char *)t : "?");
-                }
-            }
-            p->n_front++;
-        }
-        row++;
-    }
-    if (step != SQLITE_DONE) {
-        rc = dse_err_set(e, DSE_ERUNTIME, d->file, NULL, "cannot read the points of run %lld: %s", r->id,
-                         sqlite3_errmsg(d->h));
+    if ((rc = store_scan_feasible(d->st, r->id, num, k, all_present, txt, n_txt, read_one, &rd, e)))
+        goto out;
+    if (rd.oom) {
+        rc = oom(e);
         goto out;
     }
-    p->n_rows = row;
+    p->n_rows = rd.row;
 out:
-    sqlite3_finalize(s);
-    free(w.s);
-    free(q.s);
     if (rc)
         pts_free(p);
     return rc;

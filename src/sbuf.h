@@ -1,6 +1,6 @@
-/* sbuf.h -- a growable string: SQL built from column names (plot.c), the HTML page (report.c).
- * The caller owns the struct (zero it to start, free(b.s) to end). Running out of memory sets oom and
- * makes every later call a no-op, so a writer checks once at the end. */
+/* sbuf.h -- a growable string: SQL naming columns (store.c), messages listing them (plot.c), the HTML
+ * page (report.c). The caller owns the struct (zero it to start, free(b.s) to end). Running out of
+ * memory sets oom and makes every later call a no-op, so a writer checks once at the end. */
 #ifndef DSE_SBUF_H
 #define DSE_SBUF_H
 

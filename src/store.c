@@ -11,6 +11,8 @@
 
 #include <sqlite3.h>
 
+#include "sbuf.h"
+
 #define MAX_COLS 96
 
 /* Points go to SQLite INSERT_ROWS at a time, one multi-row INSERT: 1.65x the rows per second of one
@@ -76,6 +78,20 @@ static int db_err(struct store *s, struct dse_err *e, const char *what)
     return dse_err_set(e, DSE_ERUNTIME, s->path, NULL, "%s: %s", what, sqlite3_errmsg(s->db));
 }
 
+/* Prepares the statement built in q (and frees q) with ?1 bound to run_id. */
+static int prepare_run(struct store *s, struct sb *q, long long run_id, sqlite3_stmt **st, const char *what,
+                       struct dse_err *e)
+{
+    int prep = q->oom ? SQLITE_NOMEM : sqlite3_prepare_v2(s->db, sb_str(q), -1, st, NULL);
+    free(q->s);
+    if (q->oom)
+        return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+    if (prep != SQLITE_OK)
+        return db_err(s, e, what);
+    sqlite3_bind_int64(*st, 1, run_id);
+    return DSE_OK;
+}
+
 static int exec(struct store *s, const char *sql, struct dse_err *e)
 {
     char *msg = NULL;
@@ -101,6 +117,31 @@ static void quote(char *out, size_t n, const char *name)
     }
     out[k++] = '"';
     out[k] = '\0';
+}
+
+/* Appends before "name" after for each of cols: SQL that names columns. */
+static void add_cols(struct sb *q, const char *const *cols, int n, const char *before, const char *after)
+{
+    char name[300];
+    for (int i = 0; i < n; i++) {
+        quote(name, sizeof name, cols[i]);
+        sb_add(q, "%s%s%s", before, name, after);
+    }
+}
+
+/* Column i of the row st stepped to, as text ("" for NULL) or as a number (NAN for NULL, text, a blob
+ * or a non-finite value: a text axis is never plotted as 0). */
+static const char *col_txt(sqlite3_stmt *st, int i)
+{
+    const unsigned char *t = sqlite3_column_text(st, i);
+    return t ? (const char *)t : "";
+}
+
+static double col_num(sqlite3_stmt *st, int i)
+{
+    int t = sqlite3_column_type(st, i);
+    double v = t == SQLITE_INTEGER || t == SQLITE_FLOAT ? sqlite3_column_double(st, i) : NAN;
+    return isfinite(v) ? v : NAN;
 }
 
 static void now_iso(char *buf, size_t n)
@@ -160,6 +201,8 @@ static int identify(struct store *s, int *kind, const char *refusing, struct dse
         rc = query_int(s, "SELECT count(*) FROM sqlite_master WHERE type = 'table'" USER_TABLE, &tables);
     if (rc == SQLITE_NOTADB)
         return dse_err_set(e, DSE_EINPUT, s->path, NULL, "not an SQLite database%s", refusing);
+    if (rc == SQLITE_CORRUPT)
+        return dse_err_set(e, DSE_EINPUT, s->path, NULL, "a damaged SQLite database%s", refusing);
     if (rc != SQLITE_OK)
         return db_err(s, e, "cannot read the database");
     if (app == STORE_APPLICATION_ID) {
@@ -247,18 +290,6 @@ void store_close(struct store *s)
     free(s);
 }
 
-static int has_column(struct store *s, const char *name)
-{
-    sqlite3_stmt *st;
-    int found = 0;
-    if (sqlite3_prepare_v2(s->db, "SELECT name FROM pragma_table_info('points')", -1, &st, NULL) != SQLITE_OK)
-        return 0;
-    while (!found && sqlite3_step(st) == SQLITE_ROW)
-        found = !strcmp((const char *)sqlite3_column_text(st, 0), name);
-    sqlite3_finalize(st);
-    return found;
-}
-
 int store_prepare(struct store *s, const struct store_col *axes, int n_axes, const struct store_metric *metrics,
                   int n_metrics, const unsigned char *stored, struct dse_err *e)
 {
@@ -277,7 +308,7 @@ int store_prepare(struct store *s, const struct store_col *axes, int n_axes, con
     for (int i = 0; i < n_axes + s->n_cols && !rc; i++) {
         const char *name = i < n_axes ? axes[i].name : metrics[s->col_metric[i - n_axes]].name;
         int numeric = i < n_axes ? axes[i].numeric : 1, integer = i < n_axes && axes[i].integer;
-        if (has_column(s, name))
+        if (has_columns(s, "points", (const char *const[]){name, NULL}))
             continue;
         quote(q, sizeof q, name);
         snprintf(sql, sizeof sql, "ALTER TABLE points ADD COLUMN %s %s", q, integer ? "INTEGER" : numeric ? "REAL" : "TEXT");
@@ -379,7 +410,7 @@ static int run_row(sqlite3_stmt *st, struct store_resumable *r, struct dse_err *
 {
     const char *txt[4];
     for (int i = 0; i < 4; i++)
-        txt[i] = sqlite3_column_text(st, 1 + i) ? (const char *)sqlite3_column_text(st, 1 + i) : "";
+        txt[i] = col_txt(st, 1 + i);
     r->id = sqlite3_column_int64(st, 0);
     dse_strlcpy(r->spec_hash, txt[0], sizeof r->spec_hash);
     dse_strlcpy(r->version, txt[1], sizeof r->version);
@@ -496,23 +527,18 @@ int store_load(struct store *s, long long run_id, const char *const *cols, int n
                void (*fn)(void *ctx, long long point, int feasible, const char *reason, const double *values),
                void *ctx, struct dse_err *e)
 {
-    char sql[4096], q[300];
-    size_t k = (size_t)snprintf(sql, sizeof sql, "SELECT point, feasible, reason");
-    for (int i = 0; i < n_cols && k < sizeof sql; i++) {
-        quote(q, sizeof q, cols[i]);
-        k += (size_t)snprintf(sql + k, sizeof sql - k, ", %s", q);
-    }
-    if (k < sizeof sql)
-        snprintf(sql + k, sizeof sql - k, " FROM points WHERE run_id = ? ORDER BY point");
+    struct sb q = {0};
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
-        return db_err(s, e, "load points");
-    sqlite3_bind_int64(st, 1, run_id);
+    sb_add(&q, "SELECT point, feasible, reason");
+    add_cols(&q, cols, n_cols, ", ", "");
+    sb_add(&q, " FROM points WHERE run_id = ?1 ORDER BY point");
+    int r = prepare_run(s, &q, run_id, &st, "load points", e);
+    if (r != DSE_OK)
+        return r;
     double v[64];
-    int r;
     while ((r = sqlite3_step(st)) == SQLITE_ROW) {
         for (int i = 0; i < n_cols && i < 64; i++)
-            v[i] = sqlite3_column_type(st, 3 + i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 3 + i);
+            v[i] = col_num(st, 3 + i);
         fn(ctx, sqlite3_column_int64(st, 0), sqlite3_column_int(st, 1), (const char *)sqlite3_column_text(st, 2), v);
     }
     sqlite3_finalize(st);
@@ -707,11 +733,7 @@ fail:
     return rc;
 }
 
-static char *dup_col(sqlite3_stmt *st, int i)
-{
-    const unsigned char *t = sqlite3_column_text(st, i);
-    return strdup(t ? (const char *)t : "");
-}
+static char *dup_col(sqlite3_stmt *st, int i) { return strdup(col_txt(st, i)); }
 
 int store_read_run(struct store *s, long long run_id, struct store_run *r, struct dse_err *e)
 {
@@ -790,42 +812,100 @@ int store_reasons(struct store *s, long long run_id, void (*fn)(void *ctx, const
     return step == SQLITE_DONE ? DSE_OK : db_err(s, e, "reasons");
 }
 
-int store_scan_feasible(struct store *s, long long run_id, const char *const *num, int n_num, const char *const *txt,
-                        int n_txt,
+int store_scan_feasible(struct store *s, long long run_id, const char *const *num, int n_num, int all_num,
+                        const char *const *txt, int n_txt,
                         void (*fn)(void *ctx, long long point, int pareto, const double *num, const char *const *txt),
                         void *ctx, struct dse_err *e)
 {
-    char q[300];
     if (n_num > 64 || n_txt > 64)
         return dse_err_set(e, DSE_ERUNTIME, s->path, NULL, "too many columns");
-    size_t cap = 128 + (size_t)(n_num + n_txt) * (sizeof q + 16), k;
-    char *sql = malloc(cap);
-    if (!sql)
-        return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
-    k = (size_t)snprintf(sql, cap, "SELECT point, pareto");
-    for (int i = 0; i < n_num + n_txt; i++) {
-        quote(q, sizeof q, i < n_num ? num[i] : txt[i - n_num]);
-        k += (size_t)snprintf(sql + k, cap - k, i < n_num ? ", %s" : ", CAST(%s AS TEXT)", q);
-    }
-    snprintf(sql + k, cap - k, " FROM points WHERE run_id = ? AND feasible = 1 ORDER BY point");
+    struct sb q = {0};
     sqlite3_stmt *st;
-    int prep = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL);
-    free(sql);
-    if (prep != SQLITE_OK)
-        return db_err(s, e, "read points");
-    sqlite3_bind_int64(st, 1, run_id);
+    sb_add(&q, "SELECT point, pareto");
+    add_cols(&q, num, n_num, ", ", "");
+    add_cols(&q, txt, n_txt, ", CAST(", " AS TEXT)");
+    sb_add(&q, " FROM points WHERE run_id = ?1 AND feasible = 1");
+    add_cols(&q, num, all_num ? n_num : 0, " AND ", " IS NOT NULL");
+    sb_add(&q, " ORDER BY point");
+    int step = prepare_run(s, &q, run_id, &st, "read points", e);
+    if (step != DSE_OK)
+        return step;
     double v[64];
     const char *t[64];
-    int step;
     while ((step = sqlite3_step(st)) == SQLITE_ROW) {
         for (int i = 0; i < n_num; i++)
-            v[i] = sqlite3_column_type(st, 2 + i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 2 + i);
-        for (int i = 0; i < n_txt; i++) {
-            const unsigned char *c = sqlite3_column_text(st, 2 + n_num + i);
-            t[i] = c ? (const char *)c : "";
-        }
+            v[i] = col_num(st, 2 + i);
+        for (int i = 0; i < n_txt; i++)
+            t[i] = col_txt(st, 2 + n_num + i);
         fn(ctx, sqlite3_column_int64(st, 0), sqlite3_column_int(st, 1) == 1, v, t);
     }
     sqlite3_finalize(st);
     return step == SQLITE_DONE ? DSE_OK : db_err(s, e, "read points");
+}
+
+int store_count_present(struct store *s, long long run_id, const char *const *cols, int n_cols, long long *n_all,
+                        long long *present, struct dse_err *e)
+{
+    /* one pass: sum(1 AND a IS NOT NULL AND ...) counts the rows with every value, count(a) those with a */
+    struct sb q = {0};
+    sqlite3_stmt *st;
+    sb_add(&q, "SELECT coalesce(sum(1");
+    add_cols(&q, cols, n_cols, " AND ", " IS NOT NULL");
+    sb_add(&q, "), 0)");
+    add_cols(&q, cols, present ? n_cols : 0, ", count(", ")");
+    sb_add(&q, " FROM points WHERE run_id = ?1 AND feasible = 1");
+    int rc = prepare_run(s, &q, run_id, &st, "count points", e);
+    if (rc != DSE_OK)
+        return rc;
+    int ok = sqlite3_step(st) == SQLITE_ROW;
+    if (ok) {
+        *n_all = sqlite3_column_int64(st, 0);
+        for (int i = 0; present && i < n_cols; i++)
+            present[i] = sqlite3_column_int64(st, 1 + i);
+    }
+    sqlite3_finalize(st);
+    return ok ? DSE_OK : db_err(s, e, "count points");
+}
+
+int store_columns(struct store *s, const char *table, void (*fn)(void *ctx, const char *name), void *ctx,
+                  struct dse_err *e)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(s->db, "SELECT name FROM pragma_table_info(?1)", -1, &st, NULL) != SQLITE_OK)
+        return db_err(s, e, "columns");
+    sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
+    int step;
+    while ((step = sqlite3_step(st)) == SQLITE_ROW)
+        fn(ctx, col_txt(st, 0));
+    sqlite3_finalize(st);
+    return step == SQLITE_DONE ? DSE_OK : db_err(s, e, "columns");
+}
+
+int store_metrics(struct store *s, void (*fn)(void *ctx, const struct store_metric *m), void *ctx,
+                  struct dse_err *e)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(s->db, "SELECT name, unit, direction, description FROM metrics", -1, &st, NULL) !=
+        SQLITE_OK)
+        return db_err(s, e, "metrics");
+    int step;
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+        struct store_metric m = {col_txt(st, 0), col_txt(st, 1), col_txt(st, 2), col_txt(st, 3)};
+        fn(ctx, &m);
+    }
+    sqlite3_finalize(st);
+    return step == SQLITE_DONE ? DSE_OK : db_err(s, e, "metrics");
+}
+
+int store_runs(struct store *s, void (*fn)(void *ctx, long long id, const char *name), void *ctx,
+               struct dse_err *e)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(s->db, "SELECT id, name FROM runs ORDER BY id", -1, &st, NULL) != SQLITE_OK)
+        return db_err(s, e, "runs");
+    int step;
+    while ((step = sqlite3_step(st)) == SQLITE_ROW)
+        fn(ctx, sqlite3_column_int64(st, 0), col_txt(st, 1));
+    sqlite3_finalize(st);
+    return step == SQLITE_DONE ? DSE_OK : db_err(s, e, "runs");
 }

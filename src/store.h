@@ -74,9 +74,9 @@ int store_set_ranks(struct store *s, long long run_id, const long long *points, 
 int store_finish_run(struct store *s, long long run_id, const char *status, double hypervolume,
                      struct dse_err *e);
 
-/* ---- reading (dse show, dse report) ---- */
+/* ---- reading (dse show, dse report, dse plot) ---- */
 /* Opens path read-only: a dse database, also one of an earlier dse; anything else (no such file, not
- * SQLite, another program's, no tables) is DSE_EINPUT, and the file is never altered. Reads run in one
+ * SQLite or damaged, another program's, no tables) is DSE_EINPUT, and the file is never altered. Reads run in one
  * transaction, so counts and rows agree even while a sweep writes. */
 int store_open_read(const char *path, struct store **out, struct dse_err *e);
 /* A row of runs (docs/sweep-db.md): every string malloc'd and never NULL ("" for NULL), hypervolume
@@ -96,12 +96,26 @@ int store_count(struct store *s, long long run_id, long long *n, long long *feas
 /* fn(ctx, reason, n) once per distinct reason of the run's infeasible points, with how many have it. */
 int store_reasons(struct store *s, long long run_id, void (*fn)(void *ctx, const char *reason, long long n), void *ctx,
                   struct dse_err *e);
-/* fn(ctx, point, pareto, num, txt) for every feasible point of the run in point order: num the values
- * of the n_num columns (NAN for NULL), txt the n_txt columns as text ("" for NULL); at most 64 each. */
-int store_scan_feasible(struct store *s, long long run_id, const char *const *num, int n_num, const char *const *txt,
-                        int n_txt,
+/* fn(ctx, point, pareto, num, txt) for every feasible point of the run in point order (all_num: only
+ * those with a value in every num column): num the values of the n_num columns (NAN for NULL, text or
+ * a non-finite number), txt the n_txt columns as text ("" for NULL); at most 64 each. */
+int store_scan_feasible(struct store *s, long long run_id, const char *const *num, int n_num, int all_num,
+                        const char *const *txt, int n_txt,
                         void (*fn)(void *ctx, long long point, int pareto, const double *num, const char *const *txt),
                         void *ctx, struct dse_err *e);
+/* The run's feasible points with a value (not NULL) in every column of cols into *n_all (all of them
+ * when n_cols is 0), and, when present is not NULL, those with a value in cols[i] into present[i]. */
+int store_count_present(struct store *s, long long run_id, const char *const *cols, int n_cols, long long *n_all,
+                        long long *present, struct dse_err *e);
+/* fn(ctx, name) for every column of table, in table order (none when there is no such table). */
+int store_columns(struct store *s, const char *table, void (*fn)(void *ctx, const char *name), void *ctx,
+                  struct dse_err *e);
+/* fn(ctx, m) for every row of the metrics table (the strings "" for NULL, valid during the call). */
+int store_metrics(struct store *s, void (*fn)(void *ctx, const struct store_metric *m), void *ctx,
+                  struct dse_err *e);
+/* fn(ctx, id, name) for every run, in id order (name "" for NULL). */
+int store_runs(struct store *s, void (*fn)(void *ctx, long long id, const char *name), void *ctx,
+               struct dse_err *e);
 
 /* dse validate's results (docs/sweep-db.md, "Validation tables"): a run of a suite and each of its
  * cases, appended to the validation tables of path (created when absent) in one transaction. A case's

@@ -2162,6 +2162,9 @@ for f in hwdesc/*.json models/*.json models/*.csv models/tpuv1/*.json models/tra
     grep -q "^[[:space:]]*$f\( \\\\\)\?\$\|[[:space:]]$f[[:space:]]\|[[:space:]]$f\$" Makefile.am || missing="$missing $f"
 done
 [ -z "$missing" ] && ok shipped-files-distributed || fail shipped-files-distributed "not in Makefile.am:$missing"
+# SQLite only through the store (issue 14): no other source file includes it or calls it.
+others=$(grep -l "<sqlite3\.h>\|sqlite3_" src/*.c src/*.h | grep -v "^src/store\.c$")
+[ -z "$others" ] && ok sqlite-only-in-store || fail sqlite-only-in-store "SQLite used outside src/store.c: $(echo $others)"
 
 echo "cli_test: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
