@@ -201,22 +201,15 @@ out:
     return rc;
 }
 
-static void axis_values(const struct run *r, long long point, const char **vals)
+static void axis_values(const struct run *r, long long point, const char **vals, double *nums)
 {
     const struct sweep_spec *sp = r->sp;
     for (int pos = 0; pos < sp->n_axes; pos++) {
         int a = r->order[pos];
-        vals[pos] = sp->axes[a].v[sweep_axis_index(sp, point, a)].s;
-    }
-}
-
-/* The same as numbers (0 for a text axis), for the store's numeric columns. */
-static void axis_numbers(const struct run *r, long long point, double *nums)
-{
-    const struct sweep_spec *sp = r->sp;
-    for (int pos = 0; pos < sp->n_axes; pos++) {
-        int a = r->order[pos];
-        nums[pos] = sp->axes[a].v[sweep_axis_index(sp, point, a)].num;
+        const struct sw_value *v = &sp->axes[a].v[sweep_axis_index(sp, point, a)];
+        vals[pos] = v->s;
+        if (nums) /* the number too, for the store's numeric columns (0 for a text axis) */
+            nums[pos] = v->num;
     }
 }
 
@@ -230,8 +223,7 @@ static int sink_rows(void *ctx, const struct sw_row *rows, int n, struct dse_err
     double nums[SW_MAX_AXES];
     for (int i = 0; i < n && !rc; i++) {
         if (r->st) {
-            axis_values(r, rows[i].point, vals);
-            axis_numbers(r, rows[i].point, nums);
+            axis_values(r, rows[i].point, vals, nums);
             rc = store_insert(r->st, r->run_id, rows[i].point, vals, nums, rows[i].metric, rows[i].feasible,
                               rows[i].reason, e);
         }
@@ -506,7 +498,7 @@ static void print_front(const struct run *r, const long long *front, long long n
             cJSON *p = cJSON_CreateObject();
             long long x = front[i];
             cJSON_AddNumberToObject(p, "point", (double)r->point[x]);
-            axis_values(r, r->point[x], vals);
+            axis_values(r, r->point[x], vals, NULL);
             for (int pos = 0; pos < sp->n_axes; pos++) {
                 const struct sw_axis *a = &sp->axes[r->order[pos]];
                 if (a->numeric)
@@ -541,7 +533,7 @@ static void print_front(const struct run *r, const long long *front, long long n
         printf(",expected_error_low_pct,expected_error_high_pct\n");
         for (long long i = 0; i < nf; i++) {
             long long x = front[i];
-            axis_values(r, r->point[x], vals);
+            axis_values(r, r->point[x], vals, NULL);
             printf("%lld", r->point[x]);
             for (int pos = 0; pos < sp->n_axes; pos++)
                 printf(",%s", vals[pos]);
@@ -591,7 +583,7 @@ static void print_front(const struct run *r, const long long *front, long long n
         while (j < nf && !memcmp(r->obj + (size_t)front[j] * sp->n_obj, r->obj + (size_t)x * sp->n_obj,
                                  sizeof(double) * (size_t)sp->n_obj))
             j++;
-        axis_values(r, r->point[x], vals);
+        axis_values(r, r->point[x], vals, NULL);
         for (int pos = 0; pos < sp->n_axes; pos++)
             printf("%-*s ", width[pos], vals[pos]);
         for (int k = 0; k < sp->n_obj; k++) {
@@ -1167,7 +1159,7 @@ int cmd_show(int argc, char **argv)
     struct run r = {.sp = sp};
     memcpy(r.order, rr.order, sizeof r.order);
     const char *vals[SW_MAX_AXES];
-    axis_values(&r, point, vals);
+    axis_values(&r, point, vals, NULL);
     if (cli_get(opts, "json")) {
         cJSON *o = cJSON_CreateObject(), *d = cJSON_AddObjectToObject(o, "design"), *m = cJSON_AddObjectToObject(o, "metrics");
         cJSON_AddNumberToObject(o, "run_id", (double)sr.id);
