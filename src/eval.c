@@ -757,14 +757,34 @@ static int eval_ops(const struct eval_req *r, const struct eval_graphs *eg, stru
         if (rc || !res->feasible || (rc = eval_pipe_sends(r, res, eg->decode_boundary_elems, e)))
             return rc;
         eval_runtime_step(r, res, res->t.latency_s - t0, eg->decode_launches);
+        /* The later steps: an operator whose cost does not depend on the cache length costs the same
+         * every step, so it is accounted once for all gen - 1 of them (its count scaled: every total
+         * is linear in it); only the cache-dependent ones are costed step by step. static_s is one
+         * step's share of the former, for the per-step runtime terms. */
+        double static_s = 0;
+        if (r->gen > 1) {
+            double before = res->t.latency_s;
+            for (int k = 0; k < g->n_op; k++)
+                if (!s->contrib[k].dynamic) {
+                    struct wl_op all = g->op[k];
+                    all.count *= (double)(r->gen - 1);
+                    if ((rc = eval_account(r, res, &all, PH_DECODE, row0 + k, &s->contrib[k], e)))
+                        return rc;
+                }
+            static_s = (res->t.latency_s - before) / (double)(r->gen - 1);
+        }
         for (int64_t i = 1; i < r->gen; i++) {
-            t0 = res->t.latency_s;
+            t0 = res->t.latency_s - static_s;
             for (int k = 0; k < g->n_op; k++) {
+                if (!s->contrib[k].dynamic)
+                    continue;
                 struct eval_op_cost c = s->contrib[k];
-                if (c.dynamic && (rc = step_cost(r, g, &g->op[k], (eg->prompt + i + eg->cp - 1) / eg->cp, &s->contrib[k],
-                                                 eg->decode_params, s, &c, e)))
+                if ((rc = step_cost(r, g, &g->op[k], (eg->prompt + i + eg->cp - 1) / eg->cp, &s->contrib[k],
+                                    eg->decode_params, s, &c, e)))
                     return rc;
-                if ((rc = eval_account(r, res, &g->op[k], PH_DECODE, row0 + k, &c, e)))
+                /* the op as derived at this step's cache length (s->mini): its MACs and FLOPs grow
+                 * with the cache as its time does */
+                if ((rc = eval_account(r, res, &s->mini.op[0], PH_DECODE, row0 + k, &c, e)))
                     return rc;
             }
             if ((rc = eval_pipe_sends(r, res, eg->decode_boundary_elems, e)))

@@ -95,13 +95,26 @@ START_TEST(generate_is_prefill_plus_decode_steps)
     r.phase = PH_PREFILL;
     run(&r, &one);
     ck_assert_near(gen.t.ttft_s, one.t.latency_s, 1e-12);
-    double steps = 0;
+    /* the work of the steps adds up too: the steps after the first account the operators that do not
+     * depend on the cache once for all of them (eval.c), which must equal costing them step by step */
+    double steps = 0, macs = one.t.macs, flops = one.t.flops, e_compute = one.t.energy_compute_J,
+           e_memory = one.t.energy_memory_J, bytes = one.t.main_bytes;
     for (int p = 16; p < 20; p++) {
         r.phase = PH_DECODE;
         r.prompt = p;
         run(&r, &one);
         steps += one.t.latency_s;
+        macs += one.t.macs;
+        flops += one.t.flops;
+        e_compute += one.t.energy_compute_J;
+        e_memory += one.t.energy_memory_J;
+        bytes += one.t.main_bytes;
     }
+    ck_assert_near(gen.t.macs, macs, 1e-9);
+    ck_assert_near(gen.t.flops, flops, 1e-9);
+    ck_assert_near(gen.t.energy_compute_J, e_compute, 1e-9);
+    ck_assert_near(gen.t.energy_memory_J, e_memory, 1e-9);
+    ck_assert_near(gen.t.main_bytes, bytes, 1e-9);
     ck_assert_near(gen.t.latency_s, gen.t.ttft_s + steps, 1e-9);
     ck_assert_near(gen.t.tpot_s, steps / 4, 1e-9);
     ck_assert_near(gen.t.tokens_per_s, 2.0 * 4 / gen.t.latency_s, 1e-12);
