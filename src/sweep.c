@@ -861,7 +861,8 @@ static int eval_rows(const struct sweep_prep *p, long long key, int m0, int m1, 
         if (!res->feasible)
             why = res->reason;
     }
-    char cap_why[sizeof res->reason];
+    char cap_why[sizeof res->reason], judge_why[sizeof rows[0].reason];
+    int judged = 0; /* 1: this key's rows pass the constraints and objectives, 2: they fail (judge_why) */
     size_t cap_prefix = 0;
     int cap_dev = -1;
     double cap_total = 0;
@@ -899,7 +900,16 @@ static int eval_rows(const struct sweep_prep *p, long long key, int m0, int m1, 
                 row_infeasible(row, cap_why);
             }
         }
-        judge(sp, row);
+        /* the constraints and objectives see the metrics only, the same for every memory value: judged
+         * once per key, on its first row that fits */
+        if (row->feasible && !judged) {
+            judge(sp, row);
+            judged = row->feasible ? 1 : 2;
+            if (judged == 2)
+                dse_strlcpy(judge_why, row->reason, sizeof judge_why);
+        } else if (row->feasible && judged == 2) {
+            row_infeasible(row, judge_why);
+        }
     }
     return m1 - m0;
 }
