@@ -1,6 +1,6 @@
 #!/bin/sh
 # MPI scaling benchmark (docs/mpi.md): bench/llm_edge_10m.json, 10,000,000 points, at 1, 2 and 4
-# ranks of one thread each, whole mpirun process timed; efficiency = (T1 / TN) / N.
+# ranks of one thread each, whole mpirun process timed (the better of two runs); efficiency = (T1 / TN) / N.
 # Usage: sh bench/mpi.sh [db|no-db]   (default no-db; db stores every point in SQLite)
 # Needs dse built with --with-mpi and mpirun. Ranks beyond the cores are oversubscribed (the figure
 # then says so).
@@ -20,11 +20,16 @@ echo "dse $($dse --version | cut -d' ' -f2-) on $cores cores; $spec, $mode, one 
 t1=
 for n in 1 2 4; do
     if [ "$mode" = db ]; then out="--db $dir/np$n.db"; else out=--no-db; fi
-    a=$(date +%s.%N)
-    mpirun --oversubscribe -np "$n" "$dse" sweep "$spec" $out --no-plot --quiet --threads 1 --limit 20000000 >/dev/null
-    b=$(date +%s.%N)
-    [ -n "$t1" ] || t1=$(awk -v a="$a" -v b="$b" 'BEGIN { print b - a }')
-    awk -v n="$n" -v a="$a" -v b="$b" -v t1="$t1" -v c="$cores" 'BEGIN {
-        s = b - a; printf "%d rank%s  %7.2f s  %10.0f points/s  speed-up %.2f  efficiency %3.0f %%%s\n",
+    best=
+    for i in 1 2; do # the better of two: this VM's neighbours swing single runs by +-30 %
+        rm -f "$dir/np$n.db" "$dir/np$n.db-wal" "$dir/np$n.db-shm"
+        a=$(date +%s.%N)
+        mpirun --oversubscribe -np "$n" "$dse" sweep "$spec" $out --no-plot --quiet --threads 1 --limit 20000000 >/dev/null
+        b=$(date +%s.%N)
+        best=$(awk -v a="$a" -v b="$b" -v m="$best" 'BEGIN { s = b - a; print (m == "" || s < m) ? s : m }')
+    done
+    [ -n "$t1" ] || t1=$best
+    awk -v n="$n" -v s="$best" -v t1="$t1" -v c="$cores" 'BEGIN {
+        printf "%d rank%s  %7.2f s  %10.0f points/s  speed-up %.2f  efficiency %3.0f %%%s\n",
         n, (n > 1 ? "s" : " "), s, 1e7 / s, t1 / s, 100 * t1 / s / n, (n > c ? "  (oversubscribed)" : "") }'
 done
