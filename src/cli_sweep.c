@@ -964,8 +964,8 @@ int cmd_sweep(int argc, char **argv)
         hv = ghv[0];
     if (st && (rc = store_finish_run(st, r.run_id, "complete", hv, &e)))
         goto out;
-    store_close(st);
-    st = NULL;
+    /* The writer stays open while the plot and the report read the database, and closes last: the
+     * last connection to close removes the -wal and -shm files, which read-only ones cannot. */
 
     int json = cli_get(opts, "json") != NULL, csv = cli_get(opts, "csv") != NULL;
     if (!json && !csv) {

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <time.h>
 
 #include <sqlite3.h>
@@ -722,6 +723,20 @@ int store_open_read(const char *path, struct store **out, struct dse_err *e)
     if (kind == 0) {
         rc = dse_err_set(e, DSE_EINPUT, path, NULL, "not a dse sweep database (no tables)");
         goto fail;
+    }
+    /* A read-only connection cannot remove the -wal and -shm files it makes beside a WAL database, and
+     * the last connection to close should. So a dse database we may write to is read through a
+     * read-write connection that refuses writes (query_only); a file we may not write stays read-only. */
+    if (access(path, W_OK) == 0) {
+        sqlite3 *rw = NULL;
+        if (sqlite3_open_v2(path, &rw, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) == SQLITE_OK &&
+            sqlite3_exec(rw, "PRAGMA query_only = 1", NULL, NULL, NULL) == SQLITE_OK) {
+            sqlite3_close(s->db);
+            s->db = rw;
+            sqlite3_busy_timeout(s->db, 5000);
+        } else {
+            sqlite3_close(rw);
+        }
     }
     /* one read transaction: the counts and the rows come from the same snapshot */
     if ((rc = exec(s, "BEGIN", e)))

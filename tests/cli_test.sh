@@ -957,6 +957,16 @@ for sw in sweeps/*.json; do
     n=$(basename "$sw" .json)
     expect_ok "sweep-$n" sweep "$sw" --db "$tmp/$n.db" --no-plot --quiet
 done
+# A finished run leaves its database alone: no -wal or -shm file beside it, also after the plot and
+# the report read it, and after dse plot and dse show read it again.
+"$BIN" sweep sweeps/llm_edge.json --db "$tmp/wal.db" --quiet >/dev/null 2>&1
+"$BIN" plot "$tmp/wal.db" -o "$tmp/wal-again.svg" >/dev/null 2>&1
+"$BIN" show "$tmp/wal.db" 5 >/dev/null 2>&1
+if [ -s "$tmp/wal.db" ] && [ -s "$tmp/wal-again.svg" ] && [ -s "$tmp/wal-front.html" ] && [ ! -e "$tmp/wal.db-wal" ] && [ ! -e "$tmp/wal.db-shm" ]; then
+    ok sweep-no-wal-left
+else
+    fail sweep-no-wal-left "$(ls "$tmp" | grep '^wal' | tr '\n' ' ')"
+fi
 spec=tests/data/sweep-resume.json
 "$BIN" sweep "$spec" --db "$tmp/resume.db" --no-plot --quiet --json >"$tmp/resume1.out" 2>"$tmp/resume1.err" &
 pid=$!
