@@ -531,7 +531,10 @@ static int run_random(const struct sweep_prep *p, const struct sweep_spec *sp, i
                       const struct sweep_sink *k, int *stopped, struct dse_err *e)
 {
     long long want = sweep_planned(sp), have = 0, done = 0;
-    int rc = DSE_OK, block = BLOCK_ROWS * ranks(d);
+    /* across ranks, four blocks a round (at most MPI_ROUND_ROWS rows), as the grid */
+    int rc = DSE_OK, block = ranks(d) > 1 ? BLOCK_ROWS * ranks(d) * 4 : BLOCK_ROWS;
+    if (block > MPI_ROUND_ROWS && ranks(d) > 1)
+        block = MPI_ROUND_ROWS > BLOCK_ROWS ? MPI_ROUND_ROWS : BLOCK_ROWS;
     struct pset seen;
     struct wire w = {0}, all = {0};
     struct balance bal = {1000, threads, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
