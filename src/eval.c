@@ -1053,17 +1053,30 @@ static int finish(const struct eval_req *r, const struct eval_graphs *eg, struct
     return DSE_OK;
 }
 
-int eval_point(const struct eval_req *r, const struct eval_graphs *eg, struct eval_scratch *s,
-               struct eval_result *res, struct dse_err *e)
+int eval_point_ops(const struct eval_req *r, const struct eval_graphs *eg, struct eval_scratch *s,
+                   struct eval_result *res, struct dse_err *e)
 {
-    int rc = eval_ops(r, eg, s, res, e);
-    if (rc || !res->feasible)
-        return rc;
+    return eval_ops(r, eg, s, res, e);
+}
+
+int eval_point_limits(const struct eval_req *r, const struct eval_graphs *eg, struct eval_scratch *s,
+                      struct eval_result *res, struct dse_err *e)
+{
+    int rc;
+    if (!res->feasible)
+        return DSE_OK;
     if ((rc = throttle(r, eg, s, res, e)) || !res->feasible)
         return rc;
     if (!r->skip_capacity)
         eval_capacity(r->sys, r->dev, r->capacity_bytes, res);
     return finish(r, eg, res, e);
+}
+
+int eval_point(const struct eval_req *r, const struct eval_graphs *eg, struct eval_scratch *s,
+               struct eval_result *res, struct dse_err *e)
+{
+    int rc = eval_ops(r, eg, s, res, e);
+    return rc ? rc : eval_point_limits(r, eg, s, res, e);
 }
 
 int eval_run(const struct eval_req *r, struct eval_result *res, struct dse_err *e)

@@ -224,6 +224,13 @@ void eval_scratch_free(struct eval_scratch *s);
  * result says so (throttle_note, t.throttle_slowdown); a limit at or below idle power is infeasible. */
 int eval_point(const struct eval_req *r, const struct eval_graphs *eg, struct eval_scratch *s,
                struct eval_result *res, struct dse_err *e);
+/* eval_point in its two steps, for a sweep whose neighbouring points differ only in power caps: the
+ * operators' costs (eval_point_ops; no power cap enters them), then the power limits (throttling),
+ * the capacity check and the derived totals (eval_point_limits) on that result or a copy of it. */
+int eval_point_ops(const struct eval_req *r, const struct eval_graphs *eg, struct eval_scratch *s,
+                   struct eval_result *res, struct dse_err *e);
+int eval_point_limits(const struct eval_req *r, const struct eval_graphs *eg, struct eval_scratch *s,
+                      struct eval_result *res, struct dse_err *e);
 /* Checks res->need_bytes against memory capacities (shared pools summed); capacity_bytes > 0
  * overrides the primary device's main memory (or its shared pool). Marks res infeasible. */
 void eval_capacity(const struct hw_system *sys, int primary, double capacity_bytes, struct eval_result *res);

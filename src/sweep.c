@@ -46,6 +46,14 @@ struct sweep_prep {
     struct sw_stack none;
     struct eval_scratch *scratch;    /* [thread] */
     struct eval_result *results;     /* [thread] */
+    /* [thread]: the operators' costs of the thread's last point (eval_point_ops) and that point with
+     * its power-cap digit zeroed: the next key that differs only in its power cap (the power axis is
+     * the last but memory, so they come in a row) takes them instead of costing every operator again */
+    struct raw_cost {
+        long long sig; /* -1: none */
+        struct eval_result res;
+    } *raw;
+    long long power_stride;          /* points between two values of the power axis */
     int n_threads;
 };
 
@@ -438,6 +446,9 @@ int sweep_prepare(const struct sweep_spec *sp, struct sweep_prep **out, struct d
     for (int h = 0; h < p->n_hw; h++)
         combos *= sp->axes[p->ax_hw[h]].n;
     p->n_power = p->ax_power >= 0 ? sp->axes[p->ax_power].n : 1;
+    p->power_stride = 1;
+    for (int a = sp->n_axes - 1; p->ax_power >= 0 && a > p->ax_power; a--)
+        p->power_stride *= sp->axes[a].n;
     double nv = sp->n_systems * combos * p->n_power;
     if (nv > SW_MAX_VARIANTS) {
         rc = dse_err_set(e, DSE_EINPUT, sp->path, "axes",
@@ -571,8 +582,11 @@ int sweep_scratch_init(struct sweep_prep *p, int threads, struct dse_err *e)
 {
     p->scratch = calloc((size_t)threads, sizeof *p->scratch);
     p->results = calloc((size_t)threads, sizeof *p->results);
-    if (!p->scratch || !p->results)
+    p->raw = calloc((size_t)threads, sizeof *p->raw);
+    if (!p->scratch || !p->results || !p->raw)
         return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+    for (int t = 0; t < threads; t++)
+        p->raw[t].sig = -1;
     p->n_threads = threads;
     int64_t nreq = 0; /* the largest serving workload's requests, rescaled per point into a thread's buffer */
     for (int w = 0; w < p->sp->n_workloads; w++)
@@ -611,6 +625,7 @@ void sweep_prep_free(struct sweep_prep *p)
     free(p->srv_req);
     free(p->scratch);
     free(p->results);
+    free(p->raw);
     free(p->variants);
     free(p->places);
     free(p->default_dev);
@@ -851,7 +866,32 @@ static int eval_rows(const struct sweep_prep *p, long long key, int m0, int m1, 
         if (serve_point(p, key, &r, sv, thread, res, &why))
             return -1;
     } else if (!why) {
-        int rc = eval_point(&r, eg, &p->scratch[thread], res, e);
+        int rc;
+        /* a power cap at or below a device's idle power disables it (hw_apply_power_cap), which the
+         * operators' placement does see: such a variant neither gives nor takes costs */
+        int any_disabled = 0;
+        for (int d = 0; d < sys->n_dev; d++)
+            any_disabled |= sys->dev[d].disabled[0] != 0;
+        struct raw_cost *rw = det || p->ax_power < 0 || any_disabled ? NULL : &p->raw[thread];
+        long long sig = rw ? key - sweep_axis_index(sp, key, p->ax_power) * p->power_stride : -1;
+        if (rw && rw->sig == sig) { /* the same operators' costs as the last point, but for the power cap */
+            struct eval_op *ops = res->ops;
+            int cap_ops = res->cap_ops;
+            *res = rw->res;
+            res->ops = ops;
+            res->cap_ops = cap_ops;
+            rc = eval_point_limits(&r, eg, &p->scratch[thread], res, e);
+        } else {
+            rc = eval_point_ops(&r, eg, &p->scratch[thread], res, e);
+            if (rw) {
+                rw->sig = rc ? -1 : sig;
+                rw->res = *res;
+                rw->res.ops = NULL; /* the costs only: a sweep keeps no operator rows */
+                rw->res.cap_ops = 0;
+            }
+            if (!rc)
+                rc = eval_point_limits(&r, eg, &p->scratch[thread], res, e);
+        }
         if (rc == DSE_EINPUT) { /* a device this point cannot use (class check): infeasible, not fatal */
             res->feasible = 0;
             dse_strlcpy(res->reason, e->msg, sizeof res->reason);

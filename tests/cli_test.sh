@@ -970,8 +970,7 @@ fi
 spec=tests/data/sweep-resume.json
 "$BIN" sweep "$spec" --db "$tmp/resume.db" --no-plot --quiet --json >"$tmp/resume1.out" 2>"$tmp/resume1.err" &
 pid=$!
-sleep 1
-kill -INT "$pid" 2>/dev/null
+interrupt_stored "$pid" "$tmp/resume.db"
 wait "$pid"
 rc=$?
 if [ "$rc" -eq 1 ] && grep -q "interrupted: [0-9]* points saved" "$tmp/resume1.err"; then
@@ -1010,8 +1009,7 @@ json.dump(d, open(sys.argv[2], 'w'))
 " "$spec" "$tmp/resume-p.json"
 "$BIN" sweep "$tmp/resume-p.json" --db "$tmp/resume-p.db" --no-plot --quiet --json >/dev/null 2>"$tmp/resume-p1.err" &
 pid=$!
-sleep 1
-kill -INT "$pid" 2>/dev/null
+interrupt_stored "$pid" "$tmp/resume-p.db"
 wait "$pid"
 rc=$?
 "$BIN" sweep "$tmp/resume-p.json" --db "$tmp/resume-p.db" --no-plot --quiet --json --resume >"$tmp/resume-p2.out" 2>/dev/null

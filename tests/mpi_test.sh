@@ -13,25 +13,14 @@
 # "mpi_test: N passed, N failed".
 set -u
 
-start_dir=$(pwd)
-script_dir=$(cd "$(dirname "$0")" && pwd)
-SRC=${DSE_SRCDIR:-$script_dir/..}
-SRC=$(cd "$SRC" && pwd) || exit 1
-case ${DSE_BIN:-} in
-"") BIN=$SRC/dse ;;
-/*) BIN=$DSE_BIN ;;
-*) BIN=$start_dir/$DSE_BIN ;;
-esac
+suite=mpi_test
+. "$(cd "$(dirname "$0")" && pwd)/test_env.sh"
 cd "$SRC" || exit 1
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/dse-mpi-test.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 trap 'exit 1' HUP INT TERM
 
-passed=0
-failed=0
 skipped=0
-ok() { passed=$((passed + 1)); echo "ok $1"; }
-fail() { failed=$((failed + 1)); echo "FAIL $1: $2"; }
 skip() { skipped=$((skipped + 1)); echo "skip $1: $2"; }
 finish() {
     [ "$skipped" -eq 0 ] || echo "mpi_test: $skipped cases skipped"
@@ -40,10 +29,6 @@ finish() {
     exit $?
 }
 
-if [ ! -x "$BIN" ]; then
-    fail setup "$BIN is not an executable (set DSE_BIN)"
-    finish
-fi
 if ! "$BIN" --version | grep -q ' MPI'; then
     skip mpi "this dse was built without MPI (./configure --with-mpi; scripts/test.sh does so when Open MPI is installed)"
     finish
@@ -150,13 +135,12 @@ assert h.endswith('(MPI: 4 ranks)'), h
 spec=tests/data/sweep-resume.json
 "$BIN" sweep "$spec" --db "$tmp/res.db" --no-plot --quiet >/dev/null 2>"$tmp/res1.err" &
 pid=$!
-sleep 1
-kill -INT "$pid" 2>/dev/null
+interrupt_stored "$pid" "$tmp/res.db"
 wait "$pid"
 rc=$?
 "$BIN" sweep "$spec" --db "$tmp/res-full.db" --no-plot --quiet >/dev/null 2>&1
 if [ "$rc" -ne 1 ] || ! grep -q "interrupted: [0-9]* points saved" "$tmp/res1.err"; then
-    skip mpi-resume "the first run was not interrupted (exit $rc: it finished within a second?)"
+    fail mpi-resume "the first run was not interrupted (exit $rc): $(head -c 300 "$tmp/res1.err")"
 elif ! mpi 2 sweep "$spec" --db "$tmp/res.db" --no-plot --quiet --resume >/dev/null 2>"$tmp/res2.err"; then
     fail mpi-resume "mpirun --resume failed: $(head -c 300 "$tmp/res2.err")"
 elif ! grep -q "resuming run 1" "$tmp/res2.err"; then

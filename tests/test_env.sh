@@ -2,7 +2,8 @@
 # test's name: finds the sources (SRC: DSE_SRCDIR, else the folder above tests/) and the dse program
 # (BIN: DSE_BIN, a relative path taken from the folder the test started in; else SRC/dse), as make check
 # (VPATH and distcheck builds included) and a hand run both need. A missing program is one failure.
-# ok NAME and fail NAME WHY print a case's result and count it in passed / failed.
+# ok NAME and fail NAME WHY print a case's result and count it in passed / failed; interrupt_stored PID
+# DB sends Ctrl-C to a running dse sweep once it has stored its first points.
 start_dir=$(pwd)
 script_dir=$(cd "$(dirname "$0")" && pwd)
 SRC=${DSE_SRCDIR:-$script_dir/..}
@@ -30,4 +31,22 @@ ok() {
 fail() {
     failed=$((failed + 1))
     echo "FAIL $1: $2"
+}
+
+# Ctrl-C to sweep PID once DB holds its first points (polled; a sweep of a few hundred thousand points
+# takes about a second, too little for a fixed sleep on a fast machine and too much on a slow one).
+interrupt_stored() {
+    i=0
+    while [ $i -lt 400 ] && kill -0 "$1" 2>/dev/null; do
+        if python3 -c "
+import sqlite3, sys
+c = sqlite3.connect('file:' + sys.argv[1] + '?mode=ro', uri=True, timeout=1)
+sys.exit(0 if c.execute('select count(*) from points').fetchone()[0] > 0 else 1)
+" "$2" 2>/dev/null; then
+            break
+        fi
+        sleep 0.02
+        i=$((i + 1))
+    done
+    kill -INT "$1" 2>/dev/null
 }
