@@ -616,7 +616,10 @@ static void usage(void)
     printf("usage: dse sweep SPEC [options]\n\n"
            "Evaluates every point of the spec's space (or random / NSGA-II samples of it) in parallel, stores\n"
            "them in SQLite, and prints the Pareto front of the feasible points; writes the front plot and the\n"
-           "HTML report (dse report) beside the database. Spec format: sweeps/README.md. Metrics:\n");
+           "HTML report (dse report) beside the database. Each point stores its objectives, constraints and\n"
+           "error bars (the spec's \"store\" adds more; dse show DB POINT recomputes them all). A build with\n"
+           "MPI (./configure --with-mpi) spreads the points over ranks: mpirun -np N dse sweep SPEC gives the\n"
+           "same database (docs/mpi.md). Spec format: sweeps/README.md. Metrics:\n");
     for (int i = 0; i < metric_count; i++)
         printf("  %-24s %-8s %-4s %s\n", metric_table[i].name, metric_table[i].unit,
                metric_table[i].dir == DIR_MIN ? "min" : metric_table[i].dir == DIR_MAX ? "max" : "", metric_table[i].what);
