@@ -627,6 +627,16 @@ static void usage(void)
     cli_print_options(sweep_opts_proto);
 }
 
+/* The database refused a write (disk full, an I/O error): what was committed stays, and the message
+ * says how to finish the run (db: the --db given, NULL for the default). */
+static void resume_hint(struct dse_err *e, long long run_id, const char *spec, const char *db)
+{
+    char msg[2 * sizeof e->msg + 1200];
+    snprintf(msg, sizeof msg, "%s; the points stored so far are kept (run %lld): free space, then finish with dse sweep "
+             "%s --resume%s%s", e->msg, run_id, spec, db ? " --db " : "", db ? db : "");
+    dse_strlcpy(e->msg, msg, sizeof e->msg);
+}
+
 /* MPI: rank 0's resumed points (what the searches skip) sent to the other ranks. */
 static int share_resumed(struct run *r, const struct dist *d, struct dse_err *e)
 {
@@ -847,13 +857,8 @@ int cmd_sweep(int argc, char **argv)
         struct dse_err ignore;
         if (st)
             store_finish_run(st, r.run_id, "interrupted", NAN, &ignore);
-        if (r.store_failed) { /* disk full or an I/O error: what was committed stays, and can be finished */
-            char msg[2 * sizeof e.msg + 1200];
-            snprintf(msg, sizeof msg, "%s; the points stored so far are kept (run %lld): free space, then finish "
-                     "with dse sweep %s --resume%s%s", e.msg, r.run_id, sp.path, cli_get(opts, "db") ? " --db " : "",
-                     cli_get(opts, "db") ? db : "");
-            dse_strlcpy(e.msg, msg, sizeof e.msg);
-        }
+        if (r.store_failed) /* disk full or an I/O error: what was committed stays, and can be finished */
+            resume_hint(&e, r.run_id, sp.path, cli_get(opts, "db"));
         goto out;
     }
     if (stopped) {
@@ -961,12 +966,18 @@ int cmd_sweep(int argc, char **argv)
     free(gobj);
     free(gk);
     free(grank);
-    if (rc || (nf && st && (rc = store_set_ranks(st, r.run_id, fpoints, rank, nf, &e))))
+    if (rc)
         goto out;
+    if (nf && st && (rc = store_set_ranks(st, r.run_id, fpoints, rank, nf, &e))) {
+        resume_hint(&e, r.run_id, sp.path, cli_get(opts, "db")); /* every point is stored: --resume ranks them */
+        goto out;
+    }
     if (groups == 1)
         hv = ghv[0];
-    if (st && (rc = store_finish_run(st, r.run_id, "complete", hv, &e)))
+    if (st && (rc = store_finish_run(st, r.run_id, "complete", hv, &e))) {
+        resume_hint(&e, r.run_id, sp.path, cli_get(opts, "db"));
         goto out;
+    }
     /* The writer stays open while the plot and the report read the database, and closes last: the
      * last connection to close removes the -wal and -shm files, which read-only ones cannot. */
 

@@ -1483,10 +1483,11 @@ if why=$(sane) && [ "$rc" -eq 0 ] && grep -q "2 points: objective die_area_mm2 n
 else
     fail sweep-missing-area-reason "exit $rc ${why:-}: $(head -c 300 "$ERR")"
 fi
-# Item 20: a full disk (here a file size limit) stops the run with what was committed kept, and says
+# Item 20: a full disk (here a file size limit: 600 blocks of 512 bytes in sh, room for the new
+# database but not its run) stops the run with what was committed kept, and says
 # how to finish it; --resume then does.
-if (ulimit -f 200) 2>/dev/null; then
-    (trap '' XFSZ; ulimit -f 200; exec "$BIN" sweep sweeps/llm_edge.json --db "$S/full.db" --no-plot --quiet) >"$OUT" 2>"$ERR" </dev/null
+if (ulimit -f 600) 2>/dev/null; then
+    (trap '' XFSZ; ulimit -f 600; exec "$BIN" sweep sweeps/llm_edge.json --db "$S/full.db" --no-plot --quiet) >"$OUT" 2>"$ERR" </dev/null
     rc=$?
     if why=$(check_fail 1 "finish with dse sweep sweeps/llm_edge.json --resume --db $S/full.db" 1); then
         ok sweep-disk-full-says-resume
