@@ -300,9 +300,6 @@ static int unpack_dealt(const struct dist *d, struct sw_row *rows, int per, cons
     return rc;
 }
 
-/* Evaluates this rank's items of points[0..n) (any order) into out[0..n), in parallel, one point at a
- * time (a key's other memory values are not wanted here); then every rank has the first failure, and
- * rank 0 (to_all: every rank) has all n rows. */
 /* Rows of the block before (random, NSGA-II), handed to the sink by one thread while the others
  * evaluate the next block. */
 struct held {
@@ -326,6 +323,9 @@ static int flush_held(const struct sweep_sink *k, const struct dist *d, struct h
     return rc;
 }
 
+/* Evaluates this rank's items of points[0..n) (any order) into out[0..n), in parallel, one point at a
+ * time (a key's other memory values are not wanted here), while one thread hands the block before (h)
+ * to the sink; then every rank has the first failure, and rank 0 (to_all: every rank) has all n rows. */
 static int eval_points(const struct sweep_prep *p, const long long *pts, int n, int threads, const struct dist *d,
                        int to_all, const struct sweep_sink *k, struct held *h, struct balance *b, struct wire *w,
                        struct wire *all, struct sw_row *out, struct dse_err *e)
