@@ -11,26 +11,20 @@
 #endif
 
 /* What launchers put in their processes' environment: Open MPI's mpirun, PMI (MPICH's Hydra, Slurm)
- * and PMIx. A size of 1 (mpirun -np 1) is a launch too: MPI starts, and the run is one rank. */
-int dist_launcher_size(void)
+ * and PMIx. Returns 0 when no launcher started this process, the world size it names, or -1 when it
+ * names none (PMIx: the size comes from MPI itself). A size of 1 (mpirun -np 1) is a launch too. */
+static int launcher_size(void)
 {
     static const char *const size_vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "MPI_LOCALNRANKS", NULL};
-    int size = 0;
-    for (int i = 0; size_vars[i] && !size; i++) {
+    for (int i = 0; size_vars[i]; i++) {
         const char *v = getenv(size_vars[i]);
         if (v && *v) {
             char *end;
             long x = strtol(v, &end, 10);
-            size = *end || x < 1 || x > INT_MAX ? -1 : (int)x;
+            return *end || x < 1 || x > INT_MAX ? -1 : (int)x;
         }
     }
-    if (!size && getenv("PMIX_RANK"))
-        size = -1; /* launched; the size comes from MPI itself */
-#ifdef HAVE_MPI
-    return size ? (size < 0 ? 2 : size) : 1;
-#else
-    return size == 0 || size == 1 ? 1 : 0; /* one rank needs no MPI */
-#endif
+    return getenv("PMIX_RANK") ? -1 : 0;
 }
 
 int dist_init(struct dist *d, struct dse_err *e)
@@ -38,13 +32,9 @@ int dist_init(struct dist *d, struct dse_err *e)
     d->rank = 0;
     d->size = 1;
     d->active = 0;
-    int launched = dist_launcher_size();
-    if (launched == 0)
-        return dse_err_set(e, DSE_EINPUT, NULL, NULL,
-                           "started by an MPI launcher, but this dse was built without MPI: every rank would run "
-                           "the whole sweep and write the same database; rebuild with ./configure --with-mpi");
+    int launched = launcher_size();
 #ifdef HAVE_MPI
-    if (launched > 1 || getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMI_SIZE") || getenv("PMIX_RANK")) {
+    if (launched) {
         int provided = 0;
         /* Only the thread that called MPI_Init talks MPI; OpenMP threads only evaluate. */
         if (MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS)
@@ -55,6 +45,11 @@ int dist_init(struct dist *d, struct dse_err *e)
         /* Errors come back as codes (reported as dse errors), not as an abort of the job. */
         MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     }
+#else
+    if (launched > 1 || launched < 0) /* one rank needs no MPI */
+        return dse_err_set(e, DSE_EINPUT, NULL, NULL,
+                           "started by an MPI launcher, but this dse was built without MPI: every rank would run "
+                           "the whole sweep and write the same database; rebuild with ./configure --with-mpi");
 #endif
     return DSE_OK;
 }

@@ -25,9 +25,6 @@ struct dist {
 /* Starts MPI when a launcher started this process, else sets rank 0 of 1. */
 int dist_init(struct dist *d, struct dse_err *e);
 void dist_finish(struct dist *d);
-/* The world size a launcher set for this process (1 without one), read before dist_init; 0 when
- * the environment names one but this build has no MPI. */
-int dist_launcher_size(void);
 
 /* The rank that evaluates item i of a batch. Items are dealt round-robin, so that every rank's share
  * looks like the whole batch (costs vary along a batch: a placement a device lacks fails at once);

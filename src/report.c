@@ -64,6 +64,15 @@ static void jstr(struct sb *b, const char *s)
     sb_put(b, "\"", 1);
 }
 
+/* A JSON string, or null for NULL. */
+static void jstr_or_null(struct sb *b, const char *s)
+{
+    if (s)
+        jstr(b, s);
+    else
+        sb_add(b, "null");
+}
+
 /* A JSON number: 7 significant digits (the page shows 5), null for NAN or infinities. */
 static void jnum(struct sb *b, double v)
 {
@@ -193,10 +202,7 @@ static void bd_json(struct sb *b, const struct report_bd *d)
     sb_add(b, ",\"devices\":");
     jnum(b, d->devices);
     sb_add(b, ",\"note\":");
-    if (d->note)
-        jstr(b, d->note);
-    else
-        sb_add(b, "null");
+    jstr_or_null(b, d->note);
     sb_add(b, ",\"ops\":[");
     for (int i = 0; i < d->n_op; i++) {
         const struct report_op *o = &d->op[i];
@@ -277,10 +283,7 @@ static void data_json(struct sb *b, const struct report_in *in, const struct ran
         }
     sb_add(b, "],\"cloudShown\":%lld,\"cloudAll\":%lld,\"grid\":%lld,\"bdLimit\":%lld,\"bdNote\":", kept,
            in->pts.n - in->n_front, side, in->bd_limit);
-    if (in->bd_note)
-        jstr(b, in->bd_note);
-    else
-        sb_add(b, "null");
+    jstr_or_null(b, in->bd_note);
     sb_add(b, ",\"bd\":[");
     for (int i = 0; i < in->n_bd; i++) {
         if (i)

@@ -519,7 +519,7 @@ int store_insert(struct store *s, long long run_id, long long point, const char 
     h->reason = reason;
     for (int i = 0; i < s->n_axes; i++) {
         h->axis[i] = axis_values[i];
-        h->axis_num[i] = !s->axis_numeric[i] ? 0 : axis_num ? axis_num[i] : strtod(axis_values[i], NULL);
+        h->axis_num[i] = axis_num[i];
     }
     for (int i = 0; i < s->n_cols; i++)
         h->metric[i] = metrics[s->col_metric[i]];

@@ -56,8 +56,7 @@ int store_find_resumable(struct store *s, const char *name, struct store_resumab
 void store_resumable_free(struct store_resumable *r);
 int store_tx_begin(struct store *s, struct dse_err *e);
 int store_tx_commit(struct store *s, struct dse_err *e);
-/* One point: axis values as text, and as numbers for numeric columns (axis_num; NULL: parsed from
- * the text), metrics (all n_metrics of
+/* One point: axis values as text, and as numbers for the numeric columns (axis_num), metrics (all n_metrics of
  * store_prepare; the stored ones are bound, NAN -> NULL). Points are written several at a time: the
  * strings (axis values, reason) must stay valid until store_tx_commit, which writes the rest (and
  * reports an insert's failure if this call did not). */

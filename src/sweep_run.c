@@ -386,6 +386,26 @@ static int ranks(const struct dist *d)
     return d ? d->size : 1;
 }
 
+/* Items (grid keys of rows_per_item rows, or points) of a round: a block of BLOCK_ROWS rows in one
+ * process; across ranks four blocks per rank, at most MPI_ROUND_ROWS rows, so that a round's work
+ * evens out over more items and the rounds' meetings cost less. */
+static long long round_items(const struct dist *d, int rows_per_item)
+{
+    long long block = BLOCK_ROWS / rows_per_item ? BLOCK_ROWS / rows_per_item : 1, R = ranks(d);
+    if (R == 1)
+        return block;
+    long long n = block * R * 4, cap = MPI_ROUND_ROWS / rows_per_item;
+    return n <= cap ? n : cap > block ? cap : block;
+}
+
+static struct balance balance_start(int threads)
+{
+    struct balance b = {0};
+    b.permille = 1000; /* an equal share until rank 0 has timed one */
+    b.threads = threads;
+    return b;
+}
+
 /* A grid block evaluated and waiting for the sink, which takes it while the next block is evaluated:
  * on rank 0 of several it first unpacks the other ranks' rows, then drops the rows a resumed run
  * already has, then hands the rest over in point order. */
@@ -431,15 +451,10 @@ static int run_grid(const struct sweep_prep *p, const struct sweep_spec *sp, int
                     const struct sweep_sink *k, int *stopped, struct dse_err *e)
 {
     int n_mem = sweep_mem_count(sp), R = ranks(d);
-    /* A block per rank per round, and across ranks four (at most MPI_ROUND_ROWS rows): a round's
-     * share of work evens out over more keys, and the rounds' meetings cost less. */
-    long long per_key_block = BLOCK_ROWS / n_mem ? BLOCK_ROWS / n_mem : 1, keys = sp->points / n_mem, done = 0;
-    long long per_block = per_key_block * R * (R > 1 ? 4 : 1);
-    if (R > 1 && per_block * n_mem > MPI_ROUND_ROWS)
-        per_block = MPI_ROUND_ROWS / n_mem > per_key_block ? MPI_ROUND_ROWS / n_mem : per_key_block;
+    long long keys = sp->points / n_mem, done = 0, per_block = round_items(d, n_mem);
     struct pending pend[2];
     struct wire w = {0};
-    struct balance bal = {1000, threads, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+    struct balance bal = balance_start(threads);
     int rc = DSE_OK, cur = 0;
     memset(pend, 0, sizeof pend);
     for (int j = 0; j < 2 && !rc; j++) {
@@ -531,13 +546,10 @@ static int run_random(const struct sweep_prep *p, const struct sweep_spec *sp, i
                       const struct sweep_sink *k, int *stopped, struct dse_err *e)
 {
     long long want = sweep_planned(sp), have = 0, done = 0;
-    /* across ranks, four blocks a round (at most MPI_ROUND_ROWS rows), as the grid */
-    int rc = DSE_OK, block = ranks(d) > 1 ? BLOCK_ROWS * ranks(d) * 4 : BLOCK_ROWS;
-    if (block > MPI_ROUND_ROWS && ranks(d) > 1)
-        block = MPI_ROUND_ROWS > BLOCK_ROWS ? MPI_ROUND_ROWS : BLOCK_ROWS;
+    int rc = DSE_OK, block = (int)round_items(d, 1);
     struct pset seen;
     struct wire w = {0}, all = {0};
-    struct balance bal = {1000, threads, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+    struct balance bal = balance_start(threads);
     gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
     long long *pts = malloc(sizeof *pts * (size_t)block);
     struct sw_row *buf[2] = {malloc(sizeof(struct sw_row) * (size_t)block), malloc(sizeof(struct sw_row) * (size_t)block)};
@@ -612,7 +624,7 @@ static int run_nsga2(const struct sweep_prep *p, const struct sweep_spec *sp, in
     int *fresh = malloc(sizeof *fresh * (size_t)pop);
     struct pset emitted = {0};
     struct wire wire = {0}, all = {0};
-    struct balance bal = {1000, threads, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+    struct balance bal = balance_start(threads);
     if (!gen || !pts || !buf[0] || !buf[1] || !obj || !viol || !fresh ||
         pset_init(&emitted, (size_t)(planned < PSET_START ? planned : PSET_START))) {
         rc = dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
