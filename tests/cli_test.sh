@@ -1500,6 +1500,19 @@ if (ulimit -f 600) 2>/dev/null; then
     else
         fail sweep-disk-full-resumed "exit $rc ${why:-}: $(head -c 300 "$ERR")"
     fi
+    # Wherever the disk fills (the rows, the ranks, the run's status), the message says how to finish:
+    # file size limits from 300 KB to 1.2 MB stop the run at each of those steps.
+    nohint=""
+    lim=600
+    while [ $lim -le 2400 ]; do
+        rm -f "$S/fill.db" "$S/fill.db-wal" "$S/fill.db-shm"
+        (trap '' XFSZ; ulimit -f $lim; exec "$BIN" sweep sweeps/llm_edge.json --db "$S/fill.db" --no-plot --quiet) >/dev/null 2>"$ERR" </dev/null
+        if [ $? -ne 0 ] && ! grep -q "finish with dse sweep sweeps/llm_edge.json --resume --db $S/fill.db" "$ERR"; then
+            nohint="$nohint $lim:$(head -c 80 "$ERR")"
+        fi
+        lim=$((lim + 200))
+    done
+    [ -z "$nohint" ] && ok sweep-disk-full-anywhere-says-resume || fail sweep-disk-full-anywhere-says-resume "$nohint"
 else
     skip sweep-disk-full "ulimit -f not available"
 fi
@@ -2125,6 +2138,25 @@ m=d['metrics']
 assert m['tokens_per_s'] == tps and m['ttft_ms'] == ttft and d['design']['precision'] == prec and 'kernels' in m, (m['tokens_per_s'], tps)
 " "$OUT" "$tmp/show.db" "$pt" 2>"$tmp/show.err"; then ok show-point; else fail show-point "exit $rc: $(head -c 300 "$tmp/show.err") $(first_err)"; fi
 expect_fail show-no-point 2 "point 5000: run 1's space has 1920 points (0 to 1919)" show "$tmp/show.db" 5000
+# A sweep shares one evaluation between neighbouring points that differ only in their power cap
+# (sweep.c); a cap at or below a device's idle power disables the device, which must not leak into the
+# next cap's points. Each stored point equals the same point evaluated alone (dse show): 150375 is
+# the CPU of the Jetson capped at 3 W (disabled), 150394 the same design at 4 W (it fits 5 GB), others
+# spread over the space.
+"$BIN" sweep tests/data/sweep-resume.json --db "$tmp/share.db" --no-plot --quiet >/dev/null 2>&1
+share_bad=""
+for spt in 150375 150394 150395 0 77777 123456 222222 299999; do
+    "$BIN" show "$tmp/share.db" "$spt" --json >"$tmp/share.json" 2>"$tmp/share.err" || { share_bad="$share_bad $spt(show failed)"; continue; }
+    python3 -c "
+import json, sqlite3, sys
+d = json.load(open(sys.argv[1]))
+f, why, tps = sqlite3.connect(sys.argv[2]).execute('select feasible, reason, tokens_per_s from points where point = ?', (int(sys.argv[3]),)).fetchone()
+assert bool(f) == d['feasible'] and (why or None) == d.get('reason'), (f, why, d['feasible'], d.get('reason'))
+# cJSON prints 15 significant digits where they read back within DBL_EPSILON: 1e-14 relative
+assert f == 0 or abs(tps - d['metrics']['tokens_per_s']) <= 1e-14 * tps, (tps, d['metrics']['tokens_per_s'])
+" "$tmp/share.json" "$tmp/share.db" "$spt" 2>/dev/null || share_bad="$share_bad $spt"
+done
+[ -z "$share_bad" ] && ok sweep-power-caps-share-costs || fail sweep-power-caps-share-costs "stored differs from dse show at:$share_bad"
 # What a point stores (docs/sweep-db.md): its objectives, constraints and error bars, plus the spec's
 # "store" list ("all": every registry metric); dse show recomputes the others exactly.
 dse show "$tmp/show.db" "$pt" --json
