@@ -74,7 +74,7 @@ struct run {
     int wa;             /* the workload axis (each workload has its own front), -1: none */
     /* per workload: the range of the feasible points' objectives, for the hypervolume's reference */
     double gmin[SW_MAX_WORKLOADS][SW_MAX_OBJ], gmax[SW_MAX_WORKLOADS][SW_MAX_OBJ];
-    int progress, quiet;
+    int progress;
     int log_tenths, logged; /* MPI batch runs (stderr not a terminal): a line at each tenth of the plan */
     struct progress bar; /* on a terminal (progress) */
     int store_failed; /* the database refused a write (disk full, I/O): what was committed can be resumed */
