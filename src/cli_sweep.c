@@ -201,15 +201,12 @@ out:
     return rc;
 }
 
-static void axis_values(const struct run *r, long long point, const char **vals, double *nums)
+static void axis_values(const struct run *r, long long point, const char **vals)
 {
     const struct sweep_spec *sp = r->sp;
     for (int pos = 0; pos < sp->n_axes; pos++) {
         int a = r->order[pos];
-        const struct sw_value *v = &sp->axes[a].v[sweep_axis_index(sp, point, a)];
-        vals[pos] = v->s;
-        if (nums) /* the number too, for the store's numeric columns (0 for a text axis) */
-            nums[pos] = v->num;
+        vals[pos] = sp->axes[a].v[sweep_axis_index(sp, point, a)].s;
     }
 }
 
@@ -219,14 +216,9 @@ static int sink_rows(void *ctx, const struct sw_row *rows, int n, struct dse_err
     int rc = grow(r, r->n + n, e);
     if (rc || (r->st && (rc = store_tx_begin(r->st, e))))
         return rc;
-    const char *vals[SW_MAX_AXES];
-    double nums[SW_MAX_AXES];
     for (int i = 0; i < n && !rc; i++) {
-        if (r->st) {
-            axis_values(r, rows[i].point, vals, nums);
-            rc = store_insert(r->st, r->run_id, rows[i].point, vals, nums, rows[i].metric, rows[i].feasible,
-                              rows[i].reason, e);
-        }
+        if (r->st)
+            rc = store_insert(r->st, r->run_id, rows[i].point, rows[i].metric, rows[i].feasible, rows[i].reason, e);
         if (!rows[i].feasible)
             tally_reason(r, rows[i].reason);
         r->point[r->n] = rows[i].point;
@@ -498,7 +490,7 @@ static void print_front(const struct run *r, const long long *front, long long n
             cJSON *p = cJSON_CreateObject();
             long long x = front[i];
             cJSON_AddNumberToObject(p, "point", (double)r->point[x]);
-            axis_values(r, r->point[x], vals, NULL);
+            axis_values(r, r->point[x], vals);
             for (int pos = 0; pos < sp->n_axes; pos++) {
                 const struct sw_axis *a = &sp->axes[r->order[pos]];
                 if (a->numeric)
@@ -533,7 +525,7 @@ static void print_front(const struct run *r, const long long *front, long long n
         printf(",expected_error_low_pct,expected_error_high_pct\n");
         for (long long i = 0; i < nf; i++) {
             long long x = front[i];
-            axis_values(r, r->point[x], vals, NULL);
+            axis_values(r, r->point[x], vals);
             printf("%lld", r->point[x]);
             for (int pos = 0; pos < sp->n_axes; pos++)
                 printf(",%s", vals[pos]);
@@ -583,7 +575,7 @@ static void print_front(const struct run *r, const long long *front, long long n
         while (j < nf && !memcmp(r->obj + (size_t)front[j] * sp->n_obj, r->obj + (size_t)x * sp->n_obj,
                                  sizeof(double) * (size_t)sp->n_obj))
             j++;
-        axis_values(r, r->point[x], vals, NULL);
+        axis_values(r, r->point[x], vals);
         for (int pos = 0; pos < sp->n_axes; pos++)
             printf("%-*s ", width[pos], vals[pos]);
         for (int k = 0; k < sp->n_obj; k++) {
@@ -666,6 +658,8 @@ int cmd_sweep(int argc, char **argv)
     struct store *st = NULL;
     struct run r;
     char *inputs = NULL, *objs = NULL, *axes = NULL;
+    const char **col_txt = NULL;
+    double *col_num = NULL;
     int *rank = NULL;
     double *fobj = NULL;
     long long *fidx = NULL, *fpoints = NULL, *front = NULL;
@@ -748,14 +742,32 @@ int cmd_sweep(int argc, char **argv)
         }
     for (int a = 0; a < sp.n_axes; a++)
         r.order[sp.axes[a].spec_pos] = a;
+    /* The run's axes in the spec's order, each with its place in the point index (sweep.h): the store
+     * keeps them once, not per point. */
     struct store_col cols[SW_MAX_AXES];
+    col_txt = malloc(sizeof *col_txt * (size_t)(sp.n_axes > 0 && sp.n_axes <= SW_MAX_AXES ? sp.n_axes : 1) * SW_MAX_VALUES);
+    col_num = malloc(sizeof *col_num * (size_t)(sp.n_axes > 0 && sp.n_axes <= SW_MAX_AXES ? sp.n_axes : 1) * SW_MAX_VALUES);
+    if (!col_txt || !col_num) {
+        rc = dse_err_set(&e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+        goto out;
+    }
     for (int p = 0; p < sp.n_axes; p++) {
-        cols[p].name = sp.axes[r.order[p]].name;
-        cols[p].numeric = sp.axes[r.order[p]].numeric;
-        cols[p].integer = cols[p].numeric;
-        for (int v = 0; v < sp.axes[r.order[p]].n && cols[p].integer; v++) {
-            double x = sp.axes[r.order[p]].v[v].num;
-            cols[p].integer = x == floor(x) && fabs(x) < 9e15;
+        int a = r.order[p];
+        const struct sw_axis *ax = &sp.axes[a];
+        cols[p].name = ax->name;
+        cols[p].n = ax->n;
+        cols[p].stride = 1;
+        for (int i = a + 1; i < sp.n_axes; i++)
+            cols[p].stride *= sp.axes[i].n;
+        cols[p].text = col_txt + (size_t)p * SW_MAX_VALUES;
+        cols[p].num = col_num + (size_t)p * SW_MAX_VALUES;
+        cols[p].numeric = ax->numeric;
+        cols[p].integer = ax->numeric;
+        for (int v = 0; v < ax->n; v++) {
+            double x = ax->v[v].num;
+            col_txt[(size_t)p * SW_MAX_VALUES + v] = ax->v[v].s;
+            col_num[(size_t)p * SW_MAX_VALUES + v] = x;
+            cols[p].integer &= x == floor(x) && fabs(x) < 9e15;
         }
     }
     struct store_metric ms[64];
@@ -794,7 +806,7 @@ int cmd_sweep(int argc, char **argv)
     }
     long long resume_id = rs.id;
     store_resumable_free(&rs);
-    if (!no_db && (rc = store_prepare(st, cols, sp.n_axes, ms, metric_count, sp.stored, &e)))
+    if (!no_db && (rc = store_prepare(st, ms, metric_count, sp.stored, &e)))
         goto out;
     r.st = st;
     char hash[24];
@@ -827,7 +839,7 @@ int cmd_sweep(int argc, char **argv)
 #endif
         struct store_run_info ri = {sp.name, sp.text, hash, PACKAGE_VERSION, DSE_GIT_HASH, host,
                                     inputs ? inputs : "{}", objs ? objs : "[]", axes ? axes : "[]", omp,
-                                    (int)threads, sweep_planned(&sp)};
+                                    (int)threads, sweep_planned(&sp), sp.points, cols, sp.n_axes};
         if ((rc = store_begin_run(st, &ri, &r.run_id, &e)))
             goto out;
     }
@@ -1066,6 +1078,8 @@ out:
     free(inputs);
     free(objs);
     free(axes);
+    free(col_txt);
+    free(col_num);
     free(rank);
     free(fobj);
     free(fidx);
@@ -1173,7 +1187,7 @@ int cmd_show(int argc, char **argv)
     struct run r = {.sp = sp};
     memcpy(r.order, rr.order, sizeof r.order);
     const char *vals[SW_MAX_AXES];
-    axis_values(&r, point, vals, NULL);
+    axis_values(&r, point, vals);
     if (cli_get(opts, "json")) {
         cJSON *o = cJSON_CreateObject(), *d = cJSON_AddObjectToObject(o, "design"), *m = cJSON_AddObjectToObject(o, "metrics");
         cJSON_AddNumberToObject(o, "run_id", (double)sr.id);

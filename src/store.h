@@ -14,16 +14,27 @@
 
 struct store;
 
+/* An axis of a run. A point stores no axis values: its index in the space is the mixed-radix number of
+ * its axes' value indices (sweep.h), so value index = point / stride % n, and the run's axes and
+ * values (tables run_axes, axis_values) give every point's design. */
 struct store_col {
     const char *name;
-    int numeric; /* REAL (INTEGER when every value of the axis is an integer), else TEXT */
-    int integer; /* numeric and integral: an INTEGER column, bound as integers */
+    int pos;                 /* position in the spec: the points view's column order */
+    int n;                   /* values */
+    long long stride;        /* product of the value counts of the axes after it in the point index */
+    const char *const *text; /* the n values as text */
+    const double *num;       /* as numbers (numeric axes) */
+    int numeric;             /* stored as numbers (INTEGER when every value is an integer), else TEXT */
+    int integer;
 };
 
 struct store_run_info {
     const char *name, *spec, *spec_hash, *version, *git, *host, *inputs_json, *objectives_json, *axes_json;
     int openmp, threads;
-    long long points_total;
+    long long points_total;  /* evaluations planned */
+    long long space;         /* points of the space: the run's key range */
+    const struct store_col *axes;
+    int n_axes;
 };
 
 struct store_metric {
@@ -31,17 +42,19 @@ struct store_metric {
 };
 
 #define STORE_APPLICATION_ID 0x44534531 /* "DSE1" in ASCII */
-#define STORE_SCHEMA_VERSION 1
+#define STORE_SCHEMA_VERSION 2
 
 /* Process-wide SQLite settings, called once by main() before any database is opened. */
 void store_init(void);
 int store_open(const char *path, struct store **out, struct dse_err *e);
 void store_close(struct store *s);
-/* Registers the metric registry (metrics table) and makes sure points has a column per axis and per
- * stored metric (stored[i] for metric i; NULL: every one). store_insert then binds those; a column an
- * earlier run added and this one does not store stays NULL in its rows. */
-int store_prepare(struct store *s, const struct store_col *axes, int n_axes, const struct store_metric *metrics,
-                  int n_metrics, const unsigned char *stored, struct dse_err *e);
+/* Registers the metric registry (metrics table) and makes sure point_rows has a column per stored metric
+ * (stored[i] for metric i; NULL: every one). store_insert then binds those; a column an earlier run
+ * added and this one does not store stays NULL in its rows. A database of schema version 1 is
+ * migrated here, in the same transaction (docs/sweep-db.md). */
+int store_prepare(struct store *s, const struct store_metric *metrics, int n_metrics, const unsigned char *stored,
+                  struct dse_err *e);
+/* A new run: its runs row, a key range of ri->space points, its axes and their values. */
 int store_begin_run(struct store *s, const struct store_run_info *ri, long long *run_id, struct dse_err *e);
 /* A run that did not complete, as it was started. */
 struct store_resumable {
@@ -56,12 +69,11 @@ int store_find_resumable(struct store *s, const char *name, struct store_resumab
 void store_resumable_free(struct store_resumable *r);
 int store_tx_begin(struct store *s, struct dse_err *e);
 int store_tx_commit(struct store *s, struct dse_err *e);
-/* One point: axis values as text, and as numbers for the numeric columns (axis_num), metrics (all n_metrics of
- * store_prepare; the stored ones are bound, NAN -> NULL). Points are written several at a time: the
- * strings (axis values, reason) must stay valid until store_tx_commit, which writes the rest (and
- * reports an insert's failure if this call did not). */
-int store_insert(struct store *s, long long run_id, long long point, const char *const *axis_values,
-                 const double *axis_num, const double *metrics, int feasible, const char *reason, struct dse_err *e);
+/* One point: metrics (all n_metrics of store_prepare; the stored ones are bound, NAN -> NULL). Points are
+ * written several at a time: reason must stay valid until store_tx_commit, which writes the rest
+ * (and reports an insert's failure if this call did not). */
+int store_insert(struct store *s, long long run_id, long long point, const double *metrics, int feasible,
+                 const char *reason, struct dse_err *e);
 /* Calls fn(ctx, point, feasible, reason, values) for every stored point of the run, values being the
  * named columns (NAN for NULL), reason NULL for a feasible point. */
 int store_load(struct store *s, long long run_id, const char *const *cols, int n_cols,

@@ -1483,11 +1483,11 @@ if why=$(sane) && [ "$rc" -eq 0 ] && grep -q "2 points: objective die_area_mm2 n
 else
     fail sweep-missing-area-reason "exit $rc ${why:-}: $(head -c 300 "$ERR")"
 fi
-# Item 20: a full disk (here a file size limit: 600 blocks of 512 bytes in sh, room for the new
+# Item 20: a full disk (here a file size limit: 800 blocks of 512 bytes in sh, room for the new
 # database but not its run) stops the run with what was committed kept, and says
 # how to finish it; --resume then does.
-if (ulimit -f 600) 2>/dev/null; then
-    (trap '' XFSZ; ulimit -f 600; exec "$BIN" sweep sweeps/llm_edge.json --db "$S/full.db" --no-plot --quiet) >"$OUT" 2>"$ERR" </dev/null
+if (ulimit -f 800) 2>/dev/null; then
+    (trap '' XFSZ; ulimit -f 800; exec "$BIN" sweep sweeps/llm_edge.json --db "$S/full.db" --no-plot --quiet) >"$OUT" 2>"$ERR" </dev/null
     rc=$?
     if why=$(check_fail 1 "finish with dse sweep sweeps/llm_edge.json --resume --db $S/full.db" 1); then
         ok sweep-disk-full-says-resume
@@ -1501,16 +1501,17 @@ if (ulimit -f 600) 2>/dev/null; then
         fail sweep-disk-full-resumed "exit $rc ${why:-}: $(head -c 300 "$ERR")"
     fi
     # Wherever the disk fills (the rows, the ranks, the run's status), the message says how to finish:
-    # file size limits from 300 KB to 1.2 MB stop the run at each of those steps.
+    # file size limits from 340 KB to 500 KB stop the run at each of those steps (below, the new
+    # database itself does not fit: nothing to resume; above, the whole run fits).
     nohint=""
-    lim=600
-    while [ $lim -le 2400 ]; do
+    lim=680
+    while [ $lim -le 1000 ]; do
         rm -f "$S/fill.db" "$S/fill.db-wal" "$S/fill.db-shm"
         (trap '' XFSZ; ulimit -f $lim; exec "$BIN" sweep sweeps/llm_edge.json --db "$S/fill.db" --no-plot --quiet) >/dev/null 2>"$ERR" </dev/null
         if [ $? -ne 0 ] && ! grep -q "finish with dse sweep sweeps/llm_edge.json --resume --db $S/fill.db" "$ERR"; then
             nohint="$nohint $lim:$(head -c 80 "$ERR")"
         fi
-        lim=$((lim + 200))
+        lim=$((lim + 40))
     done
     [ -z "$nohint" ] && ok sweep-disk-full-anywhere-says-resume || fail sweep-disk-full-anywhere-says-resume "$nohint"
 else
@@ -1549,7 +1550,7 @@ d.commit()" "$S/foreign.db"
 import sqlite3, sys
 d = sqlite3.connect(sys.argv[1])
 d.execute(\"update runs set status = 'interrupted', finished = NULL\")
-d.execute('delete from points where point >= 2')
+d.execute('delete from point_rows where key >= (select key_base from runs where id = 1) + 2')
 d.commit()" "$S/r.db"
     sum0=$(cksum <"$S/r.db")
     sed 's/"num_hidden_layers": 24/"num_hidden_layers": 12/' models/qwen2-0.5b.json >"$S/m.json"
@@ -2101,8 +2102,9 @@ cp "$tmp/lab.db" "$tmp/crowd.db"
 python3 -c "
 import sqlite3,sys
 c=sqlite3.connect(sys.argv[1])
-c.execute('update points set latency_ms = latency_ms + 100, throughput_per_s = throughput_per_s / 1000 where pareto = 0')
-c.execute('update points set latency_ms = 10 + latency_ms * 0.01, throughput_per_s = 100000 + throughput_per_s / 100 where pareto = 1')
+front = 'key in (select key from point_ranks where rank = 0)'
+c.execute('update point_rows set latency_ms = latency_ms + 100, throughput_per_s = throughput_per_s / 1000 where not ' + front)
+c.execute('update point_rows set latency_ms = 10 + latency_ms * 0.01, throughput_per_s = 100000 + throughput_per_s / 100 where ' + front)
 c.commit()" "$tmp/crowd.db"
 dse plot "$tmp/crowd.db" -o "$tmp/crowd.svg"
 [ "$rc" = 0 ] && grep -q "the front, magnified" "$tmp/crowd.svg" && ! grep -q "magnified" "$tmp/lab.svg" && ok plot-inset || fail plot-inset "exit $rc: $(first_err)"

@@ -83,10 +83,11 @@ python3 - "$tmp/tiny.db" <<'EOF'
 import sqlite3, sys
 c = sqlite3.connect(sys.argv[1])
 p = c.execute("SELECT min(point) FROM points WHERE feasible = 0").fetchone()[0]
-c.execute("UPDATE points SET reason = ? WHERE point = ?",
-          ("</script><script>document.body.setAttribute('data-status','pwned')</script> \"q\" 'a' & <i>x</i>", p))
+rid = c.execute("INSERT INTO reasons (text) VALUES (?)",
+                ("</script><script>document.body.setAttribute('data-status','pwned')</script> \"q\" 'a' & <i>x</i>",)).lastrowid
+c.execute("UPDATE point_rows SET reason = ? WHERE key = (SELECT key_base FROM runs) + ?", (rid, p))
 # and a design value (the page's JSON, its legend and tables): the points are evaluated again by index
-c.execute("UPDATE points SET system = ? WHERE system = 'raspberry-pi-5-hailo-8l'",
+c.execute("UPDATE axis_values SET value = ? WHERE value = 'raspberry-pi-5-hailo-8l'",
           ("pi</script><script>document.body.setAttribute('data-status','pwned')</script>\"&'",))
 c.commit()
 EOF
