@@ -980,7 +980,7 @@ int cmd_sweep(int argc, char **argv)
     free(grank);
     if (rc)
         goto out;
-    if (nf && st && (rc = store_set_ranks(st, r.run_id, fpoints, rank, nf, &e))) {
+    if (nf && st && (rc = store_set_ranks(st, r.run_id, fpoints, rank, nf, !r.pruned, &e))) {
         resume_hint(&e, r.run_id, sp.path, cli_get(opts, "db")); /* every point is stored: --resume ranks them */
         goto out;
     }

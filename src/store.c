@@ -11,11 +11,14 @@
  *   without a search (an explicit rowid is looked up first: 0.38 us a row).
  * - A reason is an id into reasons: 67 % of the benchmark's rows are infeasible, with 585
  *   distinct reasons of about 100 bytes; a small cache maps texts to ids without SQL.
- * - Ranks, known only at the end, go to their own table (point_ranks) in key order: updating
- *   323,000 rows in place took longer than writing them.
+ * - The stored metrics go to point_metrics once for each run of points (in insertion order) that
+ *   have the same ones: the memory sizes of a design change only feasibility, and power caps above
+ *   what it draws change nothing (779 rows for the benchmark's 1,000,000 points).
+ * - Ranks, known only at the end, are ranges of neighbours in key order with one rank
+ *   (point_ranks): 235 rows for 323,456 ranked points, where updating them in place took longer
+ *   than writing them.
  * The points view puts it together with the old columns, so SQL written for schema version 1 reads
- * the same; the latest view is as before. 1,000,000 rows of the benchmark's columns: 2.47 s before,
- * 0.73 s in this layout (SQLite alone). */
+ * the same; the latest view is as before. The 1M benchmark, whole process: 3.1 s before, 0.9 s. */
 #include "store.h"
 
 #include <math.h>
@@ -44,10 +47,15 @@
 /* A point waiting for its multi-row INSERT: reason is the caller's (the sink's rows), alive until the
  * transaction's commit, which flushes. */
 struct held_row {
-    long long key;
+    long long key, metrics;
     int feasible;
     const char *reason;
-    double metric[MAX_COLS];
+};
+
+/* A row of point_metrics waiting for its INSERT. */
+struct held_metrics {
+    long long id;
+    double v[MAX_COLS];
 };
 
 struct reason_slot {
@@ -60,9 +68,15 @@ struct store {
     sqlite3 *db;
     char path[512];
     sqlite3_stmt *ins, *ins_many; /* one row; INSERT_ROWS rows */
+    sqlite3_stmt *mins, *mins_many; /* the same for point_metrics */
     sqlite3_stmt *reason_get, *reason_put;
     struct held_row *held;        /* INSERT_ROWS of them */
-    int n_held;
+    struct held_metrics *hm;      /* INSERT_ROWS of them */
+    int n_held, n_hm;
+    long long next_mid;           /* the next point_metrics id */
+    int have_last;                /* last_m (id last_mid) was given in this transaction */
+    long long last_mid;
+    double last_m[MAX_COLS];
     int n_metrics, n_cols;        /* n_cols: the metric columns this run stores */
     int col_metric[MAX_COLS];     /* metric index of each stored metric column */
     int version;                  /* the file's schema version: below 2 migrated by store_prepare */
@@ -94,9 +108,10 @@ static const char tables2_sql[] =
     " UNIQUE (run_id, name));"
     "CREATE TABLE IF NOT EXISTS axis_values (run_id INTEGER NOT NULL, axis INTEGER NOT NULL, code INTEGER NOT NULL,"
     " value, PRIMARY KEY (run_id, axis, code)) WITHOUT ROWID;"
+    "CREATE TABLE IF NOT EXISTS point_metrics (id INTEGER PRIMARY KEY);"
     "CREATE TABLE IF NOT EXISTS point_rows (key INTEGER PRIMARY KEY, feasible INTEGER NOT NULL,"
-    " reason INTEGER REFERENCES reasons(id));"
-    "CREATE TABLE IF NOT EXISTS point_ranks (key INTEGER PRIMARY KEY, rank INTEGER NOT NULL);";
+    " reason INTEGER REFERENCES reasons(id), metrics INTEGER NOT NULL REFERENCES point_metrics(id));"
+    "CREATE TABLE IF NOT EXISTS point_ranks (key INTEGER PRIMARY KEY, last INTEGER NOT NULL, rank INTEGER NOT NULL);";
 static const char schema_sql[] =
     "CREATE TABLE IF NOT EXISTS runs (id INTEGER PRIMARY KEY, name TEXT NOT NULL, spec TEXT NOT NULL,"
     " spec_hash TEXT NOT NULL, dse_version TEXT NOT NULL, git TEXT NOT NULL, openmp INTEGER NOT NULL,"
@@ -343,8 +358,9 @@ static int named(struct store *s, const char *sql, const char *name)
 }
 
 #define VIEW_COLS 1024
+#define HOISTED 24
 #define AXIS_NAMED "SELECT 1 FROM run_axes WHERE name = ?1 LIMIT 1"
-#define METRIC_NAMED "SELECT 1 FROM pragma_table_info('point_rows') WHERE name = ?1 AND cid >= 3"
+#define METRIC_NAMED "SELECT 1 FROM pragma_table_info('point_metrics') WHERE name = ?1 AND cid >= 1"
 #define V1_NAMED "SELECT 1 FROM pragma_table_info('points_v1') WHERE name = ?1"
 
 /* The points view (schema version 1's table, column for column: run_id, point, feasible, reason,
@@ -358,13 +374,17 @@ static int make_views(struct store *s, struct dse_err *e)
     rc = add_names(s, "SELECT name FROM run_axes GROUP BY name ORDER BY min(run_id), min(axis)", names, &n, VIEW_COLS,
                    e);
     if (!rc)
-        rc = add_names(s, "SELECT name FROM pragma_table_info('point_rows') WHERE cid >= 3 ORDER BY cid", names, &n,
+        rc = add_names(s, "SELECT name FROM pragma_table_info('point_metrics') WHERE cid >= 1 ORDER BY cid", names, &n,
                        VIEW_COLS, e);
     if (!rc && v1)
         rc = add_names(s, "SELECT name FROM pragma_table_info('points_v1') WHERE name NOT IN ('run_id', 'point',"
                           " 'feasible', 'reason', 'pareto', 'rank') ORDER BY cid", names, &n, VIEW_COLS, e);
-    struct sb q = {0};
+    /* An axis's run_axes row is joined once per run (before point_rows, so the planner keeps it in the
+     * outer loop), its value once per row: 3.3 s for 1,000,000 rows and 6 axes, against 7.8 s with both
+     * looked up per row. SQLite joins at most 64 tables: past HOISTED axes, per row. */
+    struct sb q = {0}, pre = {0}, post = {0};
     char qn[300];
+    int hoisted = 0;
     sb_add(&q, "DROP VIEW IF EXISTS latest; DROP VIEW IF EXISTS points; CREATE VIEW points AS SELECT r.id AS run_id,"
                " d.key - r.key_base AS point, d.feasible AS feasible, rs.text AS reason,"
                " coalesce(k.rank = 0, 0) AS pareto, k.rank AS rank");
@@ -378,19 +398,33 @@ static int make_views(struct store *s, struct dse_err *e)
                 rc = dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
                 break;
             }
-            sb_add(&q, "(SELECT v.value FROM run_axes a JOIN axis_values v ON v.run_id = a.run_id AND v.axis = a.axis"
-                       " AND v.code = (d.key - r.key_base) / a.stride %% a.n WHERE a.run_id = r.id AND a.name = %s)",
-                   lit);
+            if (hoisted < HOISTED) {
+                int a = hoisted++;
+                sb_add(&pre, " LEFT JOIN run_axes a%d ON a%d.run_id = r.id AND a%d.name = %s", a, a, a, lit);
+                sb_add(&post, " LEFT JOIN axis_values v%d ON v%d.run_id = r.id AND v%d.axis = a%d.axis AND v%d.code ="
+                              " (d.key - r.key_base) / a%d.stride %% a%d.n", a, a, a, a, a, a, a);
+                sb_add(&q, "v%d.value", a);
+            } else {
+                sb_add(&q, "(SELECT v.value FROM run_axes a JOIN axis_values v ON v.run_id = a.run_id AND v.axis ="
+                           " a.axis AND v.code = (d.key - r.key_base) / a.stride %% a.n WHERE a.run_id = r.id AND"
+                           " a.name = %s)", lit);
+            }
             sqlite3_free(lit);
         }
         if (metric)
-            sb_add(&q, "%sd.%s%s", axis ? ", " : "", qn, axis ? ")" : "");
+            sb_add(&q, "%sm.%s%s", axis ? ", " : "", qn, axis ? ")" : "");
         if (!axis && !metric)
             sb_add(&q, "NULL");
         sb_add(&q, " AS %s", qn);
     }
-    sb_add(&q, " FROM runs r JOIN point_rows d ON d.key >= r.key_base AND d.key < r.key_end"
-               " LEFT JOIN reasons rs ON rs.id = d.reason LEFT JOIN point_ranks k ON k.key = d.key");
+    sb_add(&q, " FROM runs r%s JOIN point_rows d ON d.key >= r.key_base AND d.key < r.key_end"
+               " JOIN point_metrics m ON m.id = d.metrics LEFT JOIN reasons rs ON rs.id = d.reason"
+               " LEFT JOIN point_ranks k ON k.key = (SELECT max(k2.key) FROM point_ranks k2 WHERE k2.key <= d.key)"
+               " AND d.key <= k.last AND d.feasible = 1%s", sb_str(&pre), sb_str(&post));
+    if (pre.oom || post.oom)
+        q.oom = 1;
+    free(pre.s);
+    free(post.s);
     if (v1) {
         sb_add(&q, " UNION ALL SELECT run_id, point, feasible, reason, pareto, rank");
         for (int i = 0; i < n; i++) {
@@ -466,12 +500,43 @@ void store_close(struct store *s)
         return;
     sqlite3_finalize(s->ins);
     sqlite3_finalize(s->ins_many);
+    sqlite3_finalize(s->mins);
+    sqlite3_finalize(s->mins_many);
     sqlite3_finalize(s->reason_get);
     sqlite3_finalize(s->reason_put);
     sqlite3_close(s->db);
     free(s->held);
+    free(s->hm);
     free(s->reasons);
     free(s);
+}
+
+/* INSERT INTO table (cols) VALUES (?, ...) as one (*one) and as INSERT_ROWS rows (*many). */
+static int prepare_insert(struct store *s, const char *table, const char *const *cols, int n, sqlite3_stmt **one,
+                          sqlite3_stmt **many, struct dse_err *e)
+{
+    struct sb q = {0};
+    sb_add(&q, "INSERT INTO %s (", table);
+    add_cols(&q, cols, 1, "", "");
+    add_cols(&q, cols + 1, n - 1, ", ", "");
+    sb_add(&q, ") VALUES ");
+    size_t first = 0;
+    for (int r = 0; r < INSERT_ROWS; r++) {
+        sb_add(&q, "%s(?", r ? ", " : "");
+        for (int i = 1; i < n; i++)
+            sb_add(&q, ", ?");
+        sb_add(&q, ")");
+        if (!r)
+            first = q.len;
+    }
+    int rc = DSE_OK;
+    if (q.oom)
+        rc = dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+    else if (sqlite3_prepare_v2(s->db, q.s, -1, many, NULL) != SQLITE_OK ||
+             sqlite3_prepare_v2(s->db, q.s, (int)first, one, NULL) != SQLITE_OK)
+        rc = db_err(s, e, "prepare insert");
+    free(q.s);
+    return rc;
 }
 
 int store_prepare(struct store *s, const struct store_metric *metrics, int n_metrics, const unsigned char *stored,
@@ -498,10 +563,10 @@ int store_prepare(struct store *s, const struct store_metric *metrics, int n_met
         rc = exec(s, mark_sql, e);
     for (int i = 0; i < s->n_cols && !rc; i++) {
         const char *name = metrics[s->col_metric[i]].name;
-        if (has_columns(s, "point_rows", (const char *const[]){name, NULL}))
+        if (has_columns(s, "point_metrics", (const char *const[]){name, NULL}))
             continue;
         quote(q, sizeof q, name);
-        snprintf(sql, sizeof sql, "ALTER TABLE point_rows ADD COLUMN %s REAL", q);
+        snprintf(sql, sizeof sql, "ALTER TABLE point_metrics ADD COLUMN %s REAL", q);
         rc = exec(s, sql, e);
         changed = 1;
     }
@@ -528,47 +593,31 @@ int store_prepare(struct store *s, const struct store_metric *metrics, int n_met
         return rc;
     s->legacy = 0;
     s->version = STORE_SCHEMA_VERSION;
-    /* INSERT INTO point_rows (key, feasible, reason, metrics...) VALUES (?, ...), ... */
-    size_t cap = 256 + (size_t)n_metrics * 310 + (size_t)INSERT_ROWS * (size_t)(3 + n_metrics) * 4;
-    char *ins = malloc(cap);
-    if (!ins)
-        return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
-    size_t k = (size_t)snprintf(ins, cap, "INSERT INTO point_rows (key, feasible, reason");
-    for (int i = 0; i < s->n_cols; i++) {
-        quote(q, sizeof q, metrics[s->col_metric[i]].name);
-        k += (size_t)snprintf(ins + k, cap - k, ", %s", q);
-    }
-    k += (size_t)snprintf(ins + k, cap - k, ") VALUES ");
-    size_t one = 0;
-    for (int r = 0; r < INSERT_ROWS && k < cap; r++) {
-        k += (size_t)snprintf(ins + k, cap - k, "%s(?, ?, ?", r ? ", " : "");
-        for (int i = 0; i < s->n_cols && k < cap; i++)
-            k += (size_t)snprintf(ins + k, cap - k, ", ?");
-        k += (size_t)snprintf(ins + k, cap - k, ")");
-        if (!r)
-            one = k;
-    }
     sqlite3_finalize(s->ins);
     sqlite3_finalize(s->ins_many);
+    sqlite3_finalize(s->mins);
+    sqlite3_finalize(s->mins_many);
     sqlite3_finalize(s->reason_get);
     sqlite3_finalize(s->reason_put);
-    s->ins = s->ins_many = s->reason_get = s->reason_put = NULL;
-    if (k >= cap)
-        rc = dse_err_set(e, DSE_ERUNTIME, s->path, NULL, "insert statement too long");
-    else if (sqlite3_prepare_v2(s->db, ins, -1, &s->ins_many, NULL) != SQLITE_OK ||
-             sqlite3_prepare_v2(s->db, ins, (int)one, &s->ins, NULL) != SQLITE_OK ||
-             sqlite3_prepare_v2(s->db, "SELECT id FROM reasons WHERE text = ?1", -1, &s->reason_get, NULL) != SQLITE_OK ||
-             sqlite3_prepare_v2(s->db, "INSERT INTO reasons (text) VALUES (?1)", -1, &s->reason_put, NULL) != SQLITE_OK)
-        rc = db_err(s, e, "prepare insert");
-    free(ins);
-    if (!rc && !s->held && !(s->held = malloc(sizeof *s->held * INSERT_ROWS)))
-        rc = dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
-    if (!rc && !s->reasons && !(s->reasons = calloc(REASON_SLOTS, sizeof *s->reasons)))
-        rc = dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
-    s->n_held = 0;
+    s->ins = s->ins_many = s->mins = s->mins_many = s->reason_get = s->reason_put = NULL;
+    const char *names[MAX_COLS + 1] = {"id"};
+    for (int i = 0; i < s->n_cols; i++)
+        names[1 + i] = metrics[s->col_metric[i]].name;
+    if ((rc = prepare_insert(s, "point_rows", (const char *const[]){"key", "feasible", "reason", "metrics"}, 4,
+                             &s->ins, &s->ins_many, e)) ||
+        (rc = prepare_insert(s, "point_metrics", names, 1 + s->n_cols, &s->mins, &s->mins_many, e)))
+        return rc;
+    if (sqlite3_prepare_v2(s->db, "SELECT id FROM reasons WHERE text = ?1", -1, &s->reason_get, NULL) != SQLITE_OK ||
+        sqlite3_prepare_v2(s->db, "INSERT INTO reasons (text) VALUES (?1)", -1, &s->reason_put, NULL) != SQLITE_OK)
+        return db_err(s, e, "prepare insert");
+    if ((!s->held && !(s->held = malloc(sizeof *s->held * INSERT_ROWS))) ||
+        (!s->hm && !(s->hm = malloc(sizeof *s->hm * INSERT_ROWS))) ||
+        (!s->reasons && !(s->reasons = calloc(REASON_SLOTS, sizeof *s->reasons))))
+        return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+    s->n_held = s->n_hm = 0;
     s->n_metrics = n_metrics;
     s->kb_run = 0;
-    return rc;
+    return DSE_OK;
 }
 
 /* Binds axis value v of c (a number for a numeric axis, an integer when integral) to parameter i. */
@@ -762,7 +811,7 @@ void store_resumable_free(struct store_resumable *r)
  * The view looks each axis value up for every row (3 s for 1,000,000 rows and two axes); the readers
  * below take the run's rows in key order from point_rows and decode the axes here, from the point's
  * index, with the values as SQLite gives them (CAST AS TEXT for text, the number for numbers). A column
- * that is neither an axis of the run nor a metric column of point_rows sends the call to the view. */
+ * that is neither an axis of the run nor a metric column sends the call to the view. */
 #define DEC_AXES 64
 
 struct dec_axis {
@@ -863,7 +912,7 @@ static int dec_load(struct store *s, long long run_id, struct run_dec *rd, int *
     return rc;
 }
 
-/* Where each of cols comes from: >= 0 an axis of rd, -1 a metric column of point_rows; 0 returned when
+/* Where each of cols comes from: >= 0 an axis of rd, -1 a metric column (point_metrics); 0 returned when
  * one is neither (the view then answers). */
 static int dec_plan(struct store *s, const struct run_dec *rd, const char *const *cols, int n, int *src)
 {
@@ -882,30 +931,31 @@ static int dec_plan(struct store *s, const struct run_dec *rd, const char *const
 
 static int dec_code(const struct dec_axis *x, long long point) { return (int)(point / x->stride % x->n); }
 
-/* The run's front keys (rank 0), ascending, into *keys (malloc'd). */
-static int front_keys(struct store *s, const struct run_dec *rd, long long **keys, long long *n, struct dse_err *e)
+/* The run's front (rank 0) as key ranges, ascending: (*keys)[2i] to (*keys)[2i + 1] (malloc'd). */
+static int front_ranges(struct store *s, const struct run_dec *rd, long long **keys, long long *n, struct dse_err *e)
 {
     sqlite3_stmt *st;
     long long cap = 64;
     *n = 0;
-    if (!(*keys = malloc(sizeof **keys * (size_t)cap)))
+    if (!(*keys = malloc(sizeof **keys * (size_t)cap * 2)))
         return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
-    if (sqlite3_prepare_v2(s->db, "SELECT key FROM point_ranks WHERE key >= ?1 AND key < ?2 AND rank = 0 ORDER BY key",
-                           -1, &st, NULL) != SQLITE_OK)
+    if (sqlite3_prepare_v2(s->db, "SELECT key, last FROM point_ranks WHERE key >= ?1 AND key < ?2 AND rank = 0"
+                                  " ORDER BY key", -1, &st, NULL) != SQLITE_OK)
         return db_err(s, e, "ranks");
     sqlite3_bind_int64(st, 1, rd->base);
     sqlite3_bind_int64(st, 2, rd->end);
     int step = SQLITE_DONE, rc = DSE_OK;
     while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW) {
         if (*n == cap) {
-            long long *k = realloc(*keys, sizeof **keys * (size_t)(cap *= 2));
+            long long *k = realloc(*keys, sizeof **keys * (size_t)(cap *= 2) * 2);
             if (!k) {
                 rc = dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
                 break;
             }
             *keys = k;
         }
-        (*keys)[(*n)++] = sqlite3_column_int64(st, 0);
+        (*keys)[2 * *n] = sqlite3_column_int64(st, 0);
+        (*keys)[2 * (*n)++ + 1] = sqlite3_column_int64(st, 1);
     }
     if (!rc && step != SQLITE_DONE)
         rc = db_err(s, e, "ranks");
@@ -984,13 +1034,20 @@ static int bind_row(struct store *s, sqlite3_stmt *st, int off, const struct hel
             return rc;
         sqlite3_bind_int64(st, off + 3, id);
     }
-    for (int i = 0; i < s->n_cols; i++) {
-        if (isfinite(h->metric[i]))
-            sqlite3_bind_double(st, off + 4 + i, h->metric[i]);
-        else
-            sqlite3_bind_null(st, off + 4 + i);
-    }
+    sqlite3_bind_int64(st, off + 4, h->metrics);
     return DSE_OK;
+}
+
+/* A metrics row: its id is always the next one, so it is bound as NULL (appended). */
+static void bind_metrics(struct store *s, sqlite3_stmt *st, int off, const struct held_metrics *h)
+{
+    sqlite3_bind_null(st, off + 1);
+    for (int i = 0; i < s->n_cols; i++) {
+        if (isfinite(h->v[i]))
+            sqlite3_bind_double(st, off + 2 + i, h->v[i]);
+        else
+            sqlite3_bind_null(st, off + 2 + i);
+    }
 }
 
 /* Steps an insert whose last row has key last: SQLite must have given it that key. */
@@ -1001,18 +1058,35 @@ static int step(struct store *s, sqlite3_stmt *st, long long last, struct dse_er
     if (!ok)
         return db_err(s, e, "insert point");
     if (sqlite3_last_insert_rowid(s->db) != last)
-        return dse_err_set(e, DSE_ERUNTIME, s->path, NULL, "internal error: point key %lld stored as %lld", last,
+        return dse_err_set(e, DSE_ERUNTIME, s->path, NULL, "internal error: key %lld stored as %lld", last,
                            (long long)sqlite3_last_insert_rowid(s->db));
     return DSE_OK;
 }
 
-/* The held rows into the table: one multi-row INSERT when full, else one INSERT each. */
+static int flush_metrics(struct store *s, struct dse_err *e)
+{
+    int rc = DSE_OK;
+    if (s->n_hm == INSERT_ROWS) {
+        for (int r = 0; r < INSERT_ROWS; r++)
+            bind_metrics(s, s->mins_many, r * (1 + s->n_cols), &s->hm[r]);
+        rc = step(s, s->mins_many, s->hm[INSERT_ROWS - 1].id, e);
+    } else {
+        for (int r = 0; r < s->n_hm && !rc; r++) {
+            bind_metrics(s, s->mins, 0, &s->hm[r]);
+            rc = step(s, s->mins, s->hm[r].id, e);
+        }
+    }
+    s->n_hm = 0;
+    return rc;
+}
+
+/* The held rows into the tables: one multi-row INSERT when full, else one INSERT each. */
 static int flush_held(struct store *s, struct dse_err *e)
 {
-    int rc = DSE_OK, per_row = 3 + s->n_cols;
-    if (s->n_held == INSERT_ROWS) {
+    int rc = s->n_hm ? flush_metrics(s, e) : DSE_OK;
+    if (!rc && s->n_held == INSERT_ROWS) {
         for (int r = 0; r < INSERT_ROWS && !rc; r++)
-            rc = bind_row(s, s->ins_many, r * per_row, &s->held[r], e);
+            rc = bind_row(s, s->ins_many, r * 4, &s->held[r], e);
         if (!rc)
             rc = step(s, s->ins_many, s->held[INSERT_ROWS - 1].key, e);
     } else {
@@ -1021,24 +1095,26 @@ static int flush_held(struct store *s, struct dse_err *e)
                 rc = step(s, s->ins, s->held[r].key, e);
     }
     s->n_held = 0;
-    if (rc) /* what the transaction holds is no longer known: ids and the next key are read again */
+    if (rc) /* what the transaction holds is no longer known: the reasons' ids are read again */
         forget_reasons(s);
     return rc;
 }
 
-/* A write transaction at once (BEGIN IMMEDIATE): no other writer between it and reading the table's
- * largest key, which the next rows' keys are compared with. */
+/* A write transaction at once (BEGIN IMMEDIATE): no other writer between it and reading the tables'
+ * largest keys, which the next rows' keys are given from. */
 int store_tx_begin(struct store *s, struct dse_err *e)
 {
     int rc = exec(s, "BEGIN IMMEDIATE", e);
-    if (!rc && query_int(s, "SELECT coalesce(max(key), 0) + 1 FROM point_rows", &s->next_auto) != SQLITE_OK)
+    if (!rc && (query_int(s, "SELECT coalesce(max(key), 0) + 1 FROM point_rows", &s->next_auto) != SQLITE_OK ||
+                query_int(s, "SELECT coalesce(max(id), 0) + 1 FROM point_metrics", &s->next_mid) != SQLITE_OK))
         rc = db_err(s, e, "insert point");
+    s->have_last = 0;
     return rc;
 }
 
 int store_tx_commit(struct store *s, struct dse_err *e)
 {
-    int rc = s->n_held ? flush_held(s, e) : DSE_OK;
+    int rc = s->n_held || s->n_hm ? flush_held(s, e) : DSE_OK;
     if (!rc)
         rc = exec(s, "COMMIT", e);
     if (rc) /* the transaction may be rolled back: its reasons' ids with it */
@@ -1046,21 +1122,35 @@ int store_tx_commit(struct store *s, struct dse_err *e)
     return rc;
 }
 
+/* A point's stored metrics go to point_metrics once for a run of points that have the same ones (the
+ * memory sizes of one design, which change only feasibility: 50 points a row in the benchmark); the
+ * point's row names them by id. Equal means the same bits. */
 int store_insert(struct store *s, long long run_id, long long point, const double *metrics, int feasible,
                  const char *reason, struct dse_err *e)
 {
-    int rc = run_keys(s, run_id, e);
+    int rc = s->kb_run == run_id ? DSE_OK : run_keys(s, run_id, e);
     if (rc)
         return rc;
     if (point < 0 || point >= s->kb_end - s->kb_base)
         return dse_err_set(e, DSE_ERUNTIME, s->path, NULL, "internal error: point %lld outside run %lld's space",
                            point, run_id);
+    double v[MAX_COLS];
+    for (int i = 0; i < s->n_cols; i++)
+        v[i] = metrics[s->col_metric[i]];
+    if (!s->have_last || memcmp(v, s->last_m, sizeof *v * (size_t)s->n_cols)) {
+        struct held_metrics *m = &s->hm[s->n_hm++];
+        m->id = s->last_mid = s->next_mid++;
+        memcpy(m->v, v, sizeof *v * (size_t)s->n_cols);
+        memcpy(s->last_m, v, sizeof *v * (size_t)s->n_cols);
+        s->have_last = 1;
+        if (s->n_hm == INSERT_ROWS && (rc = flush_metrics(s, e)))
+            return rc;
+    }
     struct held_row *h = &s->held[s->n_held++];
     h->key = s->kb_base + point;
+    h->metrics = s->last_mid;
     h->feasible = feasible;
     h->reason = reason;
-    for (int i = 0; i < s->n_cols; i++)
-        h->metric[i] = metrics[s->col_metric[i]];
     return s->n_held == INSERT_ROWS ? flush_held(s, e) : DSE_OK;
 }
 
@@ -1081,9 +1171,9 @@ int store_load(struct store *s, long long run_id, const char *const *cols, int n
         fast = src[i] == -1;
     if (fast) {
         sb_add(&q, "SELECT d.key - ?1, d.feasible, rs.text");
-        add_cols(&q, cols, n_cols, ", d.", "");
-        sb_add(&q, " FROM point_rows d LEFT JOIN reasons rs ON rs.id = d.reason WHERE d.key >= ?1 AND d.key < ?2"
-                   " ORDER BY d.key");
+        add_cols(&q, cols, n_cols, ", m.", "");
+        sb_add(&q, " FROM point_rows d JOIN point_metrics m ON m.id = d.metrics LEFT JOIN reasons rs ON rs.id ="
+                   " d.reason WHERE d.key >= ?1 AND d.key < ?2 ORDER BY d.key");
         r = prepare_range(s, &q, &rd, &st, "load points", e);
     } else {
         sb_add(&q, "SELECT point, feasible, reason");
@@ -1107,6 +1197,7 @@ int store_load(struct store *s, long long run_id, const char *const *cols, int n
 struct ranked {
     long long key;
     int rank;
+    long long last;
 };
 
 static int by_key(const void *a, const void *b)
@@ -1117,10 +1208,13 @@ static int by_key(const void *a, const void *b)
 
 #define RANK_ROWS 64
 
-/* The run's ranks replace any it had (a run whose ranking failed is ranked again by --resume), in key
- * order, RANK_ROWS to an INSERT. */
+/* The run's ranks replace any it had (a run whose ranking failed is ranked again by --resume). A row of
+ * point_ranks gives a rank to the feasible points of a key range: with complete (points holds every
+ * feasible point of the run), the neighbours in key order that have the same rank share one row (the
+ * feasible memory sizes of a design, 40 in the benchmark); else each point has its own. RANK_ROWS
+ * rows to an INSERT. */
 int store_set_ranks(struct store *s, long long run_id, const long long *points, const int *rank, long long n,
-                    struct dse_err *e)
+                    int complete, struct dse_err *e)
 {
     sqlite3_stmt *del = NULL, *many = NULL, *one = NULL;
     long long m = 0;
@@ -1131,18 +1225,29 @@ int store_set_ranks(struct store *s, long long run_id, const long long *points, 
     if (!rk)
         return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
     for (long long i = 0; i < n; i++)
-        if (rank[i] >= 0)
-            rk[m++] = (struct ranked){s->kb_base + points[i], rank[i]};
+        if (rank[i] >= 0 || complete) /* an unranked point (-1) ends a range */
+            rk[m++] = (struct ranked){s->kb_base + points[i], rank[i], s->kb_base + points[i]};
     qsort(rk, (size_t)m, sizeof *rk, by_key);
-    char sql[RANK_ROWS * 8 + 64];
-    size_t k = (size_t)snprintf(sql, sizeof sql, "INSERT INTO point_ranks (key, rank) VALUES (?, ?)");
+    long long w = 0; /* ranges, in place */
+    for (long long i = 0; i < m; i++) {
+        if (rk[i].rank < 0)
+            continue;
+        if (complete && w > 0 && rk[w - 1].rank == rk[i].rank && i > 0 && rk[i - 1].rank == rk[i].rank)
+            rk[w - 1].last = rk[i].key;
+        else
+            rk[w++] = rk[i];
+    }
+    m = w;
+    char sql[RANK_ROWS * 12 + 64];
+    size_t k = (size_t)snprintf(sql, sizeof sql, "INSERT INTO point_ranks (key, last, rank) VALUES (?, ?, ?)");
     for (int r = 1; r < RANK_ROWS; r++)
-        k += (size_t)snprintf(sql + k, sizeof sql - k, ", (?, ?)");
+        k += (size_t)snprintf(sql + k, sizeof sql - k, ", (?, ?, ?)");
     if ((rc = exec(s, "BEGIN", e)))
         goto out;
     if (sqlite3_prepare_v2(s->db, "DELETE FROM point_ranks WHERE key >= ?1 AND key < ?2", -1, &del, NULL) != SQLITE_OK ||
         sqlite3_prepare_v2(s->db, sql, -1, &many, NULL) != SQLITE_OK ||
-        sqlite3_prepare_v2(s->db, "INSERT INTO point_ranks (key, rank) VALUES (?, ?)", -1, &one, NULL) != SQLITE_OK) {
+        sqlite3_prepare_v2(s->db, "INSERT INTO point_ranks (key, last, rank) VALUES (?, ?, ?)", -1, &one, NULL) !=
+            SQLITE_OK) {
         rc = db_err(s, e, "ranks");
         goto out;
     }
@@ -1154,8 +1259,9 @@ int store_set_ranks(struct store *s, long long run_id, const long long *points, 
         sqlite3_stmt *st = m - i >= RANK_ROWS ? many : one;
         int rows = st == many ? RANK_ROWS : 1;
         for (int r = 0; r < rows; r++) {
-            sqlite3_bind_int64(st, 2 * r + 1, rk[i + r].key);
-            sqlite3_bind_int(st, 2 * r + 2, rk[i + r].rank);
+            sqlite3_bind_int64(st, 3 * r + 1, rk[i + r].key);
+            sqlite3_bind_int64(st, 3 * r + 2, rk[i + r].last);
+            sqlite3_bind_int(st, 3 * r + 3, rk[i + r].rank);
         }
         if (sqlite3_step(st) != SQLITE_DONE)
             rc = db_err(s, e, "ranks");
@@ -1397,8 +1503,9 @@ int store_count(struct store *s, long long run_id, long long *n, long long *feas
     if (rc)
         return rc;
     if (v2) {
-        sb_add(&q, "SELECT count(*), total(feasible = 1), (SELECT count(*) FROM point_ranks WHERE key >= ?1 AND"
-                   " key < ?2 AND rank = 0) FROM point_rows WHERE key >= ?1 AND key < ?2");
+        sb_add(&q, "SELECT count(*), total(feasible = 1), (SELECT total((SELECT count(*) FROM point_rows f WHERE f.key"
+                   " BETWEEN k.key AND k.last AND f.feasible = 1)) FROM point_ranks k WHERE k.key >= ?1 AND k.key < ?2"
+                   " AND k.rank = 0) FROM point_rows WHERE key >= ?1 AND key < ?2");
         rc = prepare_range(s, &q, &rd, &st, "count points", e);
     } else {
         sb_add(&q, "SELECT count(*), total(feasible = 1), total(pareto = 1) FROM points WHERE run_id = ?1");
@@ -1455,7 +1562,7 @@ static int scan_v2(struct store *s, const struct run_dec *rd, const char *const 
     struct sb q = {0};
     sqlite3_stmt *st;
     long long *front = NULL, n_front = 0, f = 0;
-    int rc = front_keys(s, rd, &front, &n_front, e);
+    int rc = front_ranges(s, rd, &front, &n_front, e);
     if (rc) {
         free(front);
         return rc;
@@ -1463,11 +1570,12 @@ static int scan_v2(struct store *s, const struct run_dec *rd, const char *const 
     sb_add(&q, "SELECT d.key");
     for (int i = 0; i < n_num + n_txt; i++)
         if (src[i] == -1)
-            add_cols(&q, i < n_num ? num + i : txt + i - n_num, 1, ", d.", "");
-    sb_add(&q, " FROM point_rows d WHERE d.key >= ?1 AND d.key < ?2 AND d.feasible = 1");
+            add_cols(&q, i < n_num ? num + i : txt + i - n_num, 1, ", m.", "");
+    sb_add(&q, " FROM point_rows d JOIN point_metrics m ON m.id = d.metrics WHERE d.key >= ?1 AND d.key < ?2 AND"
+               " d.feasible = 1");
     for (int i = 0; all_num && i < n_num; i++)
         if (src[i] == -1)
-            add_cols(&q, num + i, 1, " AND d.", " IS NOT NULL");
+            add_cols(&q, num + i, 1, " AND m.", " IS NOT NULL");
     sb_add(&q, " ORDER BY d.key");
     if ((rc = prepare_range(s, &q, rd, &st, "read points", e))) {
         free(front);
@@ -1486,9 +1594,9 @@ static int scan_v2(struct store *s, const struct run_dec *rd, const char *const 
                 t[i - n_num] = x ? x->txt[dec_code(x, point)] : col_txt(st, c);
             c += !x;
         }
-        while (f < n_front && front[f] < key)
+        while (f < n_front && front[2 * f + 1] < key)
             f++;
-        fn(ctx, point, f < n_front && front[f] == key, v, t);
+        fn(ctx, point, f < n_front && front[2 * f] <= key, v, t);
     }
     sqlite3_finalize(st);
     free(front);
@@ -1551,18 +1659,22 @@ int store_count_present(struct store *s, long long run_id, const char *const *co
         return rc;
     int fast = v2 && dec_plan(s, &rd, cols, n_cols, src);
     sb_add(&q, "SELECT coalesce(sum(1");
+    const char *p = fast ? "m." : "";
     for (int i = 0; i < n_cols; i++)
         if (!fast || src[i] == -1)
-            add_cols(&q, cols + i, 1, " AND ", " IS NOT NULL");
+            add_cols(&q, cols + i, 1, fast ? " AND m." : " AND ", " IS NOT NULL");
     sb_add(&q, "), 0)");
     for (int i = 0; present && i < n_cols; i++) {
-        if (!fast || src[i] == -1)
-            add_cols(&q, cols + i, 1, ", count(", ")");
-        else
+        if (!fast || src[i] == -1) {
+            sb_add(&q, ", count(%s", p);
+            add_cols(&q, cols + i, 1, "", ")");
+        } else {
             sb_add(&q, ", count(*)");
+        }
     }
     if (fast) {
-        sb_add(&q, " FROM point_rows WHERE key >= ?1 AND key < ?2 AND feasible = 1");
+        sb_add(&q, " FROM point_rows d JOIN point_metrics m ON m.id = d.metrics WHERE d.key >= ?1 AND d.key < ?2"
+                   " AND d.feasible = 1");
         rc = prepare_range(s, &q, &rd, &st, "count points", e);
     } else {
         sb_add(&q, " FROM points WHERE run_id = ?1 AND feasible = 1");

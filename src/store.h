@@ -79,9 +79,10 @@ int store_insert(struct store *s, long long run_id, long long point, const doubl
 int store_load(struct store *s, long long run_id, const char *const *cols, int n_cols,
                void (*fn)(void *ctx, long long point, int feasible, const char *reason, const double *values),
                void *ctx, struct dse_err *e);
-/* Sets rank (rank < 0: NULL) and pareto (rank == 0) of the given points, in one transaction. */
+/* Sets rank (rank < 0: NULL) and pareto (rank == 0) of the given points, in one transaction; complete:
+ * points are every feasible point of the run (a point left out has no rank then, also between two). */
 int store_set_ranks(struct store *s, long long run_id, const long long *points, const int *rank, long long n,
-                    struct dse_err *e);
+                    int complete, struct dse_err *e);
 int store_finish_run(struct store *s, long long run_id, const char *status, double hypervolume,
                      struct dse_err *e);
 

@@ -33,19 +33,15 @@ fail() {
     echo "FAIL $1: $2"
 }
 
-# Ctrl-C to sweep PID once DB holds its first points (polled; a sweep of a few hundred thousand points
-# takes about a second, too little for a fixed sleep on a fast machine and too much on a slow one).
+# Ctrl-C to sweep PID once DB holds its first points, polled (a sweep of 300,000 points takes under half
+# a second, too little for a fixed sleep and for starting python3 between polls). The sign is the
+# database's write-ahead log passing 1 MiB: a new database and its run's rows are a few hundred KiB
+# of it (16 KiB pages), so beyond that the run's blocks of points are being committed.
 interrupt_stored() {
     i=0
-    while [ $i -lt 400 ] && kill -0 "$1" 2>/dev/null; do
-        if python3 -c "
-import sqlite3, sys
-c = sqlite3.connect('file:' + sys.argv[1] + '?mode=ro', uri=True, timeout=1)
-sys.exit(0 if c.execute('select count(*) from points').fetchone()[0] > 0 else 1)
-" "$2" 2>/dev/null; then
-            break
-        fi
-        sleep 0.02
+    while [ $i -lt 2000 ] && kill -0 "$1" 2>/dev/null; do
+        [ "$( { wc -c <"$2-wal"; } 2>/dev/null || echo 0)" -gt 1048576 ] && break
+        sleep 0.005
         i=$((i + 1))
     done
     kill -INT "$1" 2>/dev/null
