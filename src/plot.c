@@ -1,8 +1,9 @@
 /* plot.c -- a sweep run read through store.h's readers, drawn by gnuplot fed through a pipe.
  *
- * Column names are checked against the points table's columns before they are asked of the store, and
- * every string that goes into the gnuplot script is single-quoted: gnuplot runs `backquoted` shell
- * commands inside double-quoted strings, never inside single-quoted ones. */
+ * Column names are checked against the points view's columns (a table before schema version 2)
+ * before they are asked of the store, and every string that goes into the gnuplot script is
+ * single-quoted: gnuplot runs `backquoted` shell commands inside double-quoted strings, never inside
+ * single-quoted ones. */
 #include "plot.h"
 
 #include <errno.h>
@@ -1029,7 +1030,7 @@ static int resolve_axis(const struct db *d, const struct run *r, const char *nam
     if (!a->col) {
         struct sb b = {0};
         list_known(d, r, &b);
-        int rc = dse_err_set(e, DSE_EINPUT, d->file, what, "no metric or axis '%s' in the points table (%s)", name,
+        int rc = dse_err_set(e, DSE_EINPUT, d->file, what, "no metric or axis '%s' among the points' columns (%s)", name,
                              sb_str(&b));
         free(b.s);
         return rc;

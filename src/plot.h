@@ -14,7 +14,7 @@
 /* Plots run run_id of db_path (run_id <= 0: the latest run). The feasible cloud is coloured and shaped by
  * an axis (color: its name; NULL: the system axis when the run has one), with a legend; a front of at
  * most 12 points is labelled with each point's design (its axis values); an axis whose positive values
- * span more than 1.5 decades is logarithmic. With x and y (columns of the points table:
+ * span more than 1.5 decades is logarithmic. With x and y (columns of the points view:
  * metrics or numeric axes) one scatter plot of y over x; with both NULL, the run's objectives: one plot
  * for two, a matrix of pairwise plots for more. out ends in .png or .svg; NULL means the DB path with
  * ".db" replaced by "-front.png". written (may be NULL) receives the path written.
