@@ -803,6 +803,14 @@ int cmd_sweep(int argc, char **argv)
             store_resumable_free(&rs);
             goto out;
         }
+        if (rs.v1) { /* the same dse version and git (a build from a tarball): its rows are version 1's */
+            rc = dse_err_set(&e, DSE_EINPUT, sp.path, NULL,
+                             "cannot resume run %lld of %s: it was written in schema version 1 (docs/sweep-db.md), "
+                             "whose rows take no new points; run without --resume to start anew in the same database",
+                             rs.id, db);
+            store_resumable_free(&rs);
+            goto out;
+        }
     }
     long long resume_id = rs.id;
     store_resumable_free(&rs);

@@ -96,3 +96,12 @@ void dse_strlcpy(char *dst, const char *src, size_t n)
     memcpy(dst, src, l);
     dst[l] = '\0';
 }
+
+unsigned long long dse_fnv1a64(const void *p, size_t n)
+{
+    const unsigned char *b = p;
+    unsigned long long h = 14695981039346656037ULL;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ b[i]) * 1099511628211ULL;
+    return h;
+}

@@ -43,5 +43,8 @@ void dse_err_print(FILE *f, const struct dse_err *e);
 
 /* Bounded snprintf into a fixed buffer; never fails, truncates. */
 void dse_strlcpy(char *dst, const char *src, size_t n);
+/* FNV-1a 64 of n bytes (offset basis 14695981039346656037, prime 1099511628211): the hashes of the
+ * inputs a run records (docs/sweep-db.md) and of names in tables. */
+unsigned long long dse_fnv1a64(const void *p, size_t n);
 
 #endif

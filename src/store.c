@@ -784,15 +784,21 @@ int store_find_resumable(struct store *s, const char *name, struct store_resumab
 {
     sqlite3_stmt *st;
     memset(r, 0, sizeof *r);
+    /* a database of version 1 (not yet migrated) has no key_base: every run in it is of version 1 */
     if (sqlite3_prepare_v2(s->db,
-                           "SELECT id, spec_hash, dse_version, git, inputs FROM runs WHERE name = ?"
-                           " AND status IN ('running', 'interrupted') ORDER BY id DESC LIMIT 1",
+                           s->version < 2 ? "SELECT id, spec_hash, dse_version, git, inputs, 1 FROM runs WHERE name = ?"
+                                            " AND status IN ('running', 'interrupted') ORDER BY id DESC LIMIT 1"
+                                          : "SELECT id, spec_hash, dse_version, git, inputs, key_base IS NULL FROM runs"
+                                            " WHERE name = ? AND status IN ('running', 'interrupted') ORDER BY id DESC"
+                                            " LIMIT 1",
                            -1, &st, NULL) != SQLITE_OK)
         return db_err(s, e, "runs");
     sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
     int rc = sqlite3_step(st), out = DSE_OK;
-    if (rc == SQLITE_ROW)
+    if (rc == SQLITE_ROW) {
         out = run_row(st, r, e);
+        r->v1 = sqlite3_column_int(st, 5);
+    }
     else if (rc != SQLITE_DONE)
         out = db_err(s, e, "runs");
     sqlite3_finalize(st);
@@ -982,10 +988,8 @@ static void forget_reasons(struct store *s)
 /* The id of reason text in reasons (added when new), through the cache. */
 static int reason_id(struct store *s, const char *text, long long *id, struct dse_err *e)
 {
-    unsigned long long h = 1469598103934665603ULL; /* FNV-1a 64 */
-    size_t len = 0;
-    for (const unsigned char *p = (const unsigned char *)text; *p; p++, len++)
-        h = (h ^ *p) * 1099511628211ULL;
+    size_t len = strlen(text);
+    unsigned long long h = dse_fnv1a64(text, len);
     struct reason_slot *sl = &s->reasons[h % REASON_SLOTS];
     if (sl->id && sl->hash == h && memcmp(sl->text, text, len + 1) == 0) {
         *id = sl->id;

@@ -62,6 +62,7 @@ struct store_resumable {
     char spec_hash[32];      /* runs.spec_hash */
     char version[64], git[64];
     char *inputs_json;       /* runs.inputs (malloc'd): input file path -> hash */
+    int v1;                  /* written in schema version 1: its rows take no new points */
 };
 /* The newest run of the sweep named name that did not complete (status running or interrupted), into
  * r (r->id = 0 when there is none); reads only. store_resumable_free releases it. */

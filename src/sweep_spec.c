@@ -19,16 +19,6 @@
 #include "sweep.h"
 
 
-static unsigned long long fnv1a(const char *s, size_t n)
-{
-    unsigned long long h = 1469598103934665603ULL;
-    for (size_t i = 0; i < n; i++) {
-        h ^= (unsigned char)s[i];
-        h *= 1099511628211ULL;
-    }
-    return h;
-}
-
 static int is_file(const char *p)
 {
     struct stat st;
@@ -266,7 +256,7 @@ static int load_workload(struct ju *j, const cJSON *o, const char *spec_path, un
     size_t len;
     if ((rc = ju_read_file(w->path, onnx ? (2u << 30) - 1 : JU_MAX_FILE_BYTES, &text, &len, e)))
         return rc;
-    w->hash = fnv1a(text, len);
+    w->hash = dse_fnv1a64(text, len);
     free(text);
     int lm = wl_model_is_lm(&w->model);
     w->phase = lm ? PH_GENERATE : PH_NONE;
@@ -419,7 +409,7 @@ static int add_stack(struct ju *j, struct sweep_spec *sp, const char *name, cons
     int rc = ju_read_file(path, JU_MAX_FILE_BYTES, &buf, &len, j->e);
     if (!rc) {
         rc = pass_load_buf(buf, len, path, s, j->e);
-        sp->stack_hash[sp->n_stacks] = fnv1a(buf, len);
+        sp->stack_hash[sp->n_stacks] = dse_fnv1a64(buf, len);
         free(buf);
     }
     return rc ? -1 : sp->n_stacks++;
@@ -866,7 +856,7 @@ static int load_error_bars(struct ju *j, const cJSON *root, const char *path, un
         if ((rc = ju_read_file(found, JU_MAX_FILE_BYTES, &buf, &len, j->e)))
             return rc;
         rc = eb_load_buf(buf, len, found, &sp->errbars, j->e);
-        sp->errbars_hash = fnv1a(buf, len);
+        sp->errbars_hash = dse_fnv1a64(buf, len);
         free(buf);
         if (rc)
             return rc;
@@ -936,7 +926,7 @@ static int load_text(char *buf, size_t len, const char *path, unsigned flags, st
     memset(sp, 0, sizeof *sp);
     dse_strlcpy(sp->path, path, sizeof sp->path);
     sp->text = buf;
-    sp->hash = fnv1a(buf, len);
+    sp->hash = dse_fnv1a64(buf, len);
     if ((rc = ju_parse(buf, len, path, &root, e)))
         goto out;
     ju_init(&j, path, e);
@@ -991,7 +981,7 @@ static int load_text(char *buf, size_t len, const char *path, unsigned flags, st
         size_t slen;
         if ((rc = ju_read_file(sp->system_path[i], JU_MAX_FILE_BYTES, &sp->system_text[i], &slen, e)))
             goto out;
-        sp->system_hash[i] = fnv1a(sp->system_text[i], slen);
+        sp->system_hash[i] = dse_fnv1a64(sp->system_text[i], slen);
         ju_pop(&j, o2);
     }
     sp->n_systems = ns;

@@ -85,13 +85,7 @@ struct ox_names { /* open addressing, power-of-two size: name -> value index */
     int cap;
 };
 
-static uint64_t str_hash(const char *s)
-{
-    uint64_t h = 1469598103934665603ull;
-    while (*s)
-        h = (h ^ (unsigned char)*s++) * 1099511628211ull;
-    return h;
-}
+static uint64_t str_hash(const char *s) { return dse_fnv1a64(s, strlen(s)); }
 
 static int names_find(const struct wl_onnx *x, const struct ox_names *ix, const char *s)
 {

@@ -21,6 +21,17 @@ START_TEST(err_format)
 }
 END_TEST
 
+/* FNV-1a 64 against the published test vectors (Landon Curt Noll's FNV page, isthe.com/chongo/tech/
+ * comp/fnv: "" -> cbf29ce484222325, "a" -> af63dc4c8601ec8c, "foobar" -> 85944171f73967e8). dse had
+ * the offset basis one digit short (1469598103934665603) until 2026-12-01. */
+START_TEST(fnv1a64_vectors)
+{
+    ck_assert_uint_eq(dse_fnv1a64("", 0), 0xcbf29ce484222325ULL);
+    ck_assert_uint_eq(dse_fnv1a64("a", 1), 0xaf63dc4c8601ec8cULL);
+    ck_assert_uint_eq(dse_fnv1a64("foobar", 6), 0x85944171f73967e8ULL);
+}
+END_TEST
+
 START_TEST(json_syntax_line_col)
 {
     struct dse_err e;
@@ -136,6 +147,7 @@ Suite *make_core_suite(void)
     Suite *s = suite_create("core");
     TCase *t = tcase_create("core");
     tcase_add_test(t, err_format);
+    tcase_add_test(t, fnv1a64_vectors);
     tcase_add_test(t, json_syntax_line_col);
     tcase_add_test(t, json_getters);
     tcase_add_test(t, json_read_file_limits);

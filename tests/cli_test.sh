@@ -1549,7 +1549,26 @@ d.commit()" "$S/foreign.db"
     [ "$(cksum <"$S/v1.db")" = "$sum0" ] && ok sweep-db-v1-read-unchanged || fail sweep-db-v1-read-unchanged "reading changed the file"
     grep -q '<title>' "$S/v1.html" && grep -q 'run 1' "$S/v1.html" && ok sweep-db-v1-report-page || fail sweep-db-v1-report-page "$(head -c 200 "$S/v1.html")"
     python3 -c "import sqlite3, sys; d = sqlite3.connect(sys.argv[1]); d.execute(\"update runs set status = 'interrupted'\"); d.commit()" "$S/v1.db"
-    expect_fail sweep-db-v1-no-resume 2 "cannot resume run 1 of $S/v1.db: changed since it started: dse" sweep tests/data/report-tiny.json --db "$S/v1.db" --no-plot --resume
+    # (its dse differs, and so do its inputs' hashes: dse 9f01bae had FNV-1a's offset basis one digit short)
+    expect_fail sweep-db-v1-no-resume 2 "cannot resume run 1 of $S/v1.db: changed since it started: tests/data/report-tiny.json" sweep tests/data/report-tiny.json --db "$S/v1.db" --no-plot --resume
+    # the same dse (a build from a tarball has git "unknown" both times) and the same inputs: refused too
+    cp "$S/v1.db" "$S/v1same.db"
+    python3 - "$S/v1same.db" "$("$BIN" --version)" <<'EOF2'
+import json, re, sqlite3, sys
+def fnv(path):
+    h = 0xcbf29ce484222325
+    for x in open(path, "rb").read():
+        h = ((h ^ x) * 0x100000001b3) & 0xFFFFFFFFFFFFFFFF
+    return "%016x" % h
+ver, git = re.match(r"dse (\S+) \(git ([^;)]+)", sys.argv[2]).groups()
+spec = "tests/data/report-tiny.json"
+d = sqlite3.connect(sys.argv[1])
+inputs = json.loads(d.execute("select inputs from runs").fetchone()[0])
+inputs = {(spec if k.endswith("report-tiny.json") else k): fnv(spec if k.endswith("report-tiny.json") else k) for k in inputs}
+d.execute("update runs set dse_version = ?, git = ?, spec_hash = ?, inputs = ?", (ver, git, fnv(spec), json.dumps(inputs)))
+d.commit()
+EOF2
+    expect_fail sweep-db-v1-no-resume-same-dse 2 "cannot resume run 1 of $S/v1same.db: it was written in schema version 1" sweep tests/data/report-tiny.json --db "$S/v1same.db" --no-plot --resume
     expect_ok sweep-db-v1-migrated sweep tests/data/report-tiny.json --db "$S/v1.db" --no-plot
     expect_ok sweep-db-v2-fresh sweep tests/data/report-tiny.json --db "$S/v2.db" --no-plot
     if why=$(python3 - "$S/v1.db" tests/data/schema-v1.db "$S/v2.db" 2>&1 <<'EOF2'
