@@ -141,7 +141,7 @@ void cli_why_sort(struct cli_why *w)
 
 void cli_print_json(cJSON *o)
 {
-    char *txt = cJSON_Print(o);
+    char *txt = ju_print(o, 1);
     if (txt)
         puts(txt);
     free(txt);
@@ -357,8 +357,8 @@ int cli_hwdesc_device(const char *path, const char *name, cJSON **root, cJSON **
     return dse_err_set(e, DSE_EINPUT, path, NULL, "no device '%s' to calibrate", name);
 }
 
-/* cJSON_Print indents with tabs and puts one after each key's colon; the shipped hwdescs use two spaces
- * and ": ". A raw tab can only be layout (cJSON escapes those in strings): a leading one becomes two
+/* ju_print (cJSON_Print's layout) indents with tabs and puts one after each key's colon; the shipped
+ * hwdescs use two spaces and ": ". A raw tab can only be layout (cJSON escapes those in strings): a leading one becomes two
  * spaces, any other one space. Returns a new string (NULL when out of memory); txt is freed. */
 static char *untab(char *txt)
 {
@@ -391,7 +391,7 @@ static int check_hwdesc(const char *tmp, void *ctx, struct dse_err *e)
 
 int cli_write_json(cJSON *root, const char *path, int is_hwdesc, struct dse_err *e)
 {
-    char *txt = cJSON_Print(root);
+    char *txt = ju_print(root, 1);
     cJSON_Delete(root);
     if (!txt || !(txt = untab(txt)))
         return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");

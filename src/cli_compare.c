@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "errbar.h"
+#include "jsonu.h"
 #include "eval.h"
 #include "metric.h"
 
@@ -219,7 +220,7 @@ int cmd_compare(int argc, char **argv)
             }
             cJSON_AddItemToArray(a, s);
         }
-        char *txt = cJSON_Print(o);
+        char *txt = ju_print(o, 1);
         if (txt)
             puts(txt);
         free(txt);

@@ -329,12 +329,7 @@ static void py_float(double v)
         return;
     }
     char b[40];
-    for (int p = 15; p <= 17; p++) {
-        snprintf(b, sizeof b, "%.*g", p, v);
-        if (strtod(b, NULL) == v)
-            break;
-    }
-    printf("%s", b);
+    printf("%s", ju_shortest(b, sizeof b, v));
 }
 
 enum ss_report { SS_COMPUTE, SS_BANDWIDTH, SS_ACCESS, SS_COUNT };
@@ -540,7 +535,7 @@ static int print_json(const struct eval_req *r, const struct eval_result *res, c
         cJSON_AddNumberToObject(x, "kernel", p->kernel);
         cJSON_AddItemToArray(ops, x);
     }
-    char *s = cJSON_Print(o);
+    char *s = ju_print(o, 1);
     cJSON_Delete(o);
     if (!s)
         return DSE_ERUNTIME;
@@ -630,7 +625,7 @@ static int print_layouts_json(const struct eval_req *r, const struct metric *m, 
     cJSON_AddBoolToObject(o, "feasible", 0);
     cJSON_AddStringToObject(o, "reason", "no layout of the search is feasible");
     add_layouts_json(o, m, best, st);
-    char *s = cJSON_Print(o);
+    char *s = ju_print(o, 1);
     cJSON_Delete(o);
     if (!s)
         return DSE_ERUNTIME;

@@ -77,7 +77,7 @@ static void csv_field(const cJSON *v)
 static void lout_finish(struct lout *o)
 {
     if (o->fmt == OUT_JSON) {
-        char *txt = cJSON_Print(o->rows);
+        char *txt = ju_print(o->rows, 1);
         if (txt)
             printf("%s\n", txt);
         free(txt);

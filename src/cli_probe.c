@@ -444,7 +444,7 @@ int cmd_probe(int argc, char **argv)
     stem_of(path, name, sizeof name);
     double clock = probe_clock_MHz(h, m, clk_src, sizeof clk_src);
     doc = probe_hwdesc(h, m, name, date);
-    txt = doc ? cJSON_Print(doc) : NULL;
+    txt = doc ? ju_print(doc, 1) : NULL;
     if (!txt) {
         rc = dse_err_set(&e, DSE_ERUNTIME, NULL, NULL, "out of memory building the hwdesc");
         goto out;
@@ -476,7 +476,7 @@ int cmd_probe(int argc, char **argv)
     double secs = now_s() - t0;
     if (cli_get(opts, "json")) {
         cJSON *f = facts_json(h, m, path, secs, clock, clk_src);
-        char *s = f ? cJSON_Print(f) : NULL;
+        char *s = f ? ju_print(f, 1) : NULL;
         if (s)
             puts(s);
         free(s);

@@ -333,7 +333,7 @@ static void vrows_report(const struct vrow *c, int n, int json, const char *head
                     cJSON_AddNumberToObject(st, "within25_pct", w25);
                 }
             }
-        char *txt = cJSON_Print(o);
+        char *txt = ju_print(o, 1);
         cJSON_Delete(o);
         if (txt)
             puts(txt);
@@ -600,7 +600,7 @@ int cli_validate_published(const struct cli_opt *opts)
             if (cs.n)
                 stats_json(per, hw_class_names[cls], &cs);
         }
-        char *txt = cJSON_Print(o);
+        char *txt = ju_print(o, 1);
         cJSON_Delete(o);
         if (txt)
             puts(txt);

@@ -194,7 +194,7 @@ static int print_json(const struct eval_req *r, const struct serve_cfg *cfg, con
         }
     }
     cJSON_AddNumberToObject(o, "simulation_s", sim_s);
-    char *txt = cJSON_PrintUnformatted(o);
+    char *txt = ju_print(o, 0);
     cJSON_Delete(o);
     if (!txt)
         return DSE_ERUNTIME;

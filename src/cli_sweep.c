@@ -21,6 +21,7 @@
 #include "config.h"
 #include "dist.h"
 #include "gitversion.h"
+#include "jsonu.h"
 #include "pareto.h"
 #include "progress.h"
 #include "plot.h"
@@ -387,7 +388,7 @@ static char *json_inputs(const struct sweep_spec *sp)
         snprintf(h, sizeof h, "%016llx", sp->errbars_hash);
         cJSON_AddStringToObject(o, sp->errbars.path, h);
     }
-    char *s = cJSON_PrintUnformatted(o);
+    char *s = ju_print(o, 0);
     cJSON_Delete(o);
     return s;
 }
@@ -453,7 +454,7 @@ static char *json_objectives(const struct sweep_spec *sp)
         cJSON_AddStringToObject(o, "goal", sp->obj[i].maximize ? "max" : "min");
         cJSON_AddItemToArray(a, o);
     }
-    char *s = cJSON_PrintUnformatted(a);
+    char *s = ju_print(a, 0);
     cJSON_Delete(a);
     return s;
 }
@@ -463,7 +464,7 @@ static char *json_axes(const struct run *r)
     cJSON *a = cJSON_CreateArray();
     for (int pos = 0; pos < r->sp->n_axes; pos++)
         cJSON_AddItemToArray(a, cJSON_CreateString(r->sp->axes[r->order[pos]].name));
-    char *s = cJSON_PrintUnformatted(a);
+    char *s = ju_print(a, 0);
     cJSON_Delete(a);
     return s;
 }
@@ -509,7 +510,7 @@ static void print_front(const struct run *r, const long long *front, long long n
             }
             cJSON_AddItemToArray(fa, p);
         }
-        char *s = cJSON_Print(o);
+        char *s = ju_print(o, 1);
         if (s)
             puts(s);
         free(s);

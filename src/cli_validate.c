@@ -476,7 +476,7 @@ static int precision_errors(int json)
             printf("\n");
     }
     if (json) {
-        char *s = cJSON_Print(o);
+        char *s = ju_print(o, 1);
         if (s)
             puts(s);
         free(s);
@@ -939,7 +939,7 @@ int cmd_calibrate(int argc, char **argv)
             cJSON_AddBoolToObject(x, "heldout", heldout(i));
             cJSON_AddItemToArray(arr, x);
         }
-        char *txt = cJSON_Print(o);
+        char *txt = ju_print(o, 1);
         if (txt)
             puts(txt);
         free(txt);

@@ -10,6 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "sbuf.h"
+
 int ju_read_file(const char *path, size_t max_bytes, char **buf, size_t *len, struct dse_err *e)
 {
     struct stat st;
@@ -634,4 +636,114 @@ int ju_write_atomic(const char *path, const void *data, size_t len,
     if (rc)
         unlink(tmp);
     return rc;
+}
+
+/* ---- exact printing (ju_print): cJSON's layout, exact numbers ---- */
+
+char *ju_shortest(char *buf, size_t n, double v)
+{
+    /* %.15g already drops trailing zeros, so a shorter form that reads back is found at 15 */
+    for (int digits = 15; digits <= 17; digits++) {
+        snprintf(buf, n, "%.*g", digits, v);
+        if (strtod(buf, NULL) == v)
+            break;
+    }
+    return buf;
+}
+
+static void put_string(struct sb *b, const char *s)
+{
+    sb_put(b, "\"", 1);
+    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
+        const char *esc = *p == '"' ? "\\\"" : *p == '\\' ? "\\\\" : *p == '\b' ? "\\b" : *p == '\f' ? "\\f"
+                        : *p == '\n' ? "\\n" : *p == '\r' ? "\\r" : *p == '\t' ? "\\t" : NULL;
+        if (esc)
+            sb_put(b, esc, 2);
+        else if (*p < 32)
+            sb_add(b, "\\u%04x", *p);
+        else
+            sb_put(b, (const char *)p, 1);
+    }
+    sb_put(b, "\"", 1);
+}
+
+static void put_number(struct sb *b, const cJSON *item)
+{
+    double d = item->valuedouble;
+    char buf[40];
+    if (isnan(d) || isinf(d)) {
+        sb_put(b, "null", 4);
+        return;
+    }
+    if (d == (double)item->valueint) { /* cJSON's integers */
+        sb_add(b, "%d", item->valueint);
+        return;
+    }
+    sb_add(b, "%s", ju_shortest(buf, sizeof buf, d));
+}
+
+static void tabs(struct sb *b, int n)
+{
+    for (int i = 0; i < n; i++)
+        sb_put(b, "\t", 1);
+}
+
+/* item at nesting depth (cJSON's: objects and arrays entered so far); 0 when cJSON would fail (a raw
+ * item without text, an unknown type). Nesting is bounded by cJSON's parser (CJSON_NESTING_LIMIT) for
+ * parsed trees; trees dse builds are a few levels deep. */
+static int put_value(struct sb *b, const cJSON *item, int fmt, int depth)
+{
+    switch (item->type & 0xFF) {
+    case cJSON_NULL: sb_put(b, "null", 4); return 1;
+    case cJSON_False: sb_put(b, "false", 5); return 1;
+    case cJSON_True: sb_put(b, "true", 4); return 1;
+    case cJSON_Number: put_number(b, item); return 1;
+    case cJSON_Raw:
+        if (!item->valuestring)
+            return 0;
+        sb_add(b, "%s", item->valuestring);
+        return 1;
+    case cJSON_String: put_string(b, item->valuestring); return 1;
+    case cJSON_Array:
+        sb_put(b, "[", 1);
+        for (const cJSON *c = item->child; c; c = c->next) {
+            if (!put_value(b, c, fmt, depth + 1))
+                return 0;
+            if (c->next)
+                sb_put(b, ", ", fmt ? 2 : 1);
+        }
+        sb_put(b, "]", 1);
+        return 1;
+    case cJSON_Object:
+        sb_put(b, "{\n", fmt ? 2 : 1);
+        for (const cJSON *c = item->child; c; c = c->next) {
+            if (fmt)
+                tabs(b, depth + 1);
+            put_string(b, c->string);
+            sb_put(b, ":\t", fmt ? 2 : 1);
+            if (!put_value(b, c, fmt, depth + 1))
+                return 0;
+            if (c->next)
+                sb_put(b, ",", 1);
+            if (fmt)
+                sb_put(b, "\n", 1);
+        }
+        if (fmt)
+            tabs(b, depth);
+        sb_put(b, "}", 1);
+        return 1;
+    default: return 0;
+    }
+}
+
+char *ju_print(const cJSON *item, int formatted)
+{
+    struct sb b = {0};
+    if (!item || !put_value(&b, item, formatted, 0) || b.oom) {
+        free(b.s);
+        return NULL;
+    }
+    if (!b.s) /* nothing added: cannot happen for a valid item */
+        return strdup("");
+    return b.s;
 }

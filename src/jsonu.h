@@ -33,17 +33,26 @@ enum {
 
 /* Reads a whole regular file (not a directory), at most max_bytes, NUL-terminated. */
 int ju_read_file(const char *path, size_t max_bytes, char **buf, size_t *len, struct dse_err *e);
-/* The folders shipped names (hwdesc/, models/, sweeps/, software/, validate/) are looked up in after a
- * caller's own (the current directory, a spec's tree): each folder of the DSE_PATH environment variable
- * (colon-separated), then the data directory make install fills. bases[] points into buf (n bytes);
- * returns how many (at most max, the data directory always last). */
 /* Every file dse writes: len bytes to a temporary file beside path (mkstemp), fsync'd, checked by
  * check(tmp, ctx, e) when given (a hwdesc dse would itself refuse is never written), then renamed into
  * place; on any failure nothing is left behind and path is untouched. */
 int ju_write_atomic(const char *path, const void *data, size_t len,
                     int (*check)(const char *tmp, void *ctx, struct dse_err *e), void *ctx, struct dse_err *e);
+/* The folders shipped names (hwdesc/, models/, sweeps/, software/, validate/) are looked up in after a
+ * caller's own (the current directory, a spec's tree): each folder of the DSE_PATH environment variable
+ * (colon-separated), then the data directory make install fills. bases[] points into buf (n bytes);
+ * returns how many (at most max, the data directory always last). */
 #define JU_MAX_DATA_DIRS 9
 int ju_data_dirs(const char **bases, int max, char *buf, size_t n);
+/* The text of cJSON_Print (formatted) or cJSON_PrintUnformatted, byte for byte, except that every
+ * number is exact: the shortest of 15, 16 and 17 significant digits that reads back as the same
+ * double. cJSON prints 15 digits whenever they read back within DBL_EPSILON of the value, which is
+ * a unit in the last place off (0.1 + 0.2 printed as 0.3). Every JSON dse prints or writes goes
+ * through it. malloc'd; NULL when out of memory. */
+char *ju_print(const cJSON *item, int formatted);
+/* A finite v as the shortest of %.15g, %.16g and %.17g that reads back as v (102.4, not
+ * 102.40000000000001; 0.30000000000000004, not 0.3) into buf (n >= 32); returns buf. */
+char *ju_shortest(char *buf, size_t n, double v);
 /* Parses len bytes of JSON; a syntax error reports line and column. */
 int ju_parse(const char *buf, size_t len, const char *file, cJSON **root, struct dse_err *e);
 

@@ -178,7 +178,7 @@ static int hw_variant_load(cJSON *dup, const char *path, const char *label, cons
                            struct hw_system *v, struct dse_err *e)
 {
     strip_headlines(dup);
-    char *txt = cJSON_PrintUnformatted(dup);
+    char *txt = ju_print(dup, 0);
     char fname[700];
     snprintf(fname, sizeof fname, "%s (%s)", path, label);
     int rc = txt ? hw_load_buf(txt, strlen(txt), fname, v, e) : dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");

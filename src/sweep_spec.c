@@ -514,11 +514,7 @@ static int load_axis(struct ju *j, const cJSON *arr, const char *name, struct sw
             v->is_num = 1;
             v->num = x->valuedouble;
             /* the shortest form that reads back as the same double: 102.4, not 102.40000000000001 */
-            for (int prec = 6; prec <= 17; prec++) {
-                snprintf(v->s, sizeof v->s, "%.*g", prec, v->num);
-                if (strtod(v->s, NULL) == v->num)
-                    break;
-            }
+            ju_shortest(v->s, sizeof v->s, v->num);
             /* The range first: casting a double outside long long's range is undefined. */
             if (a->kind == AX_BATCH && !(v->num >= 1 && v->num <= 1000000 && v->num == (double)(long long)v->num))
                 rc = ju_fail(j, "expected an integer batch size in [1, 1000000], got %.17g", v->num);

@@ -32,6 +32,74 @@ START_TEST(fnv1a64_vectors)
 }
 END_TEST
 
+/* ju_print is cJSON_Print's text byte for byte where cJSON's 15 digits are exact (every hwdesc we
+ * ship, a tree with escapes and empty containers), and exact where they are not: 0.1 + 0.2 is
+ * 0.30000000000000004, which cJSON prints as 0.3 (within DBL_EPSILON). */
+START_TEST(json_print_exact)
+{
+    const char *files[] = {"hwdesc/nvidia-h100-sxm5-80gb.json", "hwdesc/raspberry-pi-5-hailo-8l.json",
+                           "sweeps/llm_edge.json"};
+    for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
+        char *buf = NULL;
+        size_t len = 0;
+        struct dse_err e;
+        cJSON *root = NULL;
+        ck_assert_int_eq(ju_read_file(files[f], JU_MAX_FILE_BYTES, &buf, &len, &e), DSE_OK);
+        ck_assert_int_eq(ju_parse(buf, len, files[f], &root, &e), DSE_OK);
+        for (int fmt = 0; fmt < 2; fmt++) {
+            char *a = ju_print(root, fmt), *b = fmt ? cJSON_Print(root) : cJSON_PrintUnformatted(root);
+            ck_assert_str_eq(a, b);
+            free(a);
+            free(b);
+        }
+        cJSON_Delete(root);
+        free(buf);
+    }
+    cJSON *o = cJSON_CreateObject(), *arr = cJSON_AddArrayToObject(o, "list");
+    cJSON_AddStringToObject(o, "text", "quote \" back \\ tab \t nl \n bell \a caf\xc3\xa9");
+    cJSON_AddObjectToObject(o, "empty");
+    cJSON_AddArrayToObject(o, "none");
+    cJSON_AddItemToArray(arr, cJSON_CreateNumber(1.5));
+    cJSON_AddItemToArray(arr, cJSON_CreateNumber(-2.25e-10));
+    cJSON_AddItemToArray(arr, cJSON_CreateNumber(3e9));
+    cJSON_AddItemToArray(arr, cJSON_CreateNumber(42));
+    cJSON_AddItemToArray(arr, cJSON_CreateNumber(NAN));
+    cJSON_AddItemToArray(arr, cJSON_CreateNull());
+    cJSON_AddItemToArray(arr, cJSON_CreateTrue());
+    cJSON *inner = cJSON_CreateObject();
+    cJSON_AddNumberToObject(inner, "x", 1e300);
+    cJSON_AddItemToArray(arr, inner);
+    for (int fmt = 0; fmt < 2; fmt++) {
+        char *a = ju_print(o, fmt), *b = fmt ? cJSON_Print(o) : cJSON_PrintUnformatted(o);
+        ck_assert_str_eq(a, b);
+        free(a);
+        free(b);
+    }
+    cJSON_Delete(o);
+    volatile double tenth = 0.1, fifth = 0.2;
+    cJSON *n = cJSON_CreateNumber(tenth + fifth);
+    char *a = ju_print(n, 0), *b = cJSON_PrintUnformatted(n);
+    ck_assert_str_eq(a, "0.30000000000000004");
+    ck_assert_str_eq(b, "0.3");
+    free(a);
+    free(b);
+    /* any double reads back as itself: an LCG's bits as doubles of every magnitude */
+    unsigned long long x = 88172645463325252ULL;
+    for (int i = 0; i < 20000; i++) {
+        x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+        double v;
+        memcpy(&v, &x, sizeof v);
+        if (!isfinite(v))
+            continue;
+        cJSON_SetNumberValue(n, v);
+        a = ju_print(n, 0);
+        ck_assert_msg(strtod(a, NULL) == v, "%s is not %.17g", a, v);
+        free(a);
+    }
+    cJSON_Delete(n);
+}
+END_TEST
+
 START_TEST(json_syntax_line_col)
 {
     struct dse_err e;
@@ -148,6 +216,7 @@ Suite *make_core_suite(void)
     TCase *t = tcase_create("core");
     tcase_add_test(t, err_format);
     tcase_add_test(t, fnv1a64_vectors);
+    tcase_add_test(t, json_print_exact);
     tcase_add_test(t, json_syntax_line_col);
     tcase_add_test(t, json_getters);
     tcase_add_test(t, json_read_file_limits);

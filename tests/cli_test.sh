@@ -1636,6 +1636,20 @@ for p, f, r, par, *_ in rows:
 print(k, "fronts")
 EOF2
     ); then ok sweep-db-ranks; else fail sweep-db-ranks "$why"; fi
+    # JSON output is exact (src/jsonu.h, ju_print): the front printed by --json holds the database's
+    # doubles bit for bit (with cJSON's printing 12 of these 60 points were a unit in the last place off).
+    "$BIN" sweep sweeps/llm_edge.json --db "$S/json.db" --no-plot --json >"$S/json.out" 2>/dev/null
+    if why=$(python3 - "$S/json.db" "$S/json.out" 2>&1 <<'EOF2'
+import json, sqlite3, sys
+front = json.load(open(sys.argv[2]))["front"]
+d = sqlite3.connect(sys.argv[1])
+cols = ("tokens_per_s", "energy_per_token_mJ", "accuracy_proxy")
+for p in front:
+    row = d.execute("select %s from points where point = ?" % ",".join(cols), (p["point"],)).fetchone()
+    assert tuple(p[c] for c in cols) == row, (p["point"], [p[c] for c in cols], row)
+assert len(front) == 60, len(front)
+EOF2
+    ); then ok sweep-json-exact; else fail sweep-json-exact "$why"; fi
     # Item 9: --resume refuses a run whose inputs changed since it started (the model, the hwdesc, the spec)
     # and names them; with the inputs as they were, it finishes the run.
     cp models/qwen2-0.5b.json "$S/m.json"
