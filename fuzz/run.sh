@@ -43,10 +43,10 @@ fi
 
 # The loaders and what they call: everything in libdse.a but the command line (main.c, cli_*.c)
 # and the cost models, which no loader reaches.
-srcs="src/err.c src/jsonu.c src/prec.c src/hw.c src/hw_load.c src/hw_memtech.c src/wl_op.c src/wl_graph.c src/wl_load.c
+srcs="src/err.c src/jsonu.c src/sbuf.c src/prec.c src/hw.c src/hw_load.c src/hw_memtech.c src/wl_op.c src/wl_graph.c src/wl_load.c
       src/wl_onnx.c src/wl_onnx_ops.c src/onnx.pb-c.c src/wl_build.c src/wl_transformer.c src/wl_cnn.c src/validate_suite.c"
 # The sweep target also prepares small specs and evaluates a point: the cost models, eval, metrics.
-sweep_srcs="src/err.c src/jsonu.c src/prec.c src/hw.c src/hw_load.c src/hw_memtech.c src/hw_scalesim.c src/wl_op.c src/wl_graph.c
+sweep_srcs="src/err.c src/jsonu.c src/sbuf.c src/prec.c src/hw.c src/hw_load.c src/hw_memtech.c src/hw_scalesim.c src/wl_op.c src/wl_graph.c
       src/wl_load.c src/wl_onnx.c src/wl_onnx_ops.c src/onnx.pb-c.c src/wl_build.c src/wl_transformer.c src/wl_cnn.c src/model.c src/model_roofline.c
       src/model_systolic.c src/model_gpu.c src/model_cpu.c src/model_npu.c src/eval.c src/metric.c
       src/pass.c src/pass_load.c src/errbar.c src/sweep.c src/sweep_spec.c src/kern_prec.c src/par_coll.c src/par_layout.c
