@@ -18,7 +18,7 @@
  *   (point_ranks): 235 rows for 323,456 ranked points, where updating them in place took longer
  *   than writing them.
  * The points view puts it together with the old columns, so SQL written for schema version 1 reads
- * the same; the latest view is as before. The 1M benchmark, whole process: 3.1 s before, 0.9 s. */
+ * the same; the latest view is as before. The 1M benchmark, whole process: 2.8-3.9 s before, 0.7-0.9 s. */
 #include "store.h"
 
 #include <math.h>
