@@ -94,7 +94,7 @@ for t in $targets; do
     [ "$t" = published ] && t_srcs="$published_srcs $(pkg-config --cflags --libs gsl 2>/dev/null || echo -lgsl -lgslcblas)"
     [ "$t" = multi ] && t_srcs="$multi_srcs $(pkg-config --cflags --libs gsl 2>/dev/null || echo -lgsl -lgslcblas)"
     [ "$t" = serving ] && t_srcs="$serving_srcs $(pkg-config --cflags --libs gsl 2>/dev/null || echo -lgsl -lgslcblas)"
-    [ "$t" = trace ] && t_srcs="src/err.c src/jsonu.c src/serve_trace.c $(pkg-config --cflags --libs gsl 2>/dev/null || echo -lgsl -lgslcblas)"
+    [ "$t" = trace ] && t_srcs="src/err.c src/jsonu.c src/sbuf.c src/serve_trace.c $(pkg-config --cflags --libs gsl 2>/dev/null || echo -lgsl -lgslcblas)"
     # shellcheck disable=SC2086
     extra="" # scalesim: the .cfg loader and the systolic tier (with the class table it links)
     [ "$t" = scalesim ] && extra="-DMODEL_SA_MAX_STEPS=2e4 src/hw_scalesim.c src/model.c src/model_roofline.c
