@@ -40,11 +40,11 @@ START_TEST(json_print_exact)
     const char *files[] = {"hwdesc/nvidia-h100-sxm5-80gb.json", "hwdesc/raspberry-pi-5-hailo-8l.json",
                            "sweeps/llm_edge.json"};
     for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
-        char *buf = NULL;
+        char *buf = NULL, path[512];
         size_t len = 0;
         struct dse_err e;
         cJSON *root = NULL;
-        ck_assert_int_eq(ju_read_file(files[f], JU_MAX_FILE_BYTES, &buf, &len, &e), DSE_OK);
+        ck_assert_int_eq(ju_read_file(src_path(path, sizeof path, files[f]), JU_MAX_FILE_BYTES, &buf, &len, &e), DSE_OK);
         ck_assert_int_eq(ju_parse(buf, len, files[f], &root, &e), DSE_OK);
         for (int fmt = 0; fmt < 2; fmt++) {
             char *a = ju_print(root, fmt), *b = fmt ? cJSON_Print(root) : cJSON_PrintUnformatted(root);
