@@ -1569,6 +1569,7 @@ d.execute("update runs set dse_version = ?, git = ?, spec_hash = ?, inputs = ?",
 d.commit()
 EOF2
     expect_fail sweep-db-v1-no-resume-same-dse 2 "cannot resume run 1 of $S/v1same.db: it was written in schema version 1" sweep tests/data/report-tiny.json --db "$S/v1same.db" --no-plot --resume
+    "$BIN" report "$S/v1.db" -o "$S/v1pre.html" >/dev/null 2>&1
     expect_ok sweep-db-v1-migrated sweep tests/data/report-tiny.json --db "$S/v1.db" --no-plot
     expect_ok sweep-db-v2-fresh sweep tests/data/report-tiny.json --db "$S/v2.db" --no-plot
     if why=$(python3 - "$S/v1.db" tests/data/schema-v1.db "$S/v2.db" 2>&1 <<'EOF2'
@@ -1589,6 +1590,9 @@ for r in m.execute("select key_base, key_end from runs order by id"):
 EOF2
     ); then ok sweep-db-v1-migrated-rows; else fail sweep-db-v1-migrated-rows "$why"; fi
     expect_ok sweep-db-v1-plot-old-run plot "$S/v1.db" --run 1 -o "$S/v1b.svg"
+    expect_ok sweep-db-v1-report-old-run report "$S/v1.db" --run 1 -o "$S/v1b.html"
+    # the old run's page after the migration is its page before, byte for byte
+    [ -s "$S/v1pre.html" ] && cmp -s "$S/v1pre.html" "$S/v1b.html" && ok sweep-db-v1-report-same || fail sweep-db-v1-report-same "the pages differ"
     # The view's design columns come from a point's index (point / stride % n): checked here against
     # the spec itself for a random search, whose points arrive out of key order.
     printf '{"name": "rnd", "workload": {"model": "models/llama-3.2-1b.json", "phase": "generate", "prompt": 512, "generate": 128},
