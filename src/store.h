@@ -16,10 +16,10 @@ struct store;
 
 /* An axis of a run. A point stores no axis values: its index in the space is the mixed-radix number of
  * its axes' value indices (sweep.h), so value index = point / stride % n, and the run's axes and
- * values (tables run_axes, axis_values) give every point's design. */
+ * values (tables run_axes, axis_values) give every point's design. A run's axes come in the spec's
+ * order, the points view's column order. */
 struct store_col {
     const char *name;
-    int pos;                 /* position in the spec: the points view's column order */
     int n;                   /* values */
     long long stride;        /* product of the value counts of the axes after it in the point index */
     const char *const *text; /* the n values as text */
