@@ -746,8 +746,9 @@ int cmd_sweep(int argc, char **argv)
     /* The run's axes in the spec's order, each with its place in the point index (sweep.h): the store
      * keeps them once, not per point. */
     struct store_col cols[SW_MAX_AXES];
-    col_txt = malloc(sizeof *col_txt * (size_t)(sp.n_axes > 0 && sp.n_axes <= SW_MAX_AXES ? sp.n_axes : 1) * SW_MAX_VALUES);
-    col_num = malloc(sizeof *col_num * (size_t)(sp.n_axes > 0 && sp.n_axes <= SW_MAX_AXES ? sp.n_axes : 1) * SW_MAX_VALUES);
+    size_t slots = (size_t)(sp.n_axes > 0 && sp.n_axes <= SW_MAX_AXES ? sp.n_axes : 1) * SW_MAX_VALUES;
+    col_txt = malloc(sizeof *col_txt * slots);
+    col_num = malloc(sizeof *col_num * slots);
     if (!col_txt || !col_num) {
         rc = dse_err_set(&e, DSE_ERUNTIME, NULL, NULL, "out of memory");
         goto out;

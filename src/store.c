@@ -750,29 +750,47 @@ fail:
     return rc;
 }
 
-/* The key range of run_id into s->kb_*. */
-static int run_keys(struct store *s, long long run_id, struct dse_err *e)
+/* Run run_id's keys, [*base, *end), and *kind: 1 a run of schema version 2, 0 one of version 1 (also
+ * every run of a database not yet migrated), -1 no such run. */
+static int run_range(struct store *s, long long run_id, long long *base, long long *end, int *kind,
+                     struct dse_err *e)
 {
-    if (s->kb_run == run_id && run_id > 0)
-        return DSE_OK;
     sqlite3_stmt *st;
+    *kind = 0;
+    if (!has_table(s, "point_rows"))
+        return DSE_OK;
     if (sqlite3_prepare_v2(s->db, "SELECT key_base, key_end FROM runs WHERE id = ?1", -1, &st, NULL) != SQLITE_OK)
         return db_err(s, e, "runs");
     sqlite3_bind_int64(st, 1, run_id);
     int step = sqlite3_step(st), rc = DSE_OK;
     if (step == SQLITE_ROW && sqlite3_column_type(st, 0) == SQLITE_INTEGER) {
-        s->kb_run = run_id;
-        s->kb_base = sqlite3_column_int64(st, 0);
-        s->kb_end = sqlite3_column_int64(st, 1);
-    } else if (step == SQLITE_ROW || step == SQLITE_DONE) {
-        rc = dse_err_set(e, DSE_ERUNTIME, s->path, NULL, "run %lld %s", run_id,
-                         step == SQLITE_DONE ? "is not in the database"
-                                             : "was written by an earlier dse (schema version 1): it takes no new points");
-    } else {
+        *kind = 1;
+        *base = sqlite3_column_int64(st, 0);
+        *end = sqlite3_column_int64(st, 1);
+    } else if (step == SQLITE_DONE) {
+        *kind = -1;
+    } else if (step != SQLITE_ROW) {
         rc = db_err(s, e, "runs");
     }
     sqlite3_finalize(st);
     return rc;
+}
+
+/* The key range of run_id into s->kb_* (the writer's: a run of schema version 2). */
+static int run_keys(struct store *s, long long run_id, struct dse_err *e)
+{
+    int kind, rc;
+    if (s->kb_run == run_id && run_id > 0)
+        return DSE_OK;
+    if ((rc = run_range(s, run_id, &s->kb_base, &s->kb_end, &kind, e)))
+        return rc;
+    if (kind == 1) {
+        s->kb_run = run_id;
+        return DSE_OK;
+    }
+    return dse_err_set(e, DSE_ERUNTIME, s->path, NULL, "run %lld %s", run_id,
+                       kind < 0 ? "is not in the database"
+                                : "was written by an earlier dse (schema version 1): it takes no new points");
 }
 /* The row st stepped to (id, spec_hash, dse_version, git, inputs) into r. */
 static int run_row(sqlite3_stmt *st, struct store_resumable *r, struct dse_err *e)
@@ -860,28 +878,18 @@ static void dec_free(struct run_dec *rd)
 static int dec_load(struct store *s, long long run_id, struct run_dec *rd, int *v2, struct dse_err *e)
 {
     sqlite3_stmt *st = NULL;
+    int kind, rc;
     memset(rd, 0, sizeof *rd);
     *v2 = 0;
-    if (!has_table(s, "point_rows"))
-        return DSE_OK;
-    if (sqlite3_prepare_v2(s->db, "SELECT key_base, key_end FROM runs WHERE id = ?1", -1, &st, NULL) != SQLITE_OK)
-        return db_err(s, e, "runs");
-    sqlite3_bind_int64(st, 1, run_id);
-    int ours = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) == SQLITE_INTEGER;
-    if (ours) {
-        rd->base = sqlite3_column_int64(st, 0);
-        rd->end = sqlite3_column_int64(st, 1);
-    }
-    sqlite3_finalize(st);
-    if (!ours)
-        return DSE_OK;
+    if ((rc = run_range(s, run_id, &rd->base, &rd->end, &kind, e)) || kind != 1)
+        return rc;
     if (sqlite3_prepare_v2(s->db, "SELECT a.axis, a.name, a.n, a.stride, v.code, CAST(v.value AS TEXT), v.value"
                                   " FROM run_axes a LEFT JOIN axis_values v ON v.id BETWEEN " AXV_ID("a.run_id", "a.axis", "0")
                                   " AND " AXV_ID("a.run_id", "a.axis", "65535") " WHERE a.run_id = ?1 ORDER BY a.axis, v.code",
                            -1, &st, NULL) != SQLITE_OK)
         return db_err(s, e, "axes");
     sqlite3_bind_int64(st, 1, run_id);
-    int step = SQLITE_DONE, rc = DSE_OK;
+    int step = SQLITE_DONE;
     while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW) {
         int a = sqlite3_column_int(st, 0), n = sqlite3_column_int(st, 2), code = sqlite3_column_int(st, 4);
         if (a < 0 || a >= DEC_AXES || a > rd->n_axes || n < 1 || n > 1 << 20 || code < 0 || code >= n ||
@@ -986,6 +994,23 @@ static int prepare_range(struct store *s, struct sb *q, const struct run_dec *rd
     if (!rc)
         sqlite3_bind_int64(*st, 2, rd->end);
     return rc;
+}
+
+/* One statement on a run's points, in either schema: v2 (its ?1, ?2 the run's key range) on a run of
+ * version 2, else v1 (its ?1 the run's id) on the points table or view. */
+static int prepare_for_run(struct store *s, long long run_id, const char *v2, const char *v1, sqlite3_stmt **st,
+                           const char *what, struct dse_err *e)
+{
+    long long base = 0, end = 0;
+    int kind, rc = run_range(s, run_id, &base, &end, &kind, e);
+    if (rc)
+        return rc;
+    if (sqlite3_prepare_v2(s->db, kind == 1 ? v2 : v1, -1, st, NULL) != SQLITE_OK)
+        return db_err(s, e, what);
+    sqlite3_bind_int64(*st, 1, kind == 1 ? base : run_id);
+    if (kind == 1)
+        sqlite3_bind_int64(*st, 2, end);
+    return DSE_OK;
 }
 
 static void forget_reasons(struct store *s)
@@ -1509,22 +1534,13 @@ void store_run_free(struct store_run *r)
 int store_count(struct store *s, long long run_id, long long *n, long long *feasible, long long *pareto,
                 struct dse_err *e)
 {
-    struct run_dec rd;
-    struct sb q = {0};
     sqlite3_stmt *st;
-    int v2, rc = dec_load(s, run_id, &rd, &v2, e);
-    if (rc)
-        return rc;
-    if (v2) {
-        sb_add(&q, "SELECT count(*), total(feasible = 1), (SELECT total((SELECT count(*) FROM point_rows f WHERE f.key"
-                   " BETWEEN k.key AND k.last AND f.feasible = 1)) FROM point_ranks k WHERE k.key >= ?1 AND k.key < ?2"
-                   " AND k.rank = 0) FROM point_rows WHERE key >= ?1 AND key < ?2");
-        rc = prepare_range(s, &q, &rd, &st, "count points", e);
-    } else {
-        sb_add(&q, "SELECT count(*), total(feasible = 1), total(pareto = 1) FROM points WHERE run_id = ?1");
-        rc = prepare_run(s, &q, run_id, &st, "count points", e);
-    }
-    dec_free(&rd);
+    int rc = prepare_for_run(s, run_id,
+                             "SELECT count(*), total(feasible = 1), (SELECT total((SELECT count(*) FROM point_rows f"
+                             " WHERE f.key BETWEEN k.key AND k.last AND f.feasible = 1)) FROM point_ranks k WHERE"
+                             " k.key >= ?1 AND k.key < ?2 AND k.rank = 0) FROM point_rows WHERE key >= ?1 AND key < ?2",
+                             "SELECT count(*), total(feasible = 1), total(pareto = 1) FROM points WHERE run_id = ?1",
+                             &st, "count points", e);
     if (rc)
         return rc;
     int ok = sqlite3_step(st) == SQLITE_ROW;
@@ -1540,23 +1556,15 @@ int store_count(struct store *s, long long run_id, long long *n, long long *feas
 int store_reasons(struct store *s, long long run_id, void (*fn)(void *ctx, const char *reason, long long n), void *ctx,
                   struct dse_err *e)
 {
-    struct run_dec rd;
-    struct sb q = {0};
     sqlite3_stmt *st;
-    int v2, rc = dec_load(s, run_id, &rd, &v2, e);
-    if (rc)
-        return rc;
     /* grouped by SQLite first: far fewer texts than points reach the caller */
-    if (v2) {
-        sb_add(&q, "SELECT coalesce(rs.text, ''), count(*) FROM point_rows d LEFT JOIN reasons rs ON rs.id = d.reason"
-                   " WHERE d.key >= ?1 AND d.key < ?2 AND d.feasible = 0 GROUP BY d.reason ORDER BY min(d.key)");
-        rc = prepare_range(s, &q, &rd, &st, "reasons", e);
-    } else {
-        sb_add(&q, "SELECT coalesce(reason, ''), count(*) FROM points WHERE run_id = ?1 AND feasible = 0"
-                   " GROUP BY reason ORDER BY min(point)");
-        rc = prepare_run(s, &q, run_id, &st, "reasons", e);
-    }
-    dec_free(&rd);
+    int rc = prepare_for_run(s, run_id,
+                             "SELECT coalesce(rs.text, ''), count(*) FROM point_rows d LEFT JOIN reasons rs ON rs.id ="
+                             " d.reason WHERE d.key >= ?1 AND d.key < ?2 AND d.feasible = 0 GROUP BY d.reason"
+                             " ORDER BY min(d.key)",
+                             "SELECT coalesce(reason, ''), count(*) FROM points WHERE run_id = ?1 AND feasible = 0"
+                             " GROUP BY reason ORDER BY min(point)",
+                             &st, "reasons", e);
     if (rc)
         return rc;
     int step;

@@ -122,9 +122,9 @@ static int wire_metrics(const struct sweep_spec *sp, int *idx)
     return n;
 }
 
-static int pack_rows(struct wire *w, const struct sweep_spec *sp, const struct sw_row *rows, int n, struct dse_err *e)
+/* Packs rows[0..n) as one run; idx[0..nk): wire_metrics'. */
+static int pack_rows(struct wire *w, const int *idx, int nk, const struct sw_row *rows, int n, struct dse_err *e)
 {
-    int idx[64], nk = wire_metrics(sp, idx);
     int rc = wire_reserve(w, (size_t)n * WIRE_ROW_MAX, e);
     const double nan = NAN;
     const char *prev_reason = NULL;
@@ -298,11 +298,11 @@ static int gather_dealt(const struct dist *d, const struct sweep_spec *sp, const
                         const char *want, int n, int to_all, struct balance *b, struct wire *w, struct wire *all,
                         size_t *seg, struct dse_err *e)
 {
-    int rc = DSE_OK;
+    int rc = DSE_OK, idx[64], nk = wire_metrics(sp, idx);
     w->n = 0;
     for (int i = 0; i < n && !rc; i++)
         if ((!want || want[i]) && mine(d, i, b))
-            rc = pack_rows(w, sp, rows + (size_t)i * per, per, e);
+            rc = pack_rows(w, idx, nk, rows + (size_t)i * per, per, e);
     if (!rc)
         rc = dist_gather_bytes(d, w->b, w->n, &all->b, &all->cap, &all->n, seg, to_all, e);
     b->t_gathered = now_s();

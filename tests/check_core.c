@@ -35,6 +35,17 @@ END_TEST
 /* ju_print is cJSON_Print's text byte for byte where cJSON's 15 digits are exact (every hwdesc we
  * ship, a tree with escapes and empty containers), and exact where they are not: 0.1 + 0.2 is
  * 0.30000000000000004, which cJSON prints as 0.3 (within DBL_EPSILON). */
+/* ju_print's text, formatted and not, is cJSON's for item. */
+static void same_as_cjson(const cJSON *item)
+{
+    for (int fmt = 0; fmt < 2; fmt++) {
+        char *a = ju_print(item, fmt), *b = fmt ? cJSON_Print(item) : cJSON_PrintUnformatted(item);
+        ck_assert_str_eq(a, b);
+        free(a);
+        free(b);
+    }
+}
+
 START_TEST(json_print_exact)
 {
     const char *files[] = {"hwdesc/nvidia-h100-sxm5-80gb.json", "hwdesc/raspberry-pi-5-hailo-8l.json",
@@ -46,12 +57,7 @@ START_TEST(json_print_exact)
         cJSON *root = NULL;
         ck_assert_int_eq(ju_read_file(src_path(path, sizeof path, files[f]), JU_MAX_FILE_BYTES, &buf, &len, &e), DSE_OK);
         ck_assert_int_eq(ju_parse(buf, len, files[f], &root, &e), DSE_OK);
-        for (int fmt = 0; fmt < 2; fmt++) {
-            char *a = ju_print(root, fmt), *b = fmt ? cJSON_Print(root) : cJSON_PrintUnformatted(root);
-            ck_assert_str_eq(a, b);
-            free(a);
-            free(b);
-        }
+        same_as_cjson(root);
         cJSON_Delete(root);
         free(buf);
     }
@@ -69,12 +75,7 @@ START_TEST(json_print_exact)
     cJSON *inner = cJSON_CreateObject();
     cJSON_AddNumberToObject(inner, "x", 1e300);
     cJSON_AddItemToArray(arr, inner);
-    for (int fmt = 0; fmt < 2; fmt++) {
-        char *a = ju_print(o, fmt), *b = fmt ? cJSON_Print(o) : cJSON_PrintUnformatted(o);
-        ck_assert_str_eq(a, b);
-        free(a);
-        free(b);
-    }
+    same_as_cjson(o);
     cJSON_Delete(o);
     volatile double tenth = 0.1, fifth = 0.2;
     cJSON *n = cJSON_CreateNumber(tenth + fifth);
