@@ -2,6 +2,7 @@
 #include "cli.h"
 #include "eval.h"
 #include "jsonu.h"
+#include "outfile.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -207,6 +208,10 @@ int cli_resolve(const char *opt, const char *dir, const char *name, const char *
     struct stat st;
     if (!*name)
         return dse_err_set(e, DSE_EINPUT, NULL, opt, "expected a file or a name from dse list, got an empty string");
+    if (strlen(name) >= n || strlen(name) >= DSE_PATH_LEN) /* never cut: a prefix names another file */
+        return dse_path_check(name, opt, e) ? DSE_EINPUT
+                                            : dse_err_set(e, DSE_EINPUT, NULL, opt, "a path of %zu bytes: at most %u",
+                                                          strlen(name), n - 1);
     if (stat(name, &st) == 0 || strchr(name, '/')) { /* a path: let the loader report what is wrong */
         snprintf(out, n, "%s", name);
         return DSE_OK;
@@ -214,15 +219,12 @@ int cli_resolve(const char *opt, const char *dir, const char *name, const char *
     const char *bases[1 + JU_MAX_DATA_DIRS] = {"."};
     char dirs[2048];
     int nb = 1 + ju_data_dirs(bases + 1, JU_MAX_DATA_DIRS, dirs, sizeof dirs);
-    for (int b = 0; b < nb; b++) {
-        snprintf(out, n, "%s/%s/%s", bases[b], dir, name);
-        if (is_file(out))
+    for (int b = 0; b < nb; b++) { /* a candidate that does not fit in out is not looked for */
+        if (snprintf(out, n, "%s/%s/%s", bases[b], dir, name) < (int)n && is_file(out))
             return DSE_OK;
-        for (int k = 0; exts[k]; k++) {
-            snprintf(out, n, "%s/%s/%s%s", bases[b], dir, name, exts[k]);
-            if (is_file(out))
+        for (int k = 0; exts[k]; k++)
+            if (snprintf(out, n, "%s/%s/%s%s", bases[b], dir, name, exts[k]) < (int)n && is_file(out))
                 return DSE_OK;
-        }
     }
     return dse_err_set(e, DSE_EINPUT, name, NULL, "no such file, nor %s/%s%s here%s or in %s (try dse list)", dir, name,
                        exts[0], nb > 2 ? ", in DSE_PATH's folders" : "", bases[nb - 1]);
@@ -402,7 +404,7 @@ int cli_write_json(cJSON *root, const char *path, int is_hwdesc, struct dse_err 
         return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
     }
     buf[n] = '\n'; /* never a calibrated hwdesc that dse itself would refuse */
-    int rc = ju_write_atomic(path, buf, n + 1, is_hwdesc ? check_hwdesc : NULL, NULL, e);
+    int rc = out_file_write(path, buf, n + 1, is_hwdesc ? check_hwdesc : NULL, NULL, NULL, e);
     free(buf);
     return rc;
 }

@@ -128,10 +128,10 @@ static const char *errbar_note(const struct eval_req *r, const struct eval_resul
         snprintf(buf, n, "no error bars (no validate/published/error-bars.json found; dse validate --published "
                          "--write-error-bars writes one)");
     else if (strcmp(r->errbars->tier, fidelity_names[r->x.fidelity]))
-        snprintf(buf, n, "no error bars for the %s tier (%s holds the %s tier's)", fidelity_names[r->x.fidelity],
+        snprintf(buf, n, "no error bars for the %s tier (%.300s holds the %s tier's)", fidelity_names[r->x.fidelity],
                  r->errbars->path, r->errbars->tier);
     else if (isnan(t->err_low_pct))
-        snprintf(buf, n, "no error bars: the published corpus has under %d held-out %s cases (%s)", EB_MIN_CASES, cls,
+        snprintf(buf, n, "no error bars: the published corpus has under %d held-out %s cases (%.300s)", EB_MIN_CASES, cls,
                  r->errbars->path);
     else
         snprintf(buf, n,

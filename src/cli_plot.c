@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "outfile.h"
 #include "plot.h"
 
 static struct cli_opt plot_opts_proto[] = {
@@ -58,7 +59,7 @@ int cmd_plot(int argc, char **argv)
     if ((rc = plot_run(pos[0], run, cli_get(opts, "x"), cli_get(opts, "y"), cli_get(opts, "color"), cli_get(opts, "out"), written,
                        sizeof written, &e)))
         goto out;
-    printf("wrote %s\n", written);
+    fprintf(out_file_is_stream(written) ? stderr : stdout, "wrote %s\n", written);
 out:
     if (rc)
         dse_err_print(stderr, &e);

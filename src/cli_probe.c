@@ -15,6 +15,7 @@
 #include "cli.h"
 #include "hw.h"
 #include "jsonu.h"
+#include "outfile.h"
 #include "probe.h"
 
 static struct cli_opt probe_opts_proto[] = {
@@ -465,9 +466,10 @@ int cmd_probe(int argc, char **argv)
         rc = dse_err_set(&e, DSE_ERUNTIME, NULL, NULL, "the hwdesc built for this host does not load: %s", msg);
         goto out;
     }
-    if ((rc = ju_write_atomic(path, txt, strlen(txt), NULL, NULL, &e)))
+    int through = 0; /* --out /dev/stdout: written through, nothing to read back */
+    if ((rc = out_file_write(path, txt, strlen(txt), NULL, NULL, &through, &e)))
         goto out;
-    if (hw_load_file(path, sys, &e) != DSE_OK) {
+    if (!through && hw_load_file(path, sys, &e) != DSE_OK) {
         char msg[sizeof e.msg];
         dse_strlcpy(msg, e.msg, sizeof msg);
         rc = dse_err_set(&e, DSE_ERUNTIME, NULL, NULL, "wrote %s but it does not load back: %s", path, msg);

@@ -14,6 +14,7 @@
 #include <cjson/cJSON.h>
 
 #include "cli.h"
+#include "outfile.h"
 #include "progress.h"
 #include "jsonu.h"
 #include "validate.h"
@@ -25,7 +26,7 @@ struct pctx {
     struct hw_system *sys[64];
     char sw_key[64][HW_NAME_LEN + 64]; /* system name + stack name */
     struct sw_stack sw[64];
-    char wl_name[96][160];
+    char wl_name[96][160], wl_path[96][1024];
     struct wl_model wl[96];
 };
 
@@ -96,8 +97,36 @@ static int get_wl(struct pctx *x, const char *name, const struct wl_model **out,
     if (rc || (rc = wl_load_file(path, &x->wl[x->n_wl], e)))
         return rc;
     dse_strlcpy(x->wl_name[x->n_wl], name, sizeof x->wl_name[0]);
+    dse_strlcpy(x->wl_path[x->n_wl], path, sizeof x->wl_path[0]);
     *out = &x->wl[x->n_wl++];
     return DSE_OK;
+}
+
+/* Refuses an output (option opt) that is a file this run read: a corpus file (each case's of pc, or
+ * the one file given), or a hwdesc or workload of x; checked before anything is written. */
+static int out_not_read(const char *out, const char *opt, const struct pctx *x, const struct pcorpus *pc,
+                        const char *corpus_file, struct dse_err *e)
+{
+    int cap = x->n_sys + x->n_wl + (pc ? pc->n : 0) + 1, n = 0;
+    const char **in = malloc(sizeof *in * (size_t)cap), **what = malloc(sizeof *what * (size_t)cap);
+    if (!in || !what) {
+        free(in);
+        free(what);
+        return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+    }
+    for (int i = 0; i < x->n_sys; i++)
+        in[n] = x->sys_path[i], what[n++] = "a hwdesc";
+    for (int i = 0; i < x->n_wl; i++)
+        in[n] = x->wl_path[i], what[n++] = "a workload";
+    for (int i = 0; pc && i < pc->n; i++)
+        if (!i || strcmp(pc->c[i].file, pc->c[i - 1].file)) /* a file's cases are adjacent */
+            in[n] = pc->c[i].file, what[n++] = "a file of the published corpus";
+    if (corpus_file)
+        in[n] = corpus_file, what[n++] = "the corpus";
+    int rc = out_file_not_input(out, opt, in, what, n, 0, e);
+    free(in);
+    free(what);
+    return rc;
 }
 
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
@@ -156,7 +185,7 @@ static int predict_all(struct pcorpus *pc, struct pctx *x, const char *only, con
         int s = 0, rc;
         const struct sw_stack *sw = NULL;
         const struct wl_model *m = NULL;
-        char where[400];
+        char where[DSE_PATH_LEN + 96];
         snprintf(where, sizeof where, "%s line %d (%s)", c->file, c->line, c->id);
         if ((rc = get_sys(x, c->device, &s, e)) || (rc = get_sw(x, s, software ? software : c->software, &sw, e)) ||
             (!c->is_kernel && (rc = get_wl(x, c->workload, &m, e))) || (rc = pcase_predict(c, x->sys[s], m, sw, f, e))) {
@@ -541,7 +570,9 @@ int cli_validate_published(const struct cli_opt *opts)
             goto out;
         }
     }
-    if ((rc = predict_all(&pc, x, only, software, f, &e)))
+    if ((rc = predict_all(&pc, x, only, software, f, &e)) ||
+        (cli_get(opts, "write-error-bars") &&
+         (rc = out_not_read(cli_get(opts, "write-error-bars"), "--write-error-bars", x, &pc, NULL, &e))))
         goto out;
     int zero = 0, one = 1;
     struct pstats all, fit, held;
@@ -847,7 +878,8 @@ static int calibrate_multi(const struct cli_opt *opts)
         goto out;
     }
     multi_corpus_path(corpus, path, sizeof path);
-    if ((rc = mcorpus_load(path, &c, &n, &e)) || (rc = get_sys(x, name, &si, &e)))
+    if ((rc = mcorpus_load(path, &c, &n, &e)) || (rc = get_sys(x, name, &si, &e)) ||
+        (rc = out_not_read(out, "--out", x, NULL, path, &e)))
         goto out;
     if (!x->sys[si]->topo.n_level) {
         rc = dse_err_set(&e, DSE_EINPUT, NULL, "--hw", "'%s' has no topology", name);
@@ -999,7 +1031,8 @@ int cli_calibrate_published(const struct cli_opt *opts)
         goto done;
     }
     if ((cli_get(opts, "fidelity") && (rc = cli_fidelity(cli_get(opts, "fidelity"), &f, &e))) ||
-        (rc = load_corpus(cli_get(opts, "corpus"), &pc, &e)) || (rc = predict_all(&pc, x, name, software, f, &e)))
+        (rc = load_corpus(cli_get(opts, "corpus"), &pc, &e)) || (rc = predict_all(&pc, x, name, software, f, &e)) ||
+        (rc = out_not_read(out, "--out", x, &pc, NULL, &e)))
         goto done;
     int s = -1;
     for (int i = 0; i < x->n_sys; i++)

@@ -15,6 +15,7 @@
 #include <cjson/cJSON.h>
 
 #include "cli.h"
+#include "outfile.h"
 #include "pareto.h"
 #include "report.h"
 
@@ -261,22 +262,31 @@ static int compare_tables(const struct cli_rerun *rr, const struct gather *g, co
     return DSE_OK;
 }
 
-/* The output: -o, else results/<run name>.html; refused (an input error, nothing written) when its
- * folder is missing or not writable, or it is a folder. */
-static int output_path(const char *out, const char *name, char *buf, size_t n, struct dse_err *e)
+/* The output: -o, else results/<run name>.html; refused (an input error, nothing written) when it is
+ * the database it reports (or one of its -wal/-shm files), when its folder is missing or not writable,
+ * or it is a folder. A FIFO or character device (-o /dev/stdout) is written through (outfile.h). */
+static int output_path(const char *db, const char *out, const char *name, char *buf, size_t n, struct dse_err *e)
 {
-    if (out)
+    if (out) {
+        if (strlen(out) >= n)
+            return dse_err_set(e, DSE_EINPUT, NULL, "-o", "a path of %zu bytes: at most %zu", strlen(out), n - 1);
         dse_strlcpy(buf, out, n);
-    else {
+    } else {
         mkdir("results", 0777);
         snprintf(buf, n, "results/%s.html", name);
         for (char *c = buf + strlen("results/"); *c; c++)
             *c = *c == '/' ? '_' : *c;
     }
+    static const char *const what[] = {"the sweep database"};
+    int rc = out_file_not_input(buf, "-o", &db, what, 1, 1, e);
+    if (rc)
+        return rc;
+    struct stat st;
+    if (buf[0] && stat(buf, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode)))
+        return DSE_OK;
     char dir[4096];
     const char *slash = strrchr(buf, '/');
     snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - buf) + (slash == buf) : 1, slash ? buf : ".");
-    struct stat st;
     if (!buf[0] || (stat(buf, &st) == 0 && S_ISDIR(st.st_mode)))
         return dse_err_set(e, DSE_EINPUT, buf, "-o", "is a folder: expected FILE.html");
     if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
@@ -352,7 +362,7 @@ int cli_report(const char *db, long long run_id, const char *color, const char *
                          na ? list : "none");
         goto out;
     }
-    if ((rc = output_path(out, run.name, path, sizeof path, e)))
+    if ((rc = output_path(db, out, run.name, path, sizeof path, e)))
         goto out;
 
     /* the points, the reasons */
@@ -514,7 +524,7 @@ int cmd_report(int argc, char **argv)
         goto out;
     if ((rc = cli_report(pos[0], run, cli_get(opts, "color"), cli_get(opts, "out"), written, sizeof written, &e)))
         goto out;
-    printf("wrote %s\n", written);
+    fprintf(out_file_is_stream(written) ? stderr : stdout, "wrote %s\n", written);
 out:
     if (rc)
         dse_err_print(stderr, &e);

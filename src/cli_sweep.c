@@ -25,6 +25,7 @@
 #include "pareto.h"
 #include "progress.h"
 #include "plot.h"
+#include "outfile.h"
 #include "store.h"
 #include "sweep.h"
 
@@ -393,6 +394,37 @@ static char *json_inputs(const struct sweep_spec *sp)
     return s;
 }
 
+/* The run's outputs (the database, and beside it the front plot and the HTML page) must be none of its
+ * inputs (the spec, the hwdescs, workloads, stacks and error bars it reads): refused before anything
+ * is written. */
+static int outputs_not_inputs(const struct sweep_spec *sp, const char *db, int plots, struct dse_err *e)
+{
+    const char *in[2 + SW_MAX_SYSTEMS + SW_MAX_WORKLOADS + SW_MAX_STACKS], *what[sizeof in / sizeof in[0]];
+    int n = 0;
+    in[n] = sp->path, what[n++] = "the sweep spec";
+    for (int i = 0; i < sp->n_systems; i++)
+        in[n] = sp->system_path[i], what[n++] = "a hwdesc of the sweep";
+    for (int i = 0; i < sp->n_workloads; i++)
+        in[n] = sp->wl[i].path, what[n++] = "a workload of the sweep";
+    for (int i = 0; i < sp->n_stacks; i++)
+        if (sp->stack[i].path[0])
+            in[n] = sp->stack[i].path, what[n++] = "a software stack of the sweep";
+    if (sp->have_errbars)
+        in[n] = sp->errbars.path, what[n++] = "the error-bar table";
+    int rc = out_file_not_input(db, "--db", in, what, n, 0, e);
+    size_t l = strlen(db);
+    if (l > 3 && !strcmp(db + l - 3, ".db"))
+        l -= 3;
+    static const char *const sfx[] = {"-front.png", "-front.html"};
+    for (int k = 0; k < 2 && plots && !rc; k++) {
+        char out[OUT_PATH_MAX];
+        if (snprintf(out, sizeof out, "%.*s%s", (int)l, db, sfx[k]) >= (int)sizeof out)
+            return dse_err_set(e, DSE_EINPUT, db, "--db", "too long a path for the plot beside it");
+        rc = out_file_not_input(out, "--db", in, what, n, 0, e);
+    }
+    return rc;
+}
+
 /* --resume: what changed since the run started, listed in buf (empty when nothing did). The spec is
  * compared by its stored hash; the other inputs (runs.inputs: path -> hash) by path, else by content
  * (the same file reached by another path, from another directory); dse itself by version and git
@@ -719,13 +751,20 @@ int cmd_sweep(int argc, char **argv)
         goto out;
 
     /* Database: results/<name>.db unless --db. */
-    char db[600];
-    if (cli_get(opts, "db"))
+    char db[OUT_PATH_MAX - 16];
+    if (cli_get(opts, "db")) {
+        if (strlen(cli_get(opts, "db")) >= sizeof db) {
+            rc = dse_err_set(&e, DSE_EINPUT, NULL, "--db", "a path of %zu bytes: at most %zu", strlen(cli_get(opts, "db")),
+                             sizeof db - 1);
+            goto out;
+        }
         snprintf(db, sizeof db, "%s", cli_get(opts, "db"));
-    else {
+    } else {
         mkdir("results", 0777);
         snprintf(db, sizeof db, "results/%s.db", sp.name);
     }
+    if ((rc = outputs_not_inputs(&sp, db, !cli_get(opts, "no-plot"), &e)))
+        goto out;
     r.sp = &sp;
     r.keep = 4000000; /* about 200 MB of points with three objectives */
     if (cli_get(opts, "keep-points") &&

@@ -18,6 +18,7 @@
 #endif
 
 #include "cli.h"
+#include "outfile.h"
 #include "store.h"
 #include "config.h"
 #include "gitversion.h"
@@ -814,7 +815,11 @@ int cmd_calibrate(int argc, char **argv)
         goto out;
     }
     int json = cli_get(opts, "json") != NULL;
-    if ((rc = host(opts, sys, &dev, hwpath, sizeof hwpath, &e)) ||
+    if ((rc = host(opts, sys, &dev, hwpath, sizeof hwpath, &e)))
+        goto out;
+    const char *inputs[] = {hwpath, cli_get(opts, "import"), cli_get(opts, "suite")},
+               *what[] = {"the hwdesc being calibrated", "the imported measurements", "the kernel suite"};
+    if ((rc = out_file_not_input(cli_get(opts, "out"), "--out", inputs, what, 3, 0, &e)) ||
         (rc = run_suite(opts, &s, &graphs, sys, dev, f, threads, "calibrate", 5, &mi, &e)))
         goto out;
     if (cli_get(opts, "import"))

@@ -84,6 +84,15 @@ void dse_err_print(FILE *f, const struct dse_err *e)
         fprintf(f, "dse: ... and %d more problem%s\n", e->n_more - shown, e->n_more - shown == 1 ? "" : "s");
 }
 
+int dse_path_check(const char *path, const char *what, struct dse_err *e)
+{
+    size_t n = strlen(path);
+    if (n < DSE_PATH_LEN)
+        return DSE_OK;
+    return dse_err_set(e, DSE_EINPUT, NULL, what, "a path of %zu bytes ('%.40s...'): dse takes paths of at most %d bytes",
+                       n, path, DSE_PATH_LEN - 1);
+}
+
 void dse_strlcpy(char *dst, const char *src, size_t n)
 {
     if (n == 0)

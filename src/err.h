@@ -41,6 +41,12 @@ int dse_err_add(struct dse_err *e, int code, const char *file, const char *path,
 /* Prints "dse: msg" and a "dse: ..." line per further problem to f. */
 void dse_err_print(FILE *f, const struct dse_err *e);
 
+/* The longest path dse takes, its terminating NUL included. A longer one is refused (dse_path_check),
+ * never cut: a cut path names another file. */
+#define DSE_PATH_LEN 1024
+/* DSE_EINPUT naming what (an option, a JSON path; may be NULL) when path has DSE_PATH_LEN bytes or more. */
+int dse_path_check(const char *path, const char *what, struct dse_err *e);
+
 /* Bounded snprintf into a fixed buffer; never fails, truncates. */
 void dse_strlcpy(char *dst, const char *src, size_t n);
 /* FNV-1a 64 of n bytes (offset basis 14695981039346656037, prime 1099511628211): the hashes of the

@@ -34,7 +34,7 @@ struct eb_table {
     struct eb_row row[EB_MAX_ROWS];
     char tier[16];     /* the model tier the residuals are of ("analytical") */
     char source[512];
-    char path[512];
+    char path[DSE_PATH_LEN];
 };
 
 /* The kind of an evaluation of model m in phase ph. */

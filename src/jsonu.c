@@ -17,6 +17,8 @@ int ju_read_file(const char *path, size_t max_bytes, char **buf, size_t *len, st
     struct stat st;
     *buf = NULL;
     *len = 0;
+    if (dse_path_check(path, NULL, e))
+        return DSE_EINPUT;
     if (stat(path, &st) != 0)
         return dse_err_set(e, DSE_EINPUT, path, NULL, "cannot open: %s", strerror(errno));
     if (S_ISDIR(st.st_mode))
@@ -602,40 +604,6 @@ int ju_data_dirs(const char **bases, int max, char *buf, size_t n)
     if (k < max)
         bases[k++] = DSE_DATADIR;
     return k;
-}
-
-int ju_write_atomic(const char *path, const void *data, size_t len,
-                    int (*check)(const char *tmp, void *ctx, struct dse_err *e), void *ctx, struct dse_err *e)
-{
-    char tmp[1100];
-    if (snprintf(tmp, sizeof tmp, "%s.tmp.XXXXXX", path) >= (int)sizeof tmp)
-        return dse_err_set(e, DSE_EINPUT, path, NULL, "path too long");
-    int fd = mkstemp(tmp);
-    if (fd < 0)
-        return dse_err_set(e, DSE_ERUNTIME, path, NULL, "cannot write: %s", strerror(errno));
-    size_t off = 0;
-    int rc = DSE_OK;
-    while (off < len) {
-        ssize_t w = write(fd, (const char *)data + off, len - off);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0) {
-            rc = dse_err_set(e, DSE_ERUNTIME, path, NULL, "cannot write: %s", strerror(errno));
-            break;
-        }
-        off += (size_t)w;
-    }
-    if (!rc && (fchmod(fd, 0644) != 0 || fsync(fd) != 0))
-        rc = dse_err_set(e, DSE_ERUNTIME, path, NULL, "cannot finish writing: %s", strerror(errno));
-    if (close(fd) != 0 && !rc)
-        rc = dse_err_set(e, DSE_ERUNTIME, path, NULL, "cannot write: %s", strerror(errno));
-    if (!rc && check)
-        rc = check(tmp, ctx, e);
-    if (!rc && rename(tmp, path) != 0)
-        rc = dse_err_set(e, DSE_ERUNTIME, path, NULL, "cannot rename %s into place: %s", tmp, strerror(errno));
-    if (rc)
-        unlink(tmp);
-    return rc;
 }
 
 /* ---- exact printing (ju_print): cJSON's layout, exact numbers ---- */

@@ -33,11 +33,6 @@ enum {
 
 /* Reads a whole regular file (not a directory), at most max_bytes, NUL-terminated. */
 int ju_read_file(const char *path, size_t max_bytes, char **buf, size_t *len, struct dse_err *e);
-/* Every file dse writes: len bytes to a temporary file beside path (mkstemp), fsync'd, checked by
- * check(tmp, ctx, e) when given (a hwdesc dse would itself refuse is never written), then renamed into
- * place; on any failure nothing is left behind and path is untouched. */
-int ju_write_atomic(const char *path, const void *data, size_t len,
-                    int (*check)(const char *tmp, void *ctx, struct dse_err *e), void *ctx, struct dse_err *e);
 /* The folders shipped names (hwdesc/, models/, sweeps/, software/, validate/) are looked up in after a
  * caller's own (the current directory, a spec's tree): each folder of the DSE_PATH environment variable
  * (colon-separated), then the data directory make install fills. bases[] points into buf (n bytes);

@@ -55,7 +55,7 @@ extern const char *const partition_names[PART_COUNT + 1];
 struct sw_stack {
     char name[SW_NAME_LEN];
     char description[512];
-    char path[512];           /* the file it came from ("" for the built-in "none") */
+    char path[DSE_PATH_LEN];  /* the file it came from ("" for the built-in "none") */
     unsigned targets;         /* bit per enum hw_class it compiles for */
     unsigned passes;          /* bit per enum pass_id */
     int weights_on_chip;      /* the planner pins weights into software-managed SRAM, layer by layer ... */

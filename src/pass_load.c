@@ -278,11 +278,13 @@ int pass_resolve(const char *name, const char *near_file, char *out, unsigned lo
 {
     if (!*name)
         return dse_err_set(e, DSE_EINPUT, NULL, "software", "expected a stack name or file, got an empty string");
+    if (strlen(name) >= n) /* never cut: a prefix names another file */
+        return dse_err_set(e, DSE_EINPUT, NULL, "software", "a path of %zu bytes: at most %lu", strlen(name), n - 1);
     if (strchr(name, '/') || is_file(name)) { /* a path: the loader reports what is wrong with it */
         snprintf(out, n, "%s", name);
         return DSE_OK;
     }
-    char root[512] = "..";
+    char root[DSE_PATH_LEN + 4] = "..";
     const char *slash = near_file ? strrchr(near_file, '/') : NULL;
     if (slash) /* the folder above the file's own (hwdesc/x.json -> ./software) */
         snprintf(root, sizeof root, "%.*s/..", (int)(slash - near_file), near_file);
@@ -290,8 +292,7 @@ int pass_resolve(const char *name, const char *near_file, char *out, unsigned lo
     char dirs[2048];
     int nb = 2 + ju_data_dirs(bases + 2, JU_MAX_DATA_DIRS, dirs, sizeof dirs);
     for (int b = 0; b < nb; b++) {
-        snprintf(out, n, "%s/software/%s.json", bases[b], name);
-        if (is_file(out))
+        if (snprintf(out, n, "%s/software/%s.json", bases[b], name) < (int)n && is_file(out))
             return DSE_OK;
     }
     return dse_err_set(e, DSE_EINPUT, NULL, "software",

@@ -5,6 +5,7 @@
  * single-quoted: gnuplot runs `backquoted` shell commands inside double-quoted strings, never inside
  * single-quoted ones. */
 #include "plot.h"
+#include "outfile.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -996,26 +997,6 @@ static const char *ext_of(const char *path)
     return dot && (!slash || dot > slash) && dot[1] ? dot : NULL;
 }
 
-/* A fresh temporary file beside out: created here (O_EXCL), filled by gnuplot, renamed or removed. */
-static int make_tmp(const char *out, char *tmp, size_t n, struct dse_err *e)
-{
-    const char *slash = strrchr(out, '/');
-    int dl = slash ? (int)(slash - out + 1) : 0;
-    for (int i = 0; i < 100; i++) {
-        int k = snprintf(tmp, n, "%.*s.%s.%ld-%d.tmp", dl, out, out + dl, (long)getpid(), i);
-        if (k < 0 || (size_t)k >= n)
-            return dse_err_set(e, DSE_EINPUT, out, NULL, "output path too long");
-        int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0666);
-        if (fd >= 0) {
-            close(fd);
-            return DSE_OK;
-        }
-        if (errno != EEXIST)
-            return dse_err_set(e, DSE_ERUNTIME, out, NULL, "cannot write: %s", strerror(errno));
-    }
-    return dse_err_set(e, DSE_ERUNTIME, out, NULL, "cannot create a temporary file beside it");
-}
-
 static int resolve_axis(const struct db *d, const struct run *r, const char *name, const char *what, struct axis *a,
                         struct dse_err *e)
 {
@@ -1051,8 +1032,9 @@ int plot_run(const char *db_path, long long run_id, const char *x, const char *y
     struct run r;
     struct pts p;
     struct axis ax[PLOT_MAX_OBJECTIVES];
-    char outbuf[4096], tmp[4200];
-    int rc, have_run = 0, have_pts = 0, have_tmp = 0;
+    char outbuf[4096];
+    struct out_file of = {.slot = -1, .fd = -1};
+    int rc, have_run = 0, have_pts = 0;
     memset(&p, 0, sizeof p);
     if (written && n)
         written[0] = '\0';
@@ -1080,9 +1062,9 @@ int plot_run(const char *db_path, long long run_id, const char *x, const char *y
     for (const unsigned char *c = (const unsigned char *)out; *c; c++)
         if (*c < 0x20 || *c == 0x7f) /* gnuplot's command line could not name it */
             return dse_err_set(e, DSE_EINPUT, out, "--out", "contains control characters");
-    struct stat st;
-    if (stat(out, &st) == 0 && S_ISDIR(st.st_mode))
-        return dse_err_set(e, DSE_EINPUT, out, "--out", "is a directory: expected FILE.png or FILE.svg");
+    static const char *const db_what[] = {"the sweep database"};
+    if ((rc = out_file_not_input(out, "--out", &db_path, db_what, 1, 1, e)))
+        return rc;
 
     if ((rc = db_open(db_path, &d, e)))
         return rc;
@@ -1166,26 +1148,22 @@ int plot_run(const char *db_path, long long run_id, const char *x, const char *y
         rc = gnuplot_missing(db_path, e);
         goto out;
     }
-    if ((rc = make_tmp(out, tmp, sizeof tmp, e)))
+    if ((rc = out_file_begin(&of, out, e)))
         goto out;
-    have_tmp = 1;
-    struct plot_job j = {&r, ax, k, matrix, exact, svg, 0, &p, tmp};
+    struct plot_job j = {&r, ax, k, matrix, exact, svg, 0, &p, out_file_child_path(&of)};
+    struct stat st;
     if ((rc = gnuplot_run(&j, db_path, out, e)))
         goto out;
-    if (stat(tmp, &st) != 0 || st.st_size == 0) {
+    if (stat(of.tmp, &st) != 0 || st.st_size == 0) {
         rc = dse_err_set(e, DSE_ERUNTIME, out, NULL, "gnuplot wrote nothing");
         goto out;
     }
-    if (rename(tmp, out) != 0) {
-        rc = dse_err_set(e, DSE_ERUNTIME, out, NULL, "cannot write: %s", strerror(errno));
+    if ((rc = out_file_commit(&of, e)))
         goto out;
-    }
-    have_tmp = 0;
     if (written && n)
         dse_strlcpy(written, out, n);
 out:
-    if (have_tmp)
-        unlink(tmp);
+    out_file_abort(&of);
     if (have_pts)
         pts_free(&p);
     if (have_run)
@@ -1240,9 +1218,9 @@ static void pvm_script(FILE *f, const void *ctx)
           "$d using 1:2 with points pt 7 ps 1.2 lc rgb '#d62728' title 'kernels'\n", f);
 }
 
-/* Runs script(f, ctx) into out (.png or .svg) through a temporary file renamed into place; ctx's
- * first two fields are filled by the caller's struct with the temporary path and the SVG flag. */
-static int plot_to(const char *out, void (*script)(FILE *, const void *), void *ctx, char *tmp, size_t tn, int *svg,
+/* Runs script(f, ctx) into out (.png or .svg) through a temporary put in place by outfile.h; *tmp and
+ * *svg, fields of the caller's ctx, receive the temporary's path and the SVG flag before script runs. */
+static int plot_to(const char *out, void (*script)(FILE *, const void *), void *ctx, const char **tmp, int *svg,
                    const char *what, struct dse_err *e)
 {
     const char *ext = ext_of(out);
@@ -1250,27 +1228,27 @@ static int plot_to(const char *out, void (*script)(FILE *, const void *), void *
         return dse_err_set(e, DSE_EINPUT, out, NULL, "expected a file name ending in .png or .svg");
     if (!gnuplot_on_path())
         return gnuplot_missing(what, e);
-    int rc = make_tmp(out, tmp, tn, e);
+    struct out_file of;
+    int rc = out_file_begin(&of, out, e);
     if (rc)
         return rc;
+    *tmp = out_file_child_path(&of);
     *svg = !strcmp(ext, ".svg");
     rc = gnuplot_exec(script, ctx, what, out, e);
     struct stat st;
-    if (!rc && (stat(tmp, &st) != 0 || st.st_size == 0))
+    if (!rc && (stat(of.tmp, &st) != 0 || st.st_size == 0))
         rc = dse_err_set(e, DSE_ERUNTIME, out, NULL, "gnuplot wrote nothing");
-    if (!rc && rename(tmp, out) != 0)
-        rc = dse_err_set(e, DSE_ERUNTIME, out, NULL, "cannot write: %s", strerror(errno));
-    if (rc)
-        unlink(tmp);
+    if (!rc)
+        rc = out_file_commit(&of, e);
+    out_file_abort(&of);
     return rc;
 }
 
 int plot_pred_vs_meas(const double *measured_ms, const double *predicted_ms, int n, const char *title, const char *out,
                       struct dse_err *e)
 {
-    char tmp[4200];
-    struct pvm p = {measured_ms, predicted_ms, n, title, tmp, 0};
-    return plot_to(out, pvm_script, &p, tmp, sizeof tmp, &p.svg, "the validation database", e);
+    struct pvm p = {measured_ms, predicted_ms, n, title, NULL, 0};
+    return plot_to(out, pvm_script, &p, &p.tmp, &p.svg, "the validation database", e);
 }
 
 /* ---- line plots (dse serve) ---- */
@@ -1330,7 +1308,6 @@ static void lines_script(FILE *f, const void *ctx)
 int plot_lines(const struct plot_series *s, int n, const char *title, const char *xlabel, const char *ylabel,
                const char *y2label, unsigned flags, const char *out, struct dse_err *e)
 {
-    char tmp[4200];
-    struct lines_job j = {s, n, title, xlabel, ylabel, y2label, tmp, flags, 0};
-    return plot_to(out, lines_script, &j, tmp, sizeof tmp, &j.svg, "the run's figures", e);
+    struct lines_job j = {s, n, title, xlabel, ylabel, y2label, NULL, flags, 0};
+    return plot_to(out, lines_script, &j, &j.tmp, &j.svg, "the run's figures", e);
 }

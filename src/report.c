@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "jsonu.h"
+#include "outfile.h"
 #include "plot.h"
 #include "sbuf.h"
 
@@ -438,7 +439,7 @@ int report_write(const struct report_in *in, const char *out, struct dse_err *e)
     sb_add(&b, "</script>\n</body></html>\n");
     free(keep);
     int rc = b.oom ? dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory writing the report")
-                   : ju_write_atomic(out, b.s, b.len, NULL, NULL, e);
+                   : out_file_write(out, b.s, b.len, NULL, NULL, NULL, e);
     free(b.s);
     return rc;
 }

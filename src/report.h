@@ -96,7 +96,7 @@ struct report_in {
     const struct report_table *table;
 };
 
-/* Writes the page of in to out (ju_write_atomic: a failure leaves nothing). */
+/* Writes the page of in to out (outfile.h: a failure leaves nothing; a FIFO or /dev/stdout is written through). */
 int report_write(const struct report_in *in, const char *out, struct dse_err *e);
 
 #endif

@@ -66,7 +66,7 @@ struct reason_slot {
 
 struct store {
     sqlite3 *db;
-    char path[512];
+    char path[DSE_PATH_LEN];
     sqlite3_stmt *ins, *ins_many; /* one row; INSERT_ROWS rows */
     sqlite3_stmt *mins, *mins_many; /* the same for point_metrics */
     sqlite3_stmt *reason_get, *reason_put;
@@ -457,6 +457,10 @@ int store_open(const char *path, struct store **out, struct dse_err *e)
     *out = NULL;
     if (!s)
         return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+    if ((rc = dse_path_check(path, "--db", e))) {
+        free(s);
+        return rc;
+    }
     dse_strlcpy(s->path, path, sizeof s->path);
     if (sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
         rc = dse_err_set(e, DSE_ERUNTIME, path, NULL, "cannot open database: %s",
@@ -1445,6 +1449,8 @@ int store_open_read(const char *path, struct store **out, struct dse_err *e)
     struct stat sb;
     int rc, kind = 0;
     *out = NULL;
+    if ((rc = dse_path_check(path, NULL, e)))
+        return rc;
     if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode)) /* never created by a reader */
         return dse_err_set(e, DSE_EINPUT, path, NULL, "no such database");
     struct store *s = calloc(1, sizeof *s);

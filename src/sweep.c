@@ -74,7 +74,11 @@ int sweep_axis_index(const struct sweep_spec *sp, long long point, int a)
  * Returns NULL with why when the path names nothing, or an object or array. */
 static cJSON *find_path(cJSON *root, const char *path, cJSON **parent_out, char *why, size_t n)
 {
-    char buf[112], *save = NULL;
+    char buf[SW_HW_PATH_LEN], *save = NULL;
+    if (strlen(path) >= sizeof buf) { /* never cut: a prefix names another field */
+        snprintf(why, n, "a field path of %zu characters: at most %d", strlen(path), SW_HW_PATH_LEN - 1);
+        return NULL;
+    }
     dse_strlcpy(buf, path, sizeof buf);
     cJSON *cur = root, *parent = NULL;
     for (char *seg = strtok_r(buf, ".", &save); seg; seg = strtok_r(NULL, ".", &save)) {
@@ -212,6 +216,11 @@ int sweep_hw_set(const char *text, const char *path, int n, const char *const *f
     for (int i = 0; i < n && !rc; i++) {
         struct sw_value v = {.is_num = 0};
         char *end;
+        if (strlen(values[i]) >= sizeof v.s) {
+            rc = dse_err_set(e, DSE_EINPUT, NULL, "--set", "hw:%s: a value of %zu characters: at most %zu", fields[i],
+                             strlen(values[i]), sizeof v.s - 1);
+            break;
+        }
         dse_strlcpy(v.s, values[i], sizeof v.s);
         v.num = strtod(values[i], &end);
         v.is_num = end != values[i] && *end == '\0' && isfinite(v.num);

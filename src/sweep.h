@@ -18,6 +18,7 @@
 #define SW_MAX_AXES 16
 #define SW_MAX_VALUES 1024
 #define SW_MAX_SYSTEMS 16
+#define SW_HW_PATH_LEN 112 /* a hw: axis's field path (devices.gpu.clock.boost_MHz), its NUL included */
 #define SW_MAX_WORKLOADS 8
 /* Above this many feasible points of a workload, the sweep finds only the front (pareto_front, O(n log n))
  * and leaves the other points' rank NULL: full ranking of 3 objectives is O(n log^2 n) over all fronts. */
@@ -56,7 +57,7 @@ struct sw_axis {
     enum sw_axis_kind kind;
     int n;
     struct sw_value *v;
-    char path[112];    /* AX_HW: the hwdesc path after "hw:" */
+    char path[SW_HW_PATH_LEN]; /* AX_HW: the hwdesc path after "hw:" */
     int numeric;       /* every value is a number (REAL column) */
     int spec_pos;      /* position in the spec: SQLite column order */
 };
@@ -72,7 +73,7 @@ struct sw_serving {
 };
 
 struct sw_workload {
-    char path[512];
+    char path[DSE_PATH_LEN];
     unsigned long long hash; /* FNV-1a 64 of the file */
     struct wl_model model;
     enum wl_phase phase;
@@ -95,11 +96,11 @@ struct sw_constraint {
 };
 
 struct sweep_spec {
-    char name[64], description[256], path[512];
+    char name[64], description[256], path[DSE_PATH_LEN];
     char *text;           /* the spec file as read */
     unsigned long long hash; /* FNV-1a 64 of text */
     int n_systems;
-    char system_path[SW_MAX_SYSTEMS][512];
+    char system_path[SW_MAX_SYSTEMS][DSE_PATH_LEN];
     char *system_text[SW_MAX_SYSTEMS];
     unsigned long long system_hash[SW_MAX_SYSTEMS];
     int n_workloads;

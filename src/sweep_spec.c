@@ -41,22 +41,36 @@ static int shipped_name(const char *dir, const char *name)
 }
 
 /* Resolves name (a path or a bare name in dir) against the spec's location; with
- * SW_LOAD_SHIPPED_ONLY, only a shipped name under the current directory. */
+ * SW_LOAD_SHIPPED_ONLY, only a shipped name under the current directory. Returns 0, -1 when there is
+ * no such file, -2 when name does not fit in out (never cut: a prefix names another file). A candidate
+ * that does not fit is not looked for. */
+static int resolve(const char *spec_path, const char *dir, const char *name, const char *const *exts, char *out,
+                   size_t n, unsigned flags);
+
+/* The refusal of resolve()'s answer rc for name, what ("workload", "hwdesc", ...) in j. */
+static int unresolved(struct ju *j, int rc, const char *what, const char *name, const char *hint)
+{
+    if (rc == -2)
+        return ju_fail(j, "a path of %zu bytes: dse takes paths of at most %d bytes", strlen(name), DSE_PATH_LEN - 1);
+    return ju_fail(j, "no such %s '%s' (%s)", what, name, hint);
+}
+
 static int resolve(const char *spec_path, const char *dir, const char *name, const char *const *exts, char *out,
                    size_t n, unsigned flags)
 {
-    char root[512];
+#define FITS(...) (snprintf(out, n, __VA_ARGS__) < (int)n)
+    char root[DSE_PATH_LEN + 4];
+    if (strlen(name) >= n)
+        return -2;
     if (flags & SW_LOAD_SHIPPED_ONLY) {
         if (!shipped_name(dir, name))
             return -1;
         snprintf(out, n, "%s", name);
         if (strchr(name, '/') && is_file(out))
             return 0;
-        for (int k = 0; exts[k] && !strchr(name, '/'); k++) {
-            snprintf(out, n, "%s/%s%s", dir, name, exts[k]);
-            if (is_file(out))
+        for (int k = 0; exts[k] && !strchr(name, '/'); k++)
+            if (FITS("%s/%s%s", dir, name, exts[k]) && is_file(out))
                 return 0;
-        }
         return -1;
     }
     const char *slash = strrchr(spec_path, '/');
@@ -69,17 +83,13 @@ static int resolve(const char *spec_path, const char *dir, const char *name, con
     char dirs[2048];
     int nb = 2 + ju_data_dirs(bases + 2, JU_MAX_DATA_DIRS, dirs, sizeof dirs);
     for (int b = 0; b < nb; b++) {
-        snprintf(out, n, "%s/%s", bases[b], name);
-        if (b == 0)
-            snprintf(out, n, "%s", name);
-        if (is_file(out))
+        if ((b == 0 ? FITS("%s", name) : FITS("%s/%s", bases[b], name)) && is_file(out))
             return 0;
-        for (int k = 0; exts[k] && !strchr(name, '/'); k++) {
-            snprintf(out, n, "%s/%s/%s%s", bases[b], dir, name, exts[k]);
-            if (is_file(out))
+        for (int k = 0; exts[k] && !strchr(name, '/'); k++)
+            if (FITS("%s/%s/%s%s", bases[b], dir, name, exts[k]) && is_file(out))
                 return 0;
-        }
     }
+#undef FITS
     snprintf(out, n, "%s", name);
     struct stat st;
     if (stat(name, &st) == 0) /* it exists but is no regular file (/dev/zero, a directory): the loader says so */
@@ -101,7 +111,7 @@ static int load_serving(struct ju *j, const cJSON *o, const char *spec_path, uns
     int rc, a = 0, sc = SCHED_CONTINUOUS;
     long long v;
     double cv = 2;
-    char buf[512];
+    char buf[DSE_PATH_LEN];
     struct serve_dist pd = {SD_FIXED, 512, 0}, od = {SD_FIXED, 128, 0};
     struct serve_req *lengths = NULL;
     int64_t nl = 0;
@@ -176,12 +186,12 @@ static int load_serving(struct ju *j, const cJSON *o, const char *spec_path, uns
     }
     if (have_len) {
         static const char *const ext[] = {".csv", NULL};
-        char path[512];
+        char path[DSE_PATH_LEN];
         if ((rc = ju_str(j, o, "lengths", 0, buf, sizeof buf)))
             goto out;
-        if (resolve(spec_path, "models/traces", buf, ext, path, sizeof path, flags)) {
+        if ((rc = resolve(spec_path, "models/traces", buf, ext, path, sizeof path, flags))) {
             size_t o2 = ju_key(j, "lengths");
-            rc = ju_fail(j, "no such trace '%s' (a path, or a name in models/traces/)", buf);
+            rc = unresolved(j, rc, "trace", buf, "a path, or a name in models/traces/");
             ju_pop(j, o2);
             goto out;
         }
@@ -217,9 +227,9 @@ static int load_workload(struct ju *j, const cJSON *o, const char *spec_path, un
     struct dse_err *e = j->e;
     if ((rc = ju_object(j, o, keys)) || (rc = ju_str(j, o, "model", 0, name, sizeof name)))
         return rc;
-    if (resolve(spec_path, "models", name, exts, w->path, sizeof w->path, flags)) {
+    if ((rc = resolve(spec_path, "models", name, exts, w->path, sizeof w->path, flags))) {
         size_t old = ju_key(j, "model");
-        rc = ju_fail(j, "no such workload '%s' (a path, or a name in models/)", name);
+        rc = unresolved(j, rc, "workload", name, "a path, or a name in models/");
         ju_pop(j, old);
         return rc;
     }
@@ -382,13 +392,14 @@ static int placement_key(const char *s, char *key, size_t n, char *why, size_t w
  * file (the spec's or a hwdesc's path), loading it the first time; -1 with the error in j. */
 static int add_stack(struct ju *j, struct sweep_spec *sp, const char *name, const char *file, unsigned flags)
 {
-    char path[1024] = "";
+    char path[DSE_PATH_LEN] = "";
     struct dse_err pe;
     if (strcmp(name, "none")) {
         static const char *const ext[] = {".json", NULL};
         if (flags & SW_LOAD_SHIPPED_ONLY) {
-            if (resolve(file, "software", name, ext, path, sizeof path, flags))
-                return ju_fail(j, "no shipped software stack '%s'", name), -1;
+            int r = resolve(file, "software", name, ext, path, sizeof path, flags);
+            if (r)
+                return unresolved(j, r, "shipped software stack", name, "a name in software/"), -1;
         } else if (pass_resolve(name, file, path, sizeof path, &pe)) {
             return ju_fail(j, "%s", pe.msg), -1;
         }
@@ -500,6 +511,11 @@ static int load_axis(struct ju *j, const cJSON *arr, const char *name, struct sw
     if (!a->v || !key) {
         free(key);
         return dse_err_set(j->e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+    }
+    if (strlen(name) >= sizeof a->name || (a->kind == AX_HW && strlen(name + 3) >= sizeof a->path)) {
+        free(key);
+        return ju_fail(j, "an axis name of %zu characters: at most %zu", strlen(name),
+                       (a->kind == AX_HW ? sizeof a->path + 2 : sizeof a->name - 1));
     }
     a->n = n;
     a->numeric = 1;
@@ -970,8 +986,8 @@ static int load_text(char *buf, size_t len, const char *path, unsigned flags, st
             rc = ju_fail(&j, "expected a hwdesc path or name");
             goto out;
         }
-        if (resolve(path, "hwdesc", s->valuestring, hw_ext, sp->system_path[i], sizeof sp->system_path[i], flags)) {
-            rc = ju_fail(&j, "no such hwdesc '%s' (a path, or a name in hwdesc/)", s->valuestring);
+        if ((rc = resolve(path, "hwdesc", s->valuestring, hw_ext, sp->system_path[i], sizeof sp->system_path[i], flags))) {
+            rc = unresolved(&j, rc, "hwdesc", s->valuestring, "a path, or a name in hwdesc/");
             goto out;
         }
         size_t slen;

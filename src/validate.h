@@ -38,7 +38,7 @@ struct vk {
 };
 
 struct vsuite {
-    char name[64], path[512];
+    char name[64], path[DSE_PATH_LEN];
     int n;
     struct vk *k;
 };
@@ -103,7 +103,7 @@ enum pmetric { PM_LATENCY, PM_THROUGHPUT, PM_TOKENS, PM_TTFT, PM_TPOT, PM_KERNEL
 extern const char *const pmetric_names[PM_COUNT + 1];
 
 struct pcase {
-    char id[64], file[256];
+    char id[64], file[DSE_PATH_LEN];
     int line;
     char device[HW_NAME_LEN], framework[128], software[64], workload[160], precision[32];
     char source[512], url[320], date[16], note[1024];

@@ -209,7 +209,7 @@ struct wl_onnx; /* an imported ONNX graph (wl_onnx.c), shapes inferred again for
 struct wl_model {
     enum wl_model_kind kind;
     char name[WL_NAME_LEN];
-    char path[512];
+    char path[DSE_PATH_LEN];
     struct wl_graph graph; /* WLM_GRAPH and WLM_TOPO: template, dims may be WL_BATCH_DIM */
     struct wl_transformer tf;
     struct wl_cnn cnn;

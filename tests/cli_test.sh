@@ -2327,5 +2327,29 @@ done
 others=$(grep -l "<sqlite3\.h>\|sqlite3_" src/*.c src/*.h | grep -v "^src/store\.c$")
 [ -z "$others" ] && ok sqlite-only-in-store || fail sqlite-only-in-store "SQLite used outside src/store.c: $(echo $others)"
 
+# ---- issue 23: no wrong answer that looks right, round 3 ----
+# Item 1: every file dse writes goes through src/outfile.c (tests/output_test.sh checks what it does):
+# no other source renames a file into place.
+others=$(grep -l "rename(" src/*.c | grep -v "^src/outfile\.c$")
+[ -z "$others" ] && ok files-only-through-outfile || fail files-only-through-outfile "rename() outside src/outfile.c: $(echo $others)"
+# Item 3: a path is never cut. Before the fix a --hw path of 1024 bytes or more evaluated the file named
+# by its first 1023 bytes: ./././.../hwdesc/raspberry-pi-5.json padded to exactly 1023 bytes, then "X".
+long=$(python3 -c "
+t='hwdesc/raspberry-pi-5.json'; p='.//'+'./'*((1023-len(t)-3)//2)+t
+assert len(p)==1023; print(p+'X')")
+expect_fail path-hw-too-long 2 "--hw: a path of 1024 bytes" eval --hw "$long" --workload llama-3.2-1b
+expect_fail path-workload-too-long 2 "--workload: a path of 1024 bytes" eval --hw raspberry-pi-5 --workload "$long"
+# (before, a --set value was cut at 95 characters; a hw: field path of 112 characters, devices.000...0.clock.boost_MHz + X,
+# was cut at 111 and set boost_MHz)
+setp="hw:devices.$(python3 -c "print('0'*(111-len('devices.')-len('.clock.boost_MHz')))").clock.boost_MHzX"
+expect_fail path-set-too-long 2 "a field path of 112 characters: at most 111" eval --hw nvidia-a100-sxm4-80gb --workload llama-3.2-1b --set "$setp=1500"
+python3 -c "
+import json,sys
+d=json.load(open('sweeps/llm_edge.json')); d['axes']={'hw:'+sys.argv[2]: [1000, 1100]}
+json.dump(d, open(sys.argv[1],'w'))" "$tmp/hw-axis-long.json" "${setp#hw:}"
+expect_fail path-hw-axis-too-long 2 "an axis name of 115 characters: at most 114" sweep "$tmp/hw-axis-long.json" --no-db --no-plot
+expect_fail path-set-value-too-long 2 "a value of 120 characters: at most 95" eval --hw nvidia-a100-sxm4-80gb --workload llama-3.2-1b \
+    --set "hw:description=$(python3 -c "print('n'*120)")"
+
 echo "cli_test: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
