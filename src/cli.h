@@ -20,6 +20,9 @@ struct cli_opt {
 int cli_parse(int argc, char **argv, int first, struct cli_opt *opts, const char **pos, int max_pos, int *n_pos,
               const char *cmd, struct dse_err *e);
 const char *cli_get(const struct cli_opt *opts, const char *name);
+/* DSE_EINPUT when the comma-separated list s of option opt is empty or has an empty item ("a,,b",
+ * ",a", "a,"): strtok would skip it, and the user meant something by it. */
+int cli_list_check(const char *opt, const char *s, struct dse_err *e);
 /* Parses a whole positive integer option value. */
 int cli_int(const char *opt, const char *s, long long min, long long max, long long *out, struct dse_err *e);
 /* Resolves a data file given to option opt: an existing path as given, else DIR/NAME or DIR/NAME.ext
@@ -51,6 +54,17 @@ int cli_workload_opts(const struct cli_opt *opts, const struct wl_model *m, stru
 struct hw_system;
 /* Loads a hwdesc JSON, or a SCALE-Sim .cfg as a one-array system. */
 int cli_load_hw(const char *path, struct hw_system *sys, struct dse_err *e);
+/* --set hw:PATH=VALUE[,hw:PATH=VALUE...], the what-if every command that loads a hwdesc takes (eval,
+ * serve, compare, validate): *sys reloaded from the hwdesc at hwp with those fields changed, as a
+ * sweep's hw: axes change them (sweep_hw_set); nothing when opts has no --set. cli_load_hw_opts is
+ * cli_load_hw, then that. */
+#define CLI_OPT_SET                                                                                                    \
+    {"set", 1, "what-if: hw:PATH=VALUE[,hw:PATH=VALUE] sets hwdesc fields as a sweep's hw: axes do (e.g. "          \
+               "hw:devices.gpu.memory.hbm3.bandwidth_GBps=4000); the header says what was set", NULL}
+int cli_set_hw(const struct cli_opt *opts, const char *hwp, struct hw_system *sys, struct dse_err *e);
+int cli_load_hw_opts(const struct cli_opt *opts, const char *path, struct hw_system *sys, struct dse_err *e);
+/* Prints "what-if: --set TEXT" on its own line when opts has a --set. */
+void cli_print_whatif(const struct cli_opt *opts);
 /* Parses --fidelity analytical|cycle (enum fidelity of model.h). */
 int cli_fidelity(const char *s, enum fidelity *out, struct dse_err *e);
 

@@ -4,6 +4,8 @@
 #include "jsonu.h"
 #include "outfile.h"
 
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -179,6 +181,16 @@ const char *cli_get(const struct cli_opt *opts, const char *name)
     return NULL;
 }
 
+int cli_list_check(const char *opt, const char *s, struct dse_err *e)
+{
+    size_t n = strlen(s);
+    if (!n)
+        return dse_err_set(e, DSE_EINPUT, NULL, opt, "expected a comma-separated list, got an empty string");
+    if (s[0] == ',' || s[n - 1] == ',' || strstr(s, ",,"))
+        return dse_err_set(e, DSE_EINPUT, NULL, opt, "'%.200s' has an empty item: expected ITEM[,ITEM...]", s);
+    return DSE_OK;
+}
+
 int cli_int(const char *opt, const char *s, long long min, long long max, long long *out, struct dse_err *e)
 {
     char *end;
@@ -202,6 +214,95 @@ static int is_dir(const char *p)
     return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+/* Whether needle occurs in hay, ASCII case folded (strcasestr is a GNU extension). */
+static int has_folded(const char *hay, const char *needle)
+{
+    size_t n = strlen(needle);
+    for (; *hay; hay++)
+        if (!strncasecmp(hay, needle, n))
+            return 1;
+    return n == 0;
+}
+
+/* Levenshtein distance of a and b, ASCII case folded, both under 128 bytes (else a large number). */
+static int edit_distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    if (la >= 128 || lb >= 128)
+        return 1 << 20;
+    int row[128], prev;
+    for (size_t j = 0; j <= lb; j++)
+        row[j] = (int)j;
+    for (size_t i = 1; i <= la; i++) {
+        prev = row[0];
+        row[0] = (int)i;
+        for (size_t j = 1; j <= lb; j++) {
+            int cur = row[j], sub = prev + (tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]));
+            row[j] = cur + 1 < row[j - 1] + 1 ? cur + 1 : row[j - 1] + 1;
+            if (sub < row[j])
+                row[j] = sub;
+            prev = cur;
+        }
+    }
+    return row[lb];
+}
+
+/* "did you mean A, B?" for a name not found: the shipped names of dir (files with one of exts under
+ * each base) that contain it (h100 -> nvidia-h100-sxm5-80gb) or are a few edits from it
+ * (lama-3.1-8b -> llama-3.1-8b), closest first, at most four. */
+static void suggest(const char *name, const char *dir, const char *const *exts, const char *const *bases, int nb,
+                    char *out, size_t n)
+{
+    enum { MAX_S = 4 };
+    char best[MAX_S][96];
+    int score[MAX_S], k = 0, tol = (int)strlen(name) / 4 + 1;
+    out[0] = '\0';
+    for (int b = 0; b < nb; b++) {
+        char path[DSE_PATH_LEN];
+        if (snprintf(path, sizeof path, "%s/%s", bases[b], dir) >= (int)sizeof path)
+            continue;
+        DIR *d = opendir(path);
+        for (struct dirent *de; d && (de = readdir(d));) {
+            char stem[96];
+            size_t l = strlen(de->d_name);
+            int ext_ok = 0;
+            for (int x = 0; exts[x] && !ext_ok; x++) {
+                size_t el = strlen(exts[x]);
+                if (l > el && l - el < sizeof stem && !strcmp(de->d_name + l - el, exts[x])) {
+                    snprintf(stem, sizeof stem, "%.*s", (int)(l - el), de->d_name);
+                    ext_ok = 1;
+                }
+            }
+            if (!ext_ok)
+                continue;
+            int s = has_folded(stem, name) ? 0 : edit_distance(name, stem);
+            if (s > tol)
+                continue;
+            int dup = 0;
+            for (int i = 0; i < k; i++)
+                dup |= !strcmp(best[i], stem);
+            if (dup)
+                continue;
+            int at = k < MAX_S ? k++ : MAX_S - 1; /* insertion by score, then name: deterministic */
+            if (at == MAX_S - 1 && k == MAX_S && (s > score[at] || (s == score[at] && strcmp(stem, best[at]) > 0)))
+                continue;
+            for (; at > 0 && (score[at - 1] > s || (score[at - 1] == s && strcmp(best[at - 1], stem) > 0)); at--) {
+                score[at] = score[at - 1];
+                memcpy(best[at], best[at - 1], sizeof best[0]);
+            }
+            score[at] = s;
+            dse_strlcpy(best[at], stem, sizeof best[0]);
+        }
+        if (d)
+            closedir(d);
+    }
+    size_t at = 0;
+    for (int i = 0; i < k && at < n; i++)
+        at += (size_t)snprintf(out + at, n - at, "%s%s", i ? ", " : "did you mean ", best[i]);
+    if (k && at < n)
+        snprintf(out + at, n - at, "?");
+}
+
 int cli_resolve(const char *opt, const char *dir, const char *name, const char *const *exts, char *out, unsigned n,
                 struct dse_err *e)
 {
@@ -217,7 +318,7 @@ int cli_resolve(const char *opt, const char *dir, const char *name, const char *
         return DSE_OK;
     }
     const char *bases[1 + JU_MAX_DATA_DIRS] = {"."};
-    char dirs[2048];
+    char dirs[JU_DATA_DIRS_BYTES];
     int nb = 1 + ju_data_dirs(bases + 1, JU_MAX_DATA_DIRS, dirs, sizeof dirs);
     for (int b = 0; b < nb; b++) { /* a candidate that does not fit in out is not looked for */
         if (snprintf(out, n, "%s/%s/%s", bases[b], dir, name) < (int)n && is_file(out))
@@ -226,14 +327,16 @@ int cli_resolve(const char *opt, const char *dir, const char *name, const char *
             if (snprintf(out, n, "%s/%s/%s%s", bases[b], dir, name, exts[k]) < (int)n && is_file(out))
                 return DSE_OK;
     }
-    return dse_err_set(e, DSE_EINPUT, name, NULL, "no such file, nor %s/%s%s here%s or in %s (try dse list)", dir, name,
-                       exts[0], nb > 2 ? ", in DSE_PATH's folders" : "", bases[nb - 1]);
+    char near[400];
+    suggest(name, dir, exts, bases, nb, near, sizeof near);
+    return dse_err_set(e, DSE_EINPUT, name, NULL, "no such file, nor %s/%s%s here%s or in %s (%s)", dir, name,
+                       exts[0], nb > 2 ? ", in DSE_PATH's folders" : "", bases[nb - 1], near[0] ? near : "try dse list");
 }
 
 void cli_data_dir(const char *dir, char *out, unsigned n)
 {
     const char *bases[JU_MAX_DATA_DIRS];
-    char dirs[2048];
+    char dirs[JU_DATA_DIRS_BYTES];
     int nb = ju_data_dirs(bases, JU_MAX_DATA_DIRS, dirs, sizeof dirs);
     snprintf(out, n, "%s", dir);
     for (int b = 0; b < nb && !is_dir(out); b++)
@@ -313,6 +416,52 @@ int cli_load_hw(const char *path, struct hw_system *sys, struct dse_err *e)
     if (n > 4 && !strcasecmp(path + n - 4, ".cfg"))
         return hw_load_scalesim_cfg(path, sys, e);
     return hw_load_file(path, sys, e);
+}
+
+int cli_set_hw(const struct cli_opt *opts, const char *hwp, struct hw_system *sys, struct dse_err *e)
+{
+    const char *set = cli_get(opts, "set");
+    if (!set)
+        return DSE_OK;
+    enum { MAX_SET = 16 };
+    char buf[2048], *fields[MAX_SET], *values[MAX_SET], *save = NULL, *text;
+    size_t len;
+    int n = 0, rc;
+    if (strlen(set) >= sizeof buf)
+        return dse_err_set(e, DSE_EINPUT, NULL, "--set", "%zu characters: at most %zu", strlen(set), sizeof buf - 1);
+    if ((rc = cli_list_check("--set", set, e)))
+        return rc;
+    dse_strlcpy(buf, set, sizeof buf);
+    for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        char *eq = strchr(t, '=');
+        if (strncmp(t, "hw:", 3) || !eq || eq == t + 3 || !eq[1])
+            return dse_err_set(e, DSE_EINPUT, NULL, "--set", "expected hw:PATH=VALUE, got '%.80s'", t);
+        if (n == MAX_SET)
+            return dse_err_set(e, DSE_EINPUT, NULL, "--set", "more than %d fields", MAX_SET);
+        *eq = '\0';
+        fields[n] = t + 3;
+        values[n++] = eq + 1;
+    }
+    size_t pl = strlen(hwp);
+    if (pl > 4 && !strcmp(hwp + pl - 4, ".cfg"))
+        return dse_err_set(e, DSE_EINPUT, hwp, "--set", "sets fields of a hwdesc JSON file, not of a SCALE-Sim .cfg");
+    if ((rc = ju_read_file(hwp, JU_MAX_FILE_BYTES, &text, &len, e)))
+        return rc;
+    rc = sweep_hw_set(text, hwp, n, (const char *const *)fields, (const char *const *)values, sys, e);
+    free(text);
+    return rc;
+}
+
+int cli_load_hw_opts(const struct cli_opt *opts, const char *path, struct hw_system *sys, struct dse_err *e)
+{
+    int rc = cli_load_hw(path, sys, e);
+    return rc ? rc : cli_set_hw(opts, path, sys, e);
+}
+
+void cli_print_whatif(const struct cli_opt *opts)
+{
+    if (cli_get(opts, "set"))
+        printf("what-if: --set %s (fields of the hwdesc changed for this run only)\n", cli_get(opts, "set"));
 }
 
 int cli_fidelity(const char *s, enum fidelity *out, struct dse_err *e)

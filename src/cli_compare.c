@@ -27,6 +27,7 @@ static struct cli_opt compare_opts_proto[] = {
     {"prompt", 1, "prompt tokens; sequence length for encoders", NULL},
     {"generate", 1, "output tokens for --phase generate (default 128)", NULL},
     {"fidelity", 1, "analytical (default) or cycle", NULL},
+    CLI_OPT_SET,
     {"software", 1, "software stacks, comma-separated (a row per system and stack; default: each device's own)",
      NULL},
     {"json", 0, "print one JSON object", NULL},
@@ -106,6 +107,11 @@ int cmd_compare(int argc, char **argv)
     }
     if (cli_get(opts, "software")) { /* loaded once, each used on every system */
         char list[1024], *save = NULL;
+        if (strlen(cli_get(opts, "software")) >= sizeof list)
+            rc = dse_err_set(&e, DSE_EINPUT, NULL, "--software", "%zu characters: at most %zu",
+                             strlen(cli_get(opts, "software")), sizeof list - 1);
+        if (rc || (rc = cli_list_check("--software", cli_get(opts, "software"), &e)))
+            goto out;
         dse_strlcpy(list, cli_get(opts, "software"), sizeof list);
         for (char *t = strtok_r(list, ",", &save); t && !rc; t = strtok_r(NULL, ",", &save)) {
             if (nsw == MAX_SW)
@@ -151,7 +157,7 @@ int cmd_compare(int argc, char **argv)
     for (int i = 0; i < nhw; i++) {
         char hwpath[1024];
         if ((rc = cli_resolve("compare", "hwdesc", hw[i], hw_ext, hwpath, sizeof hwpath, &e)) ||
-            (rc = cli_load_hw(hwpath, &sys[i], &e)))
+            (rc = cli_load_hw_opts(opts, hwpath, &sys[i], &e)))
             goto out;
         for (int k = 0; k < (nsw ? nsw : 1); k++) {
         struct eval_req r = base;
@@ -192,7 +198,10 @@ int cmd_compare(int argc, char **argv)
         goto out;
     }
     if (cli_get(opts, "json")) {
-        cJSON *o = cJSON_CreateObject(), *a = cJSON_AddArrayToObject(o, "systems");
+        cJSON *o = cJSON_CreateObject(), *a;
+        if (cli_get(opts, "set")) /* --set: the fields every system's hwdesc had changed */
+            cJSON_AddStringToObject(o, "what_if", cli_get(opts, "set"));
+        a = cJSON_AddArrayToObject(o, "systems");
         cJSON_AddStringToObject(o, "workload", model.name);
         cJSON_AddStringToObject(o, "model_tier", fidelity_names[base.x.fidelity]);
         for (int i = 0; i < nrow; i++) {
@@ -263,6 +272,7 @@ int cmd_compare(int argc, char **argv)
            "device is uncalibrated%s)\n\n",
            model.name, (long long)base.batch, ph == PH_GENERATE ? ", generate" : "", fidelity_names[base.x.fidelity],
            base.errbars ? "" : "; no validate/published/error-bars.json found");
+    cli_print_whatif(opts);
     const struct metric *cols[CLI_CMP_COLS];
     int ncol = cli_compare_columns(ph, cols);
     printf("%-30s %-8s %-14s %-22s %-12s", "hw", "device", "software", "precision", "error_%");

@@ -22,7 +22,7 @@ static struct cli_opt eval_opts_proto[] = {
     {"dim", 1, "ONNX: bind dynamic input dimensions NAME=N[,NAME=N] (batch- and sequence-named ones follow --batch and --prompt)", NULL},
     {"unknown-ops", 1, "ONNX: error (default) or memory: operators dse does not model costed as memory-bound, with a warning", NULL},
     {"device", 1, "device of the system that runs the model (default: first accelerator)", NULL},
-    {"set", 1, "what-if: hw:PATH=VALUE[,hw:PATH=VALUE] sets hwdesc fields as a sweep's hw: axes do (e.g. hw:devices.gpu.memory.0.bandwidth_GBps=4000)", NULL},
+    CLI_OPT_SET,
     {"placement", 1, "DEV or DEV,TYPE=DEV2,... e.g. npu,attention=cpu (operators by type on other devices)", NULL},
     {"precision", 1, "fp32|tf32|bf16|fp16|fp8|int8|int4, w4a16, w8a8kv8, w=int4,a=fp16,kv=fp8", NULL},
     {"batch", 1, "batch size (default 1)", NULL},
@@ -206,7 +206,8 @@ static void print_kernels(const struct eval_req *r, const struct eval_result *re
     free(k);
 }
 
-static void print_human(const struct eval_req *r, const struct eval_result *res, const char *prec, int top)
+static void print_human(const struct eval_req *r, const struct eval_result *res, const char *prec, int top,
+                        const struct cli_opt *opts)
 {
     const struct hw_system *sys = r->sys;
     const struct hw_device *d = &sys->dev[r->dev];
@@ -222,6 +223,7 @@ static void print_human(const struct eval_req *r, const struct eval_result *res,
         printf(", sequence %lld\n", (long long)r->prompt);
     else
         printf("\n");
+    cli_print_whatif(opts);
     if (sys->topo.n_level) { /* the layout over the topology, innermost level first */
         const struct par_layout *l = &r->layout;
         if (l->n[PAR_CP] > 1)
@@ -439,7 +441,8 @@ static void add_layouts_json(cJSON *o, const struct metric *m, const struct layo
 }
 
 static int print_json(const struct eval_req *r, const struct eval_result *res, const char *prec,
-                      const struct layout_choice *best, const struct metric *lobj, const struct layout_stats *lst)
+                      const struct layout_choice *best, const struct metric *lobj, const struct layout_stats *lst,
+                      const char *what_if)
 {
     enum wl_phase ph = r->phase == PH_TRAIN || wl_model_is_lm(r->model) ? r->phase : PH_NONE;
     cJSON *o = cJSON_CreateObject(), *t, *ops, *val;
@@ -450,6 +453,8 @@ static int print_json(const struct eval_req *r, const struct eval_result *res, c
     cJSON_AddStringToObject(o, "dse_version", PACKAGE_VERSION);
     cJSON_AddStringToObject(o, "git", DSE_GIT_HASH);
     cJSON_AddStringToObject(o, "hw", r->sys->name);
+    if (what_if) /* --set: the hwdesc's fields this result changed */
+        cJSON_AddStringToObject(o, "what_if", what_if);
     cJSON_AddStringToObject(o, "device", r->sys->dev[r->dev].name);
     cJSON_AddStringToObject(o, "workload", r->model->name);
     cJSON_AddStringToObject(o, "precision", prec);
@@ -584,6 +589,14 @@ static int layout_auto(const struct cli_opt *opts, struct eval_req *r, const str
         return dse_err_set(e, DSE_EINPUT, NULL, "--objective", "unknown metric '%s' (dse list metrics)", on);
     if ((*m)->dir == DIR_NONE)
         return dse_err_set(e, DSE_EINPUT, NULL, "--objective", "%s has no direction to rank by", on);
+    /* A metric this evaluation does not produce (a serving run's, another phase's) would make every layout
+     * "infeasible" and the answer "no feasible layout": a usage error instead. */
+    if (!metric_applies_to(*m, r->phase, 0))
+        return dse_err_set(e, DSE_EINPUT, NULL, "--objective", "%s is not a metric of %s %s (%s)%s", on,
+                           r->phase != PH_NONE ? wl_phase_names[r->phase] : "this",
+                           r->phase != PH_NONE ? "points" : "evaluation", (*m)->what,
+                           ((*m)->phases & METRIC_SERVE) ? "; dse eval runs no serving simulation (dse serve and a "
+                                                           "sweep's serving block do)" : "");
     int rc = eval_layout_search(r, *m, best, 8, st, e);
     if (!rc && st->kept) {
         r->layout = best[0].layout;
@@ -637,39 +650,6 @@ static int print_layouts_json(const struct eval_req *r, const struct metric *m, 
 static int point_device_prec(const struct cli_opt *opts, const char *cmd, struct hw_system *sys, struct wl_model *model,
                              struct eval_req *r, struct dse_err *e);
 
-/* --set hw:PATH=VALUE[,...]: the hwdesc at hwp reloaded with those fields changed (sweep_hw_set). */
-static int point_set_hw(const struct cli_opt *opts, const char *hwp, struct hw_system *sys, struct dse_err *e)
-{
-    const char *set = cli_get(opts, "set");
-    if (!set)
-        return DSE_OK;
-    enum { MAX_SET = 16 };
-    char buf[2048], *fields[MAX_SET], *values[MAX_SET], *save = NULL, *text;
-    size_t len;
-    int n = 0, rc;
-    if (strlen(set) >= sizeof buf)
-        return dse_err_set(e, DSE_EINPUT, NULL, "--set", "too long");
-    dse_strlcpy(buf, set, sizeof buf);
-    for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-        char *eq = strchr(t, '=');
-        if (strncmp(t, "hw:", 3) || !eq || eq == t + 3 || !eq[1])
-            return dse_err_set(e, DSE_EINPUT, NULL, "--set", "expected hw:PATH=VALUE, got '%.80s'", t);
-        if (n == MAX_SET)
-            return dse_err_set(e, DSE_EINPUT, NULL, "--set", "more than %d fields", MAX_SET);
-        *eq = '\0';
-        fields[n] = t + 3;
-        values[n++] = eq + 1;
-    }
-    size_t pl = strlen(hwp);
-    if (pl > 4 && !strcmp(hwp + pl - 4, ".cfg"))
-        return dse_err_set(e, DSE_EINPUT, hwp, "--set", "sets fields of a hwdesc JSON file, not of a SCALE-Sim .cfg");
-    if ((rc = ju_read_file(hwp, JU_MAX_FILE_BYTES, &text, &len, e)))
-        return rc;
-    rc = sweep_hw_set(text, hwp, n, (const char *const *)fields, (const char *const *)values, sys, e);
-    free(text);
-    return rc;
-}
-
 /* The system, workload, device (or placement) and precision of a design point from --hw, --workload,
  * --device, --placement and --precision (cli.h): *sys is malloc'd (the caller frees it, also on an
  * error), *model loaded on success only (the caller frees it then). */
@@ -689,7 +669,7 @@ int cli_point_open(const struct cli_opt *opts, const char *cmd, char *hwp, size_
     if (!(*sys = malloc(sizeof **sys)))
         return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
     struct wl_load_opt lo;
-    if ((rc = cli_load_opt(opts, &lo, e)) || (rc = cli_load_hw(hwp, *sys, e)) || (rc = point_set_hw(opts, hwp, *sys, e)) ||
+    if ((rc = cli_load_opt(opts, &lo, e)) || (rc = cli_load_hw_opts(opts, hwp, *sys, e)) ||
         (rc = wl_load_file_opt(wlp, &lo, model, e)))
         return rc;
     if ((rc = point_device_prec(opts, cmd, *sys, model, r, e)))
@@ -916,7 +896,7 @@ int cmd_eval(int argc, char **argv)
     if ((rc = eval_run(&r, &res, &e)))
         goto out;
     if (cli_get(opts, "json"))
-        rc = print_json(&r, &res, prec, lobj ? best : NULL, lobj, &lst);
+        rc = print_json(&r, &res, prec, lobj ? best : NULL, lobj, &lst, cli_get(opts, "set"));
     else if (ss_kind >= 0) {
         if (!res.feasible)
             fprintf(stderr, "dse: infeasible: %s\n", res.reason);
@@ -928,7 +908,7 @@ int cmd_eval(int argc, char **argv)
             fprintf(stderr, "dse: infeasible: %s\n", res.reason);
         print_csv(&r, &res);
     } else
-        print_human(&r, &res, prec, (int)top);
+        print_human(&r, &res, prec, (int)top, opts);
     if (rc)
         dse_err_set(&e, rc, NULL, NULL, "out of memory while printing");
 out:

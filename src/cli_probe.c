@@ -231,6 +231,10 @@ static cJSON *facts_json(const struct probe_host *h, const struct probe_meas *m,
     cJSON_AddStringToObject(mo, "clock_source", clk_src);
     if (m->clock_MHz.runs)
         cJSON_AddItemToObject(mo, "dependent_add_clock_MHz", stat_json(&m->clock_MHz, 1));
+    /* the precisions the hwdesc gives an engine (what dse validate can predict here), and those it lacks */
+    cJSON *np = cJSON_AddArrayToObject(mo, "native_precisions"), *nn = cJSON_AddArrayToObject(mo, "not_native");
+    for (int p = 0; p < PROBE_NPEAK; p++)
+        cJSON_AddItemToArray(m->peak[p].runs ? np : nn, cJSON_CreateString(probe_peak_names[p]));
     cJSON *pk = cJSON_AddObjectToObject(mo, "peak_G_per_s");
     for (int p = 0; p < PROBE_NPEAK; p++)
         if (m->peak[p].runs) {
@@ -322,6 +326,11 @@ static void print_table(const struct probe_host *h, const struct probe_meas *m, 
         snprintf(a, sizeof a, "%s peak", probe_peak_names[p]);
         printf("  %-16s %16s %7.1f%%  %s\n", a, b, spread(&m->peak[p]), m->peak_how[p]);
     }
+    for (int p = 0; p < PROBE_NPEAK; p++)
+        if (!m->peak[p].runs) /* no instruction for it: no engine in the hwdesc, so nothing predicted at it */
+            printf("  %-16s %16s %8s  no %s instructions on this CPU: not native here, no engine in the "
+                   "hwdesc\n", (snprintf(a, sizeof a, "%s peak", probe_peak_names[p]), a), "-", "",
+                   probe_peak_names[p]);
     for (int l = 0; l < PROBE_NLEVEL; l++) {
         if (!m->read[l].runs)
             continue;

@@ -366,7 +366,7 @@ int cli_report(const char *db, long long run_id, const char *color, const char *
         goto out;
 
     /* the points, the reasons */
-    if ((rc = store_count(st, run.id, &n_pts, &n_feas, &n_front, e)) ||
+    if ((rc = store_count(st, &run, &n_pts, &n_feas, &n_front, e)) ||
         (rc = store_reasons(st, run.id, reason_one, &why, e)))
         goto out;
     if (!(g.d = calloc((size_t)(na ? na : 1), sizeof *g.d))) {

@@ -44,6 +44,7 @@ static struct cli_opt validate_opts_proto[] = {
     {"write-error-bars", 1, "with --published: write the held-out error bars per device class and workload kind "
                             "(JSON; dse eval reads validate/published/error-bars.json)", NULL},
     {"suite", 1, "kernel suite (default validate/full.json, or validate/quick.json with --quick)", NULL},
+    CLI_OPT_SET,
     {"import", 1, "compare external measurements (suite JSON with measured_ms, CSV, or a dse --json result) instead of measuring", NULL},
     {"device", 1, "with --import: the hwdesc device of cases that name none (default: its first device)", NULL},
     {"quick", 0, "the quick suite and shorter timing (under 2 minutes on 2 cores)", NULL},
@@ -189,7 +190,7 @@ static int host(const struct cli_opt *opts, struct hw_system *sys, int *dev, cha
     static const char *const ext[] = {".json", ".cfg", NULL};
     int rc = cli_resolve("--hw", "hwdesc", hw, ext, path, (unsigned)pn, e);
     if (!rc)
-        rc = cli_load_hw(path, sys, e);
+        rc = cli_load_hw_opts(opts, path, sys, e); /* validate's --set (calibrate has none: it writes the file) */
     if (rc)
         return rc;
     const char *want = cli_get(opts, "device");
@@ -219,6 +220,8 @@ static int host(const struct cli_opt *opts, struct hw_system *sys, int *dev, cha
  * passes, the kernels whose timing spread stayed over the limit. */
 struct measure_info {
     int measured; /* 0: imported */
+    int n_skipped;                  /* kernels at a precision the device has no engine for */
+    int skipped_by_prec[P_COUNT];   /* of which at each precision */
     struct hostload before, during;
     double noise_pct; /* -1 with one pass */
     int flagged, n;
@@ -255,9 +258,26 @@ static double now_s(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* The result lines (text) and fields (JSON) that say what the host was doing. */
-static void measure_print(const struct measure_info *mi)
+/* The result lines (text) and fields (JSON) that say what the host was doing, and which kernels of the
+ * suite it could not run for want of an engine. */
+static void skipped_text(const struct measure_info *mi, const char *dev, char *buf, size_t n)
 {
+    size_t at = (size_t)snprintf(buf, n, "skipped %d kernel%s at", mi->n_skipped, mi->n_skipped == 1 ? "" : "s");
+    for (int p = 0; p < P_COUNT && at < n; p++)
+        if (mi->skipped_by_prec[p])
+            at += (size_t)snprintf(buf + at, n - at, " %s (%d)", prec_names[p], mi->skipped_by_prec[p]);
+    if (at < n)
+        snprintf(buf + at, n - at, ": '%s' has no engine for %s (dse probe records only the precisions this host "
+                 "runs natively)", dev, mi->n_skipped == 1 ? "it" : "them");
+}
+
+static void measure_print(const struct measure_info *mi, const char *dev)
+{
+    if (mi->n_skipped) {
+        char buf[400];
+        skipped_text(mi, dev, buf, sizeof buf);
+        printf("%s\n", buf);
+    }
     if (!mi->measured)
         return;
     char a[160], b[160];
@@ -283,6 +303,10 @@ static void load_json(cJSON *o, const char *key, const struct hostload *l)
 
 static void measure_json(cJSON *o, const struct measure_info *mi)
 {
+    cJSON *sk = cJSON_AddObjectToObject(o, "skipped_kernels"); /* precision -> count */
+    for (int p = 0; p < P_COUNT; p++)
+        if (mi->skipped_by_prec[p])
+            cJSON_AddNumberToObject(sk, prec_names[p], mi->skipped_by_prec[p]);
     if (!mi->measured)
         return;
     load_json(o, "host_load_before", &mi->before);
@@ -338,6 +362,35 @@ static int run_suite(const struct cli_opt *opts, struct vsuite *s, struct wl_gra
                              "case %d (%s %s): runs on this host's CPU, not on '%s' (use --import for measurements "
                              "taken there)",
                              i, vk_kinds[k->type].name, k->shape, k->device);
+    }
+    /* Kernels at a precision the device has no engine for (an AVX2 host without bf16 instructions, say)
+     * cannot be predicted: skipped before anything is measured, counted, and reported. */
+    int kept = 0;
+    for (int i = 0; i < s->n && !rc; i++) {
+        struct vk *k = &s->k[i];
+        if ((rc = vk_graph(k, &(*graphs)[i], e))) {
+            wl_graph_free(&(*graphs)[i]);
+            break;
+        }
+        if (!vk_supported(k, &(*graphs)[i], &sys->dev[k->dev])) {
+            mi->n_skipped++;
+            mi->skipped_by_prec[k->prec]++;
+            wl_graph_free(&(*graphs)[i]);
+            continue;
+        }
+        s->k[kept] = *k;
+        (*graphs)[kept++] = (*graphs)[i];
+    }
+    s->n = kept; /* the graphs beyond are freed or moved */
+    if (!rc) {
+        if (mi->n_skipped) {
+            char buf[400];
+            skipped_text(mi, sys->dev[dev].name, buf, sizeof buf);
+            phase(cmd, "%s", buf);
+        }
+        if (!kept)
+            rc = dse_err_set(e, DSE_EINPUT, path, NULL, "no kernel of the suite can be predicted on '%s' (%d skipped: "
+                             "no engine for their precisions)", sys->dev[dev].name, mi->n_skipped);
     }
     struct hostload_mark m0, m1;
     if (!imported && !rc) {
@@ -402,8 +455,7 @@ static int run_suite(const struct cli_opt *opts, struct vsuite *s, struct wl_gra
     free(t);
     for (int i = 0; i < s->n && !rc; i++) {
         struct vk *k = &s->k[i];
-        if (!(rc = vk_graph(k, &(*graphs)[i], e)))
-            rc = vk_predict(k, &(*graphs)[i], sys, k->dev, f, imported ? 0 : threads, &k->predicted_ms, &k->predicted_mJ, e);
+        rc = vk_predict(k, &(*graphs)[i], sys, k->dev, f, imported ? 0 : threads, &k->predicted_ms, &k->predicted_mJ, e);
     }
     return rc;
 }
@@ -595,6 +647,8 @@ int cmd_validate(int argc, char **argv)
     if (json) {
         cJSON *o = cJSON_CreateObject(), *arr;
         cJSON_AddStringToObject(o, "hw", hwpath);
+        if (cli_get(opts, "set"))
+            cJSON_AddStringToObject(o, "what_if", cli_get(opts, "set"));
         cJSON_AddStringToObject(o, "suite", s.name);
         cJSON_AddStringToObject(o, "fidelity", fidelity_names[f]);
         cJSON_AddNumberToObject(o, "n_kernels", s.n);
@@ -624,8 +678,10 @@ int cmd_validate(int argc, char **argv)
         }
         cli_print_json(o);
     } else {
-        printf("dse validate: suite %s, %d kernels on %s (%s), %s tier, %d threads\n\n", s.name, s.n, sys->name,
+        printf("dse validate: suite %s, %d kernels on %s (%s), %s tier, %d threads\n", s.name, s.n, sys->name,
                hwpath, fidelity_names[f], used_threads(threads));
+        cli_print_whatif(opts);
+        printf("\n");
         printf("%-10s %-48s %-5s %12s %12s %9s %8s %9s %6s\n", "kernel", "shape", "prec", "measured_ms",
                "predicted_ms", "error", "spread", "GFLOP/s", "%peak");
         for (int i = 0; i < s.n; i++) {
@@ -650,7 +706,7 @@ int cmd_validate(int argc, char **argv)
             printf("run-to-run noise %.1f%% (mean |pass / median - 1| over %s passes): a model that predicted the\n"
                    "median exactly would show about this error against any one pass\n",
                    mi.noise_pct, cli_get(opts, "repeat") ? cli_get(opts, "repeat") : "1");
-        measure_print(&mi);
+        measure_print(&mi, sys->dev[dev].name);
         printf("worst:");
         for (int i = 0; idx && i < 3 && i < s.n; i++)
             printf(" %s %s (%+.0f%%)%s", vk_kinds[s.k[idx[i]].type].name, s.k[idx[i]].shape,
@@ -979,7 +1035,7 @@ int cmd_calibrate(int argc, char **argv)
         if (mi.noise_pct >= 0)
             printf("run-to-run noise of the measurements: %.1f%% (mean |pass / median - 1| over %s passes)\n", mi.noise_pct,
                    cli_get(opts, "repeat") ? cli_get(opts, "repeat") : "5");
-        measure_print(&mi);
+        measure_print(&mi, sys->dev[dev].name);
         if (written)
             printf("\nwrote %s (dse eval --hw %s now reports the expected error)%s\n", cli_get(opts, "out"),
                    cli_get(opts, "out"), worse ? "\nWARNING: written with --force: its held-out error is worse than the uncalibrated model's" : "");

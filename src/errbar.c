@@ -41,8 +41,11 @@ static int load_row(struct ju *j, const cJSON *x, struct eb_table *t)
     size_t old = ju_key(j, "low_pct");
     if (!cJSON_IsNumber(lo))
         rc = ju_fail(j, "%s (expected a number above -100)", lo ? "not a number" : "missing");
-    else if (!(lo->valuedouble > -100) || !(lo->valuedouble <= r->high_pct))
-        rc = ju_fail(j, "expected a number above -100 and at most high_pct (%g), got %g", r->high_pct, lo->valuedouble);
+    else if (!(lo->valuedouble > -100) || !(lo->valuedouble <= r->high_pct)) {
+        char hs[32], ls[32];
+        rc = ju_fail(j, "expected a number above -100 and at most high_pct (%s), got %s",
+                     ju_shortest(hs, sizeof hs, r->high_pct), ju_shortest(ls, sizeof ls, lo->valuedouble));
+    }
     ju_pop(j, old);
     if (rc)
         return rc;
@@ -135,7 +138,7 @@ int eb_resolve(const char *near_file, char *out, unsigned long n)
     if (slash)
         snprintf(root, sizeof root, "%.*s/..", (int)(slash - near_file), near_file);
     const char *bases[2 + JU_MAX_DATA_DIRS] = {".", root};
-    char dirs[2048];
+    char dirs[JU_DATA_DIRS_BYTES];
     int nb = 2 + ju_data_dirs(bases + 2, JU_MAX_DATA_DIRS, dirs, sizeof dirs);
     for (int b = 0; b < nb; b++) {
         struct stat st;

@@ -186,7 +186,9 @@ static int load_clock(struct ju *j, const cJSON *o, struct hw_system *sys, struc
              !(rc = ju_num(j, ck, "boost_MHz", JU_POS, 1e5, &boost)) && !(rc = need_source(j, ck)) &&
              boost < base) {
         size_t o2 = ju_key(j, "boost_MHz");
-        rc = ju_fail(j, "expected at least base_MHz (%g), got %g", base, boost);
+        char bs[32], xs[32];
+        rc = ju_fail(j, "expected at least base_MHz (%s), got %s", ju_shortest(bs, sizeof bs, base),
+                     ju_shortest(xs, sizeof xs, boost));
         ju_pop(j, o2);
     }
     ju_pop(j, old);
@@ -315,7 +317,9 @@ static int load_power(struct ju *j, const cJSON *o, struct hw_system *sys, struc
              !(rc = ju_num(j, pw, "tdp_W", JU_POS, 1e6, &d->tdp_W)) && !(rc = need_source(j, pw)) &&
              d->idle_W > d->tdp_W) {
         size_t o2 = ju_key(j, "idle_W");
-        rc = ju_fail(j, "expected at most tdp_W (%g), got %g", d->tdp_W, d->idle_W);
+        char ts[32], is[32];
+        rc = ju_fail(j, "expected at most tdp_W (%s), got %s", ju_shortest(ts, sizeof ts, d->tdp_W),
+                     ju_shortest(is, sizeof is, d->idle_W));
         ju_pop(j, o2);
     }
     ju_pop(j, old);

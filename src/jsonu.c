@@ -460,18 +460,25 @@ int ju_num(struct ju *j, const cJSON *obj, const char *key, int flags, double ma
     double x = v->valuedouble;
     const char *what = (flags & JU_POS) ? "a positive number" : (flags & JU_NONNEG) ? "a non-negative number"
                                                                                      : "a number";
-    if (!isfinite(x))
+    char xs[32], ms[32]; /* exact: "expected at most 1e+07, got 1e+07" said nothing */
+    int bad = !isfinite(x) ? 1 : (flags & JU_POS) && !(x > 0) ? 2 : (flags & JU_POS) && x < JU_MIN_POSITIVE ? 3
+            : (flags & JU_NONNEG) && !(x >= 0) ? 4 : (flags & JU_INT) && x != floor(x) ? 5 : max > 0 && x > max ? 6 : 0;
+    if (bad > 1) {
+        ju_shortest(xs, sizeof xs, x);
+        ju_shortest(ms, sizeof ms, max);
+    }
+    if (bad == 1)
         rc = ju_fail(j, "expected %s, got a non-finite value", what);
-    else if ((flags & JU_POS) && !(x > 0))
-        rc = ju_fail(j, "expected a positive number, got %g", x);
-    else if ((flags & JU_POS) && x < JU_MIN_POSITIVE)
-        rc = ju_fail(j, "expected a positive number of at least %g, got %g", JU_MIN_POSITIVE, x);
-    else if ((flags & JU_NONNEG) && !(x >= 0))
-        rc = ju_fail(j, "expected a non-negative number, got %g", x);
-    else if ((flags & JU_INT) && x != floor(x))
-        rc = ju_fail(j, "expected an integer, got %g", x);
-    else if (max > 0 && x > max)
-        rc = ju_fail(j, "expected at most %g, got %g", max, x);
+    else if (bad == 2)
+        rc = ju_fail(j, "expected a positive number, got %s", xs);
+    else if (bad == 3)
+        rc = ju_fail(j, "expected a positive number of at least %g, got %s", JU_MIN_POSITIVE, xs);
+    else if (bad == 4)
+        rc = ju_fail(j, "expected a non-negative number, got %s", xs);
+    else if (bad == 5)
+        rc = ju_fail(j, "expected an integer, got %s", xs);
+    else if (bad == 6)
+        rc = ju_fail(j, "expected at most %s, got %s", ms, xs);
     else
         *out = x;
 out:
@@ -495,10 +502,13 @@ int ju_int(struct ju *j, const cJSON *obj, const char *key, int flags, long long
         goto out;
     }
     double x = v->valuedouble;
+    char xs[32] = "a non-finite value";
+    if (isfinite(x) && (x != floor(x) || x < (double)min || x > (double)max))
+        ju_shortest(xs, sizeof xs, x);
     if (!isfinite(x) || x != floor(x))
-        rc = ju_fail(j, "expected an integer, got %g", x);
+        rc = ju_fail(j, "expected an integer, got %s", xs);
     else if (x < (double)min || x > (double)max)
-        rc = ju_fail(j, "expected an integer in [%lld, %lld], got %g", min, max, x);
+        rc = ju_fail(j, "expected an integer in [%lld, %lld], got %s", min, max, xs);
     else
         *out = (long long)x;
 out:
@@ -585,6 +595,30 @@ int ju_enum(struct ju *j, const cJSON *obj, const char *key, int flags, const ch
 #ifndef DSE_DATADIR
 #define DSE_DATADIR "/usr/local/share/dse"
 #endif
+
+int ju_data_path_check(struct dse_err *e)
+{
+    const char *p = getenv("DSE_PATH");
+    int k = 0;
+    size_t bytes = 0;
+    for (; p && *p; p += strcspn(p, ":") + (p[strcspn(p, ":")] == ':')) {
+        size_t len = strcspn(p, ":");
+        if (!len)
+            continue;
+        if (len >= DSE_PATH_LEN)
+            return dse_err_set(e, DSE_EINPUT, NULL, "DSE_PATH", "folder %d is %zu bytes long: at most %d", k + 1, len,
+                               DSE_PATH_LEN - 1);
+        k++;
+        bytes += len + 1;
+    }
+    if (k > JU_MAX_DATA_DIRS - 1)
+        return dse_err_set(e, DSE_EINPUT, NULL, "DSE_PATH", "%d folders: dse searches at most %d (join some, or "
+                           "install the data with make install)", k, JU_MAX_DATA_DIRS - 1);
+    if (bytes > JU_DATA_DIRS_BYTES)
+        return dse_err_set(e, DSE_EINPUT, NULL, "DSE_PATH", "%zu bytes of folders: at most %d", bytes - 1,
+                           JU_DATA_DIRS_BYTES - 1);
+    return DSE_OK;
+}
 
 int ju_data_dirs(const char **bases, int max, char *buf, size_t n)
 {

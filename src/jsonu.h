@@ -38,7 +38,12 @@ int ju_read_file(const char *path, size_t max_bytes, char **buf, size_t *len, st
  * (colon-separated), then the data directory make install fills. bases[] points into buf (n bytes);
  * returns how many (at most max, the data directory always last). */
 #define JU_MAX_DATA_DIRS 9
+#define JU_DATA_DIRS_BYTES 2048 /* the buf callers give ju_data_dirs */
 int ju_data_dirs(const char **bases, int max, char *buf, size_t n);
+/* DSE_EINPUT when DSE_PATH holds more folders than ju_data_dirs searches (JU_MAX_DATA_DIRS - 1) or more
+ * bytes than its buffer: a folder past the limit would be skipped while a message says DSE_PATH was
+ * searched. Empty entries ("a::b") are skipped, as the current directory is searched first anyway. */
+int ju_data_path_check(struct dse_err *e);
 /* The text of cJSON_Print (formatted) or cJSON_PrintUnformatted, byte for byte, except that every
  * number is exact: the shortest of 15, 16 and 17 significant digits that reads back as the same
  * double. cJSON prints 15 digits whenever they read back within DBL_EPSILON of the value, which is

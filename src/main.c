@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "jsonu.h"
 #include "plot.h"
 #include "probe.h"
 #include "store.h"
@@ -91,11 +92,18 @@ int main(int argc, char **argv)
         if (!c->run)
             return not_built(c);
         if (!strcmp(c->name, "list")) {
-            printf("usage: dse list hw|models|sweeps|software\n  %s\n", c->summary);
+            printf("usage: dse list hw|models|sweeps|software [--json | --csv]\n  %s\n  --json: one JSON array of "
+                   "the rows; --csv: the same rows as CSV with a header\n", c->summary);
             return 0;
         }
         char *hargv[3] = {argv[0], (char *)c->name, "--help"};
         return c->run(3, hargv);
+    }
+    struct dse_err e; /* a DSE_PATH dse would search only in part */
+    dse_err_clear(&e);
+    if (ju_data_path_check(&e)) {
+        dse_err_print(stderr, &e);
+        return 2;
     }
     const struct command *c = find(argv[1]);
     if (!c) {

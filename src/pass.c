@@ -239,6 +239,14 @@ static int fuse(const struct sw_stack *s, struct wl_graph *g, const int *readers
             break;
         }
     }
+    /* A view left alone (a BatchNorm folded into the convolution before it, a flatten) launches nothing:
+     * it joins the kernel that writes what it views, so that the kernels listed are those launched. */
+    for (int i = 0; i < n; i++) {
+        struct wl_op *o = &g->op[i];
+        int p = o->n_in ? g->t[o->in[0]].producer : -1;
+        if (wl_op_is_view(o) && o->kernel == i && p >= 0)
+            o->kernel = g->op[p].kernel;
+    }
     /* A kernel's id is the index of its first op. Kahn's algorithm over kernels in the order of their
      * first ops; each kernel's ops then follow one another in their own (topological) order. next[]
      * links a kernel's ops; cstart/cons list the readers of each tensor. */

@@ -289,7 +289,7 @@ int pass_resolve(const char *name, const char *near_file, char *out, unsigned lo
     if (slash) /* the folder above the file's own (hwdesc/x.json -> ./software) */
         snprintf(root, sizeof root, "%.*s/..", (int)(slash - near_file), near_file);
     const char *bases[2 + JU_MAX_DATA_DIRS] = {".", root};
-    char dirs[2048];
+    char dirs[JU_DATA_DIRS_BYTES];
     int nb = 2 + ju_data_dirs(bases + 2, JU_MAX_DATA_DIRS, dirs, sizeof dirs);
     for (int b = 0; b < nb; b++) {
         if (snprintf(out, n, "%s/software/%s.json", bases[b], name) < (int)n && is_file(out))

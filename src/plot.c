@@ -336,7 +336,7 @@ static int load_run(const struct db *d, long long id, struct run *r, struct dse_
         r->obj_dir[r->n_obj] = cJSON_IsString(g) ? parse_dir(g->valuestring) : dir;
         r->n_obj++;
     }
-    if ((rc = store_count(d->st, r->id, &r->n_points, &r->n_feasible, &r->n_pareto, e)))
+    if ((rc = store_count(d->st, &sr, &r->n_points, &r->n_feasible, &r->n_pareto, e)))
         goto out;
     if (r->n_feasible == 0) {
         struct top_reason t = {"", 0};

@@ -755,6 +755,49 @@ __attribute__((target("avx512f,avx512vnni"))) static double int8_avx512(long n)
     return t;
 }
 
+/* Without VNNI, int8 runs as dse's own GEMM runs it (kern_gemm.c): bytes widened to int16 pairs,
+ * VPMADDWD multiplying 16 pairs (256-bit) or 32 (512-bit) and adding each pair into an int32 lane, then
+ * VPADDD into the accumulator: one multiply-add per int8 product, half the rate VNNI's VPDPBUSD has. */
+__attribute__((target("avx2"))) static double int8_avx2(long n)
+{
+    const __m256i y = _mm256_set1_epi16(3);
+#define MW_DECL(i) __m256i a##i = _mm256_set1_epi32(i);
+#define MW_STEP(i) a##i = _mm256_add_epi32(a##i, _mm256_madd_epi16(a##i, y)); /* on the chain: not hoisted */
+#define MW_SUM(i) s = _mm256_add_epi32(s, a##i);
+    REP12(MW_DECL)
+    for (long k = 0; k < n; k++) {
+        REP12(MW_STEP)
+    }
+    __m256i s = _mm256_setzero_si256();
+    REP12(MW_SUM)
+    int out[8];
+    memcpy(out, &s, sizeof out);
+    double t = 0;
+    for (int i = 0; i < 8; i++)
+        t += out[i];
+    return t;
+}
+
+__attribute__((target("avx512f,avx512bw"))) static double int8_avx512bw(long n)
+{
+    const __m512i y = _mm512_set1_epi16(3);
+#define MZ_DECL(i) __m512i a##i = _mm512_set1_epi32(i);
+#define MZ_STEP(i) a##i = _mm512_add_epi32(a##i, _mm512_madd_epi16(a##i, y));
+#define MZ_SUM(i) s = _mm512_add_epi32(s, a##i);
+    REP12(MZ_DECL)
+    for (long k = 0; k < n; k++) {
+        REP12(MZ_STEP)
+    }
+    __m512i s = _mm512_setzero_si512();
+    REP12(MZ_SUM)
+    int out[16];
+    memcpy(out, &s, sizeof out);
+    double t = 0;
+    for (int i = 0; i < 16; i++)
+        t += out[i];
+    return t;
+}
+
 __attribute__((target("avx2,avxvnni"))) static double int8_avxvnni(long n)
 {
     const __m256i x = _mm256_set1_epi8(1), y = _mm256_set1_epi8(3);
@@ -782,6 +825,10 @@ static int usable_avx512(void)
 static int usable_avx2(void)
 {
     return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+}
+static int usable_avx512bw(void)
+{
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw");
 }
 static int usable_avx512bf16(void)
 {
@@ -958,6 +1005,11 @@ static const struct lowp lowps[] = {
      CHAINS * 64 * 2},
     {PROBE_INT8, "avx512 avx2", "12 VPDPBUSD chains of AVX-VNNI (256-bit, 32 int8 MACs each)", usable_avxvnni,
      int8_avxvnni, CHAINS * 32 * 2},
+    /* no VNNI: the int16-pair path dse's GEMM takes */
+    {PROBE_INT8, "avx512", "12 VPMADDWD+VPADDD chains of AVX-512BW (int8 as int16 pairs, 32 MACs each)",
+     usable_avx512bw, int8_avx512bw, CHAINS * 32 * 2},
+    {PROBE_INT8, "avx2", "12 VPMADDWD+VPADDD chains of AVX2 (int8 as int16 pairs, 16 MACs each)", usable_avx2,
+     int8_avx2, CHAINS * 16 * 2},
 #endif
 #ifdef PROBE_ARM_BF16
     {PROBE_BF16, "neon", "12 BFDOT chains of NEON (4 fp32 lanes x 2 bf16 products)", usable_arm_bf16, bf16_neon,

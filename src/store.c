@@ -128,9 +128,18 @@ static const char migrate_sql[] =
 static const char mark_sql[] =
     "PRAGMA application_id = " XSTR(STORE_APPLICATION_ID) "; PRAGMA user_version = " XSTR(STORE_SCHEMA_VERSION) ";";
 
+/* A failure of SQLite on s. A file damaged below SQL, or a dse database missing a table or column its
+ * schema has, is an input error (exit 2) saying so; anything else (I/O, a lock held too long) a runtime one. */
 static int db_err(struct store *s, struct dse_err *e, const char *what)
 {
-    return dse_err_set(e, DSE_ERUNTIME, s->path, NULL, "%s: %s", what, sqlite3_errmsg(s->db));
+    int code = sqlite3_errcode(s->db);
+    const char *msg = sqlite3_errmsg(s->db);
+    if (code == SQLITE_CORRUPT || code == SQLITE_NOTADB)
+        return dse_err_set(e, DSE_EINPUT, s->path, NULL, "a damaged SQLite database (%s: %s)", what, msg);
+    if (code == SQLITE_ERROR && (!strncmp(msg, "no such table", 13) || !strncmp(msg, "no such column", 14)))
+        return dse_err_set(e, DSE_EINPUT, s->path, NULL, "a damaged dse database (%s: %s): not as dse wrote it",
+                           what, msg);
+    return dse_err_set(e, DSE_ERUNTIME, s->path, NULL, "%s: %s", what, msg);
 }
 
 /* Prepares the statement built in q (and frees q) with ?1 bound to run_id. */
@@ -282,6 +291,14 @@ static int identify(struct store *s, int *kind, const char *refusing, struct dse
                                "knows %d)%s", ver, STORE_SCHEMA_VERSION, refusing);
         *kind = 1;
         s->version = ver >= 2 ? 2 : 1;
+        /* dse marks a database in the transaction that makes its tables: one without them was changed since */
+        static const char *const v2[] = {"runs", "metrics", "reasons", "run_axes", "axis_values", "point_metrics",
+                                         "point_rows", "point_ranks", NULL},
+                                 *const v1[] = {"runs", "metrics", "points", NULL};
+        for (const char *const *t = s->version == 2 ? v2 : v1; *t; t++)
+            if (!has_table(s, *t))
+                return dse_err_set(e, DSE_EINPUT, s->path, NULL, "a damaged dse database: schema version %d without "
+                                   "its table %s%s", s->version, *t, refusing);
         return DSE_OK;
     }
     if (app == 0 && ver == 0 && tables == 0) {
@@ -1444,6 +1461,53 @@ out:
 
 /* ---- reading ---- */
 
+/* A WAL database is read through a -shm file beside it, which a read-only connection creates when the
+ * folder lets it. In a folder it may not write (a read-only mount, another user's results) and with no
+ * -wal file, the database file is all there is: it is opened immutable (no -shm, no locks), which is
+ * exact because nothing can be writing it there. With a -wal file but no -shm, its committed rows
+ * cannot be read without one: refused, saying how to read them. */
+static int open_read_only(struct store *s, const char *path, struct dse_err *e)
+{
+    if (sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK)
+        return dse_err_set(e, DSE_ERUNTIME, path, NULL, "cannot open database: %s",
+                           s->db ? sqlite3_errmsg(s->db) : "out of memory");
+    long long probe;
+    int q = query_int(s, "PRAGMA schema_version", &probe) & 0xff;
+    if (q != SQLITE_CANTOPEN && q != SQLITE_READONLY)
+        return DSE_OK; /* read, or failed for a reason identify() words better */
+    char dir[DSE_PATH_LEN], side[DSE_PATH_LEN + 8];
+    const char *slash = strrchr(path, '/');
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) + (slash == path) : 1, slash ? path : ".");
+    struct stat st;
+    snprintf(side, sizeof side, "%s-wal", path);
+    int wal = stat(side, &st) == 0 && st.st_size > 0;
+    snprintf(side, sizeof side, "%s-shm", path);
+    int shm = stat(side, &st) == 0;
+    if (access(dir, W_OK) == 0 || shm) /* not the read-only folder case: SQLite's own answer stands */
+        return DSE_OK;
+    if (wal)
+        return dse_err_set(e, DSE_EINPUT, path, NULL, "cannot be read here: its write-ahead log (%s-wal) holds rows "
+                           "that need a -shm file beside it, and folder %s is not writable; copy the database and its "
+                           "-wal file to a writable folder", path, dir);
+    struct sb uri = {0}; /* file:PATH?immutable=1, with the characters a URI gives meaning to escaped */
+    sb_add(&uri, "file:");
+    for (const char *c = path; *c; c++)
+        if (*c == '%' || *c == '?' || *c == '#')
+            sb_add(&uri, "%%%02X", (unsigned char)*c);
+        else
+            sb_put(&uri, c, 1);
+    sb_add(&uri, "?immutable=1");
+    sqlite3_close(s->db);
+    s->db = NULL;
+    int ok = !uri.oom && sqlite3_open_v2(sb_str(&uri), &s->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI |
+                                                                 SQLITE_OPEN_NOMUTEX, NULL) == SQLITE_OK;
+    free(uri.s);
+    if (!ok)
+        return dse_err_set(e, DSE_ERUNTIME, path, NULL, "cannot open database: %s",
+                           s->db ? sqlite3_errmsg(s->db) : "out of memory");
+    return DSE_OK;
+}
+
 int store_open_read(const char *path, struct store **out, struct dse_err *e)
 {
     struct stat sb;
@@ -1457,11 +1521,8 @@ int store_open_read(const char *path, struct store **out, struct dse_err *e)
     if (!s)
         return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
     dse_strlcpy(s->path, path, sizeof s->path);
-    if (sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
-        rc = dse_err_set(e, DSE_ERUNTIME, path, NULL, "cannot open database: %s",
-                         s->db ? sqlite3_errmsg(s->db) : "out of memory");
+    if ((rc = open_read_only(s, path, e)))
         goto fail;
-    }
     sqlite3_busy_timeout(s->db, 5000); /* a sweep may be writing its last batch */
     if ((rc = identify(s, &kind, "", e)))
         goto fail;
@@ -1537,10 +1598,11 @@ void store_run_free(struct store_run *r)
     memset(r, 0, sizeof *r);
 }
 
-int store_count(struct store *s, long long run_id, long long *n, long long *feasible, long long *pareto,
+int store_count(struct store *s, const struct store_run *run, long long *n, long long *feasible, long long *pareto,
                 struct dse_err *e)
 {
     sqlite3_stmt *st;
+    long long run_id = run->id;
     int rc = prepare_for_run(s, run_id,
                              "SELECT count(*), total(feasible = 1), (SELECT total((SELECT count(*) FROM point_rows f"
                              " WHERE f.key BETWEEN k.key AND k.last AND f.feasible = 1)) FROM point_ranks k WHERE"
@@ -1556,7 +1618,20 @@ int store_count(struct store *s, long long run_id, long long *n, long long *feas
         *pareto = (long long)sqlite3_column_double(st, 2);
     }
     sqlite3_finalize(st);
-    return ok ? DSE_OK : db_err(s, e, "count points");
+    if (!ok)
+        return db_err(s, e, "count points");
+    const char *why = run->points_total < 1                           ? "plans fewer than one point"
+                      : *n > run->points_total                        ? "holds more points than it planned"
+                      : *feasible > *n || *pareto > *feasible          ? "counts more front or feasible points than points"
+                      : isfinite(run->hypervolume) && *pareto == 0     ? "has a hypervolume but no front point"
+                      : run->status && !strcmp(run->status, "complete") && *feasible > 0 && *pareto == 0
+                          ? "is complete with feasible points but no front"
+                          : NULL;
+    if (why)
+        return dse_err_set(e, DSE_EINPUT, s->path, "runs", "a damaged dse database: run %lld %s (%lld planned, %lld "
+                           "stored, %lld feasible, %lld on the front): its rows and its runs entry disagree", run_id,
+                           why, run->points_total, *n, *feasible, *pareto);
+    return DSE_OK;
 }
 
 int store_reasons(struct store *s, long long run_id, void (*fn)(void *ctx, const char *reason, long long n), void *ctx,

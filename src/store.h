@@ -103,8 +103,10 @@ struct store_run {
 /* Run run_id (<= 0: the newest) into r; r->id = 0 when there is none. store_run_free releases it. */
 int store_read_run(struct store *s, long long run_id, struct store_run *r, struct dse_err *e);
 void store_run_free(struct store_run *r);
-/* The run's points: all, the feasible ones, those on the front. */
-int store_count(struct store *s, long long run_id, long long *n, long long *feasible, long long *pareto,
+/* The run's points: all, the feasible ones, those on the front. Counts that contradict the run's row
+ * (more points than planned, a front without feasible points, a hypervolume without a front, a complete
+ * run with feasible points but no front) are a damaged database: DSE_EINPUT, saying which. */
+int store_count(struct store *s, const struct store_run *run, long long *n, long long *feasible, long long *pareto,
                 struct dse_err *e);
 /* fn(ctx, reason, n) once per distinct reason of the run's infeasible points, with how many have it. */
 int store_reasons(struct store *s, long long run_id, void (*fn)(void *ctx, const char *reason, long long n), void *ctx,

@@ -80,7 +80,7 @@ static int resolve(const char *spec_path, const char *dir, const char *name, con
         snprintf(root, sizeof root, "..");
     }
     const char *bases[2 + JU_MAX_DATA_DIRS] = {".", root};
-    char dirs[2048];
+    char dirs[JU_DATA_DIRS_BYTES];
     int nb = 2 + ju_data_dirs(bases + 2, JU_MAX_DATA_DIRS, dirs, sizeof dirs);
     for (int b = 0; b < nb; b++) {
         if ((b == 0 ? FITS("%s", name) : FITS("%s/%s", bases[b], name)) && is_file(out))

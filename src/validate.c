@@ -286,6 +286,18 @@ double vk_gflops(const struct vk *k, const struct wl_graph *g)
     return k->measured_ms > 0 && g->n_op > 0 ? g->op[0].flops / (k->measured_ms * 1e6) : 0;
 }
 
+int vk_supported(const struct vk *k, const struct wl_graph *g, const struct hw_device *d)
+{
+    struct prec_cfg pc = vk_prec(k, d);
+    for (int i = 0; i < g->n_op; i++) {
+        enum hw_engine eng;
+        double peak = 0;
+        if ((d->ops_mask & (1u << g->op[i].type)) && model_op_prec(d, g, &g->op[i], &pc, &eng, &peak) < 0)
+            return 0;
+    }
+    return 1;
+}
+
 double vk_peak_gflops(const struct vk *k, const struct wl_graph *g, const struct hw_device *d)
 {
     struct prec_cfg pc = vk_prec(k, d);

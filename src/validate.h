@@ -66,6 +66,9 @@ int vk_graph(const struct vk *k, struct wl_graph *g, struct dse_err *e);
  * (the engine the model would use; 0 when the device has none). */
 double vk_gflops(const struct vk *k, const struct wl_graph *g);
 double vk_peak_gflops(const struct vk *k, const struct wl_graph *g, const struct hw_device *d);
+/* Whether device d has an engine for every operator of k's graph g at k's precision: a kernel it lacks
+ * one for cannot be predicted (dse validate and calibrate skip it and say so). */
+int vk_supported(const struct vk *k, const struct wl_graph *g, const struct hw_device *d);
 /* Predicts case k (graph g) on device dev of sys, its tensors warm (repeated runs), run on `threads`
  * cores of a CPU (<= 0: all; what --threads measured with). */
 int vk_predict(const struct vk *k, const struct wl_graph *g, const struct hw_system *sys, int dev, enum fidelity f,

@@ -714,6 +714,7 @@ Suite *make_search_suite(void)
     tcase_add_test(t, hypervolume_3d_by_hand);
     tcase_add_test(t, hypervolume_random_vs_inclusion_exclusion);
     tcase_add_test(t, hypervolume_3d_front);
+    tcase_set_timeout(t, 60); /* the random fronts take about a second alone; a loaded 2-core host, several */
     suite_add_tcase(s, t);
     TCase *n = tcase_create("nsga2");
     tcase_add_test(n, nsga2_config_errors);
@@ -723,6 +724,7 @@ Suite *make_search_suite(void)
     tcase_add_test(n, nsga2_infeasible_never_survive);
     tcase_add_test(n, nsga2_repeats_give_way);
     tcase_add_test(n, nsga2_three_objectives);
+    tcase_set_timeout(n, 60);
     suite_add_tcase(s, n);
     return s;
 }
