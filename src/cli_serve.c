@@ -10,6 +10,7 @@
 #include <cjson/cJSON.h>
 
 #include "cli.h"
+#include "outfile.h"
 #include "progress.h"
 #include "eval.h"
 #include "jsonu.h"
@@ -24,6 +25,7 @@ static void serve_tick(void *ctx, int64_t done, int64_t total)
 
 static struct cli_opt serve_opts_proto[] = {
     {"hw", 1, "hardware description (hwdesc file or name from dse list hw)", NULL},
+    CLI_OPT_SET,
     {"workload", 1, "decoder LM (models/ file or name)", NULL},
     {"dim", 1, "ONNX: bind dynamic input dimensions NAME=N[,NAME=N] (batch- and sequence-named ones follow --batch and --prompt)", NULL},
     {"unknown-ops", 1, "ONNX: error (default) or memory: operators dse does not model costed as memory-bound, with a warning", NULL},
@@ -42,6 +44,9 @@ static struct cli_opt serve_opts_proto[] = {
      NULL},
     {"rate", 1, "requests per second (poisson, gamma; a trace: rescaled to it)", NULL},
     {"requests", 1, "requests to simulate (default 1000; a trace: its rows, or its first N)", NULL},
+    {"too-long", 1, "requests longer than the model's context: error (default), skip (rejected, as vLLM does: "
+                    "counted, not served) or truncate (the prompt cut to what the context leaves after the output)",
+     NULL},
     {"seed", 1, "random seed of arrivals and lengths (default 1)", NULL},
     {"scheduler", 1, "continuous (default: vLLM v0, prefills first), inflight (TensorRT-LLM, Orca: prefills beside "
                      "decodes), chunked (chunked prefill) or static (whole batches)", NULL},
@@ -99,14 +104,22 @@ static int get_num(const struct cli_opt *opts, const char *name, double lo, doub
     return DSE_OK;
 }
 
-/* --slo ttft_ms=X,tpot_ms=Y,e2e_ms=Z */
+/* --slo ttft_ms=X,tpot_ms=Y,e2e_ms=Z: each metric at most once, no empty entry */
 static int parse_slo(const char *s, struct serve_cfg *cfg, struct dse_err *e)
 {
     char buf[256];
     if (strlen(s) >= sizeof buf)
-        return dse_err_set(e, DSE_EINPUT, NULL, "--slo", "too long");
+        return dse_err_set(e, DSE_EINPUT, NULL, "--slo", "longer than %d characters", (int)sizeof buf - 1);
     strcpy(buf, s);
-    for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
+    int seen[3] = {0, 0, 0}, field = 0;
+    for (char *tok = buf, *next; tok; tok = next) {
+        next = strchr(tok, ',');
+        if (next)
+            *next++ = 0;
+        field++;
+        if (!*tok)
+            return dse_err_set(e, DSE_EINPUT, NULL, "--slo", "entry %d of '%s' is empty: expected METRIC=LIMIT[,...] "
+                               "with METRIC ttft_ms, tpot_ms or e2e_ms", field, s);
         char *eq = strchr(tok, '=');
         if (!eq)
             return dse_err_set(e, DSE_EINPUT, NULL, "--slo", "expected METRIC=LIMIT, got '%s'", tok);
@@ -116,12 +129,14 @@ static int parse_slo(const char *s, struct serve_cfg *cfg, struct dse_err *e)
         if (end == eq + 1 || *end || !isfinite(v) || !(v > 0))
             return dse_err_set(e, DSE_EINPUT, NULL, "--slo", "%s: expected a positive number of milliseconds, got '%s'",
                                tok, eq + 1);
-        double *dst = !strcmp(tok, "ttft_ms") ? &cfg->slo_ttft_s : !strcmp(tok, "tpot_ms") ? &cfg->slo_tpot_s
-                    : !strcmp(tok, "e2e_ms")  ? &cfg->slo_e2e_s : NULL;
-        if (!dst)
+        int which = !strcmp(tok, "ttft_ms") ? 0 : !strcmp(tok, "tpot_ms") ? 1 : !strcmp(tok, "e2e_ms") ? 2 : -1;
+        if (which < 0)
             return dse_err_set(e, DSE_EINPUT, NULL, "--slo", "unknown metric '%s': SLOs are on ttft_ms, tpot_ms and "
                                "e2e_ms", tok);
-        *dst = v / 1e3;
+        if (seen[which]++)
+            return dse_err_set(e, DSE_EINPUT, NULL, "--slo", "%s given twice in '%s': give each metric once", tok, s);
+        double *dst[3] = {&cfg->slo_ttft_s, &cfg->slo_tpot_s, &cfg->slo_e2e_s};
+        *dst[which] = v / 1e3;
     }
     return DSE_OK;
 }
@@ -150,13 +165,22 @@ static void num_or_null(cJSON *o, const char *k, double v)
         cJSON_AddNullToObject(o, k);
 }
 
+/* What was done with the requests longer than the context (--too-long). */
+struct too_long {
+    enum serve_too_long mode;
+    int64_t n, offered, context; /* too long, of offered requests, the context's tokens */
+};
+
 static int print_json(const struct eval_req *r, const struct serve_cfg *cfg, const struct serve_cost *c,
-                      const struct serve_result *res, double capacity, int evals, double sim_s)
+                      const struct serve_result *res, const struct serve_capacity_result *cap, const struct too_long *tl,
+                      double sim_s, const char *what_if)
 {
     cJSON *o = cJSON_CreateObject();
     if (!o)
         return DSE_ERUNTIME;
     cJSON_AddStringToObject(o, "hw", r->sys->name);
+    if (what_if) /* --set: the hwdesc's fields this run changed */
+        cJSON_AddStringToObject(o, "what_if", what_if);
     cJSON_AddStringToObject(o, "workload", r->model->name);
     cJSON_AddStringToObject(o, "software", r->sw ? r->sw->name : "none");
     cJSON_AddStringToObject(o, "scheduler", serve_sched_names[cfg->sched]);
@@ -169,6 +193,8 @@ static int print_json(const struct eval_req *r, const struct serve_cfg *cfg, con
     cJSON *m = cJSON_AddObjectToObject(o, "metrics");
     if (m) {
         cJSON_AddNumberToObject(m, "requests", (double)res->requests);
+        cJSON_AddNumberToObject(m, "too_long_skipped", (double)(tl->mode == TOO_LONG_SKIP ? tl->n : 0));
+        cJSON_AddNumberToObject(m, "too_long_truncated", (double)(tl->mode == TOO_LONG_TRUNCATE ? tl->n : 0));
         cJSON_AddNumberToObject(m, "output_tokens", (double)res->output_tokens);
         num_or_null(m, "makespan_s", res->makespan_s);
         num_or_null(m, "throughput_rps", res->throughput_rps);
@@ -182,15 +208,26 @@ static int print_json(const struct eval_req *r, const struct serve_cfg *cfg, con
         num_or_null(m, "kv_use_peak", res->kv_use_peak);
         num_or_null(m, "batch_mean", res->batch_mean);
         cJSON_AddNumberToObject(m, "preemptions", (double)res->preemptions);
+        if (cfg->prefix_tokens > 0)
+            cJSON_AddNumberToObject(m, "prefix_evictions", (double)res->prefix_evictions);
         cJSON_AddNumberToObject(m, "iterations", (double)res->iterations);
         num_or_null(m, "energy_per_token_mJ", res->energy_per_token_J * 1e3);
         num_or_null(m, "cost_per_Mtoken_USD", res->cost_per_Mtoken_USD);
     }
-    if (capacity >= 0) {
+    if (cap) {
         cJSON *k = cJSON_AddObjectToObject(o, "capacity");
         if (k) {
-            cJSON_AddNumberToObject(k, "rate_rps", capacity);
-            cJSON_AddNumberToObject(k, "simulations", evals);
+            cJSON_AddBoolToObject(k, "feasible", cap->feasible);
+            if (cap->feasible)
+                cJSON_AddNumberToObject(k, "rate_rps", cap->rate_rps);
+            else
+                cJSON_AddNullToObject(k, "rate_rps");
+            cJSON_AddNumberToObject(k, "lower_bound_rps", cap->lower_bound_rps);
+            cJSON_AddNumberToObject(k, "upper_bound_rps", cap->top_rps);
+            cJSON_AddNumberToObject(k, "simulations", cap->evals);
+            if (!cap->feasible)
+                cJSON_AddStringToObject(k, "reason", "no rate from the lower bound to the upper bound meets the SLOs for "
+                                                     "the attainment asked; the metrics are the run at the lower bound");
         }
     }
     cJSON_AddNumberToObject(o, "simulation_s", sim_s);
@@ -204,12 +241,14 @@ static int print_json(const struct eval_req *r, const struct serve_cfg *cfg, con
 }
 
 static void print_human(const struct eval_req *r, const struct serve_cfg *cfg, const struct serve_cost *c,
-                        const struct serve_result *res, double capacity, int evals, double sim_s)
+                        const struct serve_result *res, const struct serve_capacity_result *cap, double attain,
+                        const struct too_long *tl, double sim_s, const struct cli_opt *opts)
 {
     const struct hw_device *d = &r->sys->dev[r->dev];
     printf("dse serve: %s on %s/%s, software %s, %s scheduler (max batch %d, %lld tokens an iteration, KV blocks of "
            "%d)\n", r->model->name, r->sys->name, d->name, r->sw ? r->sw->name : "none", serve_sched_names[cfg->sched],
            cfg->max_batch, (long long)cfg->max_batched_tokens, cfg->block_tokens);
+    cli_print_whatif(opts);
     printf("replicas: %d of %d device%s each; KV cache %.0f tokens a replica (%.3g GB of %.3g GB after weights %.3g GB "
            "and activations %.3g GB)\n", c->replicas, c->devices, c->devices == 1 ? "" : "s", c->kv_capacity_tokens,
            c->kv_capacity_tokens * c->kv_token_bytes / 1e9, c->mem_bytes / 1e9, c->weight_bytes / 1e9,
@@ -218,9 +257,20 @@ static void print_human(const struct eval_req *r, const struct serve_cfg *cfg, c
            "against published serving runs is 17 %% on throughput, 25 %% on TTFT/TPOT (dse validate --published "
            "--serving)\n",
            d->calib_mape_pct >= 0 ? ", its device calibrated" : ", its device uncalibrated");
-    if (capacity >= 0)
-        printf("capacity: %.4g requests/s with %.0f %% of requests meeting the SLOs (%d simulations)\n", capacity,
-               100 * res->slo_attainment, evals);
+    if (cap && cap->feasible)
+        printf("capacity: %.4g requests/s with %.0f %% of requests meeting the SLOs (%d simulations)\n", cap->rate_rps,
+               100 * res->slo_attainment, cap->evals);
+    else if (cap)
+        printf("capacity: none: no rate from %.3g requests/s (the search's lower bound, %g x its top) to %.4g "
+               "requests/s (its top, 1.25 x the rate that drains every request at once) meets these SLOs for %.0f %% of "
+               "the requests (%d simulations); below, the run at the lower bound (%.1f %% meet them)\n",
+               cap->lower_bound_rps, SERVE_CAPACITY_FLOOR, cap->top_rps, 100 * attain, cap->evals,
+               100 * res->slo_attainment);
+    if (tl->n)
+        printf("too long: %lld of %lld requests exceed the context of %lld tokens: %s (--too-long %s)\n", (long long)tl->n,
+               (long long)tl->offered, (long long)tl->context,
+               tl->mode == TOO_LONG_SKIP ? "rejected, not served" : "their prompts truncated to fit",
+               serve_too_long_names[tl->mode]);
     printf("\n%lld requests in %.4g s simulated (%.3g s to simulate, %lld iterations)\n", (long long)res->requests,
            res->makespan_s, sim_s, (long long)res->iterations);
     printf("%-10s %10s %10s %10s %10s %10s\n", "ms", "mean", "p50", "p90", "p99", "max");
@@ -239,6 +289,9 @@ static void print_human(const struct eval_req *r, const struct serve_cfg *cfg, c
            100 * res->kv_use_mean, 100 * res->kv_use_peak);
     printf("  preemptions             %10lld  sequences preempted for KV blocks (%s)\n", (long long)res->preemptions,
            cfg->preempt == PREEMPT_SWAP ? "swapped to the host" : "recomputed");
+    if (cfg->prefix_tokens > 0)
+        printf("  prefix_evictions        %10lld  times the cached prefix's blocks were evicted for others\n",
+               (long long)res->prefix_evictions);
     if (cfg->prefill_replicas > 0)
         printf("  disaggregated: %d replica%s prefill, %d decode; the KV cache sent at %.3g GB/s per device\n",
                cfg->prefill_replicas, cfg->prefill_replicas == 1 ? "" : "s", c->replicas - cfg->prefill_replicas,
@@ -250,17 +303,30 @@ static void print_human(const struct eval_req *r, const struct serve_cfg *cfg, c
                "tokens at this utilisation\n", res->cost_per_Mtoken_USD);
 }
 
+/* The three files of --plot PREFIX: PREFIX-cdf, -timeline and -load, .png unless PREFIX ends in .svg. */
+static int plot_names(const char *prefix, char names[3][OUT_PATH_MAX], struct dse_err *e)
+{
+    static const char *const part[3] = {"cdf", "timeline", "load"};
+    const char *ext = strlen(prefix) > 4 && !strcmp(prefix + strlen(prefix) - 4, ".svg") ? ".svg" : ".png";
+    size_t pl = strlen(prefix) - (strlen(prefix) > 4 && (!strcmp(prefix + strlen(prefix) - 4, ".svg") ||
+                                                         !strcmp(prefix + strlen(prefix) - 4, ".png")) ? 4 : 0);
+    for (int k = 0; k < 3; k++)
+        if (snprintf(names[k], OUT_PATH_MAX, "%.*s-%s%s", (int)pl, prefix, part[k], ext) >= OUT_PATH_MAX)
+            return dse_err_set(e, DSE_EINPUT, NULL, "--plot", "a prefix of %zu bytes: too long for its files", pl);
+    return DSE_OK;
+}
+
 /* The run's plots (--plot PREFIX): CDFs of the sorted per-request figures, the timeline of replica 0,
  * and the load curve: the same requests at 10 rates from 0.1 to 1 x the drain rate. */
 static int serve_plots(const char *prefix, const struct serve_cost *c, const struct serve_cfg *cfg,
                        const struct serve_req *req, int64_t n, const struct serve_result *res, const char *title,
                        struct dse_err *e)
 {
-    const char *ext = strlen(prefix) > 4 && !strcmp(prefix + strlen(prefix) - 4, ".svg") ? ".svg" : ".png";
-    size_t pl = strlen(prefix) - (strlen(prefix) > 4 && (!strcmp(prefix + strlen(prefix) - 4, ".svg") ||
-                                                         !strcmp(prefix + strlen(prefix) - 4, ".png")) ? 4 : 0);
-    char out[1100];
-    int rc = DSE_OK;
+    char names[3][OUT_PATH_MAX];
+    const char *out;
+    int rc = plot_names(prefix, names, e);
+    if (rc)
+        return rc;
     double *buf = malloc(sizeof *buf * (size_t)(3 * n + 3 * res->n_timeline + 64));
     struct serve_req *v = malloc(sizeof *v * (size_t)n);
     if (!buf || !v) {
@@ -294,20 +360,20 @@ static int serve_plots(const char *prefix, const struct serve_cost *c, const str
     }
     struct plot_series cdf[3] = {{"TTFT", t1, ry, (int)nt, 0, 0}, {"TPOT", t3, ryp, (int)np, 0, 0},
                                  {"end-to-end", t2, ry, (int)nt, 0, 0}};
-    snprintf(out, sizeof out, "%.*s-cdf%s", (int)pl, prefix, ext);
+    out = names[0];
     rc = plot_lines(cdf, 3, title, "latency (ms)", "share of requests", NULL, PLOT_LOGX, out, e);
     if (!rc)
         printf("wrote %s\n", out);
     /* the timeline of replica 0 */
     double *tx = buf + 3 * n, *tr = tx + res->n_timeline, *tk = tr + res->n_timeline;
     for (int i = 0; i < res->n_timeline; i++) {
-        tx[i] = res->timeline[i].t_s - req[0].arrival_s;
+        tx[i] = res->timeline[i].t_s;
         tr[i] = res->timeline[i].running;
         tk[i] = 100 * res->timeline[i].kv_use;
     }
     struct plot_series tl[2] = {{"running sequences", tx, tr, res->n_timeline, 0, 0},
                                 {"KV cache in use (%)", tx, tk, res->n_timeline, 1, 0}};
-    snprintf(out, sizeof out, "%.*s-timeline%s", (int)pl, prefix, ext);
+    out = names[1];
     if (!rc && !(rc = plot_lines(tl, 2, title, "time (s)", "running sequences", "KV cache in use (%)", 0, out, e)))
         printf("wrote %s\n", out);
     /* the load curve: the same requests at 10 rates */
@@ -336,7 +402,7 @@ static int serve_plots(const char *prefix, const struct serve_cost *c, const str
             lx[k] = pts[0][k];
         struct plot_series lc[3] = {{"TTFT p50", lx, pts[1], 10, 0, 1}, {"TTFT p99", lx, pts[2], 10, 0, 1},
                                     {"TPOT p50", lx, pts[3], 10, 0, 1}};
-        snprintf(out, sizeof out, "%.*s-load%s", (int)pl, prefix, ext);
+        out = names[2];
         if (!rc && !(rc = plot_lines(lc, 3, title, "throughput (requests/s)", "latency (ms)", NULL, PLOT_LOGY, out, e)))
             printf("wrote %s\n", out);
     }
@@ -383,6 +449,17 @@ int cmd_serve(int argc, char **argv)
     if ((rc = pass_load_named(swn, cli_get(opts, "software") ? NULL : hwp, &sw, &e)))
         goto out;
     r.sw = &sw;
+    if (cli_get(opts, "plot")) { /* the plots must be none of the run's inputs: checked before it runs */
+        char names[3][OUT_PATH_MAX];
+        const char *in[] = {hwp, model.path, sw.path, cli_get(opts, "trace"), cli_get(opts, "lengths")},
+                   *what[] = {"the hwdesc", "the workload", "the software stack", "the trace", "the lengths' trace"};
+        if ((rc = plot_names(cli_get(opts, "plot"), names, &e)))
+            goto out;
+        for (int k = 0; k < 3 && !rc; k++)
+            rc = out_file_not_input(names[k], "--plot", in, what, 5, 0, &e);
+        if (rc)
+            goto out;
+    }
     r.x.fidelity = FID_ANALYTICAL;
     if ((rc = cli_point_layout(opts, &r, &e)))
         goto out;
@@ -529,13 +606,31 @@ int cmd_serve(int argc, char **argv)
         if ((rc = serve_trace_make(ak, capacity ? 1 : rate, cv, n, &pd, &od, lengths, nl, (unsigned long)seed, &req, &e)))
             goto out;
     }
-    for (int64_t i = 0; i < n; i++) /* every request within the model's context */
-        if ((rc = wl_check_context(&model, PH_GENERATE, req[i].prompt, req[i].output, tr ? tr : ln, NULL, &e))) {
-            char why[sizeof e.msg];
-            dse_strlcpy(why, e.msg, sizeof why);
-            rc = dse_err_set(&e, rc, NULL, NULL, "request %lld: %s", (long long)i + 1, why);
-            goto out;
-        }
+    /* every request within the model's context, or skipped or truncated (--too-long) */
+    struct too_long tl = {TOO_LONG_ERROR, 0, n, model.tf.max_pos};
+    const char *tls = cli_get(opts, "too-long");
+    if (tls && (int)(tl.mode = (enum serve_too_long)ju_lookup(serve_too_long_names, tls)) < 0) {
+        rc = dse_err_set(&e, DSE_EINPUT, NULL, "--too-long", "expected error, skip or truncate, got '%s'", tls);
+        goto out;
+    }
+    int64_t first_long;
+    serve_fit_context(req, &n, tl.context < 2 ? 2 : tl.context, tl.mode, &tl.n, &first_long);
+    if (tl.n && tl.mode == TOO_LONG_ERROR) {
+        const struct serve_req *q = &req[first_long];
+        rc = dse_err_set(&e, DSE_EINPUT, tr ? tr : ln ? ln : model.path, NULL, "%lld of %lld requests exceed %s %lld of %s, the first "
+                         "request %lld (prompt %d + output %d tokens): --too-long skip rejects them, --too-long truncate "
+                         "cuts their prompts", (long long)tl.n, (long long)tl.offered, model.tf.max_pos_key,
+                         (long long)tl.context, model.name, (long long)first_long + 1, q->prompt, q->output);
+        goto out;
+    }
+    if (!n) {
+        rc = dse_err_set(&e, DSE_EINPUT, tr ? tr : ln ? ln : model.path, NULL, "all %lld requests exceed %s %lld of %s: none left to "
+                         "serve after --too-long skip", (long long)tl.offered, model.tf.max_pos_key,
+                         (long long)tl.context, model.name);
+        goto out;
+    }
+    if (cfg.prefix_tokens > 0 && (rc = serve_prefix_check(&cfg, req, n, NULL, "--prefix-tokens", &e)))
+        goto out;
     int64_t longest = 0;
     for (int64_t i = 0; i < n; i++)
         longest = req[i].prompt > longest ? req[i].prompt : longest;
@@ -550,10 +645,10 @@ int cmd_serve(int argc, char **argv)
     if ((rc = serve_cost_build(&r, max_tokens, mem_util, &cost, &e)))
         goto out;
     clock_t t0 = clock();
-    double cap_rate = -1;
-    int evals = 0;
+    struct serve_capacity_result cap;
+    memset(&cap, 0, sizeof cap);
     if (capacity)
-        rc = serve_capacity(&cost, &cfg, req, n, attain, tol, &cap_rate, &evals, &res, &e);
+        rc = serve_capacity(&cost, &cfg, req, n, attain, tol, &cap, &res, &e);
     else {
         if (cli_get(opts, "plot"))
             cfg.timeline = 4096;
@@ -568,23 +663,18 @@ int cmd_serve(int argc, char **argv)
     double sim_s = (double)(clock() - t0) / CLOCKS_PER_SEC;
     if (rc)
         goto out;
-    if (capacity && cap_rate <= 0) {
-        rc = dse_err_set(&e, DSE_EINPUT, NULL, "--slo", "no rate meets the SLOs for %.0f %% of the requests: even alone "
-                         "they take longer than the limits", 100 * attain);
-        goto out;
-    }
     if (cli_get(opts, "json"))
-        rc = print_json(&r, &cfg, &cost, &res, cap_rate, evals, sim_s) ? dse_err_set(&e, DSE_ERUNTIME, NULL, NULL,
-                                                                                     "out of memory") : DSE_OK;
+        rc = print_json(&r, &cfg, &cost, &res, capacity ? &cap : NULL, &tl, sim_s, cli_get(opts, "set"))
+                 ? dse_err_set(&e, DSE_ERUNTIME, NULL, NULL, "out of memory") : DSE_OK;
     else
-        print_human(&r, &cfg, &cost, &res, cap_rate, evals, sim_s);
+        print_human(&r, &cfg, &cost, &res, capacity ? &cap : NULL, attain, &tl, sim_s, opts);
     if (!rc && cli_get(opts, "plot")) {
         char title[512];
         snprintf(title, sizeof title, "%s on %s, %s scheduler", model.name, sys->name, serve_sched_names[cfg.sched]);
-        if (capacity) { /* the plots of the run at the capacity */
+        if (capacity) { /* the plots of the run at the capacity (none: at the search's lower bound) */
             serve_result_free(&res);
             for (int64_t i = 0; i < n; i++)
-                req[i].arrival_s /= cap_rate;
+                req[i].arrival_s /= cap.feasible ? cap.rate_rps : cap.lower_bound_rps;
             cfg.timeline = 4096;
             rc = serve_run(&cost, &cfg, req, n, 1, &res, &e);
         }

@@ -356,6 +356,15 @@ static void print_accuracy(const struct sweep_prep *prep)
         printf("\n  serving points are simulated runs (docs/serving.md): held-out MAPE 17 %% on throughput, 25 %% on "
                "TTFT/TPOT against published serving runs (dse validate --published --serving); they carry no error "
                "bars");
+    for (int w = 0; w < sp->n_workloads; w++) { /* what "too_long" did */
+        const struct sw_serving *sv = &sp->wl[w].serving;
+        if (sv->on && sv->too_long)
+            printf("\n  workload %s: %lld of its %lld requests exceed the model's context: %s (\"too_long\": \"%s\")",
+                   sp->wl[w].model.name, (long long)sv->too_long,
+                   (long long)(sv->n + (sv->too_long_mode == TOO_LONG_SKIP ? sv->too_long : 0)),
+                   sv->too_long_mode == TOO_LONG_SKIP ? "rejected, not served" : "their prompts truncated to fit",
+                   serve_too_long_names[sv->too_long_mode]);
+    }
     if (sp->have_errbars)
         printf("\n  every %spoint has expected_error_low_pct / expected_error_high_pct: the 10th-90th percentile of the "
                "time error over held-out published cases of its device class and workload kind (%s%s); ranked on %s\n",

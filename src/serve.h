@@ -15,11 +15,25 @@
 
 struct eval_req;
 
-/* One request: when it arrives and its lengths. */
+/* One request: when it arrives (seconds from any origin; finite) and its lengths. */
 struct serve_req {
     double arrival_s;
     int32_t prompt, output; /* tokens, >= 1 */
 };
+
+/* What to do with a request longer than the model's context (prompt + output > its positions):
+ * refuse the run (error: the message counts them and names the option), skip it (the runtime rejects
+ * it, as vLLM answers such a request with an error: counted, not served; the others keep their arrival
+ * times) or truncate it (its prompt cut to what the context leaves after its output, as vLLM's
+ * truncate_prompt_tokens keeps a prompt's last tokens; an output that alone fills the context is cut
+ * to leave one prompt token). */
+enum serve_too_long { TOO_LONG_ERROR, TOO_LONG_SKIP, TOO_LONG_TRUNCATE, TOO_LONG_COUNT };
+extern const char *const serve_too_long_names[TOO_LONG_COUNT + 1];
+/* Applies mode to req[0..*n) for a context of `context` tokens: *too_long receives how many exceed it
+ * and *first the index of the first (-1: none). skip removes them (*n shrinks; it may reach 0),
+ * truncate cuts them, error changes nothing. */
+void serve_fit_context(struct serve_req *req, int64_t *n, int64_t context, enum serve_too_long mode,
+                       int64_t *too_long, int64_t *first);
 
 /* A length distribution: fixed:N, uniform:A-B, normal:MEAN,SD (rounded, truncated to [1, max]),
  * or the column of a trace file (empirical: its values drawn uniformly). */
@@ -35,9 +49,9 @@ enum serve_arrival { SA_POISSON, SA_GAMMA, SA_OFFLINE, SA_CONSTANT }; /* constan
 
 /* Parses a distribution spec (above); DSE_EINPUT naming opt. */
 int serve_dist_parse(const char *opt, const char *s, struct serve_dist *d, struct dse_err *e);
-/* Reads a trace CSV (header arrival_s,prompt_tokens,output_tokens; '#' comment lines; arrival times
- * non-decreasing, tokens positive integers; at most max rows): *out malloc'd. Errors name the file
- * and line. */
+/* Reads a trace CSV (header arrival_s,prompt_tokens,output_tokens, after a UTF-8 byte-order mark if the
+ * file starts with one, as Excel writes; '#' comment lines; arrival times non-decreasing, tokens
+ * positive integers; at most max rows): *out malloc'd. Errors name the file and line. */
 int serve_trace_load(const char *path, int64_t max, struct serve_req **out, int64_t *n, struct dse_err *e);
 /* The same from text[0..size) named path (the fuzz target's entry). */
 int serve_trace_load_buf(const char *text, size_t size, const char *path, int64_t max, struct serve_req **out,
@@ -109,7 +123,9 @@ struct serve_cfg {
     enum serve_preempt preempt;
     enum serve_admit admit;
     int64_t prefix_tokens;     /* > 0: prefix caching: this many leading prompt tokens are shared (a system
-                                  prompt), cached in whole blocks after the first request computes them */
+                                  prompt; shorter than every prompt carrying it), cached in whole blocks after
+                                  the first request computes them, evicted when no running sequence uses
+                                  them and others need the blocks */
     double prefix_share;       /* the share of requests that carry the prefix (0: all) */
     int prefill_replicas;      /* > 0: disaggregation: this many replicas prefill (each request's first
                                   token), the others decode, the KV cache sent between over xfer_Bps */
@@ -128,11 +144,13 @@ struct serve_pct {
     double mean, p50, p90, p99, max;
 };
 struct serve_sample {
-    double t_s, kv_use;
+    double t_s;     /* since the first request's arrival */
+    double kv_use;
     int running;
 };
 struct serve_result {
     int64_t requests, completed, preemptions, iterations, output_tokens;
+    int64_t prefix_evictions;  /* times the cached prefix's blocks were evicted for others (prefix caching) */
     double makespan_s;         /* first arrival to last completion */
     struct serve_pct ttft_s, tpot_s, e2e_s;
     double throughput_rps, output_tokens_per_s, goodput_rps, slo_attainment;
@@ -153,17 +171,42 @@ int64_t serve_grid_tokens(const struct serve_cfg *cfg);
 
 /* Simulates the requests (sorted by arrival) on c's replicas with cfg. A request that cannot ever fit
  * (its prompt and output exceed the KV capacity, or its prompt the token budget of a scheduler that
- * does not chunk) is DSE_EINPUT naming it. keep_all keeps the sorted per-request figures (for CDFs).
- * serve_result_free releases what it holds. */
+ * does not chunk), an arrival that is not a finite time, and a shared prefix not shorter than the
+ * prompt of a request carrying it (serve_prefix_check) are DSE_EINPUT naming the request. keep_all keeps
+ * the sorted per-request figures (for CDFs). serve_result_free releases what it holds.
+ *
+ * Time is kept relative, so no step is lost to the magnitude of the arrival times: a replica's clock
+ * counts from the arrival that opened its busy period (re-based whenever it is idle), and each
+ * request's times from its own arrival. The KV blocks are checked at every change: none is ever
+ * granted beyond the cache (free blocks >= 0); a breach is DSE_ERUNTIME, an internal error. */
 int serve_run(const struct serve_cost *c, const struct serve_cfg *cfg, const struct serve_req *req, int64_t n,
               int keep_all, struct serve_result *res, struct dse_err *e);
 void serve_result_free(struct serve_result *res);
 
+/* Prefix caching's requests: which carry the prefix (request i, 0-based, of the trace), and whether
+ * every carrier's prompt is longer than the prefix (a prefix is part of each prompt carrying it, which
+ * computes at least its last token): DSE_EINPUT naming the first that is not, with file and path (the
+ * option or key that set the prefix) for the message. */
+int serve_carries_prefix(const struct serve_cfg *cfg, int64_t i);
+int serve_prefix_check(const struct serve_cfg *cfg, const struct serve_req *req, int64_t n, const char *file,
+                       const char *path, struct dse_err *e);
+
+/* A capacity search's answer. The search covers [lower_bound_rps, top_rps]: the top is 1.25 x the rate
+ * the system drains when every request is there at once, the lower bound SERVE_CAPACITY_FLOOR of the
+ * top. feasible 0: no rate in that range meets the SLOs (rate_rps 0; the run returned is at the lower
+ * bound). */
+#define SERVE_CAPACITY_FLOOR 1e-6
+struct serve_capacity_result {
+    int feasible;
+    double rate_rps, lower_bound_rps, top_rps;
+    int evals; /* simulations run */
+};
 /* The highest arrival rate (requests/s) at which the share of requests meeting every SLO of cfg is at
  * least attainment: requests drawn once at rate 1 (arrivals then scaled, so every rate sees the same
- * requests), bisection until the bracket is within tol (relative); *evals the simulations run. */
+ * requests), bisection until the bracket is within tol (relative); *at the run at the rate found (or at
+ * the lower bound when none is). */
 int serve_capacity(const struct serve_cost *c, const struct serve_cfg *cfg, const struct serve_req *unit, int64_t n,
-                   double attainment, double tol, double *rate, int *evals, struct serve_result *at,
+                   double attainment, double tol, struct serve_capacity_result *cap, struct serve_result *at,
                    struct dse_err *e);
 
 #endif

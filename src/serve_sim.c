@@ -9,7 +9,20 @@
  * token). Arrivals are dealt round-robin to the replicas (dp), each simulated on its own.
  *
  * Per request: TTFT = first token - arrival, TPOT = (last token - first token) / (output - 1) (requests
- * of one output token have none), end-to-end = last token - arrival. Percentiles are nearest-rank. */
+ * of one output token have none), end-to-end = last token - arrival. Percentiles are nearest-rank.
+ *
+ * The clock is relative: a replica's time t counts from its epoch t0, the arrival that opened its busy
+ * period (re-based each time the replica is empty), and a request's times count from its own arrival
+ * (d: its arrival - t0). An absolute clock in a double absorbs an iteration's milliseconds once the
+ * arrivals reach some 1e13 s (rate 1e-13): a busy period's length, not the arrivals' magnitude, now
+ * bounds the rounding. A decode pool's requests (disaggregation) arrive at their original arrival plus
+ * an offset (their TTFT and the cache's transfer), kept in two parts for the same reason.
+ *
+ * The KV blocks: free_blocks changes only through kv_take and kv_give, which check 0 <= free <= total
+ * at every change; a breach is reported as an internal error, never clamped. The shared prefix's cached
+ * blocks are evictable (vLLM counts cached blocks no sequence references as free and evicts them when
+ * it allocates): when a sequence that does not use the prefix needs blocks that are not free and no
+ * running sequence uses it, its blocks are freed and the next carrier computes it again. */
 #include "serve.h"
 
 #include <math.h>
@@ -19,9 +32,11 @@
 const char *const serve_sched_names[SCHED_COUNT + 1] = {"static", "continuous", "chunked", "inflight", NULL};
 const char *const serve_preempt_names[PREEMPT_COUNT + 1] = {"recompute", "swap", NULL};
 const char *const serve_admit_names[ADMIT_COUNT + 1] = {"default", "on-demand", "reserve", NULL};
+const char *const serve_too_long_names[TOO_LONG_COUNT + 1] = {"error", "skip", "truncate", NULL};
 
 struct rs {                /* a request's state */
-    double t_first, t_done;
+    double t_first, t_done; /* since its arrival */
+    double d;              /* its arrival (the base part) - the replica's epoch, set when it arrives */
     int64_t pre_total;     /* tokens its current prefill covers (prompt + tokens generated before a preemption) */
     int64_t pre_done;      /* of them, prefilled */
     int64_t ctx;           /* tokens in its KV cache */
@@ -39,17 +54,25 @@ struct sim {
     const struct serve_cfg *cfg;
     const struct serve_req *req;
     const int64_t *ids; /* this replica's requests, in arrival order */
+    const double *off;  /* req[i] arrives at req[i].arrival_s + off[i] (NULL: + 0) */
+    const int64_t *gid; /* req[i] is request gid[i] of the trace (NULL: i), for the prefix's carriers */
     int64_t n;
     struct rs *st;
     int64_t *wait, wh, wn; /* the waiting queue: a ring of indices into ids */
     int64_t *run, nrun;    /* running, in admission order */
     int64_t free_blocks, total_blocks;
-    double t, energy_J, kv_area, t_start;
+    int64_t dec_reserved; /* of the free blocks, those this iteration's decode tokens will take (reserve_decode) */
+    double t0, t;       /* the epoch (an arrival, absolute) and the time since it */
+    double ref;         /* the trace's first arrival: the origin of what the run reports */
+    double energy_J, kv_area;
     int64_t preemptions, iterations, dec_iters, dec_seqs, done;
     int64_t done_base, n_all; /* for the progress hook: requests of the replicas run before, of all */
     double kv_peak, swap_bytes; /* swap_bytes: copied to or from the host since the last iteration */
     int64_t prefix_cached;      /* tokens of the shared prefix in cached blocks (0: not yet computed) */
     int64_t stuck;              /* a request that can never be scheduled (its index + 1), 0: none */
+    int64_t evictions;          /* of the cached prefix */
+    int64_t overdrawn, overdrawn_free; /* the iteration + 1 at which the blocks were first over-committed, and
+                                          the free count then (0: never) */
     struct serve_result *res;
 };
 
@@ -90,16 +113,80 @@ static int64_t blocks_held(const struct sim *s, int64_t k, int64_t tokens)
 /* Prefix caching: whether request k carries the shared prefix (a share of them, spread evenly by its
  * index: the golden ratio's multiples mod 1), and the whole-block part of it (at least one prompt
  * token is always computed). */
+int serve_carries_prefix(const struct serve_cfg *cfg, int64_t i)
+{
+    if (cfg->prefix_tokens <= 0)
+        return 0;
+    double x = (double)i * 0.6180339887498949;
+    return !(cfg->prefix_share > 0 && x - floor(x) >= cfg->prefix_share);
+}
+
+int serve_prefix_check(const struct serve_cfg *cfg, const struct serve_req *req, int64_t n, const char *file,
+                       const char *path, struct dse_err *e)
+{
+    int64_t bad = -1, shortest = 0;
+    for (int64_t i = 0; i < n; i++)
+        if (serve_carries_prefix(cfg, i)) {
+            if (bad < 0 && req[i].prompt <= cfg->prefix_tokens)
+                bad = i;
+            if (!shortest || req[i].prompt < shortest)
+                shortest = req[i].prompt;
+        }
+    if (bad < 0)
+        return DSE_OK;
+    return dse_err_set(e, DSE_EINPUT, file, path,
+                       "a shared prefix of %lld tokens is not shorter than request %lld's prompt of %d tokens: the "
+                       "prefix is part of every prompt that carries it, which computes at least its last token (at "
+                       "most %lld here, the shortest such prompt less one)", (long long)cfg->prefix_tokens,
+                       (long long)bad + 1, req[bad].prompt, (long long)shortest - 1);
+}
+
 static int64_t prefix_of(const struct sim *s, int64_t k)
 {
     const struct serve_cfg *c = s->cfg;
-    if (c->prefix_tokens <= 0)
+    int64_t i = s->ids[k];
+    if (!serve_carries_prefix(c, s->gid ? s->gid[i] : i))
         return 0;
-    double x = (double)s->ids[k] * 0.6180339887498949;
-    if (c->prefix_share > 0 && x - floor(x) >= c->prefix_share)
+    return c->prefix_tokens / c->block_tokens * c->block_tokens; /* shorter than the prompt (serve_prefix_check) */
+}
+
+/* Every change of the free blocks, checked (the invariant the simulation must keep). */
+static void kv_check(struct sim *s)
+{
+    if ((s->free_blocks < 0 || s->free_blocks > s->total_blocks) && !s->overdrawn) {
+        s->overdrawn = s->iterations + 1;
+        s->overdrawn_free = s->free_blocks;
+    }
+}
+static void kv_take(struct sim *s, int64_t b)
+{
+    s->free_blocks -= b;
+    kv_check(s);
+}
+static void kv_give(struct sim *s, int64_t b)
+{
+    s->free_blocks += b;
+    kv_check(s);
+}
+
+/* Whether a running sequence uses the cached prefix's blocks. */
+static int prefix_in_use(const struct sim *s)
+{
+    for (int64_t i = 0; i < s->nrun; i++)
+        if (s->st[s->run[i]].shared > 0)
+            return 1;
+    return 0;
+}
+
+/* Frees the cached prefix's blocks when no running sequence uses them. Returns 1 when it did. */
+static int evict_prefix(struct sim *s)
+{
+    if (!s->prefix_cached || prefix_in_use(s))
         return 0;
-    int64_t p = c->prefix_tokens < s->req[s->ids[k]].prompt ? c->prefix_tokens : s->req[s->ids[k]].prompt - 1;
-    return p / c->block_tokens * c->block_tokens;
+    kv_give(s, s->prefix_cached / s->cfg->block_tokens);
+    s->prefix_cached = 0;
+    s->evictions++;
+    return 1;
 }
 
 /* A fresh prefill of request k begins: with the prefix cached, it starts after it. */
@@ -139,8 +226,17 @@ static int64_t wait_pop(struct sim *s)
     return k;
 }
 
+static double kv_used(const struct sim *s)
+{
+    return s->total_blocks ? (double)(s->total_blocks - s->free_blocks) / (double)s->total_blocks : 0;
+}
+
+/* After an iteration (its tokens' blocks appended): the peak KV use, and a timeline sample. */
 static void sample(struct sim *s)
 {
+    double use = kv_used(s);
+    if (use > s->kv_peak)
+        s->kv_peak = use;
     struct serve_result *r = s->res;
     int cap = s->cfg->timeline;
     if (!r || !cap || !r->timeline)
@@ -150,8 +246,7 @@ static void sample(struct sim *s)
             r->timeline[i] = r->timeline[2 * i];
         r->n_timeline = cap / 2;
     }
-    double use = s->total_blocks ? (double)(s->total_blocks - s->free_blocks) / (double)s->total_blocks : 0;
-    r->timeline[r->n_timeline++] = (struct serve_sample){s->t, use, (int)s->nrun};
+    r->timeline[r->n_timeline++] = (struct serve_sample){(s->t0 - s->ref) + s->t, use, (int)s->nrun};
 }
 
 /* One iteration of dt (and the swaps it waited for): the clock, energy, KV use. */
@@ -161,7 +256,7 @@ static void advance(struct sim *s, double dt, double J)
         dt += s->swap_bytes / s->c->swap_Bps;
         s->swap_bytes = 0;
     }
-    double used = (double)(s->total_blocks - s->free_blocks) / (double)s->total_blocks;
+    double used = kv_used(s);
     s->kv_area += used * dt;
     if (used > s->kv_peak)
         s->kv_peak = used;
@@ -175,8 +270,8 @@ static void advance(struct sim *s, double dt, double J)
 static void finish(struct sim *s, int64_t k)
 {
     struct rs *q = &s->st[k];
-    q->t_done = s->t;
-    s->free_blocks += q->blocks;
+    q->t_done = s->t - q->d;
+    kv_give(s, q->blocks);
     q->blocks = 0;
     s->done++;
 }
@@ -187,7 +282,7 @@ static int emit(struct sim *s, int64_t k)
 {
     struct rs *q = &s->st[k];
     if (!q->gen++)
-        q->t_first = s->t;
+        q->t_first = s->t - q->d;
     if (q->gen >= s->req[s->ids[k]].output) {
         finish(s, k);
         return 1;
@@ -198,15 +293,16 @@ static int emit(struct sim *s, int64_t k)
 static void preempt(struct sim *s, int64_t k)
 {
     struct rs *q = &s->st[k];
-    s->free_blocks += q->blocks;
+    kv_give(s, q->blocks);
     q->blocks = 0;
     s->preemptions++;
     if (s->cfg->preempt == PREEMPT_SWAP && q->decoding) { /* its cache to the host, kept */
         s->swap_bytes += (double)q->ctx * s->c->kv_token_bytes;
         q->resident = q->swapped = 1;
         q->decoding = 0;
-    } else { /* recompute: prefilled again over the prompt and what it generated (the prefix stays cached) */
-        q->ctx = q->pre_done = q->shared;
+    } else { /* recompute: prefilled again over the prompt and what it generated (after the prefix, if that is
+                still cached when it is admitted again: prefill_begins) */
+        q->ctx = q->pre_done = q->shared = 0;
         q->pre_total = s->req[s->ids[k]].prompt + q->gen;
         q->decoding = q->resident = q->swapped = 0;
     }
@@ -218,10 +314,14 @@ static void preempt(struct sim *s, int64_t k)
 static int admit_resident(struct sim *s, int64_t k)
 {
     struct rs *q = &s->st[k];
+    if (q->shared > s->prefix_cached) /* swapped out with the prefix, since evicted: it holds all its blocks */
+        q->shared = 0;
     int64_t need = blocks_held(s, k, q->ctx + 1);
-    if (need > s->free_blocks)
+    if (need > s->free_blocks - s->dec_reserved && !q->shared)
+        evict_prefix(s);
+    if (need > s->free_blocks - s->dec_reserved)
         return -1;
-    s->free_blocks -= need;
+    kv_take(s, need);
     q->blocks = need;
     if (q->swapped)
         s->swap_bytes += (double)q->ctx * s->c->kv_token_bytes;
@@ -233,7 +333,8 @@ static int admit_resident(struct sim *s, int64_t k)
 }
 
 /* The decoding sequences' blocks for their next token, preempting from the back of the running list
- * until they fit. Returns the decoding sequences left. */
+ * until they fit; they are kept (dec_reserved) from the prefill chunks that share the iteration, and
+ * taken when the tokens are appended. Returns the decoding sequences left. */
 static int64_t reserve_decode(struct sim *s)
 {
     for (;;) {
@@ -246,16 +347,46 @@ static int64_t reserve_decode(struct sim *s)
                 need += d > 0 ? d : 0;
             }
         }
-        if (need <= s->free_blocks || s->nrun <= 1)
+        if (need <= s->free_blocks) {
+            s->dec_reserved = need;
             return ndec;
+        }
+        if (evict_prefix(s))
+            continue;
+        if (s->nrun <= 1) { /* cannot happen (one sequence fits the cache: serve_run); kv_take reports it */
+            s->dec_reserved = s->free_blocks;
+            return ndec;
+        }
         preempt(s, s->run[--s->nrun]);
     }
 }
 
+/* Request k's arrival, since the epoch. */
+static double arrival_at(const struct sim *s, int64_t k)
+{
+    int64_t i = s->ids[k];
+    return (s->req[i].arrival_s - s->t0) + (s->off ? s->off[i] : 0);
+}
+
 static void arrivals(struct sim *s, int64_t *ai)
 {
-    while (*ai < s->n && s->req[s->ids[*ai]].arrival_s <= s->t)
+    while (*ai < s->n && arrival_at(s, *ai) <= s->t) {
+        s->st[*ai].d = s->req[s->ids[*ai]].arrival_s - s->t0;
         wait_push_back(s, (*ai)++);
+    }
+}
+
+/* The clock to request k's arrival: an empty replica re-bases its epoch there. */
+static void wait_for(struct sim *s, int64_t k)
+{
+    if (!s->nrun && !s->wn) {
+        s->t0 = s->req[s->ids[k]].arrival_s;
+        s->t = s->off ? s->off[s->ids[k]] : 0;
+    } else {
+        double a = arrival_at(s, k);
+        if (a > s->t)
+            s->t = a;
+    }
 }
 
 /* Continuous batching (vLLM v0), chunked prefill (Sarathi-Serve, vLLM v1) and in-flight batching (Orca,
@@ -265,10 +396,11 @@ static void run_dynamic(struct sim *s)
     const struct serve_cfg *cfg = s->cfg;
     int chunked = cfg->sched == SCHED_CHUNKED || cfg->sched == SCHED_INFLIGHT, whole = cfg->sched == SCHED_INFLIGHT;
     int64_t ai = 0;
-    while (s->done < s->n) {
+    while (s->done < s->n && !s->overdrawn) {
+        s->dec_reserved = 0;
         arrivals(s, &ai);
         if (!s->nrun && !s->wn) {
-            s->t = s->req[s->ids[ai]].arrival_s;
+            wait_for(s, ai);
             continue;
         }
         double N = 0, L = 0, C = 0, P = 0;
@@ -286,6 +418,8 @@ static void run_dynamic(struct sim *s)
                 int64_t keep_done = q->pre_done, keep_shared = q->shared;
                 prefill_begins(s, k);
                 int64_t qn = q->pre_total - q->pre_done, need = blocks_held(s, k, q->pre_total + 1);
+                if (!(qn > budget && s->nrun > first) && need > s->free_blocks && !q->shared)
+                    evict_prefix(s);
                 if ((qn > budget && s->nrun > first) || need > s->free_blocks) {
                     q->pre_done = q->ctx = keep_done; /* not admitted: as it was */
                     q->shared = keep_shared;
@@ -293,7 +427,7 @@ static void run_dynamic(struct sim *s)
                 }
                 wait_pop(s);
                 budget -= qn;
-                s->free_blocks -= need;
+                kv_take(s, need);
                 q->blocks = need;
                 N += (double)qn;
                 P += (double)qn * (double)q->pre_done + (double)qn * (double)(qn + 1) / 2;
@@ -358,17 +492,20 @@ static void run_dynamic(struct sim *s)
                 if (i >= s->nrun)
                     prefill_begins(s, k);
                 int64_t ch = q->pre_total - q->pre_done;
-                if (whole && ch > budget) {
+                if (whole && ch > budget && N > 0) {
                     q->pre_done = q->ctx = keep_done;
                     q->shared = keep_shared;
-                    break; /* a whole prompt or none */
+                    break; /* a whole prompt or none (alone, a recomputed one over the budget runs whole, as
+                              continuous batching runs it) */
                 }
-                if (ch > budget)
+                if (ch > budget && !whole)
                     ch = budget;
                 int64_t need = blocks_held(s, k, q->pre_done + ch + (q->pre_done + ch == q->pre_total)) - q->blocks;
                 if (need < 0)
                     need = 0;
-                if (need > s->free_blocks) {
+                if (need > s->free_blocks - s->dec_reserved && !q->shared)
+                    evict_prefix(s);
+                if (need > s->free_blocks - s->dec_reserved) {
                     q->pre_done = q->ctx = keep_done;
                     q->shared = keep_shared;
                     break;
@@ -378,7 +515,7 @@ static void run_dynamic(struct sim *s)
                     s->run[s->nrun++] = k;
                     i = s->nrun - 1;
                 }
-                s->free_blocks -= need;
+                kv_take(s, need);
                 q->blocks += need;
                 N += (double)ch;
                 P += (double)ch * (double)q->pre_done + (double)ch * (double)(ch + 1) / 2;
@@ -397,8 +534,8 @@ static void run_dynamic(struct sim *s)
             if (s->nrun > 1)
                 preempt(s, s->run[--s->nrun]);
             else if (ai < s->n && !s->nrun)
-                s->t = s->req[s->ids[ai]].arrival_s > s->t ? s->req[s->ids[ai]].arrival_s : s->t;
-            else { /* the head can never run: the blocks the cached prefix keeps leave it too few */
+                wait_for(s, ai);
+            else { /* the head can never run (cannot happen: one request fits the cache, the prefix is evicted) */
                 s->stuck = (s->wn ? s->wait[s->wh] : s->nrun ? s->run[0] : 0) + 1;
                 break;
             }
@@ -421,7 +558,7 @@ static void run_dynamic(struct sim *s)
                 int64_t need = blocks_for(s, q->ctx + 1 - q->shared) - q->blocks;
                 if (need < 0)
                     need = 0;
-                s->free_blocks -= need;
+                kv_take(s, need);
                 q->blocks += need;
                 q->ctx++;
                 gone = emit(s, k);
@@ -444,10 +581,10 @@ static void run_static(struct sim *s)
 {
     const struct serve_cfg *cfg = s->cfg;
     int64_t ai = 0;
-    while (s->done < s->n) {
+    while (s->done < s->n && !s->overdrawn) {
         arrivals(s, &ai);
         if (!s->wn) {
-            s->t = s->req[s->ids[ai]].arrival_s;
+            wait_for(s, ai);
             continue;
         }
         int64_t B = 0, maxP = 0, maxO = 0;
@@ -462,6 +599,7 @@ static void run_static(struct sim *s)
         }
         s->nrun = B;
         s->free_blocks = s->total_blocks - B * blocks_for(s, maxP + maxO);
+        kv_check(s);
         double b = (double)B, J, dt = serve_iter_s(s->c, b * (double)maxP, b, 0, b * (double)maxP * (double)(maxP + 1) / 2, &J);
         advance(s, dt, J);
         for (int64_t i = 0; i < B; i++)
@@ -520,18 +658,20 @@ void serve_result_free(struct serve_result *res)
 
 /* What the replicas' runs add up to. */
 struct pool_acc {
-    double t_end, kv_area, span_area, kv_peak, dyn_J;
-    int64_t dec_iters, dec_seqs, preemptions, iterations;
+    double t_end, kv_area, span_area, kv_peak, dyn_J; /* t_end: since the trace's first arrival */
+    int64_t dec_iters, dec_seqs, preemptions, iterations, evictions;
     int64_t stuck; /* a request no replica could schedule (its index + 1), 0: none */
+    int64_t overdrawn, overdrawn_free; /* the first replica's breach of the KV blocks (sim.overdrawn) */
 };
 
-/* Runs req[0..n) (by arrival) on R replicas, request i on replica i mod R, each with its own clock and
- * KV cache; t_first[i], t_done[i] receive each request's times. resident:
- * the requests arrive with their prompt's cache (a decode pool's), their first token already emitted. The
- * timeline (res, may be NULL) is the first replica's. */
+/* Runs req[0..n) (by arrival: req[i].arrival_s + off[i], off NULL: 0) on R replicas, request i on replica
+ * i mod R, each with its own clock and KV cache; t_first[i], t_done[i] receive each request's times
+ * since req[i].arrival_s. resident: the requests arrive with their prompt's cache (a decode pool's),
+ * their first token already emitted. gid: the requests' indices in the trace (NULL: i). ref: the trace's
+ * first arrival. The timeline (res, may be NULL) is the first replica's. */
 static void run_pool(struct sim *s, const struct serve_cost *c, const struct serve_cfg *cfg, const struct serve_req *req,
-                     int64_t n, int R, int resident, int64_t *ids, double *t_first, double *t_done,
-                     struct serve_result *res, struct pool_acc *acc)
+                     const double *off, const int64_t *gid, int64_t n, int R, int resident, double ref, int64_t *ids,
+                     double *t_first, double *t_done, struct serve_result *res, struct pool_acc *acc)
 {
     int64_t total_blocks = (int64_t)floor(c->kv_capacity_tokens / cfg->block_tokens), base = 0;
     for (int r = 0; r < R; r++, base += n / R + (r <= n % R)) {
@@ -554,12 +694,17 @@ static void run_pool(struct sim *s, const struct serve_cost *c, const struct ser
         s->cfg = cfg;
         s->req = req;
         s->ids = ids;
+        s->off = off;
+        s->gid = gid;
         s->n = m;
         s->wh = s->wn = s->nrun = 0;
         s->total_blocks = s->free_blocks = total_blocks;
-        s->t = s->t_start = req[ids[0]].arrival_s;
+        s->ref = ref;
+        s->t0 = req[ids[0]].arrival_s;
+        s->t = off ? off[ids[0]] : 0;
+        double start = (s->t0 - ref) + s->t;
         s->energy_J = s->kv_area = s->kv_peak = s->swap_bytes = 0;
-        s->prefix_cached = s->stuck = 0;
+        s->prefix_cached = s->stuck = s->evictions = s->overdrawn = s->overdrawn_free = 0;
         s->done = s->preemptions = s->iterations = s->dec_iters = s->dec_seqs = 0;
         s->done_base = base;
         s->n_all = n;
@@ -570,14 +715,19 @@ static void run_pool(struct sim *s, const struct serve_cost *c, const struct ser
             run_dynamic(s);
         if (s->stuck && !acc->stuck)
             acc->stuck = ids[s->stuck - 1] + 1;
+        if (s->overdrawn && !acc->overdrawn) {
+            acc->overdrawn = acc->iterations + s->overdrawn;
+            acc->overdrawn_free = s->overdrawn_free;
+        }
         for (int64_t k = 0; k < m; k++) {
             t_first[ids[k]] = s->st[k].t_first;
             t_done[ids[k]] = s->st[k].t_done;
         }
-        if (s->t > acc->t_end)
-            acc->t_end = s->t;
+        double end = (s->t0 - ref) + s->t;
+        if (end > acc->t_end)
+            acc->t_end = end;
         acc->kv_area += s->kv_area;
-        acc->span_area += s->t - s->t_start;
+        acc->span_area += end - start;
         if (s->kv_peak > acc->kv_peak)
             acc->kv_peak = s->kv_peak;
         acc->dyn_J += s->energy_J;
@@ -585,25 +735,30 @@ static void run_pool(struct sim *s, const struct serve_cost *c, const struct ser
         acc->dec_seqs += s->dec_seqs;
         acc->preemptions += s->preemptions;
         acc->iterations += s->iterations;
+        acc->evictions += s->evictions;
     }
 }
 
-/* Orders request indices by when their cache reaches a decode replica (first token + transfer), ties by
- * index: insertion into a sorted run where prefill order mostly holds, else a merge sort. */
+/* Orders request indices by when their cache reaches a decode replica: arrival + (first token since it +
+ * transfer), the two parts compared apart (as the clock keeps them); ties by index (a stable merge sort). */
 struct sort_ctx {
-    const double *t_first;
+    const double *t_first; /* since each request's arrival */
     const struct serve_req *req;
     double s_per_token; /* the KV cache's transfer time per prompt token */
 };
 
-static double ready_at(const struct sort_ctx *c, int64_t k) { return c->t_first[k] + c->req[k].prompt * c->s_per_token; }
+static double ready_after(const struct sort_ctx *c, int64_t k) { return c->t_first[k] + c->req[k].prompt * c->s_per_token; }
+static int ready_before(const struct sort_ctx *c, int64_t a, int64_t b)
+{
+    return (c->req[a].arrival_s - c->req[b].arrival_s) + (ready_after(c, a) - ready_after(c, b)) < 0;
+}
 
 static void sort_by_arrival(int64_t *v, int64_t n, const struct sort_ctx *c)
 {
     int64_t *tmp = malloc(sizeof *tmp * (size_t)n);
     if (!tmp) { /* out of memory: insertion sort, slow but correct */
         for (int64_t i = 1; i < n; i++)
-            for (int64_t j = i; j > 0 && ready_at(c, v[j]) < ready_at(c, v[j - 1]); j--) {
+            for (int64_t j = i; j > 0 && ready_before(c, v[j], v[j - 1]); j--) {
                 int64_t t = v[j];
                 v[j] = v[j - 1];
                 v[j - 1] = t;
@@ -614,7 +769,7 @@ static void sort_by_arrival(int64_t *v, int64_t n, const struct sort_ctx *c)
         for (int64_t lo = 0; lo < n; lo += 2 * w) {
             int64_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n, a = lo, b = mid, k = lo;
             while (a < mid && b < hi)
-                tmp[k++] = ready_at(c, v[b]) < ready_at(c, v[a]) ? v[b++] : v[a++];
+                tmp[k++] = ready_before(c, v[b], v[a]) ? v[b++] : v[a++];
             while (a < mid)
                 tmp[k++] = v[a++];
             while (b < hi)
@@ -637,9 +792,15 @@ int serve_run(const struct serve_cost *c, const struct serve_cfg *cfg, const str
     for (int64_t i = 0; i < n; i++) { /* what could never be served */
         const struct serve_req *q = &req[i];
         int64_t len = (int64_t)q->prompt + q->output;
+        if (!isfinite(q->arrival_s))
+            return dse_err_set(e, DSE_EINPUT, NULL, NULL, "request %lld arrives at %g s: not a finite time (a rate too "
+                               "low for its arrivals to be represented)", (long long)i + 1, q->arrival_s);
         if (i && q->arrival_s < req[i - 1].arrival_s)
             return dse_err_set(e, DSE_EINPUT, NULL, NULL, "request %lld arrives before request %lld: arrivals must not "
                                "decrease", (long long)i + 1, (long long)i);
+        if (q->prompt < 1 || q->output < 1)
+            return dse_err_set(e, DSE_EINPUT, NULL, NULL, "request %lld: prompt %d and output %d tokens (each at "
+                               "least 1)", (long long)i + 1, q->prompt, q->output);
         if ((len + cfg->block_tokens - 1) / cfg->block_tokens > total_blocks)
             return dse_err_set(e, DSE_EINPUT, NULL, NULL,
                                "request %lld (prompt %d + output %d tokens) needs more KV cache than the %lld tokens the "
@@ -651,6 +812,9 @@ int serve_run(const struct serve_cost *c, const struct serve_cfg *cfg, const str
                                "(max batched tokens; chunked prefill splits it)", (long long)i + 1, q->prompt,
                                (long long)cfg->max_batched_tokens);
     }
+    int rc = serve_prefix_check(cfg, req, n, NULL, NULL, e);
+    if (rc)
+        return rc;
     int R = c->replicas > 0 ? c->replicas : 1, P = cfg->prefill_replicas;
     if (P < 0 || (P > 0 && (P >= R || cfg->sched == SCHED_STATIC)))
         return dse_err_set(e, DSE_EINPUT, NULL, NULL, "disaggregation: %d prefill replicas of %d (at least one must "
@@ -663,7 +827,6 @@ int serve_run(const struct serve_cost *c, const struct serve_cfg *cfg, const str
     if (cfg->preempt == PREEMPT_SWAP && !(c->swap_Bps > 0))
         return dse_err_set(e, DSE_EINPUT, NULL, NULL, "swap preemption copies caches to the host: the system has no "
                            "CPU linked to the device");
-    int rc = DSE_OK;
     struct sim s;
     memset(&s, 0, sizeof s);
     s.st = malloc(sizeof *s.st * (size_t)n);
@@ -675,22 +838,24 @@ int serve_run(const struct serve_cost *c, const struct serve_cfg *cfg, const str
            *td = malloc(sizeof *td * (size_t)n);
     struct serve_req *dreq = P ? malloc(sizeof *dreq * (size_t)n) : NULL;
     int64_t *order = P ? malloc(sizeof *order * (size_t)n) : NULL;
+    double *doff = P ? malloc(sizeof *doff * (size_t)n) : NULL;
     if (cfg->timeline > 0)
         res->timeline = malloc(sizeof *res->timeline * (size_t)cfg->timeline);
-    if (!s.st || !s.wait || !s.run || !ids || !ttft || !tpot || !e2e || !tf || !td || (P && (!dreq || !order)) ||
+    if (!s.st || !s.wait || !s.run || !ids || !ttft || !tpot || !e2e || !tf || !td || (P && (!dreq || !order || !doff)) ||
         (cfg->timeline > 0 && !res->timeline)) {
         rc = dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
         goto done;
     }
     struct pool_acc acc;
     memset(&acc, 0, sizeof acc);
+    double ref = req[0].arrival_s;
     if (!P) {
-        run_pool(&s, c, cfg, req, n, R, 0, ids, tf, td, res, &acc);
+        run_pool(&s, c, cfg, req, NULL, NULL, n, R, 0, ref, ids, tf, td, res, &acc);
     } else { /* prefill replicas emit each first token; decode replicas take the cache after its transfer */
         struct serve_req *pre = dreq;
         for (int64_t i = 0; i < n; i++)
             pre[i] = (struct serve_req){req[i].arrival_s, req[i].prompt, 1};
-        run_pool(&s, c, cfg, pre, n, P, 0, ids, tf, td, res, &acc);
+        run_pool(&s, c, cfg, pre, NULL, NULL, n, P, 0, ref, ids, tf, td, res, &acc);
         int64_t n2 = 0; /* requests of one output token are done at their prefill */
         for (int64_t i = 0; i < n; i++)
             if (req[i].output > 1)
@@ -699,41 +864,47 @@ int serve_run(const struct serve_cost *c, const struct serve_cfg *cfg, const str
         sort_by_arrival(order, n2, &sc);
         for (int64_t i = 0; i < n2; i++) {
             int64_t k = order[i];
-            dreq[i] = (struct serve_req){ready_at(&sc, k), req[k].prompt, req[k].output};
+            dreq[i] = (struct serve_req){req[k].arrival_s, req[k].prompt, req[k].output};
+            doff[i] = ready_after(&sc, k);
         }
         double *tf2 = ttft, *td2 = e2e; /* scratch: the decode pool's times, by position in order */
-        if (n2)
-            run_pool(&s, c, cfg, dreq, n2, R - P, 1, ids, tf2, td2, NULL, &acc);
+        if (n2 && !acc.overdrawn)
+            run_pool(&s, c, cfg, dreq, doff, order, n2, R - P, 1, ref, ids, tf2, td2, NULL, &acc);
         for (int64_t i = 0; i < n2; i++)
             td[order[i]] = td2[i];
     }
+    if (acc.overdrawn) {
+        rc = dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "serving simulation: the KV blocks were over-committed at "
+                         "iteration %lld (%lld free of %lld): an internal error, please report it",
+                         (long long)acc.overdrawn, (long long)acc.overdrawn_free, (long long)total_blocks);
+        goto done;
+    }
     if (acc.stuck) {
-        rc = dse_err_set(e, DSE_EINPUT, NULL, NULL, "request %lld can never be scheduled: the KV blocks the cached "
-                         "prefix keeps leave too few for it (a shorter --prefix-tokens or more memory)",
-                         (long long)acc.stuck);
+        rc = dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "serving simulation: request %lld can never be scheduled: an "
+                         "internal error, please report it", (long long)acc.stuck);
         goto done;
     }
     int64_t nt = 0, np = 0, ok = 0, out_tokens = 0;
-    for (int64_t i = 0; i < n; i++) {
+    for (int64_t i = 0; i < n; i++) { /* the times are since each request's arrival */
         const struct serve_req *rq = &req[i];
-        double a = tf[i] - rq->arrival_s, d = td[i] - rq->arrival_s, tp = NAN;
+        double a = tf[i], d = td[i], tp = NAN;
         ttft[nt] = a;
         e2e[nt++] = d;
         out_tokens += rq->output;
         if (rq->output > 1)
-            tpot[np++] = tp = (td[i] - tf[i]) / (rq->output - 1);
+            tpot[np++] = tp = (d - a) / (rq->output - 1);
         ok += (!(cfg->slo_ttft_s > 0) || a <= cfg->slo_ttft_s) && (!(cfg->slo_e2e_s > 0) || d <= cfg->slo_e2e_s) &&
               (!(cfg->slo_tpot_s > 0) || isnan(tp) || tp <= cfg->slo_tpot_s);
     }
-    double t_end = acc.t_end, kv_area = acc.kv_area, span_area = acc.span_area, kv_peak = acc.kv_peak,
-           dyn_J = acc.dyn_J;
+    double kv_area = acc.kv_area, span_area = acc.span_area, kv_peak = acc.kv_peak, dyn_J = acc.dyn_J;
     int64_t dec_iters = acc.dec_iters, dec_seqs = acc.dec_seqs;
     res->preemptions = acc.preemptions;
     res->iterations = acc.iterations;
+    res->prefix_evictions = acc.evictions;
     res->requests = n;
     res->completed = nt;
     res->output_tokens = out_tokens;
-    res->makespan_s = t_end - req[0].arrival_s;
+    res->makespan_s = acc.t_end;
     double span = res->makespan_s > 0 ? res->makespan_s : NAN;
     res->throughput_rps = (double)nt / span;
     res->output_tokens_per_s = (double)out_tokens / span;
@@ -766,23 +937,29 @@ done:
     free(td);
     free(dreq);
     free(order);
+    free(doff);
     if (rc)
         serve_result_free(res);
     return rc;
 }
 
+/* The search: the bracket's top is 1.25 x the drain rate (every request at t = 0), its floor
+ * SERVE_CAPACITY_FLOOR of that; the top is tried first (met: the capacity is at least the top), then
+ * bisection between floor and top until the bracket is within tol of its top. If no rate tried met the
+ * SLOs, the floor itself is tried: met, it is the capacity; not met, no rate in the range meets them. */
 int serve_capacity(const struct serve_cost *c, const struct serve_cfg *cfg, const struct serve_req *unit, int64_t n,
-                   double attainment, double tol, double *rate, int *evals, struct serve_result *at,
+                   double attainment, double tol, struct serve_capacity_result *cap, struct serve_result *at,
                    struct dse_err *e)
 {
-    *rate = 0;
-    *evals = 0;
+    memset(cap, 0, sizeof *cap);
     memset(at, 0, sizeof *at);
     if (!(attainment > 0 && attainment <= 1) || !(tol > 0 && tol < 1))
         return dse_err_set(e, DSE_EINPUT, NULL, "--attainment", "capacity: attainment in (0, 1] and tolerance in (0, 1), "
                            "got %g and %g", attainment, tol);
     if (!(cfg->slo_ttft_s > 0 || cfg->slo_tpot_s > 0 || cfg->slo_e2e_s > 0))
         return dse_err_set(e, DSE_EINPUT, NULL, "--slo", "capacity needs at least one SLO (ttft_ms, tpot_ms, e2e_ms)");
+    if (n < 1)
+        return dse_err_set(e, DSE_EINPUT, NULL, NULL, "no requests to serve");
     struct serve_req *v = malloc(sizeof *v * (size_t)n);
     if (!v)
         return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
@@ -790,34 +967,51 @@ int serve_capacity(const struct serve_cost *c, const struct serve_cfg *cfg, cons
     struct serve_cfg q = *cfg;
     q.timeline = 0;
     struct serve_result r;
-    int rc;
-    /* the bracket's top: the rate the system drains when every request is there at once */
+    int rc, found = 0;
     for (int64_t i = 0; i < n; i++)
         v[i].arrival_s = 0;
     if ((rc = serve_run(c, &q, v, n, 0, &r, e)))
         goto out;
-    (*evals)++;
-    double hi = 1.25 * r.throughput_rps, lo = 0;
+    cap->evals++;
+    double hi = 1.25 * r.throughput_rps, lo = hi * SERVE_CAPACITY_FLOOR;
     serve_result_free(&r);
-    for (int it = 0; it < 60 && (hi - lo) > tol * hi; it++) {
+    if (!(hi > 0 && isfinite(hi))) { /* every request at t = 0 finishes at t = 0: no rate to search */
+        rc = dse_err_set(e, DSE_EINPUT, NULL, NULL, "capacity: the requests take no time to serve at once (drain rate "
+                         "%g requests/s): there is no rate to search", hi / 1.25);
+        goto out;
+    }
+    cap->top_rps = hi;
+    cap->lower_bound_rps = lo;
+    for (int it = 0; it < 64 && (it == 0 || (hi - lo) > tol * hi); it++) {
         double mid = it == 0 ? hi : (lo + hi) / 2;
         for (int64_t i = 0; i < n; i++)
             v[i].arrival_s = unit[i].arrival_s / mid;
         if ((rc = serve_run(c, &q, v, n, 0, &r, e)))
             goto out;
-        (*evals)++;
+        cap->evals++;
         if (r.slo_attainment >= attainment) {
             lo = mid;
+            found = 1;
             serve_result_free(at);
             *at = r;
             if (it == 0)
-                break; /* met even at the drain rate */
+                break; /* met even at the top */
         } else {
             hi = mid;
             serve_result_free(&r);
         }
     }
-    *rate = lo;
+    if (!found) { /* the floor, never tried */
+        for (int64_t i = 0; i < n; i++)
+            v[i].arrival_s = unit[i].arrival_s / lo;
+        if ((rc = serve_run(c, &q, v, n, 0, &r, e)))
+            goto out;
+        cap->evals++;
+        found = r.slo_attainment >= attainment;
+        *at = r;
+    }
+    cap->feasible = found;
+    cap->rate_rps = found ? lo : 0;
 out:
     free(v);
     return rc;

@@ -1,5 +1,5 @@
 /* serve_trace.c -- request traces for the serving simulation (serve.h): length distributions, seeded
- * arrival processes, and trace files. */
+ * arrival processes, trace files, and requests longer than the model's context. */
 #include "serve.h"
 
 #include "jsonu.h"
@@ -63,7 +63,14 @@ int serve_trace_load_buf(const char *text, size_t size, const char *path, int64_
     int64_t cap = 0, k = 0, ln = 0;
     int rc = DSE_OK, header = 0;
     struct serve_req *v = NULL;
-    for (size_t at = 0; at < size && !rc;) {
+    size_t at = 0;
+    /* a UTF-8 byte-order mark opens the file when Excel writes "CSV UTF-8": skipped; UTF-16 is refused */
+    if (size >= 3 && !memcmp(text, "\xEF\xBB\xBF", 3))
+        at = 3;
+    else if (size >= 2 && (!memcmp(text, "\xFF\xFE", 2) || !memcmp(text, "\xFE\xFF", 2)))
+        return dse_err_set(e, DSE_EINPUT, path, NULL, "line 1: UTF-16 text (it opens with the byte-order mark %s): "
+                           "save it as UTF-8 or ASCII", (unsigned char)text[0] == 0xFF ? "FF FE" : "FE FF");
+    for (; at < size && !rc;) {
         const char *nl = memchr(text + at, '\n', size - at);
         size_t len = nl ? (size_t)(nl - (text + at)) : size - at;
         ln++;
@@ -83,6 +90,11 @@ int serve_trace_load_buf(const char *text, size_t size, const char *path, int64_
             line[--len] = 0;
         if (line[0] == '#')
             continue;
+        if (!strncmp(line, "\xEF\xBB\xBF", 3)) {
+            rc = dse_err_set(e, DSE_EINPUT, path, NULL, "line %lld: a UTF-8 byte-order mark (EF BB BF) inside the file "
+                             "(one is accepted only at its start: were files joined?)", (long long)ln);
+            break;
+        }
         if (!header) {
             if (strcmp(line, "arrival_s,prompt_tokens,output_tokens")) {
                 rc = dse_err_set(e, DSE_EINPUT, path, NULL,
@@ -219,4 +231,29 @@ int serve_trace_make(enum serve_arrival arr, double rate, double cv, int64_t n, 
     gsl_rng_free(g);
     *out = v;
     return DSE_OK;
+}
+
+void serve_fit_context(struct serve_req *req, int64_t *n, int64_t context, enum serve_too_long mode,
+                       int64_t *too_long, int64_t *first)
+{
+    int64_t w = 0, k = 0;
+    *first = -1;
+    for (int64_t i = 0; i < *n; i++) {
+        struct serve_req q = req[i];
+        if ((int64_t)q.prompt + q.output > context) {
+            if (!k++)
+                *first = i;
+            if (mode == TOO_LONG_SKIP)
+                continue;
+            if (mode == TOO_LONG_TRUNCATE) { /* the prompt's last tokens kept; one at least */
+                if (q.output >= context)
+                    q.output = (int32_t)(context - 1);
+                q.prompt = (int32_t)(context - q.output);
+            }
+        }
+        req[w++] = q;
+    }
+    *too_long = k;
+    if (mode == TOO_LONG_SKIP)
+        *n = w;
 }

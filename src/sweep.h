@@ -69,7 +69,9 @@ struct sw_serving {
     struct serve_cfg cfg;     /* scheduler, max batch, token budget, block (0: the scheduler's default), SLOs */
     double rate, mem_util;
     struct serve_req *unit;   /* malloc'd */
-    int64_t n, longest;       /* requests, the longest prompt */
+    int64_t n, longest;       /* requests (less those skipped as too long), the longest prompt */
+    enum serve_too_long too_long_mode; /* "too_long": requests longer than the model's context */
+    int64_t too_long;         /* how many were (skipped or truncated) */
 };
 
 struct sw_workload {

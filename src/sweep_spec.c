@@ -103,7 +103,7 @@ static int load_serving(struct ju *j, const cJSON *o, const char *spec_path, uns
     static const char *const keys[] = {"rate",  "requests",  "seed",     "arrival",   "burstiness",         "lengths",
                                        "prompt_dist", "output_dist", "scheduler", "max_batch", "max_batched_tokens",
                                        "block_size",  "mem_util",  "slo",      "preemption", "prefill_replicas",
-                                       "admission",   "prefix_tokens", "prefix_share", "note",  NULL};
+                                       "admission",   "prefix_tokens", "prefix_share", "too_long", "note", NULL};
     static const char *const arrivals[] = {"poisson", "gamma", "offline", "constant", NULL};
     static const enum serve_arrival akind[] = {SA_POISSON, SA_GAMMA, SA_OFFLINE, SA_CONSTANT};
     struct sw_serving *sv = &w->serving;
@@ -141,8 +141,9 @@ static int load_serving(struct ju *j, const cJSON *o, const char *spec_path, uns
         (rc = ju_int(j, o, "prefill_replicas", JU_OPT, 1, 4096, &prr)))
         goto out;
     sv->cfg.preempt = (enum serve_preempt)pk;
-    int ak = 0;
-    if ((rc = ju_enum(j, o, "admission", JU_OPT, serve_admit_names, &ak)))
+    int ak = 0, tlm = TOO_LONG_ERROR;
+    if ((rc = ju_enum(j, o, "admission", JU_OPT, serve_admit_names, &ak)) ||
+        (rc = ju_enum(j, o, "too_long", JU_OPT, serve_too_long_names, &tlm)))
         goto out;
     sv->cfg.admit = (enum serve_admit)ak;
     long long pt = 0;
@@ -200,15 +201,36 @@ static int load_serving(struct ju *j, const cJSON *o, const char *spec_path, uns
     }
     if ((rc = serve_trace_make(akind[a], 1, cv, sv->n, &pd, &od, lengths, nl, (unsigned long)seed, &sv->unit, j->e)))
         goto out;
-    for (int64_t i = 0; i < sv->n; i++) {
+    /* every request within the model's context, or skipped or truncated ("too_long", as dse serve --too-long) */
+    const struct wl_transformer *tf = &w->model.tf;
+    int64_t first, offered = sv->n;
+    sv->too_long_mode = (enum serve_too_long)tlm;
+    serve_fit_context(sv->unit, &sv->n, tf->max_pos < 2 ? 2 : tf->max_pos, sv->too_long_mode, &sv->too_long, &first);
+    if (sv->too_long && tlm == TOO_LONG_ERROR) {
+        rc = ju_fail(j, "%lld of %lld requests exceed %s %lld of %s, the first request %lld (prompt %d + output %d "
+                     "tokens): \"too_long\": \"skip\" rejects them, \"truncate\" cuts their prompts", (long long)sv->too_long,
+                     (long long)offered, tf->max_pos_key, (long long)tf->max_pos, w->model.name, (long long)first + 1,
+                     sv->unit[first].prompt, sv->unit[first].output);
+        goto out;
+    }
+    if (!sv->n) {
+        rc = ju_fail(j, "all %lld requests exceed %s %lld of %s: none left to serve after \"too_long\": \"skip\"",
+                     (long long)offered, tf->max_pos_key, (long long)tf->max_pos, w->model.name);
+        goto out;
+    }
+    for (int64_t i = 0; i < sv->n; i++)
         if (sv->unit[i].prompt > sv->longest)
             sv->longest = sv->unit[i].prompt;
-        if ((rc = wl_check_context(&w->model, PH_GENERATE, sv->unit[i].prompt, sv->unit[i].output, NULL, NULL, j->e))) {
+    if (sv->cfg.prefix_tokens > 0) {
+        size_t o2 = ju_key(j, "prefix_tokens");
+        if (serve_prefix_check(&sv->cfg, sv->unit, sv->n, NULL, NULL, j->e)) {
             char why[sizeof j->e->msg];
             dse_strlcpy(why, j->e->msg, sizeof why);
-            rc = ju_fail(j, "request %lld: %s", (long long)i + 1, why);
-            goto out;
+            rc = ju_fail(j, "%s", why);
         }
+        ju_pop(j, o2);
+        if (rc)
+            goto out;
     }
 out:
     free(lengths);

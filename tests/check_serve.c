@@ -2,6 +2,7 @@
  * cost, preemption, replicas, the capacity search, traces and their errors, and the cost built from a
  * real evaluation. */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -180,16 +181,20 @@ START_TEST(prefix_caching)
     serve_result_free(&res);
     g.sched = SCHED_STATIC;
     ck_assert_int_eq(serve_run(&c, &g, r, 2, 0, &res, &e), DSE_EINPUT);
-    /* a cache of 2 blocks of 4: the first request (prompt 5, output 1) leaves its prefix's block to the
-     * cache, so the second (no prefix; prompt 5 + its first token: 2 blocks) can never run: an error,
-     * not a run that silently never ends */
+    /* a cache of 2 blocks of 4: the first request (prompt 5, output 1; the only carrier) leaves its
+     * prefix's block to the cache; the second (no prefix; prompt 5 + its first token: 2 blocks) finds one
+     * free, and no running sequence uses the prefix: its block is evicted (as vLLM evicts cached blocks no
+     * sequence references), and the second runs: a prefill of 5 (15 pairs), a decode over a cache of 5 */
     struct serve_cost small = synth(10);
     struct serve_cfg h = cfg_of(SCHED_CONTINUOUS, 8192, 4);
     h.prefix_tokens = 4;
     h.prefix_share = 1e-4;
     struct serve_req two[2] = {{0, 5, 1}, {1, 5, 2}};
-    ck_assert_int_eq(serve_run(&small, &h, two, 2, 0, &res, &e), DSE_EINPUT);
-    ck_assert_msg(strstr(e.msg, "request 2 can never be scheduled"), "%s", e.msg);
+    ck_assert_msg(serve_run(&small, &h, two, 2, 1, &res, &e) == DSE_OK, "%s", e.msg);
+    ck_assert_int_eq(res.prefix_evictions, 1);
+    ck_assert_double_eq_tol(res.kv_use_peak, 1, 1e-15);
+    ck_assert_double_eq_tol(res.e2e_all[1], (A + 4 * B + L0 + 15 * Q) + (A + L0 + 4 * D), 1e-12);
+    serve_result_free(&res);
 }
 END_TEST
 
@@ -364,12 +369,14 @@ START_TEST(capacity_search)
     struct serve_req *u;
     struct dse_err e;
     ck_assert_int_eq(serve_trace_make(SA_POISSON, 1, 0, 2000, &p, &o, NULL, 0, 7, &u, &e), DSE_OK);
-    double rate;
-    int evals;
+    struct serve_capacity_result cap;
     struct serve_result at;
-    ck_assert_int_eq(serve_capacity(&c, &g, u, 2000, 0.9, 0.02, &rate, &evals, &at, &e), DSE_OK);
-    ck_assert(rate > 0 && evals >= 3 && evals < 40);
+    ck_assert_int_eq(serve_capacity(&c, &g, u, 2000, 0.9, 0.02, &cap, &at, &e), DSE_OK);
+    double rate = cap.rate_rps;
+    ck_assert(cap.feasible && rate > 0 && cap.evals >= 3 && cap.evals < 40);
     ck_assert(at.slo_attainment >= 0.9);
+    ck_assert_double_eq_tol(cap.lower_bound_rps, cap.top_rps * SERVE_CAPACITY_FLOOR, 1e-15 * cap.top_rps);
+    ck_assert(rate >= cap.lower_bound_rps && rate <= cap.top_rps);
     serve_result_free(&at);
     struct serve_req *v = malloc(sizeof *v * 2000);
     for (int i = 0; i < 2000; i++) {
@@ -471,10 +478,250 @@ START_TEST(cost_from_eval)
 }
 END_TEST
 
+START_TEST(clock_far_from_zero)
+{
+    /* continuous_one_request's request (prompt 100, output 4) arriving at 0, 1e16 s (rate 1e-13 puts
+     * arrivals there; a double's step at 1e16 is 2 s) and 1e308 s: the same TTFT, TPOT and end-to-end to
+     * the picosecond, as the clock counts from the arrival, not from 0 */
+    struct serve_cost c = synth(1e6);
+    double ttft = A + 99 * B + L0 + 5050 * Q, dec = 3 * (A + L0) + (99 + 100 + 101) * D;
+    static const double at[3] = {0, 1e16, 1e308};
+    static const enum serve_sched sch[4] = {SCHED_CONTINUOUS, SCHED_CHUNKED, SCHED_INFLIGHT, SCHED_STATIC};
+    struct dse_err e;
+    for (int k = 0; k < 3; k++)
+        for (int j = 0; j < 4; j++) {
+            struct serve_cfg g = cfg_of(sch[j], 8192, sch[j] == SCHED_STATIC ? 1 : 16);
+            /* two requests 1e13 s apart (rate 1e-13): each alone */
+            struct serve_req r[2] = {{at[k], 100, 4}, {at[k] + 1e13, 100, 4}};
+            if (k == 2)
+                r[1].arrival_s = at[k]; /* 1e308 + 1e13 is 1e308: together, the second waits */
+            struct serve_result res;
+            ck_assert_msg(serve_run(&c, &g, r, k == 2 ? 1 : 2, 1, &res, &e) == DSE_OK, "%s", e.msg);
+            ck_assert_msg(fabs(res.ttft_s.p50 - ttft) < 1e-12, "arrival %g, %s: TTFT %.17g s, expected %.17g", at[k],
+                          serve_sched_names[sch[j]], res.ttft_s.p50, ttft);
+            ck_assert_msg(fabs(res.e2e_s.max - (ttft + dec)) < 1e-12, "arrival %g: end-to-end %.17g", at[k], res.e2e_s.max);
+            ck_assert_msg(fabs(res.tpot_s.p50 - dec / 3) < 1e-12, "arrival %g: TPOT %.17g", at[k], res.tpot_s.p50);
+            /* the makespan: first arrival to last completion (1e13 + one request's time when 2) */
+            ck_assert_double_eq_tol(res.makespan_s, (k == 2 ? 0 : 1e13) + ttft + dec, k == 2 ? 1e-12 : 1e-2);
+            serve_result_free(&res);
+        }
+    /* disaggregation: the decode pool's arrivals (arrival + TTFT + transfer) kept in two parts */
+    c.replicas = 2;
+    c.xfer_Bps = 1000;
+    struct serve_cfg g = cfg_of(SCHED_CONTINUOUS, 8192, 16);
+    g.prefill_replicas = 1;
+    struct serve_req r = {1e16, 100, 4};
+    struct serve_result res;
+    ck_assert_int_eq(serve_run(&c, &g, &r, 1, 0, &res, &e), DSE_OK);
+    ck_assert_msg(fabs(res.e2e_s.p50 - (ttft + 0.1 + dec)) < 1e-12, "disaggregated end-to-end %.17g", res.e2e_s.p50);
+    serve_result_free(&res);
+    /* an arrival that is not a finite time is refused */
+    struct serve_req inf = {INFINITY, 100, 4};
+    ck_assert_int_eq(serve_run(&c, &g, &inf, 1, 0, &res, &e), DSE_EINPUT);
+    ck_assert_msg(strstr(e.msg, "not a finite time"), "%s", e.msg);
+}
+END_TEST
+
+START_TEST(capacity_none)
+{
+    /* a TTFT limit of 1 us, below one request's prefill alone (A + 199 B + L0 + 20100 Q, about 14 ms): no
+     * rate meets it. The search says so (feasible 0, rate 0) with its bounds, 1.25 x the drain rate and
+     * SERVE_CAPACITY_FLOOR of that, and returns the run at the floor, where nobody meets it. */
+    struct serve_cost c = synth(1e6);
+    struct serve_cfg g = cfg_of(SCHED_CONTINUOUS, 8192, 16);
+    g.slo_ttft_s = 1e-6;
+    struct serve_dist p = {SD_FIXED, 200, 0}, o = {SD_FIXED, 50, 0};
+    struct serve_req *u;
+    struct dse_err e;
+    ck_assert_int_eq(serve_trace_make(SA_POISSON, 1, 0, 200, &p, &o, NULL, 0, 7, &u, &e), DSE_OK);
+    struct serve_capacity_result cap;
+    struct serve_result at;
+    ck_assert_int_eq(serve_capacity(&c, &g, u, 200, 0.9, 0.02, &cap, &at, &e), DSE_OK);
+    ck_assert(!cap.feasible);
+    ck_assert_double_eq(cap.rate_rps, 0);
+    ck_assert(cap.top_rps > 0 && cap.evals >= 3 && cap.evals <= 66);
+    ck_assert_double_eq_tol(cap.lower_bound_rps, cap.top_rps * SERVE_CAPACITY_FLOOR, 1e-15 * cap.top_rps);
+    ck_assert_int_eq(at.requests, 200);
+    ck_assert_double_eq_tol(at.slo_attainment, 0, 1e-15);
+    ck_assert_double_eq_tol(at.ttft_s.p50, A + 199 * B + L0 + 20100 * Q, 1e-9); /* alone at the floor */
+    serve_result_free(&at);
+    free(u);
+}
+END_TEST
+
+/* A deterministic generator for the property test (64-bit LCG, Knuth's MMIX constants). */
+static uint64_t lcg(uint64_t *x)
+{
+    *x = *x * 6364136223846793005ULL + 1442695040888963407ULL;
+    return *x >> 33;
+}
+static int64_t pick(uint64_t *x, int64_t lo, int64_t hi) { return lo + (int64_t)(lcg(x) % (uint64_t)(hi - lo + 1)); }
+
+START_TEST(kv_never_overcommitted)
+{
+    /* Random schedulers, admissions, preemptions, block sizes, small KV caches, lengths, prefixes and
+     * shares, replicas and disaggregation: every run completes every request with the KV blocks never
+     * over-committed: serve_run checks free blocks >= 0 at every change (DSE_ERUNTIME otherwise), the
+     * peak use over every iteration is at most 1, and every timeline sample lies in [0, 1]. The shape
+     * that broke (continuous, prefix caching on half the requests, a cache of a few requests' length) is
+     * among them. */
+    uint64_t x = 23;
+    int prefixed = 0, evicted = 0, preempted = 0;
+    for (int trial = 0; trial < 400; trial++) {
+        struct serve_cost c = synth((double)pick(&x, 32, 3000));
+        c.swap_Bps = 1e6;
+        c.xfer_Bps = 1e6;
+        static const int blocks[4] = {1, 4, 16, 32};
+        enum serve_sched sch = (enum serve_sched)pick(&x, 0, SCHED_COUNT - 1);
+        struct serve_cfg g = cfg_of(sch, 0, sch == SCHED_STATIC ? 1 : blocks[pick(&x, 0, 3)]);
+        g.admit = (enum serve_admit)pick(&x, 0, ADMIT_COUNT - 1);
+        g.preempt = (enum serve_preempt)pick(&x, 0, PREEMPT_COUNT - 1);
+        g.max_batch = (int)pick(&x, 1, 64);
+        int64_t kv = (int64_t)c.kv_capacity_tokens / g.block_tokens * g.block_tokens;
+        if (kv < 4) /* a cache that holds no request of 2 + 2 tokens */
+            continue;
+        if (sch != SCHED_STATIC && pick(&x, 0, 9) < 6) {
+            g.prefix_tokens = pick(&x, 1, kv / 2);
+            static const double share[4] = {0, 0.3, 0.5, 0.9};
+            g.prefix_share = share[pick(&x, 0, 3)];
+        }
+        int R = (int)pick(&x, 1, 3);
+        c.replicas = R;
+        if (R > 1 && sch != SCHED_STATIC && pick(&x, 0, 1))
+            g.prefill_replicas = 1;
+        int64_t n = pick(&x, 1, 60), longest = 0;
+        struct serve_req r[60];
+        double t = 0, gap = 1e-3 * (double)pick(&x, 1, 2000);
+        for (int64_t i = 0; i < n; i++) {
+            int64_t pmin = g.prefix_tokens + 1, len = pick(&x, pmin + 1 < kv ? pmin + 1 : kv, kv);
+            int64_t pr = pick(&x, pmin < len ? pmin : len - 1, len - 1);
+            if (pr < 1)
+                pr = 1;
+            r[i] = (struct serve_req){t, (int32_t)pr, (int32_t)(len - pr)};
+            t += gap * (double)pick(&x, 0, 100) / 50;
+            longest = pr > longest ? pr : longest;
+        }
+        if (g.prefix_tokens >= longest || g.prefix_tokens + 1 > kv - 1)
+            g.prefix_tokens = 0, g.prefix_share = 0;
+        g.max_batched_tokens = sch == SCHED_CHUNKED ? pick(&x, 8, 2048) : sch == SCHED_STATIC ? longest * g.max_batch
+                                                                       : longest + pick(&x, 0, 2048);
+        struct serve_result res;
+        struct dse_err e;
+        int rc = serve_run(&c, &g, r, n, 1, &res, &e);
+        if (rc == DSE_EINPUT && strstr(e.msg, "prefix")) /* a prompt no longer than the prefix: refused */
+            continue;
+        ck_assert_msg(rc == DSE_OK, "trial %d (%s, block %d, %lld KV tokens, prefix %lld share %g, %d replicas): %s",
+                      trial, serve_sched_names[sch], g.block_tokens, (long long)kv, (long long)g.prefix_tokens,
+                      g.prefix_share, R, e.msg);
+        ck_assert_msg(res.kv_use_peak <= 1 && res.kv_use_peak >= 0, "trial %d (%s, block %d, prefix %lld share %g): "
+                      "KV use peaks at %.4f", trial, serve_sched_names[sch], g.block_tokens, (long long)g.prefix_tokens,
+                      g.prefix_share, res.kv_use_peak);
+        ck_assert_int_eq(res.completed, n);
+        for (int64_t i = 0; i < n; i++)
+            ck_assert(res.ttft_all[i] > 0 && res.e2e_all[i] > 0);
+        prefixed += g.prefix_tokens > 0;
+        evicted += res.prefix_evictions > 0;
+        preempted += res.preemptions > 0;
+        serve_result_free(&res);
+        /* the timeline: every sample within [0, 1] (at most 4,096, thinned evenly) */
+        g.timeline = 4096;
+        ck_assert_int_eq(serve_run(&c, &g, r, n, 0, &res, &e), DSE_OK);
+        for (int i = 0; i < res.n_timeline; i++)
+            ck_assert_msg(res.timeline[i].kv_use >= 0 && res.timeline[i].kv_use <= 1 && res.timeline[i].running >= 0,
+                          "trial %d: sample %d: KV use %.4f", trial, i, res.timeline[i].kv_use);
+        serve_result_free(&res);
+    }
+    /* the configurations covered what matters: prefixes, their eviction, preemption */
+    ck_assert_msg(prefixed > 150 && evicted > 10 && preempted > 50, "prefixed %d, evicted %d, preempted %d", prefixed,
+                  evicted, preempted);
+}
+END_TEST
+
+START_TEST(prefix_longer_than_prompt)
+{
+    /* a prefix of 512 tokens on prompts of 512: refused (it was cut to 511 before), naming the request and
+     * what would be accepted; 511 runs. With a share, only the carriers' prompts count: request 2 (index 1,
+     * 0.618 mod 1) does not carry a share of 0.5, so its prompt of 100 tokens is no obstacle. */
+    struct serve_cost c = synth(1e6);
+    struct serve_cfg g = cfg_of(SCHED_CONTINUOUS, 8192, 16);
+    g.prefix_tokens = 512;
+    struct serve_req r[2] = {{0, 600, 4}, {1, 512, 4}};
+    struct serve_result res;
+    struct dse_err e;
+    ck_assert_int_eq(serve_prefix_check(&g, r, 2, NULL, "--prefix-tokens", &e), DSE_EINPUT);
+    ck_assert_msg(strstr(e.msg, "--prefix-tokens") && strstr(e.msg, "a shared prefix of 512 tokens is not shorter than "
+                  "request 2's prompt of 512 tokens") && strstr(e.msg, "at most 511 here"), "%s", e.msg);
+    ck_assert_int_eq(serve_run(&c, &g, r, 2, 0, &res, &e), DSE_EINPUT);
+    g.prefix_tokens = 511;
+    ck_assert_int_eq(serve_run(&c, &g, r, 2, 0, &res, &e), DSE_OK);
+    serve_result_free(&res);
+    g.prefix_tokens = 512;
+    g.prefix_share = 0.5;
+    ck_assert(serve_carries_prefix(&g, 0) && !serve_carries_prefix(&g, 1));
+    r[1].prompt = 100;
+    ck_assert_msg(serve_run(&c, &g, r, 2, 0, &res, &e) == DSE_OK, "%s", e.msg);
+    serve_result_free(&res);
+}
+END_TEST
+
+START_TEST(too_long_requests)
+{
+    /* a context of 100 tokens; requests of 50 + 50 (fits), 90 + 20, 10 + 120 and 30 + 80 */
+    static const struct serve_req in[4] = {{0, 50, 50}, {1, 90, 20}, {2, 10, 120}, {3, 30, 80}};
+    struct serve_req r[4];
+    int64_t n = 4, k, first;
+    memcpy(r, in, sizeof r);
+    serve_fit_context(r, &n, 100, TOO_LONG_ERROR, &k, &first); /* counted, nothing changed */
+    ck_assert(n == 4 && k == 3 && first == 1 && !memcmp(r, in, sizeof r));
+    serve_fit_context(r, &n, 100, TOO_LONG_SKIP, &k, &first); /* the one that fits is left, at its arrival */
+    ck_assert(n == 1 && k == 3 && first == 1 && r[0].arrival_s == 0 && r[0].prompt == 50);
+    memcpy(r, in, sizeof r);
+    n = 4;
+    serve_fit_context(r, &n, 100, TOO_LONG_TRUNCATE, &k, &first);
+    /* prompts cut to 100 - output: 80 + 20; the output of 120 alone exceeds: 1 + 99; 20 + 80 */
+    ck_assert(n == 4 && k == 3);
+    ck_assert(r[0].prompt == 50 && r[0].output == 50);
+    ck_assert(r[1].prompt == 80 && r[1].output == 20 && r[1].arrival_s == 1);
+    ck_assert(r[2].prompt == 1 && r[2].output == 99);
+    ck_assert(r[3].prompt == 20 && r[3].output == 80);
+    memcpy(r, in, sizeof r);
+    n = 1;
+    serve_fit_context(r, &n, 100, TOO_LONG_SKIP, &k, &first);
+    ck_assert(n == 1 && k == 0 && first == -1);
+}
+END_TEST
+
+START_TEST(trace_byte_order_marks)
+{
+    char p[512];
+    struct serve_req *v;
+    int64_t n;
+    struct dse_err e;
+    /* a UTF-8 byte-order mark before the header (Excel's "CSV UTF-8"): read as without it */
+    ck_assert_msg(serve_trace_load(src_path(p, sizeof p, "tests/data/serve-trace-bom.csv"), 1000, &v, &n, &e) == DSE_OK,
+                  "%s", e.msg);
+    ck_assert(n == 3 && v[0].prompt == 100 && v[2].output == 7);
+    free(v);
+    /* UTF-16 (its mark FF FE) and a mark inside the file are refused, saying so */
+    ck_assert_int_eq(serve_trace_load(src_path(p, sizeof p, "tests/data/bad-serve-trace-utf16.csv"), 1000, &v, &n, &e),
+                     DSE_EINPUT);
+    ck_assert_msg(strstr(e.msg, "line 1: UTF-16 text (it opens with the byte-order mark FF FE)"), "%s", e.msg);
+    ck_assert_int_eq(serve_trace_load(src_path(p, sizeof p, "tests/data/bad-serve-trace-bom-inside.csv"), 1000, &v, &n,
+                                      &e), DSE_EINPUT);
+    ck_assert_msg(strstr(e.msg, "line 4: a UTF-8 byte-order mark (EF BB BF) inside the file"), "%s", e.msg);
+    /* arrivals near the largest double load (and serve: clock_far_from_zero) */
+    ck_assert_msg(serve_trace_load(src_path(p, sizeof p, "tests/data/serve-trace-far.csv"), 1000, &v, &n, &e) == DSE_OK,
+                  "%s", e.msg);
+    ck_assert(n == 3 && v[2].arrival_s == 1.7e308);
+    free(v);
+}
+END_TEST
+
 Suite *make_serve_suite(void)
 {
     Suite *s = suite_create("serve");
     TCase *t = tcase_create("core");
+    tcase_set_timeout(t, 60); /* kv_never_overcommitted: 800 runs, about 1 s */
     tcase_add_test(t, iteration_cost);
     tcase_add_test(t, continuous_one_request);
     tcase_add_test(t, continuous_preemption);
@@ -488,6 +735,12 @@ Suite *make_serve_suite(void)
     tcase_add_test(t, capacity_search);
     tcase_add_test(t, traces);
     tcase_add_test(t, cost_from_eval);
+    tcase_add_test(t, clock_far_from_zero);
+    tcase_add_test(t, capacity_none);
+    tcase_add_test(t, kv_never_overcommitted);
+    tcase_add_test(t, prefix_longer_than_prompt);
+    tcase_add_test(t, too_long_requests);
+    tcase_add_test(t, trace_byte_order_marks);
     suite_add_tcase(s, t);
     return s;
 }

@@ -2018,7 +2018,7 @@ expect_fail serve-empty-trace 2 "bad-serve-trace-empty.csv: no requests after th
 expect_fail serve-unsorted-trace 2 "bad-serve-trace-unsorted.csv: line 5: arrival_s 0.5 is earlier than the line before" serve --hw nvidia-h100-sxm5-80gb --workload llama-3.2-1b --trace "$D/bad-serve-trace-unsorted.csv"
 expect_fail serve-unknown-slo 2 "--slo: unknown metric 'p99_ms': SLOs are on ttft_ms, tpot_ms and e2e_ms" serve --hw nvidia-h100-sxm5-80gb --workload llama-3.2-1b --rate 1 --slo p99_ms=3
 expect_fail serve-not-lm 2 "dse serve simulates decoder language models; resnet50" serve --hw nvidia-h100-sxm5-80gb --workload resnet50 --rate 1
-expect_fail serve-context 2 "request 1:" serve --hw nvidia-h100-sxm5-80gb --workload gpt2 --rate 1 --prompt-dist fixed:1000 --output-dist fixed:100
+expect_fail serve-context 2 "1000 of 1000 requests exceed n_positions 1024 of gpt2, the first request 1 (prompt 1000 + output 100 tokens): --too-long skip" serve --hw nvidia-h100-sxm5-80gb --workload gpt2 --rate 1 --prompt-dist fixed:1000 --output-dist fixed:100
 
 # The TPU v1 paper's comparison with shipped files (validate/tpuv1/reproduce.sh): Table 6's per-die
 # performance relative to Haswell, geometric and weighted means, TPU 14.5 and 29.2 (Jouppi et al. ISCA

@@ -49,6 +49,23 @@ refused() {
     fi
 }
 
+# kill_mid_write PID DIR: SIGTERM to PID once a temporary shows in DIR (gnuplot is writing it), or
+# when PID ends; prints 1 when the signal landed mid-write.
+kill_mid_write() {
+    n=0
+    while [ $n -lt 1000 ] && kill -0 "$1" 2>/dev/null; do
+        if [ -n "$(find "$2" -name '*.tmp*' 2>/dev/null | head -n 1)" ]; then
+            kill -TERM "$1" 2>/dev/null
+            echo 1
+            return
+        fi
+        sleep 0.005
+        n=$((n + 1))
+    done
+    kill -TERM "$1" 2>/dev/null
+    echo 0
+}
+
 # reap PID FIFO: waits for the reader of FIFO; a dse that replaced the FIFO instead of writing it
 # leaves the reader blocked: it is then opened once for writing so that the reader ends.
 reap() {
@@ -173,18 +190,36 @@ refused plot-onto-directory "is a directory" "$DB" plot "$DB" -o "$tmp/adir.png"
 mkdir "$tmp/sig"
 cp "$tmp/pristine.db" "$tmp/sig/run.db"
 i=0
-left=0
+hits=0
 while [ $i -lt 5 ]; do
     "$BIN" plot "$tmp/sig/run.db" -o "$tmp/sig/p$i.png" >/dev/null 2>&1 &
     pid=$!
-    sleep 0.0$((i * 2 + 1))
-    kill -TERM "$pid" 2>/dev/null
+    hits=$((hits + $(kill_mid_write "$pid" "$tmp/sig")))
     wait "$pid" 2>/dev/null
     i=$((i + 1))
 done
 sleep 0.3 # gnuplot, orphaned, stops when its script pipe closes
 left=$(find "$tmp/sig" -name '*.tmp*' | wc -l)
-if [ "$left" -eq 0 ]; then ok plot-signal-no-temporaries; else fail plot-signal-no-temporaries "$left temporaries left: $(find "$tmp/sig" -name '*.tmp*' | head -n 3)"; fi
+if [ "$hits" -eq 0 ]; then fail plot-signal-no-temporaries "no signal landed while a plot was written"; elif [ "$left" -eq 0 ]; then ok plot-signal-no-temporaries; else fail plot-signal-no-temporaries "$left temporaries left: $(find "$tmp/sig" -name '*.tmp*' | head -n 3)"; fi
+
+# dse serve --plot: none of its three files may be one of the run's inputs, and a signal during the
+# plots leaves no temporary (before: .PREFIX-cdf.png.PID-0.tmp files and only some plots).
+cp models/traces/azure-conv-2023.csv "$tmp/x-cdf.png" # a trace whose name is one of the plots'
+refused serve-plot-onto-trace "is one of this command's inputs, the lengths' trace" "$tmp/x-cdf.png" \
+    serve --hw nvidia-h100-sxm5-80gb --workload llama-3.1-8b --rate 1 --requests 20 --lengths "$tmp/x-cdf.png" --plot "$tmp/x"
+mkdir "$tmp/ssig"
+i=0
+hits=0
+while [ $i -lt 4 ]; do
+    "$BIN" serve --hw nvidia-h100-sxm5-80gb --workload llama-3.1-8b --rate 5 --requests 300 --plot "$tmp/ssig/s$i" >/dev/null 2>&1 &
+    pid=$!
+    hits=$((hits + $(kill_mid_write "$pid" "$tmp/ssig")))
+    wait "$pid" 2>/dev/null
+    i=$((i + 1))
+done
+sleep 0.3
+left=$(find "$tmp/ssig" -name '*.tmp*' | wc -l)
+if [ "$hits" -eq 0 ]; then fail serve-plot-signal-no-temporaries "no signal landed while a plot was written"; elif [ "$left" -eq 0 ]; then ok serve-plot-signal-no-temporaries; else fail serve-plot-signal-no-temporaries "$left temporaries left: $(find "$tmp/ssig" -name '*.tmp*' | head -n 3)"; fi
 
 echo "$suite: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
