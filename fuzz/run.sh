@@ -46,7 +46,7 @@ fi
 srcs="src/err.c src/jsonu.c src/csvu.c src/sbuf.c src/prec.c src/hw.c src/hw_load.c src/hw_memtech.c src/wl_op.c src/wl_graph.c src/wl_load.c
       src/wl_onnx.c src/wl_onnx_ops.c src/onnx.pb-c.c src/wl_build.c src/wl_transformer.c src/wl_cnn.c src/validate_suite.c"
 # The sweep target also prepares small specs and evaluates a point: the cost models, eval, metrics.
-sweep_srcs="src/err.c src/jsonu.c src/csvu.c src/sbuf.c src/prec.c src/hw.c src/hw_load.c src/hw_memtech.c src/hw_scalesim.c src/wl_op.c src/wl_graph.c
+sweep_srcs="src/err.c src/jsonu.c src/csvu.c src/quality.c src/sbuf.c src/prec.c src/hw.c src/hw_load.c src/hw_memtech.c src/hw_scalesim.c src/wl_op.c src/wl_graph.c
       src/wl_load.c src/wl_onnx.c src/wl_onnx_ops.c src/onnx.pb-c.c src/wl_build.c src/wl_transformer.c src/wl_cnn.c src/model.c src/model_roofline.c
       src/model_systolic.c src/model_gpu.c src/model_cpu.c src/model_npu.c src/eval.c src/metric.c
       src/pass.c src/pass_load.c src/errbar.c src/sweep.c src/sweep_spec.c src/kern_prec.c src/par_coll.c src/par_layout.c
