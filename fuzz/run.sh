@@ -4,7 +4,7 @@
 # Usage: sh fuzz/run.sh [seconds] [target...]      or: FUZZ_RUNS=10000000 sh fuzz/run.sh 0 [target...]
 #   seconds  run time per target (default: $FUZZ_SECONDS, else 60)
 #   target   hwdesc workload topo prec suite sweep scalesim software errbars published multi trace serving onnx
-#            (default: all fourteen)
+#            quality (default: all fifteen)
 # Needs clang with libFuzzer (Debian/Ubuntu: apt-get install clang libclang-rt-14-dev), libcjson
 # and a configured tree (config.h at the repository root: ./configure). Binaries go to fuzz/build/,
 # corpora to fuzz/corpus-<target>/ (both git-ignored); a crashing input is saved as
@@ -19,7 +19,7 @@ case ${1:-} in
 '' | *[!0-9]*) ;;
 *) secs=$1; shift ;;
 esac
-targets=${*:-hwdesc workload topo prec suite sweep scalesim software errbars published multi trace serving onnx}
+targets=${*:-hwdesc workload topo prec suite sweep scalesim software errbars published multi trace serving onnx quality}
 # FUZZ_RUNS=N: run each target for N executions instead of a time (the 10 M campaigns of fuzz/README.md).
 limit="-max_total_time=$secs"
 [ -n "${FUZZ_RUNS:-}" ] && limit="-runs=$FUZZ_RUNS"
@@ -43,10 +43,10 @@ fi
 
 # The loaders and what they call: everything in libdse.a but the command line (main.c, cli_*.c)
 # and the cost models, which no loader reaches.
-srcs="src/err.c src/jsonu.c src/sbuf.c src/prec.c src/hw.c src/hw_load.c src/hw_memtech.c src/wl_op.c src/wl_graph.c src/wl_load.c
+srcs="src/err.c src/jsonu.c src/csvu.c src/sbuf.c src/prec.c src/hw.c src/hw_load.c src/hw_memtech.c src/wl_op.c src/wl_graph.c src/wl_load.c
       src/wl_onnx.c src/wl_onnx_ops.c src/onnx.pb-c.c src/wl_build.c src/wl_transformer.c src/wl_cnn.c src/validate_suite.c"
 # The sweep target also prepares small specs and evaluates a point: the cost models, eval, metrics.
-sweep_srcs="src/err.c src/jsonu.c src/sbuf.c src/prec.c src/hw.c src/hw_load.c src/hw_memtech.c src/hw_scalesim.c src/wl_op.c src/wl_graph.c
+sweep_srcs="src/err.c src/jsonu.c src/csvu.c src/quality.c src/sbuf.c src/prec.c src/hw.c src/hw_load.c src/hw_memtech.c src/hw_scalesim.c src/wl_op.c src/wl_graph.c
       src/wl_load.c src/wl_onnx.c src/wl_onnx_ops.c src/onnx.pb-c.c src/wl_build.c src/wl_transformer.c src/wl_cnn.c src/model.c src/model_roofline.c
       src/model_systolic.c src/model_gpu.c src/model_cpu.c src/model_npu.c src/eval.c src/metric.c
       src/pass.c src/pass_load.c src/errbar.c src/sweep.c src/sweep_spec.c src/kern_prec.c src/par_coll.c src/par_layout.c
@@ -74,9 +74,9 @@ seed() { # seed CORPUS_DIR FILE... : copies the files that exist
 
 for t in $targets; do
     case $t in
-    hwdesc | workload | topo | prec | suite | sweep | scalesim | software | errbars | published | multi | trace | serving | onnx) ;;
+    hwdesc | workload | topo | prec | suite | sweep | scalesim | software | errbars | published | multi | trace | serving | onnx | quality) ;;
     *)
-        echo "run.sh: unknown target '$t' (hwdesc workload topo prec suite sweep scalesim software errbars published multi trace serving onnx)" >&2
+        echo "run.sh: unknown target '$t' (hwdesc workload topo prec suite sweep scalesim software errbars published multi trace serving onnx quality)" >&2
         exit 2
         ;;
     esac
@@ -94,6 +94,7 @@ for t in $targets; do
     [ "$t" = published ] && t_srcs="$published_srcs $(pkg-config --cflags --libs gsl 2>/dev/null || echo -lgsl -lgslcblas)"
     [ "$t" = multi ] && t_srcs="$multi_srcs $(pkg-config --cflags --libs gsl 2>/dev/null || echo -lgsl -lgslcblas)"
     [ "$t" = serving ] && t_srcs="$serving_srcs $(pkg-config --cflags --libs gsl 2>/dev/null || echo -lgsl -lgslcblas)"
+    [ "$t" = quality ] && t_srcs="src/err.c src/jsonu.c src/sbuf.c src/csvu.c src/prec.c src/quality.c"
     [ "$t" = trace ] && t_srcs="src/err.c src/jsonu.c src/sbuf.c src/serve_trace.c $(pkg-config --cflags --libs gsl 2>/dev/null || echo -lgsl -lgslcblas)"
     # shellcheck disable=SC2086
     extra="" # scalesim: the .cfg loader and the systolic tier (with the class table it links)
@@ -120,6 +121,7 @@ $t: BUILD FAILED"
     multi) seed "$corpus" validate/published/multi-device/*.csv tests/data/*multi-device*.csv ;;
     serving) seed "$corpus" validate/published/serving/*.csv ;;
     trace) seed "$corpus" tests/data/*serve-trace*.csv ;;
+    quality) seed "$corpus" validate/quality/*.csv tests/data/quality-*.csv ;;
     onnx) # the test models (python3-onnx writes them); the big ones are beyond -max_len
         py=/usr/bin/python3
         [ -x "$py" ] || py=python3

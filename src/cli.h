@@ -135,6 +135,15 @@ void cli_compare_cell(const struct metric *m, const struct eval_totals *t, const
                       size_t n);
 void cli_compare_errbar(const struct eval_result *res, int calibrated, char *buf, size_t n);
 
+/* The published quality table (quality.h) a command reads: its --quality-table FILE, none with
+ * "none", else validate/quality/published-quality.csv found as the error bars are (ql_resolve near
+ * near_file); *qt stays empty (n 0) when there is none. A table that does not load is an input error. */
+int cli_quality_table(const struct cli_opt *opts, const char *near_file, struct ql_table *qt, struct dse_err *e);
+/* One line: q's loss in % and how it was reached (the fallback said as such). */
+void cli_quality_note(const struct ql_table *qt, const struct ql_est *q, char *buf, size_t n);
+/* The same as o's "quality" object: loss_pct, basis, fallback, flags, family, metric, rows, table, note. */
+void cli_quality_json(struct cJSON *o, const struct ql_table *qt, const struct ql_est *q);
+
 /* dse eval's operator rows (cli_eval.c), which dse report's breakdowns list too: the rows of res that took
  * time, most first (ties by name), into v (room for res->n_ops), returning how many; a row's phase as
  * printed (a training step's pass: forward, backward, step; else the workload's phase). */

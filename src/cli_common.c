@@ -557,3 +557,62 @@ int cli_write_json(cJSON *root, const char *path, int is_hwdesc, struct dse_err 
     free(buf);
     return rc;
 }
+
+int cli_quality_table(const struct cli_opt *opts, const char *near_file, struct ql_table *qt, struct dse_err *e)
+{
+    const char *f = cli_get(opts, "quality-table");
+    char path[1024];
+    memset(qt, 0, sizeof *qt);
+    if (f && !strcmp(f, "none"))
+        return DSE_OK;
+    if (f)
+        dse_strlcpy(path, f, sizeof path);
+    else if (!ql_resolve(near_file, path, sizeof path))
+        return DSE_OK;
+    return ql_load_file(path, qt, e);
+}
+
+void cli_quality_note(const struct ql_table *qt, const struct ql_est *q, char *buf, size_t n)
+{
+    char d[768];
+    ql_describe(qt, q, 6, d, sizeof d);
+    if (q->flags & (1u << QL_FALLBACK))
+        snprintf(buf, n, "quality_loss_pct %.3g (FALLBACK: %s%s)", q->loss_pct, d,
+                 qt ? "" : "; no validate/quality/published-quality.csv found");
+    else
+        snprintf(buf, n, "quality_loss_pct %.3g expected (%s%s%s)", q->loss_pct, d, qt ? "; " : "",
+                 qt ? qt->path : "");
+}
+
+void cli_quality_json(struct cJSON *o, const struct ql_table *qt, const struct ql_est *q)
+{
+    cJSON *x = cJSON_AddObjectToObject(o, "quality"), *a;
+    char d[768];
+    if (!x)
+        return;
+    cJSON_AddNumberToObject(x, "loss_pct", q->loss_pct);
+    cJSON_AddStringToObject(x, "basis", ql_basis_of(q));
+    cJSON_AddBoolToObject(x, "fallback", (q->flags & (1u << QL_FALLBACK)) != 0);
+    if ((a = cJSON_AddArrayToObject(x, "flags")))
+        for (int b = 0; b < QL_BASIS_COUNT; b++)
+            if (q->flags & (1u << b))
+                cJSON_AddItemToArray(a, cJSON_CreateString(ql_basis_names[b]));
+    if (qt && q->fam >= 0)
+        cJSON_AddStringToObject(x, "family", qt->fam[q->fam].name);
+    else
+        cJSON_AddNullToObject(x, "family");
+    if (q->metric >= 0)
+        cJSON_AddStringToObject(x, "metric", ql_metrics[q->metric].name);
+    else
+        cJSON_AddNullToObject(x, "metric");
+    if ((a = cJSON_AddArrayToObject(x, "rows")))
+        for (int i = 0; qt && i < q->n_used; i++)
+            cJSON_AddItemToArray(a, cJSON_CreateString(qt->row[q->used[i]].id));
+    cJSON_AddNumberToObject(x, "rows_total", q->n_used_all);
+    if (qt)
+        cJSON_AddStringToObject(x, "table", qt->path);
+    else
+        cJSON_AddNullToObject(x, "table");
+    ql_describe(qt, q, 6, d, sizeof d);
+    cJSON_AddStringToObject(x, "note", d);
+}

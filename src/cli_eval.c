@@ -51,6 +51,8 @@ static struct cli_opt eval_opts_proto[] = {
                      "throughput_per_s)", NULL},
     {"error-bars", 1, "error-bar table (default: validate/published/error-bars.json, found as software/ is; none: "
                       "no interval)", NULL},
+    {"quality-table", 1, "published quality table behind quality_loss_pct (default: validate/quality/"
+                         "published-quality.csv, found as the error bars are; none: the measured GEMM error)", NULL},
     {"json", 0, "print one JSON object", NULL},
     {"csv", 0, "print per-operator CSV rows", NULL},
     {"scalesim-csv", 0, "print SCALE-Sim's COMPUTE_REPORT.csv for a SCALE-Sim .cfg (needs --fidelity cycle)", NULL},
@@ -207,7 +209,7 @@ static void print_kernels(const struct eval_req *r, const struct eval_result *re
 }
 
 static void print_human(const struct eval_req *r, const struct eval_result *res, const char *prec, int top,
-                        const struct cli_opt *opts)
+                        const struct ql_table *qt, const struct cli_opt *opts)
 {
     const struct hw_system *sys = r->sys;
     const struct hw_device *d = &sys->dev[r->dev];
@@ -256,6 +258,11 @@ static void print_human(const struct eval_req *r, const struct eval_result *res,
                "costs them at 8 bits\n", wl_onnx_quantized(r->model->onnx), prec);
     if (res->feasible)
         printf("%s\n", errbar_note(r, res, ph, eb, sizeof eb));
+    if (r->quality) {
+        char qn[1024];
+        cli_quality_note(qt, r->quality, qn, sizeof qn);
+        printf("quality: %s\n", qn);
+    }
     printf("\n");
     if (!res->feasible) {
         printf("INFEASIBLE: %s\n", res->reason);
@@ -442,7 +449,7 @@ static void add_layouts_json(cJSON *o, const struct metric *m, const struct layo
 
 static int print_json(const struct eval_req *r, const struct eval_result *res, const char *prec,
                       const struct layout_choice *best, const struct metric *lobj, const struct layout_stats *lst,
-                      const char *what_if)
+                      const struct ql_table *qt, const char *what_if)
 {
     enum wl_phase ph = r->phase == PH_TRAIN || wl_model_is_lm(r->model) ? r->phase : PH_NONE;
     cJSON *o = cJSON_CreateObject(), *t, *ops, *val;
@@ -510,6 +517,8 @@ static int print_json(const struct eval_req *r, const struct eval_result *res, c
         if (res->feasible)
             cJSON_AddStringToObject(val, "error_bars", errbar_note(r, res, ph, eb, sizeof eb));
     }
+    if (r->quality)
+        cli_quality_json(o, qt, r->quality);
     t = cJSON_AddObjectToObject(o, "totals");
     for (int i = 0; t && res->feasible && i < metric_count; i++)
         if (metric_applies(&metric_table[i], ph))
@@ -765,6 +774,8 @@ int cmd_eval(int argc, char **argv)
     struct eval_result res = {0};
     struct sw_stack sw;
     struct eb_table ebt;
+    struct ql_table qt = {0};
+    struct ql_est qe;
     char hwp[1024];
     dse_err_clear(&e);
     if ((rc = cli_parse(argc, argv, 2, opts, pos, 0, &npos, "eval", &e)))
@@ -880,7 +891,10 @@ int cmd_eval(int argc, char **argv)
             goto out;
         r.errbars = ebpath[0] ? &ebt : NULL;
     }
-    r.accuracy_proxy = eval_accuracy_proxy(&r.x.prec, wl_model_is_lm(&model));
+    if ((rc = cli_quality_table(opts, hwp, &qt, &e)))
+        goto out;
+    eval_quality(qt.n ? &qt : NULL, &model, &r.x.prec, &qe);
+    r.quality = &qe;
     struct layout_choice best[8];
     struct layout_stats lst = {0};
     const struct metric *lobj = NULL;
@@ -896,7 +910,7 @@ int cmd_eval(int argc, char **argv)
     if ((rc = eval_run(&r, &res, &e)))
         goto out;
     if (cli_get(opts, "json"))
-        rc = print_json(&r, &res, prec, lobj ? best : NULL, lobj, &lst, cli_get(opts, "set"));
+        rc = print_json(&r, &res, prec, lobj ? best : NULL, lobj, &lst, qt.n ? &qt : NULL, cli_get(opts, "set"));
     else if (ss_kind >= 0) {
         if (!res.feasible)
             fprintf(stderr, "dse: infeasible: %s\n", res.reason);
@@ -908,13 +922,14 @@ int cmd_eval(int argc, char **argv)
             fprintf(stderr, "dse: infeasible: %s\n", res.reason);
         print_csv(&r, &res);
     } else
-        print_human(&r, &res, prec, (int)top, opts);
+        print_human(&r, &res, prec, (int)top, qt.n ? &qt : NULL, opts);
     if (rc)
         dse_err_set(&e, rc, NULL, NULL, "out of memory while printing");
 out:
     if (rc)
         dse_err_print(stderr, &e);
     eval_result_free(&res);
+    ql_free(&qt);
     if (have_model)
         wl_model_free(&model);
     free(sys);

@@ -342,7 +342,8 @@ int cli_report(const char *db, long long run_id, const char *color, const char *
             goto out;
         }
         const struct metric *mm = metric_find(mt->valuestring);
-        obj[k] = (struct report_obj){mt->valuestring, mm ? mm->unit : "",
+        /* a name the registry has since replaced (accuracy_proxy) keeps its old meaning: no unit of the new one */
+        obj[k] = (struct report_obj){mt->valuestring, mm && !strcmp(mm->name, mt->valuestring) ? mm->unit : "",
                                      cJSON_IsString(goal) && !strcmp(goal->valuestring, "max")};
         num[k] = mt->valuestring;
     }

@@ -375,6 +375,33 @@ static void print_accuracy(const struct sweep_prep *prep)
         printf("\n  no error bars (\"error_bars\": \"none\", or no validate/published/error-bars.json found)\n");
 }
 
+/* Where quality_loss_pct comes from, for each precision and workload, when the run ranks or bounds by it:
+ * the published figures (their basis) or the measured GEMM error (FALLBACK, not a quality figure). */
+static void print_quality(const struct sweep_prep *prep)
+{
+    const struct sweep_spec *sp = sweep_prep_spec(prep);
+    const struct metric *m = metric_find("quality_loss_pct");
+    int ax = -1;
+    for (int a = 0; a < sp->n_axes; a++)
+        if (sp->axes[a].kind == AX_PRECISION)
+            ax = a;
+    if (!sp->stored[m - metric_table] || ax < 0)
+        return;
+    const struct ql_table *qt = sp->have_quality ? &sp->quality : NULL;
+    printf("quality_loss_pct (%s; docs/models.md):", qt ? qt->path : "no validate/quality/published-quality.csv found");
+    for (int w = 0; w < sp->n_workloads; w++) {
+        printf("%s %s:", w ? ";" : "", sp->wl[w].model.name);
+        for (int i = 0; i < sp->axes[ax].n; i++) {
+            const struct ql_est *q = sweep_prep_quality(prep, i, w);
+            if (!q)
+                continue;
+            printf("%s %s %.3g (%s)", i ? "," : "", sp->axes[ax].v[i].s, q->loss_pct,
+                   q->flags & (1u << QL_FALLBACK) ? "FALLBACK: measured GEMM error, no published figure" : ql_basis_of(q));
+        }
+    }
+    printf("\n");
+}
+
 static char *json_inputs(const struct sweep_spec *sp)
 {
     cJSON *o = cJSON_CreateObject();
@@ -397,6 +424,10 @@ static char *json_inputs(const struct sweep_spec *sp)
     if (sp->have_errbars) { /* the intervals stored with every point */
         snprintf(h, sizeof h, "%016llx", sp->errbars_hash);
         cJSON_AddStringToObject(o, sp->errbars.path, h);
+    }
+    if (sp->have_quality) { /* the published figures behind quality_loss_pct */
+        snprintf(h, sizeof h, "%016llx", sp->quality.hash);
+        cJSON_AddStringToObject(o, sp->quality.path, h);
     }
     char *s = ju_print(o, 0);
     cJSON_Delete(o);
@@ -1067,6 +1098,7 @@ int cmd_sweep(int argc, char **argv)
                                                  : sp.fidelity == FID_CYCLE ? "cycle-approximate tier"
                                                                             : "analytical roofline");
         print_accuracy(prep);
+        print_quality(prep);
         if (r.pruned)
             printf("ranks: more than %lld points were held in memory, so the dominated ones were dropped as the run "
                    "went (--keep-points): the front is exact, the database's rank is NULL beyond it\n", r.keep);

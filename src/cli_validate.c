@@ -53,7 +53,10 @@ static struct cli_opt validate_opts_proto[] = {
     {"fidelity", 1, "model tier to check: analytical (default) or cycle", NULL},
     {"db", 1, "SQLite database (default results/validate.db)", NULL},
     {"plot", 1, "predicted-vs-measured plot (default results/validate-SUITE.png; 'none' to skip)", NULL},
-    {"precision-errors", 0, "print the measured output error of emulated precisions instead", NULL},
+    {"precision-errors", 0, "print the measured output error of emulated precisions instead, and the published "
+                            "quality table beside it", NULL},
+    {"quality-table", 1, "with --precision-errors: the published quality table to print (default: validate/quality/"
+                         "published-quality.csv; none: not printed)", NULL},
     {"json", 0, "print one JSON object", NULL},
     {"help", 0, "this help", NULL},
     {NULL, 0, NULL, NULL},
@@ -497,6 +500,21 @@ static void worst_first(const struct vk *k, int *idx, int n)
         }
 }
 
+/* The published quality deltas beside the measured errors: what quality_loss_pct is built from. */
+static void print_quality_table(const struct ql_table *t)
+{
+    printf("\npublished quality deltas (%s; quality_loss_pct of docs/models.md: %% of the 16-bit baseline's figure "
+           "lost, positive worse)\n\n%-36s %-13s %8s %-22s %-13s %9s  %s\n",
+           t->path, "id", "family", "params_B", "precision", "metric", "loss_pct", "method");
+    for (int i = 0; i < t->n; i++) {
+        const struct ql_row *r = &t->row[i];
+        char pf[64];
+        prec_format(&r->prec, pf, sizeof pf);
+        printf("%-36s %-13s %8g %-22s %-13s %9.2f  %s\n", r->id, t->fam[r->fam].name, r->params_B, pf,
+               ql_metrics[r->metric].name, r->loss_pct, r->method);
+    }
+}
+
 static int precision_errors(int json)
 {
     static const enum prec ps[] = {P_FP32, P_BF16, P_FP16, P_FP8, P_INT8, P_INT4};
@@ -594,7 +612,20 @@ int cmd_validate(int argc, char **argv)
     }
     if (cli_get(opts, "precision-errors")) {
         free(sys);
-        return precision_errors(cli_get(opts, "json") != NULL);
+        struct ql_table qt;
+        if ((rc = cli_quality_table(opts, NULL, &qt, &e))) {
+            dse_err_print(stderr, &e);
+            return rc;
+        }
+        rc = precision_errors(cli_get(opts, "json") != NULL);
+        if (!rc && qt.n && !cli_get(opts, "json"))
+            print_quality_table(&qt);
+        ql_free(&qt);
+        return rc;
+    }
+    if (cli_get(opts, "quality-table")) {
+        rc = dse_err_set(&e, DSE_EINPUT, NULL, NULL, "validate: --quality-table goes with --precision-errors");
+        goto out;
     }
     if (cli_get(opts, "published")) {
         free(sys);

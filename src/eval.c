@@ -27,6 +27,54 @@ double eval_accuracy_proxy(const struct prec_cfg *p, int has_kv)
     return sqrt(w * w + kv * kv);
 }
 
+int eval_quality_kind(const struct wl_model *m)
+{
+    if (wl_model_is_lm(m))
+        return QK_LLM;
+    if (m->kind == WLM_CNN)
+        return QK_CNN;
+    if (m->kind == WLM_TRANSFORMER)
+        return QK_ENCODER;
+    return -1;
+}
+
+/* The quality model (quality.h) needs the model's size: its parameters at batch 1 (a decode step of an
+ * LM, a 128-token input where the tokens shape the model), as dse list counts them. */
+static double model_params(const struct wl_model *m)
+{
+    int lm = wl_model_is_lm(m);
+    int seq = (m->kind == WLM_TRANSFORMER && !lm) || (m->kind == WLM_ONNX && wl_model_takes_tokens(m));
+    struct wl_shape s = {.batch = 1, .tokens = lm ? 1 : seq ? 128 : 1, .past = 0, .tp = 1, .train = 0};
+    struct wl_graph g;
+    struct dse_err e;
+    dse_err_clear(&e);
+    if (wl_build(m, &s, &g, &e))
+        return NAN;
+    double n = wl_params(&g);
+    wl_graph_free(&g);
+    return n;
+}
+
+void eval_quality(const struct ql_table *t, const struct wl_model *m, const struct prec_cfg *p, struct ql_est *q)
+{
+    int kind = eval_quality_kind(m);
+    struct ql_est ref;
+    if (ql_estimate(NULL, m->name, kind, 0, p, &ref)) { /* a reference format: no graph needed */
+        *q = ref;
+        q->fam = ql_family_of(t, m->name);
+        return;
+    }
+    if (ql_estimate(t, m->name, kind, t ? model_params(m) : NAN, p, q))
+        return;
+    int fam = q->fam;
+    double err = eval_accuracy_proxy(p, wl_model_is_lm(m));
+    memset(q, 0, sizeof *q);
+    q->metric = -1;
+    q->fam = fam;
+    q->loss_pct = 100 * (err >= 0 ? err : prec_accuracy_proxy(p, wl_model_is_lm(m)));
+    q->flags = 1u << QL_FALLBACK;
+}
+
 int eval_default_device(const struct hw_system *sys)
 {
     if (sys->topo.n_level)
@@ -1049,7 +1097,7 @@ static int finish(const struct eval_req *r, const struct eval_graphs *eg, struct
     T->cost_per_Mtoken_USD = tokens > 0 ? cost / tokens * 1e6 : NAN;
     T->cost_per_Minference_USD = cost / B * 1e6;
     T->cost_USD = cost;
-    T->accuracy_proxy = r->accuracy_proxy > 0 ? r->accuracy_proxy : prec_accuracy_proxy(&r->x.prec, wl_model_is_lm(r->model));
+    T->quality_loss_pct = r->quality ? r->quality->loss_pct : NAN;
     return DSE_OK;
 }
 

@@ -16,6 +16,7 @@
 #include "model.h"
 #include "par.h"
 #include "pass.h"
+#include "quality.h"
 
 /* Cost assumptions for the cost metrics (docs/models.md). */
 #define EVAL_AMORTIZE_S (3.0 * 365 * 86400) /* purchase price spread over 3 years of use */
@@ -51,8 +52,8 @@ struct eval_req {
     double capacity_bytes; /* > 0: overrides the primary device's main memory capacity */
     int skip_capacity;     /* leave the capacity check to the caller (eval_capacity) */
     int want_ops;          /* fill per-operator rows */
-    double accuracy_proxy; /* > 0: the measured error of this precision (eval_accuracy_proxy); else the
-                              unit-roundoff estimate prec_accuracy_proxy */
+    const struct ql_est *quality; /* the expected quality loss of this precision for this model
+                                     (eval_quality); NULL: quality_loss_pct is NAN (not estimated) */
     const struct eb_table *errbars; /* the error bars (errbar.h) the result carries; NULL: none */
     /* How the system's topology runs the workload (par.h): tp x dp x pp devices, completed by
      * par_layout_complete (zeros: one device). batch is one replica's (a dp group member's) in
@@ -137,7 +138,7 @@ struct eval_totals {
     double cost_per_Mtoken_USD;     /* NAN when no price or rent is known */
     double cost_per_Minference_USD; /* NAN when no price or rent is known */
     double cost_USD;                /* of the evaluated phase (a training step): the same terms, NAN as above */
-    double accuracy_proxy;          /* relative numerical error of the precision configuration */
+    double quality_loss_pct;        /* expected quality loss of the precision configuration (eval_quality) */
     double err_low_pct, err_high_pct; /* the expected time error's interval (errbar.h), NAN when none:
                                          no table, none for the device's class, or another tier */
     int err_n, err_fallback;          /* its held-out cases; 1 when the class's all-kinds row gave it */
@@ -184,10 +185,20 @@ struct eval_result {
     int n_ops, cap_ops;
 };
 
-/* The accuracy proxy measured by emulation: the relative output error of a 128^3 GEMM with the
- * weights and activations at their precisions (kern_gemm_rel_error, fp64 reference), combined with
- * the KV cache's when the workload has one: sqrt(e(w, a)^2 + e(kv, a)^2). About 10 ms. */
+/* The measured numerical error of a configuration (a fraction): the relative output error of a 128^3
+ * GEMM with the weights and activations at their precisions (kern_gemm_rel_error, fp64 reference),
+ * combined with the KV cache's when the workload has one: sqrt(e(w, a)^2 + e(kv, a)^2); -1 when a
+ * precision cannot be emulated. About 10 ms. The fallback of eval_quality. */
 double eval_accuracy_proxy(const struct prec_cfg *p, int has_kv);
+/* The kind of model m for the quality table (enum ql_kind): LMs, encoders, CNNs; -1 for graphs,
+ * SCALE-Sim topologies and ONNX models (their family, if their name has one, says). */
+int eval_quality_kind(const struct wl_model *m);
+/* The expected quality loss of precision p on model m (quality.h; t NULL: no table): the published
+ * estimate, else (flag QL_FALLBACK) 100 x the measured GEMM error of eval_accuracy_proxy, or of its
+ * unit-roundoff estimate prec_accuracy_proxy where a precision cannot be emulated. Builds one graph
+ * of m for its parameter count (a model that cannot be built at batch 1 gets the fallback). Call before
+ * any parallel region. */
+void eval_quality(const struct ql_table *t, const struct wl_model *m, const struct prec_cfg *p, struct ql_est *q);
 
 /* Picks the primary device when none is named: the first that is not a CPU, else the first. */
 int eval_default_device(const struct hw_system *sys);

@@ -26,6 +26,7 @@ struct metric {
 extern const struct metric metric_table[];
 extern const int metric_count;
 
+/* By name, or by an earlier name of an entry (accuracy_proxy: quality_loss_pct); NULL when unknown. */
 const struct metric *metric_find(const char *name);
 double metric_value(const struct metric *m, const struct eval_totals *t);
 int metric_applies(const struct metric *m, enum wl_phase ph);

@@ -1002,7 +1002,10 @@ static int resolve_axis(const struct db *d, const struct run *r, const char *nam
 {
     memset(a, 0, sizeof *a);
     a->col = find_col(d, name);
-    if (!a->col && metric_find(name))
+    const struct metric *m = metric_find(name);
+    if (!a->col && m && strcmp(m->name, name)) /* an earlier name (accuracy_proxy): the column of its successor */
+        a->col = find_col(d, m->name);
+    if (!a->col && m)
         return dse_err_set(e, DSE_EINPUT, d->file, what,
                            "metric '%s' is not stored by run %lld: a sweep stores its objectives, constraints and error "
                            "bars (docs/sweep-db.md); add it to the spec's \"store\" list (or \"store\": \"all\") "

@@ -37,7 +37,8 @@ struct sweep_prep {
     struct place *places;            /* [variant][placement value] */
     int *default_dev, *default_prec; /* [variant] */
     struct prec_cfg *precs;          /* [precision value] */
-    double *proxy;                   /* [precision value][workload]: measured accuracy proxy */
+    struct ql_est *quality;          /* [precision value][workload]: the expected quality loss (eval_quality) */
+    struct ql_est *dquality;         /* [enum prec][workload]: the same at a variant's default precision */
     struct eval_graphs *graphs;      /* [workload][graph batch][tp value][ep value][stack]: built for the
                                         stacks points use, one micro-batch (eval_micro_batch), one shard */
     char (*graph_why)[200];          /* the same index: why a graph could not be built (its points are
@@ -480,10 +481,12 @@ int sweep_prepare(const struct sweep_spec *sp, struct sweep_prep **out, struct d
     p->default_dev = calloc((size_t)p->n_variants, sizeof *p->default_dev);
     p->default_prec = calloc((size_t)p->n_variants, sizeof *p->default_prec);
     p->precs = calloc((size_t)(p->n_prec ? p->n_prec : 1), sizeof *p->precs);
-    p->proxy = calloc((size_t)(p->n_prec ? p->n_prec : 1) * sp->n_workloads, sizeof *p->proxy);
+    p->quality = calloc((size_t)(p->n_prec ? p->n_prec : 1) * sp->n_workloads, sizeof *p->quality);
+    p->dquality = calloc((size_t)P_COUNT * sp->n_workloads, sizeof *p->dquality);
     p->n_stk = sp->n_stacks + 1;
     pass_none(&p->none);
-    if (!p->variants || !p->places || !p->default_dev || !p->default_prec || !p->precs || !p->proxy) {
+    if (!p->variants || !p->places || !p->default_dev || !p->default_prec || !p->precs || !p->quality ||
+        !p->dquality) {
         rc = dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
         goto fail;
     }
@@ -495,16 +498,25 @@ int sweep_prepare(const struct sweep_spec *sp, struct sweep_prep **out, struct d
         rc = dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
         goto fail;
     }
+    const struct ql_table *qt = sp->have_quality ? &sp->quality : NULL;
+    unsigned defaults = 0; /* the default precisions used, bit per enum prec */
     for (int v = 0; v < p->n_variants; v++) {
         p->default_dev[v] = eval_default_device(&p->variants[v]);
         p->default_prec[v] = eval_default_prec(&p->variants[v].dev[p->default_dev[v]]);
+        if (p->default_prec[v] >= 0)
+            defaults |= 1u << p->default_prec[v];
     }
     for (int i = 0; i < p->n_prec; i++) {
         if ((rc = prec_parse(sp->axes[p->ax_prec].v[i].s, &p->precs[i], e)))
             goto fail;
-        for (int w = 0; w < sp->n_workloads; w++) /* measured once per precision, before the parallel region */
-            p->proxy[i * sp->n_workloads + w] = eval_accuracy_proxy(&p->precs[i], wl_model_is_lm(&sp->wl[w].model));
+        for (int w = 0; w < sp->n_workloads; w++) /* once per precision, before the parallel region */
+            eval_quality(qt, &sp->wl[w].model, &p->precs[i], &p->quality[i * sp->n_workloads + w]);
     }
+    for (int d = 0; d < P_COUNT && p->ax_prec < 0; d++)
+        for (int w = 0; w < sp->n_workloads && (defaults & (1u << d)); w++) {
+            struct prec_cfg c = {(enum prec)d, (enum prec)d, (enum prec)d};
+            eval_quality(qt, &sp->wl[w].model, &c, &p->dquality[d * sp->n_workloads + w]);
+        }
     for (int k = 0; k < p->n_place; k++) {
         int anywhere = 0;
         for (int v = 0; v < p->n_variants; v++) {
@@ -582,6 +594,13 @@ fail:
 
 const struct sweep_spec *sweep_prep_spec(const struct sweep_prep *p) { return p->sp; }
 
+const struct ql_est *sweep_prep_quality(const struct sweep_prep *p, int prec_value, int w)
+{
+    if (w < 0 || w >= p->sp->n_workloads || prec_value < 0 || prec_value >= p->n_prec)
+        return NULL;
+    return &p->quality[prec_value * p->sp->n_workloads + w];
+}
+
 const struct hw_system *sweep_prep_system(const struct sweep_prep *p, int s)
 {
     return s >= 0 && s < p->n_sys ? &p->variants[(size_t)s * p->n_combo * p->n_power] : NULL;
@@ -640,7 +659,8 @@ void sweep_prep_free(struct sweep_prep *p)
     free(p->default_dev);
     free(p->default_prec);
     free(p->precs);
-    free(p->proxy);
+    free(p->quality);
+    free(p->dquality);
     free(p->graphs);
     free(p);
 }
@@ -808,9 +828,10 @@ static int eval_rows(const struct sweep_prep *p, long long key, int m0, int m1, 
     if (p->ax_prec >= 0) {
         int pi = sweep_axis_index(sp, key, p->ax_prec);
         r.x.prec = p->precs[pi];
-        r.accuracy_proxy = p->proxy[pi * sp->n_workloads + w];
+        r.quality = &p->quality[pi * sp->n_workloads + w];
     } else if (p->default_prec[v] >= 0) {
         r.x.prec.w = r.x.prec.a = r.x.prec.kv = (enum prec)p->default_prec[v];
+        r.quality = &p->dquality[p->default_prec[v] * sp->n_workloads + w];
     } else {
         why = "the default device has no GEMM precision";
     }

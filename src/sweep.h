@@ -130,6 +130,11 @@ struct sweep_spec {
     int have_errbars;
     unsigned long long errbars_hash;
     int pessimistic;
+    /* The published quality table (quality.h) behind quality_loss_pct: the spec's "quality_table", else
+     * the shipped one found as error-bars.json is; have_quality 0 when there is none or "none". Its
+     * path and hash (quality.hash) are recorded with the run's inputs. */
+    struct ql_table quality;
+    int have_quality;
     int err_low_m, err_high_m; /* registry indices of expected_error_low_pct and _high_pct */
     /* The metrics each point stores (by registry index): objectives, constraints, error bars and the
      * spec's "store" list ("all": every one); the others are recomputed on demand (dse show). */
@@ -170,6 +175,9 @@ void sweep_spec_free(struct sweep_spec *sp);
 int sweep_prepare(const struct sweep_spec *sp, struct sweep_prep **out, struct dse_err *e);
 void sweep_prep_free(struct sweep_prep *p);
 const struct sweep_spec *sweep_prep_spec(const struct sweep_prep *p);
+/* The expected quality loss of the precision axis's value prec_value on workload w (NULL without a
+ * precision axis or out of range). */
+const struct ql_est *sweep_prep_quality(const struct sweep_prep *p, int prec_value, int w);
 /* System s of the spec: its first variant (the first values of its hw: axes, the first power cap). */
 const struct hw_system *sweep_prep_system(const struct sweep_prep *p, int s);
 /* Number of threads' scratch the prep holds; evaluation uses thread-local scratch by index. */

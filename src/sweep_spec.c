@@ -946,13 +946,53 @@ static int load_store(struct ju *j, const cJSON *root, struct sweep_spec *sp)
     return DSE_OK;
 }
 
+/* "quality_table" (a file, or "none"): the published quality table behind quality_loss_pct (quality.h).
+ * Without it the shipped validate/quality/published-quality.csv is used when found beside the spec's tree,
+ * here or in the data directories (with SW_LOAD_SHIPPED_ONLY: under the current directory only);
+ * without a table every quantized precision gets the measured GEMM error, flagged. */
+static int load_quality(struct ju *j, const cJSON *root, const char *path, unsigned flags, struct sweep_spec *sp)
+{
+    static const char shipped[] = "validate/quality/published-quality.csv";
+    char file[512] = "", found[1024];
+    int rc;
+    if ((rc = ju_str(j, root, "quality_table", JU_OPT, file, sizeof file)))
+        return rc;
+    if (!strcmp(file, "none")) {
+        found[0] = '\0';
+    } else if (file[0]) {
+        if ((flags & SW_LOAD_SHIPPED_ONLY) && strcmp(file, shipped)) {
+            size_t old = ju_key(j, "quality_table");
+            rc = ju_fail(j, "only the shipped %s or none here", shipped);
+            ju_pop(j, old);
+            return rc;
+        }
+        dse_strlcpy(found, file, sizeof found);
+    } else if (flags & SW_LOAD_SHIPPED_ONLY) {
+        dse_strlcpy(found, is_file(shipped) ? shipped : "", sizeof found);
+    } else if (!ql_resolve(path, found, sizeof found)) {
+        found[0] = '\0';
+    }
+    if (!found[0])
+        return DSE_OK;
+    char *buf;
+    size_t len;
+    if ((rc = ju_read_file(found, JU_MAX_FILE_BYTES, &buf, &len, j->e)))
+        return rc;
+    rc = ql_load_buf(buf, len, found, &sp->quality, j->e);
+    free(buf);
+    if (rc)
+        return rc;
+    sp->have_quality = 1;
+    return DSE_OK;
+}
+
 /* Takes buf (len bytes, NUL-terminated, malloc'd): it becomes sp->text. */
 static int load_text(char *buf, size_t len, const char *path, unsigned flags, struct sweep_spec *sp,
                      struct dse_err *e)
 {
     static const char *const keys[] = {"name",       "description", "note",   "workload", "system",     "axes",
                                        "objectives", "constraints", "search", "fidelity", "software",   "error_bars",
-                                       "rank",       "store",       NULL};
+                                       "rank",       "store",       "quality_table", NULL};
     cJSON *root = NULL;
     struct ju j;
     int rc;
@@ -1194,7 +1234,8 @@ static int load_text(char *buf, size_t len, const char *path, unsigned flags, st
     sp->n_con = n;
     ju_pop(&j, 0);
 
-    if ((rc = load_error_bars(&j, root, path, flags, sp)) || (rc = load_store(&j, root, sp)))
+    if ((rc = load_error_bars(&j, root, path, flags, sp)) || (rc = load_quality(&j, root, path, flags, sp)) ||
+        (rc = load_store(&j, root, sp)))
         goto out;
     rc = load_search(&j, root, sp);
 out:
@@ -1238,5 +1279,6 @@ void sweep_spec_free(struct sweep_spec *sp)
     }
     for (int i = 0; i < sp->n_axes; i++)
         free(sp->axes[i].v);
+    ql_free(&sp->quality);
     memset(sp, 0, sizeof *sp);
 }

@@ -48,6 +48,7 @@ int main(void)
     srunner_add_suite(sr, make_pass_suite());
     srunner_add_suite(sr, make_par_suite());
     srunner_add_suite(sr, make_serve_suite());
+    srunner_add_suite(sr, make_quality_suite());
 #ifdef HAVE_CUDA
     srunner_add_suite(sr, make_kern_cuda_suite());
 #endif

@@ -18,6 +18,7 @@ Suite *make_power_suite(void);
 Suite *make_pass_suite(void);
 Suite *make_par_suite(void);
 Suite *make_serve_suite(void);
+Suite *make_quality_suite(void);
 Suite *make_kern_cuda_suite(void); /* only with ./configure --enable-cuda (HAVE_CUDA) */
 
 /* Path of a file in the source tree ($DSE_SRCDIR or "."), written into the caller's buffer. */
