@@ -218,6 +218,16 @@ static void print_human(const struct eval_req *r, const struct eval_result *res,
            prec, (long long)r->batch);
     if (ph == PH_GENERATE)
         printf(", generate (prompt %lld, %lld new tokens)\n", (long long)r->prompt, (long long)r->gen);
+    else if (ph == PH_TRAIN && (r->model->kind == WLM_CNN || (r->model->kind == WLM_TRANSFORMER &&
+                                                              !strcmp(r->model->tf.model_type, "vit"))))
+        printf(", train (images %lld x %lld)\n", /* no prompt: what a sample is */
+               (long long)(r->model->kind == WLM_CNN ? r->model->cnn.image_size : r->model->tf.image_size),
+               (long long)(r->model->kind == WLM_CNN ? r->model->cnn.image_size : r->model->tf.image_size));
+    else if (ph == PH_TRAIN && !wl_model_is_lm(r->model) && r->model->kind != WLM_TRANSFORMER &&
+             !(r->model->kind == WLM_ONNX && wl_onnx_takes_tokens(r->model->onnx)))
+        printf(", train\n");
+    else if (ph == PH_TRAIN) /* every token of each sequence is trained on: a sequence, not a prompt */
+        printf(", train (sequence %lld tokens)\n", (long long)r->prompt);
     else if (ph != PH_NONE)
         printf(", %s (%s %lld tokens)\n", wl_phase_names[ph], ph == PH_DECODE ? "context" : "prompt",
                (long long)r->prompt);
@@ -579,6 +589,11 @@ static int cli_train_opts(const struct cli_opt *opts, struct eval_req *r, struct
         return DSE_EINPUT;
     if (z)
         r->train.zero = (int)v;
+    if (eval_check_train_prec(r, e)) { /* a usage error here, an infeasible point in a sweep */
+        char why[sizeof e->msg];
+        dse_strlcpy(why, e->msg, sizeof why);
+        return dse_err_set(e, DSE_EINPUT, NULL, "--precision", "%s", why);
+    }
     return DSE_OK;
 }
 
@@ -752,11 +767,13 @@ int cli_point_layout(const struct cli_opt *opts, struct eval_req *r, struct dse_
         char *end;
         const char *s = cli_get(opts, "moe-imbalance");
         r->layout.moe_imbalance = strtod(s, &end);
-        if (end == s || *end || !(r->layout.moe_imbalance >= 1) || r->layout.moe_imbalance > 1e6) {
-            return dse_err_set(e, DSE_EINPUT, NULL, "--moe-imbalance", "expected a number >= 1, got '%s'", s);
-        }
         if (!cli_get(opts, "ep"))
             return dse_err_set(e, DSE_EINPUT, NULL, "--moe-imbalance", "applies to expert parallelism: add --ep");
+        /* the busiest of ep devices routes at most every token: ep times the mean */
+        if (end == s || *end || !(r->layout.moe_imbalance >= 1) || r->layout.moe_imbalance > r->layout.ep)
+            return dse_err_set(e, DSE_EINPUT, NULL, "--moe-imbalance",
+                               "expected a number from 1 (uniform routing) to the ep degree %d (every token on one "
+                               "device), got '%s'", r->layout.ep, s);
     }
     return DSE_OK;
 }

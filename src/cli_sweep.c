@@ -82,7 +82,34 @@ struct run {
     int store_failed; /* the database refused a write (disk full, I/O): what was committed can be resumed */
     double t0, last;
     struct cli_why why; /* while nothing is feasible, the reasons by kind: an all-infeasible run says why */
+    const struct hw_system *sys0; /* the spec's first system (its first variant), for the axes' notes */
 };
+
+/* A hw: axis on a topology level's count counts that level's units, nodes of the levels below it (a
+ * cluster's InfiniBand level counts DGX nodes of 8 GPUs), not devices: its front-table column is
+ * headed LEVEL.nodes (LEVEL.devices for the innermost level) and a note under the table says what a
+ * value is in devices. Returns the level index, or -1 for another axis. */
+static int topo_count_level(const struct run *r, const struct sw_axis *a, int *per_unit)
+{
+    char lv[HW_NAME_LEN + 32];
+    const char *pre = "topology.levels.", *name = a->name;
+    if (!strncmp(name, "hw:", 3))
+        name += 3;
+    size_t n = strlen(name), lp = strlen(pre);
+    if (a->kind != AX_HW || !r->sys0 || n < lp + 7 || strncmp(name, pre, lp) || strcmp(name + n - 6, ".count"))
+        return -1;
+    snprintf(lv, sizeof lv, "%.*s", (int)(n - 6 - lp), name + lp);
+    const struct hw_topology *t = &r->sys0->topo;
+    *per_unit = 1;
+    for (int l = 0; l < t->n_level; l++) {
+        char idx[16];
+        snprintf(idx, sizeof idx, "%d", l);
+        if (!strcmp(t->level[l].name, lv) || !strcmp(idx, lv))
+            return l;
+        *per_unit *= t->level[l].count;
+    }
+    return -1;
+}
 
 static void tally_reason(struct run *r, const char *reason)
 {
@@ -625,10 +652,17 @@ static void print_front(const struct run *r, const long long *front, long long n
     /* Column widths from the header (hw: axes show their last path segment) and the values. */
     int width[SW_MAX_AXES];
     const char *head[SW_MAX_AXES];
+    char unit_head[SW_MAX_AXES][HW_NAME_LEN + 16];
     for (int pos = 0; pos < sp->n_axes; pos++) {
         const struct sw_axis *a = &sp->axes[r->order[pos]];
         const char *dot = a->kind == AX_HW ? strrchr(a->name, '.') : NULL;
+        int per, lvl = topo_count_level(r, a, &per);
         head[pos] = dot ? dot + 1 : a->name;
+        if (lvl >= 0) { /* a level's count: its units are nodes (or devices) */
+            snprintf(unit_head[pos], sizeof unit_head[pos], "%s.%s", r->sys0->topo.level[lvl].name,
+                     lvl ? "nodes" : "devices");
+            head[pos] = unit_head[pos];
+        }
         width[pos] = (int)strlen(head[pos]);
         for (int v = 0; v < a->n; v++)
             if ((int)strlen(a->v[v].s) > width[pos])
@@ -674,6 +708,20 @@ static void print_front(const struct run *r, const long long *front, long long n
         printf("ties: +N front points with the same objectives as the row shown (they differ only in axes that "
                "change nothing measured, such as a memory size that fits)%s%s\n", strcmp(db, "(memory)") ? ", all in " : "",
                strcmp(db, "(memory)") ? db : "");
+    for (int pos = 0; pos < sp->n_axes; pos++) {
+        const struct sw_axis *a = &sp->axes[r->order[pos]];
+        int per, lvl = topo_count_level(r, a, &per);
+        if (lvl < 1)
+            continue;
+        double lo = a->v[0].num, hi = lo;
+        for (int v = 1; v < a->n; v++) {
+            lo = a->v[v].num < lo ? a->v[v].num : lo;
+            hi = a->v[v].num > hi ? a->v[v].num : hi;
+        }
+        printf("%s: %s, the %s level's nodes of %d device%s '%s' each (%.0f to %.0f nodes: %.0f to %.0f devices)\n",
+               head[pos], a->name, r->sys0->topo.level[lvl].name, per, per == 1 ? "" : "s",
+               r->sys0->dev[r->sys0->topo.dev].name, lo, hi, lo * per, hi * per);
+    }
 }
 
 static void usage(void)
@@ -806,6 +854,7 @@ int cmd_sweep(int argc, char **argv)
     if ((rc = outputs_not_inputs(&sp, db, !cli_get(opts, "no-plot"), &e)))
         goto out;
     r.sp = &sp;
+    r.sys0 = sweep_prep_system(prep, 0);
     r.keep = 4000000; /* about 200 MB of points with three objectives */
     if (cli_get(opts, "keep-points") &&
         (rc = cli_int("keep-points", cli_get(opts, "keep-points"), 0, 1LL << 40, &r.keep, &e)))

@@ -277,7 +277,10 @@ int eval_scratch_fit(struct eval_scratch *s, const struct eval_graphs *eg, struc
         struct eval_op_cost *c = df ? realloc(s->contrib, sizeof *c * (size_t)no) : NULL;
         if (c)
             s->contrib = c;
-        if (!d || !df || !c)
+        struct eval_op_cost *ac = c ? realloc(s->acct, sizeof *ac * (size_t)no) : NULL;
+        if (ac)
+            s->acct = ac;
+        if (!d || !df || !c || !ac)
             return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
         s->cap_op = no;
     }
@@ -293,6 +296,7 @@ void eval_scratch_free(struct eval_scratch *s)
     free(s->home);
     free(s->diff);
     free(s->contrib);
+    free(s->acct);
     wl_graph_free(&s->mini);
     free(s->thr);
     memset(s, 0, sizeof *s);
@@ -326,6 +330,7 @@ int eval_account(const struct eval_req *r, struct eval_result *res, const struct
     T->overhead_s += c->overhead_s * ks;
     T->xfer_s += c->xfer_s * ts;
     T->comm_s += c->comm_s * ts;
+    T->comm_total_s += c->comm_total_s * ts;
     T->latency_s += c->time_s * ks + c->xfer_s * ts;
     T->energy_compute_J += c->e_compute * es;
     T->energy_memory_J += c->e_memory * es;
@@ -540,7 +545,7 @@ static int eval_graph(const struct eval_req *r, const struct wl_graph *g, double
         struct eval_op_cost k;
         fill_cost(&k, dev, &c, &sys->dev[dev]);
         k.dynamic = (op_info[op->type].flags & OPF_KV) && op->n_in == 5;
-        k.xfer_s = k.e_link = k.comm_s = 0;
+        k.xfer_s = k.e_link = k.comm_s = k.comm_total_s = 0;
         if (op_info[op->type].flags & OPF_COLL) { /* its link time over the layout's group (par.h) */
             struct coll_cost cc;
             int size, stride;
@@ -552,7 +557,7 @@ static int eval_graph(const struct eval_req *r, const struct wl_graph *g, double
             double b = ck == COLL_ALLGATHER ? bo : ck == COLL_ALLTOALL && bo > bi ? bo : bi;
             if ((rc = par_coll_cost(&sys->topo, ck, size, stride, b, &cc, e)))
                 return rc;
-            k.xfer_s = k.comm_s = cc.time_s;
+            k.xfer_s = k.comm_s = k.comm_total_s = cc.time_s;
             k.e_link = cc.energy_J;
             if (cc.time_s > k.time_s)
                 k.bound = BOUND_NETWORK; /* the links, not the kernel's compute, memory or launch, set its time */
@@ -612,7 +617,19 @@ static int eval_graph(const struct eval_req *r, const struct wl_graph *g, double
             }
             k.xfer_s = k.comm_s = eval_tp_exposed(k.xfer_s, gp * ks, gn * ks);
         }
-        if ((rc = eval_account(r, res, op, ph, row0 + i, &k, e)))
+        s->acct[i] = k;
+    }
+    /* the pipeline's factors from this pass's parts (eval_par.c): fixed by the first graph and by a
+     * generate's first decode step; a training step's backward and later decode steps reuse them */
+    int first, last;
+    eval_layer_span(g, &first, &last);
+    double t[STAGE_COUNT] = {0}, ks = res->kscale > 0 ? res->kscale : 1;
+    for (int i = 0; i < g->n_op; i++)
+        t[eval_stage_of(i, first, last)] += g->op[i].count * (s->acct[i].time_s * ks + s->acct[i].xfer_s);
+    eval_pipe_factors(&r->layout, eval_layers(r), ph == PH_DECODE, t, res->stage_f, res->stage_d);
+    for (int i = 0; i < g->n_op; i++) {
+        eval_stage_scale(res, eval_stage_of(i, first, last));
+        if ((rc = eval_account(r, res, &g->op[i], ph, row0 + i, &s->acct[i], e)))
             return rc;
     }
     return DSE_OK;
@@ -749,8 +766,7 @@ static int eval_ops(const struct eval_req *r, const struct eval_graphs *eg, stru
     res->layout = *L;
     res->t.devices = tp * cp * dp * pp;
     res->escale = dp * tp * cp * M;
-    res->dscale = M / pp;
-    res->tscale = eval_pipe_scale(L, eg->phase == PH_DECODE);
+    res->dscale = res->tscale = 1; /* set per op from the pipeline's factors (eval_graph) */
     res->kscale = kernel_scale(pd, eg->phase == PH_GENERATE ? PH_PREFILL : eg->phase);
     if ((rc = model_for(pd->cls)->check(pd, e)))
         return rc;
@@ -770,6 +786,11 @@ static int eval_ops(const struct eval_req *r, const struct eval_graphs *eg, stru
                    "compiled or eager", r->sw->name);
         return DSE_OK;
     }
+    if (ph == PH_TRAIN && eval_check_train_prec(r, e)) { /* a design point: this precision does not train here */
+        infeasible(res, "%s", e->msg);
+        dse_err_clear(e);
+        return DSE_OK;
+    }
     rc = eval_graph(r, &eg->first, eg->first_params, ph == PH_GENERATE ? PH_PREFILL : ph, 0, s, &u, &used,
                     ph == PH_TRAIN ? s->contrib : NULL, res, e);
     if (rc || !res->feasible)
@@ -784,8 +805,9 @@ static int eval_ops(const struct eval_req *r, const struct eval_graphs *eg, stru
     res->first_s = res->t.latency_s;
     res->t.kernels = eg->first_launches;
     double wshare = 1;
+    double share = eval_stage_share(L, eval_layers(r)); /* the slowest stage's ceil(L / pp) of L layers */
     if (pp > 1 && eg->first_params > 0)
-        wshare = (eg->w_layers / pp + (eg->w_before > eg->w_after ? eg->w_before : eg->w_after)) / eg->first_params;
+        wshare = (eg->w_layers * share + (eg->w_before > eg->w_after ? eg->w_before : eg->w_after)) / eg->first_params;
     if (ph == PH_TRAIN) {
         res->t.kernels = 3 * eg->first_launches;
         res->used = used;
@@ -796,7 +818,6 @@ static int eval_ops(const struct eval_req *r, const struct eval_graphs *eg, stru
         const struct wl_graph *g = &eg->decode;
         int row0 = res->n_ops;
         res->part = 1;
-        res->tscale = eval_pipe_scale(L, 1);
         res->kscale = kernel_scale(pd, PH_DECODE);
         /* the cache at the last step: prompt + gen - 1 past tokens (a window's fewer) and the new one */
         double t0 = res->t.latency_s;
@@ -810,12 +831,15 @@ static int eval_ops(const struct eval_req *r, const struct eval_graphs *eg, stru
          * is linear in it); only the cache-dependent ones are costed step by step. static_s is one
          * step's share of the former, for the per-step runtime terms. */
         double static_s = 0;
+        int dfirst, dlast;
+        eval_layer_span(g, &dfirst, &dlast);
         if (r->gen > 1) {
             double before = res->t.latency_s;
             for (int k = 0; k < g->n_op; k++)
                 if (!s->contrib[k].dynamic) {
                     struct wl_op all = g->op[k];
                     all.count *= (double)(r->gen - 1);
+                    eval_stage_scale(res, eval_stage_of(k, dfirst, dlast));
                     if ((rc = eval_account(r, res, &all, PH_DECODE, row0 + k, &s->contrib[k], e)))
                         return rc;
                 }
@@ -832,6 +856,7 @@ static int eval_ops(const struct eval_req *r, const struct eval_graphs *eg, stru
                     return rc;
                 /* the op as derived at this step's cache length (s->mini): its MACs and FLOPs grow
                  * with the cache as its time does */
+                eval_stage_scale(res, eval_stage_of(k, dfirst, dlast));
                 if ((rc = eval_account(r, res, &s->mini.op[0], PH_DECODE, row0 + k, &c, e)))
                     return rc;
             }
@@ -846,12 +871,12 @@ static int eval_ops(const struct eval_req *r, const struct eval_graphs *eg, stru
     }
     res->used = used;
 
-    /* Memory of the most loaded device: a pp stage holds 1/pp of the layers' weights and of the cache
-     * of every micro-batch, the first stage the embeddings and the last the head (the larger counts),
-     * one micro-batch's activations. */
+    /* Memory of the most loaded device: a pp stage holds ceil(L / pp) of the L layers' weights and of
+     * the cache of every micro-batch, the first stage the embeddings and the last the head (the larger
+     * counts), one micro-batch's activations. */
     struct eval_totals *T = &res->t;
     for (int d = 0; d < sys->n_dev; d++) {
-        double w = u.weights[d] * (d == r->dev ? wshare : 1), kv = u.kv[d] * (d == r->dev ? M / pp : 1);
+        double w = u.weights[d] * (d == r->dev ? wshare : 1), kv = u.kv[d] * (d == r->dev ? M * share : 1);
         res->need_bytes[d] = w + kv + (d == r->dev ? act : 0);
         T->weight_bytes += w;
         T->kv_bytes += kv;

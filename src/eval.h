@@ -99,6 +99,7 @@ struct eval_scratch {
     signed char *home;    /* the stack's memory plan of the graph being evaluated (per tensor) */
     double *diff;
     struct eval_op_cost *contrib;
+    struct eval_op_cost *acct; /* a graph's costs as accounted (its tp all-reduces less what overlap hides) */
     int cap_t, cap_op;
     struct wl_graph mini; /* one attention op and its tensors, re-sized per decode step */
     struct hw_system *thr; /* a copy of the system with throttled clocks (power limits) */
@@ -145,7 +146,10 @@ struct eval_totals {
     double throttle_slowdown;       /* latency / latency unthrottled: 1 when no device hit its power limit */
     double kernels;                 /* kernel launches of the evaluated phase (every step) */
     double devices;                 /* devices of the layout (tp x dp x pp; 1 without a topology) */
-    double comm_s;                  /* of xfer_s: collectives and pipeline sends over the topology */
+    double comm_s;                  /* of xfer_s: collectives and pipeline sends over the topology, what adds to
+                                       the latency (comm_exposed_ms) */
+    double comm_total_s;            /* the same collectives and sends whole, hidden under compute or not
+                                       (comm_total_ms >= comm_exposed_ms) */
     double pipe_s, pipe_J;          /* of comm_s and energy_link_J: the sends between pipeline stages
                                        (no operator's row holds them) */
     double tokens_per_s_per_device; /* tokens_per_s / devices */
@@ -173,8 +177,11 @@ struct eval_result {
     int part;           /* 0 while the first graph is accounted, 1 for decode steps */
     /* While a pass is accounted (eval.c): its times x tscale (the pipeline's schedule of its
      * micro-batches over pp stages), the system's energy x escale (every device and micro-batch), a
-     * device's own dynamic energy x dscale (its share of the stages) */
+     * device's own dynamic energy x dscale (its share of the stages): tscale and dscale set per op from
+     * stage_f and stage_d, the factors of the ops before, in and after the repeated layers
+     * (eval_pipe_factors), fixed by the first graph's pass and by a generate's first decode step */
     double tscale, escale, dscale;
+    double stage_f[3], stage_d[3];
     int pass;                 /* training: the pass rows are accounted to (eval_op.pass) */
     double kscale;            /* the kernels' time x this (not links'): 1 / the phase's efficiency.training, .prefill or .decode */
     struct par_layout layout; /* the request's, for messages */
@@ -199,6 +206,11 @@ int eval_quality_kind(const struct wl_model *m);
  * of m for its parameter count (a model that cannot be built at batch 1 gets the fallback). Call before
  * any parallel region. */
 void eval_quality(const struct ql_table *t, const struct wl_model *m, const struct prec_cfg *p, struct ql_est *q);
+
+/* A training step's precision (phase train; eval_train.c): weights and activations at one float the
+ * stack trains in (its training_precisions) and the primary device has a matrix engine for. DSE_OK, or
+ * DSE_EINPUT naming what would be accepted ("training at int4: ..."); other phases DSE_OK. */
+int eval_check_train_prec(const struct eval_req *r, struct dse_err *e);
 
 /* Picks the primary device when none is named: the first that is not a CPU, else the first. */
 int eval_default_device(const struct hw_system *sys);

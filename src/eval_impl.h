@@ -9,6 +9,7 @@
 struct eval_op_cost { /* one op's cost at the first decode step, reused by later steps */
     int dev, dynamic;
     double time_s, compute_s, memory_s, overhead_s, xfer_s, comm_s; /* comm_s: of xfer_s, collectives */
+    double comm_total_s; /* the collectives' whole time, of which comm_s is what no overlap hides */
     double cycles_compute, cycles_stall, mapping_efficiency, sram_reads, sram_writes, dram_reads, dram_writes;
     double e_compute, e_memory, e_link, main_bytes, utilization;
     enum bound bound;
@@ -27,9 +28,19 @@ int eval_account(const struct eval_req *r, struct eval_result *res, const struct
 /* The host and runtime time of one pass that the devices do not hide (eval.c). */
 void eval_runtime_step(const struct eval_req *r, struct eval_result *res, double dev_s, double launches);
 
-/* eval_par.c: a pass's time on the pipeline (its micro-batches over pp stages: decode or not), the
- * sends between stages of `elems` boundary activations, and the stage split of a graph. */
-double eval_pipe_scale(const struct par_layout *l, int decode);
+/* eval_par.c: a pass on the pipeline (its micro-batches over pp stages; the model in eval_par.c): the
+ * span of g's repeated layers (first and last op with count > 1, -1 without), which part of the graph
+ * op i is in, each part's time factor f and device-energy share d from the parts' times t of one pass
+ * (decode or not), the slowest stage's share of the layers; the sends between stages of `elems`
+ * boundary activations, and the stage split of a graph's weights. */
+enum { STAGE_BEFORE, STAGE_LAYERS, STAGE_AFTER, STAGE_COUNT };
+void eval_layer_span(const struct wl_graph *g, int *first, int *last);
+int eval_stage_of(int i, int first, int last);
+void eval_pipe_factors(const struct par_layout *l, int64_t layers, int decode, const double t[STAGE_COUNT],
+                       double f[STAGE_COUNT], double d[STAGE_COUNT]);
+double eval_stage_share(const struct par_layout *l, int64_t layers);
+void eval_stage_scale(struct eval_result *res, int part); /* tscale, dscale of an op of that part */
+int64_t eval_layers(const struct eval_req *r);            /* the model's repeated layers (0: none) */
 int eval_pipe_sends(const struct eval_req *r, struct eval_result *res, double elems, struct dse_err *e);
 void eval_stage_split(const struct wl_graph *g, double *w_layers, double *w_before, double *w_after,
                       double *boundary);

@@ -3,6 +3,7 @@
  * run, and the checks that a layout can run a workload. */
 #include "eval_impl.h"
 
+#include <math.h>
 #include <string.h>
 
 /* The stage split of g (eval_graphs: w_layers, w_before, w_after, boundary): a repeated op (count > 1)
@@ -44,17 +45,85 @@ void eval_stage_split(const struct wl_graph *g, double *w_layers, double *w_befo
     }
 }
 
-/* A layout's pipeline (par.h): each pass of the graph (one micro-batch through every layer, one tp
- * shard) runs as pp stages of 1/pp of it each. M micro-batches through pp stages take
- *   prefill (or a whole inference):  (M + pp - 1) stage times   (the fill and drain of the pipe)
- *   a decode step of all M:          max(M, pp) stage times     (a micro-batch's next token needs its
- *                                                                last; fewer than pp leave stages idle)
- * plus, on the critical path, the (pp - 1) sends of the boundary activation, each tp rank sending its
- * 1/tp (Megatron-LM's scatter/gather). Energy: every device of the system, every micro-batch. */
-double eval_pipe_scale(const struct par_layout *l, int decode)
+/* A layout's pipeline (par.h; docs/models.md, "Pipeline stages"). The L repeated layers are cut into
+ * pp stages of at most c = ceil(L / pp) layers each (an even cut where pp divides L, as Megatron-LM
+ * requires; otherwise some stages hold c and the rest c - 1); the first stage also runs what comes
+ * before the layers (the embeddings), the last what comes after them (the final norm, the head, the
+ * loss). With T_l the time of all L layers of one pass of one micro-batch, T_b and T_a that of the ops
+ * before and after them, the slowest stage takes
+ *   t_max = c / L x T_l + max(T_b, T_a)          (the end stages assumed to hold c layers: conservative)
+ * and the whole graph once through every stage G = T_l + T_b + T_a. M micro-batches take
+ *   prefill (or a whole inference), training:  G + (M - 1) t_max   (the first micro-batch through every
+ *                                              stage, then one leaving the slowest stage each t_max;
+ *                                              balanced stages give (M + pp - 1) G / pp)
+ *   a decode step of all M:                    max(M t_max, G)       (a micro-batch's next token needs its
+ *                                              last, so the pipe is bound by the slowest stage only
+ *                                              when M micro-batches keep every stage busy)
+ * Both are linear in the ops' times but for the max: eval_pipe_factors gives each part's factor (ops
+ * before, layers, after), so that sum(factor x part) is the pipeline's time: f[STAGE_LAYERS] per layer
+ * op's time, the slower end's M (or 1 + (M - 1)), the other end's 1 (or 0: it runs on another stage
+ * while the slowest stage's work sets the pace). A training step's backward takes its forward's factors
+ * (which end is slower is decided by the forward). The device's own share d[] (its energy, for its
+ * power) is the slowest stage's: c / L of the layers and the slower end, M micro-batches. With pp = 1
+ * every factor is M. Plus, on the critical path, the (pp - 1) sends of the boundary activation, each tp
+ * rank sending its 1/tp (Megatron-LM's scatter/gather). Energy: every device of the system, every
+ * micro-batch (escale), unchanged by the cut. */
+void eval_layer_span(const struct wl_graph *g, int *first, int *last)
+{
+    *first = *last = -1;
+    for (int i = 0; i < g->n_op; i++)
+        if (g->op[i].count > 1) {
+            if (*first < 0)
+                *first = i;
+            *last = i;
+        }
+}
+
+int eval_stage_of(int i, int first, int last)
+{
+    return first < 0 ? STAGE_LAYERS : i < first ? STAGE_BEFORE : i > last ? STAGE_AFTER : STAGE_LAYERS;
+}
+
+void eval_pipe_factors(const struct par_layout *l, int64_t layers, int decode, const double t[STAGE_COUNT],
+                       double f[STAGE_COUNT], double d[STAGE_COUNT])
 {
     double M = l->microbatches > 0 ? l->microbatches : 1, pp = l->n[PAR_PP] > 0 ? l->n[PAR_PP] : 1;
-    return decode ? (M > pp ? M : pp) / pp : (M + pp - 1) / pp;
+    for (int k = 0; k < STAGE_COUNT; k++)
+        f[k] = d[k] = M;
+    if (pp <= 1 || layers < 1)
+        return;
+    double L = (double)layers, share = ceil(L / pp) / L; /* the slowest stage's share of the layers */
+    int slow = t[STAGE_BEFORE] >= t[STAGE_AFTER] ? STAGE_BEFORE : STAGE_AFTER, other = STAGE_BEFORE + STAGE_AFTER - slow;
+    double tmax = share * t[STAGE_LAYERS] + t[slow], G = t[STAGE_BEFORE] + t[STAGE_LAYERS] + t[STAGE_AFTER];
+    d[STAGE_LAYERS] = M * share;
+    d[other] = 0;
+    if (!decode) {
+        f[STAGE_LAYERS] = 1 + (M - 1) * share;
+        f[other] = 1;
+    } else if (M * tmax >= G) {
+        f[STAGE_LAYERS] = M * share;
+        f[other] = 0;
+    } else { /* fewer micro-batches than keep the stages busy: each step is one pass through them all */
+        f[STAGE_BEFORE] = f[STAGE_LAYERS] = f[STAGE_AFTER] = 1;
+    }
+}
+
+void eval_stage_scale(struct eval_result *res, int part)
+{
+    res->tscale = res->stage_f[part];
+    res->dscale = res->stage_d[part];
+}
+
+int64_t eval_layers(const struct eval_req *r)
+{
+    return r->model->kind == WLM_TRANSFORMER ? r->model->tf.layers : 0;
+}
+
+/* The slowest stage's share of the layers, for its memory: ceil(L / pp) / L (1 without stages). */
+double eval_stage_share(const struct par_layout *l, int64_t layers)
+{
+    double pp = l->n[PAR_PP] > 0 ? l->n[PAR_PP] : 1;
+    return pp > 1 && layers > 0 ? ceil((double)layers / pp) / (double)layers : 1;
 }
 
 int eval_pipe_sends(const struct eval_req *r, struct eval_result *res, double elems, struct dse_err *e)
@@ -73,6 +142,7 @@ int eval_pipe_sends(const struct eval_req *r, struct eval_result *res, double el
     res->t.latency_s += t;
     res->t.xfer_s += t;
     res->t.comm_s += t;
+    res->t.comm_total_s += t; /* on the critical path: all of it exposed */
     res->t.pipe_s += t;
     res->t.energy_link_J += dp * M * (pp - 1) * tp * c.energy_J;
     res->t.pipe_J += dp * M * (pp - 1) * tp * c.energy_J;

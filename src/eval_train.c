@@ -8,6 +8,46 @@
 const char *const train_opt_names[OPT_COUNT + 1] = {"adamw", "sgd", NULL};
 const char *const train_recompute_names[RC_COUNT + 1] = {"none", "selective", "full", NULL};
 
+/* The precisions a training step computes in (eval.h): one for weights and activations (mixed
+ * precision keeps fp32 master weights and optimizer states beside them, eval_train_rest), in the stack's
+ * training_precisions (pass.h: PASS_TRAIN_PRECS unless it declares others), on a device with a matrix
+ * engine at it (fp8: Hopper's, not the A100's). Integer and weight-only formats (int8, int4, w4a16) are
+ * inference quantizations: a backward pass through them is no stack's. */
+int eval_check_train_prec(const struct eval_req *r, struct dse_err *e)
+{
+    if (r->phase != PH_TRAIN || (r->sw && !r->sw->trains)) /* an inference stack's point says why (eval.c) */
+        return DSE_OK;
+    unsigned ok = r->sw ? r->sw->train_precs : PASS_TRAIN_PRECS;
+    const struct hw_device *d = &r->sys->dev[r->dev];
+    enum prec a = r->x.prec.a;
+    enum hw_engine eng;
+    int why = r->x.prec.w != a ? 1 : !((ok >> a) & 1) ? 2 : !(hw_gemm_peak(d, a, &eng) > 0) ? 3 : 0;
+    if (!why)
+        return DSE_OK;
+    char list[96] = "", pb[48]; /* the message: formatted only for a refusal (a sweep's hot path) */
+    int n = 0, k = 0;
+    for (int p = 0; p < P_COUNT; p++)
+        n += (ok >> p) & 1;
+    for (int p = 0; p < P_COUNT; p++)
+        if ((ok >> p) & 1) {
+            size_t at = strlen(list);
+            snprintf(list + at, sizeof list - at, "%s%s", k ? (k == n - 1 ? " or " : ", ") : "", prec_names[p]);
+            k++;
+        }
+    prec_format(&r->x.prec, pb, sizeof pb);
+    const char *sw = r->sw ? r->sw->name : "none";
+    if (why == 1)
+        return dse_err_set(e, DSE_EINPUT, NULL, NULL,
+                           "training at %s: a training step keeps weights and activations at one precision (mixed "
+                           "precision: fp32 master weights beside them); weight-only formats are inference "
+                           "quantizations; stack '%s' trains in %s", pb, sw, list);
+    if (why == 2)
+        return dse_err_set(e, DSE_EINPUT, NULL, NULL, "training at %s: software stack '%s' trains in %s (its "
+                           "training_precisions), not %s", pb, sw, list, prec_names[a]);
+    return dse_err_set(e, DSE_EINPUT, NULL, NULL, "training at %s: device '%s' of %s has no %s matrix engine to train in",
+                       pb, d->name, r->sys->name, prec_names[a]);
+}
+
 /* What a training step's forward keeps for its backward (eval_graphs: act_saved_elems and the rest):
  * every output of an op that is not a view, count-weighted; of it the S x T scores an unfused attention
  * keeps (its softmax's probabilities) and the tensors of the residual stream's width (what a tp shard
@@ -68,6 +108,7 @@ static void scale_cost(struct eval_op_cost *c, double f)
     c->overhead_s *= f;
     c->xfer_s *= f;
     c->comm_s *= f;
+    c->comm_total_s *= f;
     c->e_compute *= f;
     c->e_memory *= f;
     c->e_link *= f;
@@ -138,6 +179,8 @@ int eval_train_rest(const struct eval_req *r, const struct eval_graphs *eg, stru
     int row0 = res->n_ops, rc;
     double t_fwd = res->t.latency_s;
     res->pass = 1;
+    int first, last;
+    eval_layer_span(g, &first, &last);
     for (int k = 0; k < g->n_op; k++) {
         struct eval_op_cost c = s->contrib[k];
         double f = bwd_factor(&g->op[k], tc->recompute);
@@ -154,6 +197,7 @@ int eval_train_rest(const struct eval_req *r, const struct eval_graphs *eg, stru
             double ks = res->kscale > 0 ? res->kscale : 1;
             c.xfer_s = c.comm_s = eval_tp_exposed(c.xfer_s, gp * ks, gn * ks);
         }
+        eval_stage_scale(res, eval_stage_of(k, first, last)); /* the forward's pipeline factors (eval_par.c) */
         if ((rc = eval_account(r, res, &ob, PH_TRAIN, row0 + k, &c, e)))
             return rc;
     }
@@ -175,10 +219,13 @@ int eval_train_rest(const struct eval_req *r, const struct eval_graphs *eg, stru
     /* the stack's overlap: a reduction under the backward adds only what outlasts it */
     double hide = r->sw && r->sw->overlap_grad ? t_bwd : 0;
     double exposed = red.time_s > hide ? red.time_s - hide : 0, link_J = red.energy_J + gat.energy_J;
-    if (tc->zero == 3) { /* gathered again before the forward and the backward, under them if it overlaps */
+    double total = red.time_s + gat.time_s; /* every collective whole: ZeRO 0 the all-reduce, 1-2 and the gather */
+    if (tc->zero == 3) { /* the weights gathered before the forward and again before the backward (none
+                          * after the optimizer: each replica updates its shard), under them if it overlaps */
         double hf = hide > 0 ? t_fwd : 0;
         exposed = (gat.time_s > hf ? gat.time_s - hf : 0) + (gat.time_s + red.time_s > hide ? gat.time_s + red.time_s - hide : 0);
-        link_J += 2 * gat.energy_J;
+        link_J += gat.energy_J;
+        total += gat.time_s;
     } else if (r->sw && r->sw->overlap_param) { /* the updated weights gathered under the next forward */
         exposed += gat.time_s > t_fwd ? gat.time_s - t_fwd : 0;
     } else {
@@ -190,6 +237,7 @@ int eval_train_rest(const struct eval_req *r, const struct eval_graphs *eg, stru
     c.bound = BOUND_NETWORK;
     c.cprec = P_FP32;
     c.xfer_s = c.comm_s = exposed;
+    c.comm_total_s = dpn > 1 ? total : 0;
     c.e_link = link_J;
     if (dpn > 1 && (rc = step_row(r, res, tc->zero ? "grad_reducescatter+param_allgather" : "grad_allreduce",
                                   tc->zero ? OP_ALLGATHER : OP_ALLREDUCE, &c, e)))
@@ -218,7 +266,8 @@ int eval_train_rest(const struct eval_req *r, const struct eval_graphs *eg, stru
                                                  (eg->act_saved_elems - whole_cut) / r->model->tf.layers
                   : tc->recompute == RC_SELECTIVE ? eg->act_saved_elems - eg->act_scores_elems - whole_cut
                                                   : eg->act_saved_elems - whole_cut;
-    double inflight = pp > 1 ? (M < pp ? M : pp) / pp : 1; /* 1F1B: the first stage holds pp micro-batches */
+    /* 1F1B: the first stage holds min(M, pp) micro-batches' activations of its ceil(L / pp) of L layers */
+    double inflight = pp > 1 ? (M < pp ? M : pp) * eval_stage_share(L, eval_layers(r)) : 1;
     struct eval_totals *T = &res->t;
     for (int dv = 0; dv < r->sys->n_dev; dv++) {
         res->need_bytes[dv] = dv == r->dev ? 0 : u->weights[dv];

@@ -69,6 +69,8 @@ struct sw_stack {
     double per_step_s;        /* runtime work per forward pass (scheduling, sampling, synchronisation) */
     double per_request_s;     /* per request (tokenisation, set-up) */
     int trains;               /* it runs training steps (a backward pass, optimizers): "training": true */
+    unsigned train_precs;     /* bit per enum prec a training step may compute in ("training_precisions";
+                                 default fp32, tf32, bf16, fp16: PASS_TRAIN_PRECS) */
     int overlap_grad;         /* its data-parallel gradient reduction runs under the backward (bucketed):
                                  "overlap": {"grad_reduce": true} */
     int overlap_param;        /* ZeRO 1-2: the updated weights' all-gather runs under the next step's
@@ -80,6 +82,15 @@ struct sw_stack {
     int sequence_parallel;    /* training with tp splits norms' and residual adds' activations along the
                                  sequence (Megatron-LM): "parallel": {"sequence_parallel": true} */
 };
+
+/* The precisions mixed-precision training computes in where a stack declares none: fp32 (and TF32, its
+ * tensor-core mode on Ampere and later) and the two 16-bit floats with fp32 master weights and loss
+ * scaling (fp16) or without (bf16): Micikevicius et al., "Mixed Precision Training", ICLR 2018
+ * (arXiv 1710.03740); Kalamkar et al., "A Study of BFLOAT16 for Deep Learning Training" (arXiv
+ * 1905.12322); PyTorch's torch.autocast takes float16 and bfloat16. fp8 only where a stack declares it
+ * (Transformer Engine: megatron-core); integer formats and weight-only quantization (w4a16) are inference
+ * formats no stack here trains in. */
+#define PASS_TRAIN_PRECS ((1u << P_FP32) | (1u << P_TF32) | (1u << P_BF16) | (1u << P_FP16))
 
 /* The built-in stack of a device that names none: no passes, no runtime costs (every operator its own
  * kernel, as the graph is written). */

@@ -33,6 +33,7 @@ void pass_none(struct sw_stack *s)
                 sizeof s->description);
     s->targets = (1u << HW_CLASS_COUNT) - 1;
     s->trains = 1; /* the graph as written has a backward like any other */
+    s->train_precs = PASS_TRAIN_PRECS;
     s->kv = KV_CONTIGUOUS;
     s->passes = 1u << PASS_ATTENTION; /* the graph's attention operator is the fused kernel it names */
 }
@@ -190,6 +191,49 @@ static int load_parallel(struct ju *j, const cJSON *root, struct sw_stack *s)
     return rc;
 }
 
+/* "training_precisions": {"precisions": ["bf16", ...], "source": ...}: the floats a training step of
+ * the stack computes in (fp32, tf32, bf16, fp16, fp8); only with "training": true; absent, PASS_TRAIN_PRECS. */
+static int load_train_precs(struct ju *j, const cJSON *root, struct sw_stack *s)
+{
+    static const char *const keys[] = {"precisions", "source", "note", NULL};
+    const cJSON *o = cJSON_GetObjectItemCaseSensitive(root, "training_precisions");
+    s->train_precs = s->trains ? PASS_TRAIN_PRECS : 0;
+    if (!o)
+        return DSE_OK;
+    size_t old = ju_key(j, "training_precisions");
+    int rc = ju_object(j, o, keys);
+    if (!rc && !s->trains)
+        rc = ju_fail(j, "applies to a stack that trains: add \"training\": true or remove it");
+    const cJSON *a = rc ? NULL : cJSON_GetObjectItemCaseSensitive(o, "precisions");
+    if (!rc && (!cJSON_IsArray(a) || !cJSON_GetArraySize(a))) {
+        ju_key(j, "precisions");
+        rc = ju_fail(j, "expected a non-empty array of precisions (fp32, tf32, bf16, fp16, fp8)");
+    }
+    if (!rc) {
+        s->train_precs = 0;
+        const cJSON *el;
+        int i = 0;
+        cJSON_ArrayForEach(el, a)
+        {
+            int p = cJSON_IsString(el) ? prec_from_name(el->valuestring) : -1;
+            if (p != P_FP32 && p != P_TF32 && p != P_BF16 && p != P_FP16 && p != P_FP8) {
+                ju_key(j, "precisions");
+                ju_idx(j, i);
+                rc = ju_fail(j, "expected fp32, tf32, bf16, fp16 or fp8 (the floats mixed-precision training computes "
+                                "in)%s%s%s", cJSON_IsString(el) ? ", got \"" : "", cJSON_IsString(el) ? el->valuestring : "",
+                             cJSON_IsString(el) ? "\"" : "");
+                break;
+            }
+            s->train_precs |= 1u << p;
+            i++;
+        }
+    }
+    if (!rc)
+        rc = need_source(j, o);
+    ju_pop(j, old);
+    return rc;
+}
+
 static int load_runtime(struct ju *j, const cJSON *root, struct sw_stack *s)
 {
     static const char *const keys[] = {"host_us_per_kernel", "per_step_us", "per_request_us", "source", "note", NULL};
@@ -213,7 +257,8 @@ static int load_runtime(struct ju *j, const cJSON *root, struct sw_stack *s)
 int pass_load_buf(const char *buf, unsigned long len, const char *fname, struct sw_stack *s, struct dse_err *e)
 {
     static const char *const keys[] = {"schema",  "name",     "description", "targets", "passes", "memory",
-                                       "runtime", "training", "overlap",     "parallel", "source", "note", NULL};
+                                       "runtime", "training", "overlap",     "parallel", "source", "note",
+                                       "training_precisions", NULL};
     cJSON *root = NULL;
     struct ju j;
     char schema[32];
@@ -241,6 +286,8 @@ int pass_load_buf(const char *buf, unsigned long len, const char *fname, struct 
         goto out;
     }
     s->trains = cJSON_IsTrue(tr);
+    if ((rc = load_train_precs(&j, root, s)))
+        goto out;
     if (!strcmp(s->name, "none")) {
         ju_key(&j, "name");
         rc = ju_fail(&j, "\"none\" is the built-in stack of a device that names none; choose another name");

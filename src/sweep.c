@@ -7,12 +7,17 @@
  * applied to every device of the variant (hw_apply_power_cap). The variant count is bounded by the
  * spec loader (SW_MAX_VARIANTS) and checked again, in double, before the array is allocated. */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "jsonu.h"
 #include "sweep.h"
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 struct place {
     int ok, dev;
@@ -39,10 +44,28 @@ struct sweep_prep {
     struct prec_cfg *precs;          /* [precision value] */
     struct ql_est *quality;          /* [precision value][workload]: the expected quality loss (eval_quality) */
     struct ql_est *dquality;         /* [enum prec][workload]: the same at a variant's default precision */
-    struct eval_graphs *graphs;      /* [workload][graph batch][tp value][ep value][stack]: built for the
-                                        stacks points use, one micro-batch (eval_micro_batch), one shard */
-    char (*graph_why)[200];          /* the same index: why a graph could not be built (its points are
-                                        infeasible: tp does not divide the heads, micro-batches the batch) */
+    /* Graphs, one per slot ([workload][prompt][tp][ep][cp][stack] (a shape) x [graph batch]: one
+     * micro-batch (eval_micro_batch), one shard, for the stacks points use), built when points need them
+     * (stage) into a cache of entries found by slot through an open-addressing map, of at most
+     * SW_GRAPH_BUDGET bytes but for the graphs one chunk of points needs; each shape's first graph (its
+     * smallest micro-batch) built by sweep_prepare, which so refuses a workload no point could build. */
+    struct gentry {
+        size_t slot;
+        int state;           /* GE_PENDING (to build this round), GE_BUILT, GE_REFUSED (why) */
+        long long stamp;     /* the staging round that last needed it */
+        size_t bytes;        /* its graphs' allocations (an estimate while pending) */
+        struct eval_graphs g;
+        char why[200];       /* GE_REFUSED: why its points are infeasible (a shard that does not split) */
+    } *ent;
+    int n_ent, cap_ent;
+    int *map;                        /* entry index or -1, map_mask + 1 of them */
+    size_t map_mask, resident;       /* resident: bytes of the built entries */
+    size_t graph_budget;             /* SW_GRAPH_BUDGET unless sweep_set_graph_budget changed it */
+    long long round;
+    size_t *shape_bytes;             /* [shape]: bytes of its first graph (the estimate for the others) */
+    char (*shape_why)[200];          /* [shape]: why it cannot be built at all (a tp that does not divide
+                                        the heads: every batch's), "" when it can */
+    int *used_stack;                 /* [stack]: points can use it */
     int n_stk;                       /* sp->n_stacks + 1: the last is the built-in none */
     struct sw_stack none;
     struct eval_scratch *scratch;    /* [thread] */
@@ -309,14 +332,19 @@ static const struct sw_stack *stack_of(const struct sweep_prep *p, int si)
     return si < p->sp->n_stacks ? &p->sp->stack[si] : &p->none;
 }
 
-static size_t graph_of(const struct sweep_prep *p, int w, int pi, int gi, int ti, int ei, int ci, int si)
+static size_t shape_of(const struct sweep_prep *p, int w, int pi, int ti, int ei, int ci, int si)
 {
-    return ((((((size_t)w * p->n_pr + pi) * p->n_gb + gi) * p->n_tp + ti) * p->n_ep + ei) * p->n_cp + ci) * p->n_stk + si;
+    return (((((size_t)w * p->n_pr + pi) * p->n_tp + ti) * p->n_ep + ei) * p->n_cp + ci) * p->n_stk + si;
 }
 
-static size_t graph_count(const struct sweep_prep *p)
+static size_t shape_count(const struct sweep_prep *p)
 {
-    return (size_t)p->sp->n_workloads * p->n_pr * p->n_gb * p->n_tp * p->n_ep * p->n_cp * p->n_stk;
+    return (size_t)p->sp->n_workloads * p->n_pr * p->n_tp * p->n_ep * p->n_cp * p->n_stk;
+}
+
+static size_t graph_of(const struct sweep_prep *p, int w, int pi, int gi, int ti, int ei, int ci, int si)
+{
+    return shape_of(p, w, pi, ti, ei, ci, si) * (size_t)p->n_gb + (size_t)gi;
 }
 
 /* A workload's prompt (or generated tokens) at value index i of the axis, or its own without one. */
@@ -334,6 +362,19 @@ static int cmp_i64(const void *a, const void *b)
 static int axis_num(const struct sweep_prep *p, int a, int i, int dflt)
 {
     return a >= 0 ? (int)p->sp->axes[a].v[i].num : dflt;
+}
+
+/* Sorts a[0..n) and drops repeats; returns how many are left. */
+static int dedup_i64(int64_t *a, int n)
+{
+    if (n < 2)
+        return n;
+    qsort(a, (size_t)n, sizeof *a, cmp_i64);
+    int u = 0;
+    for (int i = 0; i < n; i++)
+        if (!u || a[u - 1] != a[i])
+            a[u++] = a[i];
+    return u;
 }
 
 /* The micro-batch sizes the points' graphs need (eval_micro_batch): batch / micro-batches, and in a
@@ -374,9 +415,9 @@ static int collect_gbatch(struct sweep_prep *p, struct dse_err *e)
                             if (reps < 1 || batch % reps || (batch / reps) % M)
                                 continue;
                             int64_t g = batch / reps / M;
-                            if (p->n_gb == cap) {
-                                cap = cap ? 2 * cap : 16;
-                                int64_t *n = cap <= 65536 ? realloc(p->gbatch, sizeof *n * (size_t)cap) : NULL;
+                            if (p->n_gb == cap && (p->n_gb = dedup_i64(p->gbatch, p->n_gb)) >= cap / 2) {
+                                cap = cap ? 2 * cap : 16; /* half full of distinct sizes (repeats dropped first) */
+                                int64_t *n = cap < INT32_MAX / 2 ? realloc(p->gbatch, sizeof *n * (size_t)cap) : NULL;
                                 if (!n)
                                     return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
                                 p->gbatch = n;
@@ -386,17 +427,7 @@ static int collect_gbatch(struct sweep_prep *p, struct dse_err *e)
     if (!p->n_gb)
         return dse_err_set(e, DSE_EINPUT, sp->path, "axes",
                            "no batch of the space divides into its micro-batches (and, training, its replicas)");
-    qsort(p->gbatch, (size_t)p->n_gb, sizeof *p->gbatch, cmp_i64);
-    int u = 0;
-    for (int i = 0; i < p->n_gb; i++)
-        if (!u || p->gbatch[u - 1] != p->gbatch[i])
-            p->gbatch[u++] = p->gbatch[i];
-    p->n_gb = u;
-    if (p->n_gb > 256)
-        return dse_err_set(e, DSE_EINPUT, sp->path, "axes",
-                           "%d distinct micro-batch sizes to build graphs for, more than 256: fewer batch, micro-batch "
-                           "or layout values",
-                           p->n_gb);
+    p->n_gb = dedup_i64(p->gbatch, p->n_gb);
     return DSE_OK;
 }
 
@@ -411,6 +442,245 @@ static int variant_of(const struct sweep_prep *p, long long point)
     return (s * p->n_combo + c) * p->n_power + w;
 }
 
+/* ---- the graph cache (struct sweep_prep: ent, map) ----
+ * Points need one graph each, of their slot; sweeps of many batch, micro-batch or layout values need
+ * more than memory should hold at once. Before each parallel region the runner stages its chunk of
+ * points (sweep_stage_keys, sweep_stage_points): the slots they need are looked up, those missing
+ * added as pending entries while their estimated size (their shape's first graph) keeps the needed
+ * entries within SW_GRAPH_BUDGET (the chunk ends at the point that would pass it, one point at least),
+ * entries no point of the chunk needs evicted least recently needed first while over the budget, then
+ * the pending ones built (and every thread's scratch fitted to them). During the region the cache is
+ * read only; each graph depends on its slot alone, so which graphs happen to be resident changes no
+ * result, on 1 or N threads. */
+enum { GE_PENDING, GE_BUILT, GE_REFUSED };
+
+static int in_parallel(void)
+{
+#ifdef _OPENMP
+    return omp_in_parallel();
+#else
+    return 0;
+#endif
+}
+
+static size_t graph_bytes(const struct wl_graph *g)
+{
+    return (size_t)g->cap_t * sizeof *g->t + (size_t)g->cap_op * sizeof *g->op + (size_t)g->ix_cap * sizeof *g->ix;
+}
+
+static size_t slot_hash(size_t slot)
+{
+    unsigned long long h = (unsigned long long)slot * 0x9E3779B97F4A7C15ull;
+    return (size_t)(h ^ (h >> 29));
+}
+
+static int lookup(const struct sweep_prep *p, size_t slot)
+{
+    if (!p->map)
+        return -1;
+    for (size_t h = slot_hash(slot) & p->map_mask;; h = (h + 1) & p->map_mask) {
+        int k = p->map[h];
+        if (k < 0 || p->ent[k].slot == slot)
+            return k;
+    }
+}
+
+static void map_put(struct sweep_prep *p, int k)
+{
+    size_t h = slot_hash(p->ent[k].slot) & p->map_mask;
+    while (p->map[h] >= 0)
+        h = (h + 1) & p->map_mask;
+    p->map[h] = k;
+}
+
+/* The map again for every entry, at most half full with room more. */
+static int map_resize(struct sweep_prep *p, int room, struct dse_err *e)
+{
+    size_t n = 16;
+    while (n < 2 * ((size_t)p->n_ent + (size_t)room))
+        n *= 2;
+    if (!p->map || n != p->map_mask + 1) {
+        int *m = realloc(p->map, sizeof *m * n);
+        if (!m)
+            return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+        p->map = m;
+        p->map_mask = n - 1;
+    }
+    for (size_t i = 0; i < n; i++)
+        p->map[i] = -1;
+    for (int k = 0; k < p->n_ent; k++)
+        map_put(p, k);
+    return DSE_OK;
+}
+
+static int map_rebuild(struct sweep_prep *p, struct dse_err *e) { return map_resize(p, 1, e); }
+
+/* A pending entry for slot, its size estimated as est bytes; its index, or -1 when out of memory. */
+static int add_entry(struct sweep_prep *p, size_t slot, size_t est, struct dse_err *e)
+{
+    if (p->n_ent == p->cap_ent) {
+        int cap = p->cap_ent ? 2 * p->cap_ent : 64;
+        struct gentry *n = cap < INT32_MAX / 2 ? realloc(p->ent, sizeof *n * (size_t)cap) : NULL;
+        if (!n)
+            return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory"), -1;
+        p->ent = n;
+        p->cap_ent = cap;
+    }
+    if (p->map && 2 * ((size_t)p->n_ent + 1) > p->map_mask + 1 && map_resize(p, 64, e)) /* at most half full */
+        return -1;
+    struct gentry *g = &p->ent[p->n_ent];
+    memset(g, 0, sizeof *g);
+    g->slot = slot;
+    g->state = GE_PENDING;
+    g->stamp = p->round;
+    g->bytes = est;
+    if (p->map)
+        map_put(p, p->n_ent);
+    return p->n_ent++;
+}
+
+/* Builds entry k's graphs. strict (sweep_prepare's first graph of each shape): an input error other
+ * than a shard's that does not split the model is the spec's, returned; otherwise any input error
+ * makes the entry GE_REFUSED with its message, which its points report. */
+static int build_entry(struct sweep_prep *p, int k, int strict, struct dse_err *e)
+{
+    const struct sweep_spec *sp = p->sp;
+    struct gentry *g = &p->ent[k];
+    size_t sh = g->slot / (size_t)p->n_gb, rest = sh;
+    int gi = (int)(g->slot % (size_t)p->n_gb), si = (int)(rest % (size_t)p->n_stk);
+    rest /= (size_t)p->n_stk;
+    int ci = (int)(rest % (size_t)p->n_cp);
+    rest /= (size_t)p->n_cp;
+    int ei = (int)(rest % (size_t)p->n_ep);
+    rest /= (size_t)p->n_ep;
+    int ti = (int)(rest % (size_t)p->n_tp);
+    rest /= (size_t)p->n_tp;
+    int pi = (int)(rest % (size_t)p->n_pr), w = (int)(rest / (size_t)p->n_pr);
+    if (!strict && p->shape_why[sh][0]) { /* no batch of this shard splits the model */
+        g->state = GE_REFUSED;
+        dse_strlcpy(g->why, p->shape_why[sh], sizeof g->why);
+        g->bytes = sizeof *g;
+        return DSE_OK;
+    }
+    struct par_layout lay = {{axis_num(p, p->ax_lay[PAR_TP], ti, 1), 1, 1, axis_num(p, p->ax_lay[PAR_CP], ci, 1)},
+                             1, axis_num(p, p->ax_ep, ei, 1), 1};
+    int rc = eval_graphs_build(&sp->wl[w].model, sp->wl[w].phase, p->gbatch[gi],
+                               wl_tokens(p, p->ax_prompt, pi, sp->wl[w].prompt), &lay, stack_of(p, si), &g->g, e);
+    if (rc == DSE_EINPUT && (!strict || lay.n[PAR_TP] > 1 || lay.ep > 1 || lay.n[PAR_CP] > 1)) {
+        g->state = GE_REFUSED; /* its points are infeasible with this reason */
+        dse_strlcpy(g->why, e->msg, sizeof g->why);
+        dse_err_clear(e);
+        memset(&g->g, 0, sizeof g->g);
+        g->bytes = sizeof *g;
+        return DSE_OK;
+    }
+    if (rc)
+        return rc;
+    g->state = GE_BUILT;
+    g->bytes = sizeof *g + graph_bytes(&g->g.first) + graph_bytes(&g->g.decode);
+    p->resident += g->bytes;
+    for (int t = 0; t < p->n_threads; t++)
+        if ((rc = eval_scratch_fit(&p->scratch[t], &g->g, e)))
+            return rc;
+    return DSE_OK;
+}
+
+struct stamp_ix {
+    long long stamp;
+    int k;
+};
+
+static int cmp_stamp_ix(const void *a, const void *b)
+{
+    const struct stamp_ix *x = a, *y = b;
+    return x->stamp < y->stamp ? -1 : x->stamp > y->stamp ? 1 : x->k - y->k;
+}
+
+static int point_req_slot(const struct sweep_prep *p, long long key, size_t *slot, struct dse_err *e);
+
+/* Stages the graphs of keys: the n points pts[i] (step 0: each point's key is it less its memory
+ * index), or the keys (pts[0] + i) x step of a grid block; skip[i] set (may be NULL): not this process's.
+ * Returns how many of the n it staged from the first (the chunk: fewer when their graphs would pass the
+ * budget), or -1 on a runtime error (e set). Outside parallel regions only. */
+static long long stage(struct sweep_prep *p, const long long *pts, long long n, long long step, const char *skip,
+                       struct dse_err *e)
+{
+    int n_mem = sweep_mem_count(p->sp), rc = DSE_OK;
+    long long i;
+    size_t need = 0; /* bytes of the entries this chunk needs: resident ones and the pending estimates */
+    p->round++;
+    for (i = 0; i < n; i++) {
+        if (skip && skip[i])
+            continue;
+        long long key = step ? (pts[0] + i) * step : pts[i] - pts[i] % n_mem;
+        size_t slot;
+        if (point_req_slot(p, key, &slot, e))
+            return -1;
+        if (slot == SIZE_MAX)
+            continue;
+        int k = lookup(p, slot);
+        if (k >= 0) {
+            if (p->ent[k].stamp != p->round) {
+                p->ent[k].stamp = p->round;
+                need += p->ent[k].bytes;
+            }
+            continue;
+        }
+        size_t est = p->shape_bytes[slot / (size_t)p->n_gb];
+        if (i > 0 && need + est > p->graph_budget)
+            break; /* the chunk ends before this point */
+        if (add_entry(p, slot, est, e) < 0)
+            return -1;
+        need += est;
+    }
+    /* evict what no point of the chunk needs, the least recently needed first, while over the budget */
+    size_t pending = 0;
+    for (int k = 0; k < p->n_ent; k++)
+        pending += p->ent[k].state == GE_PENDING ? p->ent[k].bytes : 0;
+    if (p->resident + pending > p->graph_budget) {
+        struct stamp_ix *c = malloc(sizeof *c * (size_t)(p->n_ent > 0 ? p->n_ent : 1));
+        if (!c)
+            return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory"), -1;
+        int nc = 0;
+        for (int k = 0; k < p->n_ent; k++)
+            if (p->ent[k].stamp != p->round)
+                c[nc++] = (struct stamp_ix){p->ent[k].stamp, k};
+        qsort(c, (size_t)nc, sizeof *c, cmp_stamp_ix);
+        for (int j = 0; j < nc && p->resident + pending > p->graph_budget; j++) {
+            struct gentry *g = &p->ent[c[j].k];
+            if (g->state == GE_BUILT)
+                p->resident -= g->bytes;
+            eval_graphs_free(&g->g);
+            g->state = -1; /* evicted */
+        }
+        free(c);
+        int u = 0;
+        for (int k = 0; k < p->n_ent; k++)
+            if (p->ent[k].state >= 0)
+                p->ent[u++] = p->ent[k];
+        p->n_ent = u;
+        if ((rc = map_rebuild(p, e)))
+            return -1;
+    }
+    for (int k = 0; k < p->n_ent && !rc; k++)
+        if (p->ent[k].state == GE_PENDING)
+            rc = build_entry(p, k, 0, e);
+    return rc ? -1 : i;
+}
+
+void sweep_set_graph_budget(struct sweep_prep *p, size_t bytes) { p->graph_budget = bytes; }
+
+long long sweep_stage_keys(struct sweep_prep *p, long long k0, long long n, const char *skip, struct dse_err *e)
+{
+    return n > 0 ? stage(p, &k0, n, sweep_mem_count(p->sp), skip, e) : 0;
+}
+
+long long sweep_stage_points(struct sweep_prep *p, const long long *pts, long long n, const char *skip,
+                             struct dse_err *e)
+{
+    return n > 0 ? stage(p, pts, n, 0, skip, e) : 0;
+}
+
 int sweep_prepare(const struct sweep_spec *sp, struct sweep_prep **out, struct dse_err *e)
 {
     struct sweep_prep *p = calloc(1, sizeof *p);
@@ -420,6 +690,7 @@ int sweep_prepare(const struct sweep_spec *sp, struct sweep_prep **out, struct d
     if (metric_count > (int)(sizeof ((struct sw_row *)0)->metric / sizeof(double)))
         return free(p), dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "metric registry larger than a row");
     p->sp = sp;
+    p->graph_budget = SW_GRAPH_BUDGET;
     p->ax_sys = p->ax_wl = p->ax_prec = p->ax_batch = p->ax_place = p->ax_mem = p->ax_power = p->ax_fid = p->ax_sw = -1;
     p->ax_lay[PAR_TP] = p->ax_lay[PAR_DP] = p->ax_lay[PAR_PP] = p->ax_lay[PAR_CP] = p->ax_mb = p->ax_rc = p->ax_ep = -1;
     p->ax_srv[0] = p->ax_srv[1] = p->ax_srv[2] = p->ax_srv[3] = -1;
@@ -492,9 +763,10 @@ int sweep_prepare(const struct sweep_spec *sp, struct sweep_prep **out, struct d
     }
     if ((rc = build_variants(p, e)) || (rc = collect_gbatch(p, e)))
         goto fail;
-    p->graphs = calloc(graph_count(p), sizeof *p->graphs);
-    p->graph_why = calloc(graph_count(p), sizeof *p->graph_why);
-    if (!p->graphs || !p->graph_why) {
+    p->shape_bytes = calloc(shape_count(p), sizeof *p->shape_bytes);
+    p->shape_why = calloc(shape_count(p), sizeof *p->shape_why);
+    p->used_stack = calloc((size_t)p->n_stk, sizeof *p->used_stack);
+    if (!p->shape_bytes || !p->shape_why || !p->used_stack) {
         rc = dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
         goto fail;
     }
@@ -561,30 +833,31 @@ int sweep_prepare(const struct sweep_spec *sp, struct sweep_prep **out, struct d
                 int si = sp->dev_stack[v / (p->n_combo * p->n_power)][d];
                 used[si >= 0 ? si : p->n_stk - 1] = 1;
             }
+    for (int si = 0; si < p->n_stk; si++)
+        p->used_stack[si] = used[si];
+    /* each shape's first graph (the smallest micro-batch): a workload no batch can build is refused
+     * here, a shard that cannot split the model (tp that does not divide the heads) makes its points
+     * infeasible; the other micro-batches are built when points need them (stage) */
     for (int w = 0; w < sp->n_workloads; w++)
         for (int pi = 0; pi < p->n_pr; pi++)
-        for (int gi = 0; gi < p->n_gb; gi++)
             for (int ti = 0; ti < p->n_tp; ti++)
                 for (int ei = 0; ei < p->n_ep; ei++)
                 for (int ci = 0; ci < p->n_cp; ci++)
                 for (int si = 0; si < p->n_stk; si++) {
-                    struct par_layout lay = {{axis_num(p, p->ax_lay[PAR_TP], ti, 1), 1, 1, axis_num(p, p->ax_lay[PAR_CP], ci, 1)},
-                                             1, axis_num(p, p->ax_ep, ei, 1), 1};
-                    size_t g = graph_of(p, w, pi, gi, ti, ei, ci, si);
+                    size_t sh = shape_of(p, w, pi, ti, ei, ci, si);
                     if (!used[si])
                         continue;
-                    rc = eval_graphs_build(&sp->wl[w].model, sp->wl[w].phase, p->gbatch[gi],
-                                           wl_tokens(p, p->ax_prompt, pi, sp->wl[w].prompt), &lay, stack_of(p, si),
-                                           &p->graphs[g], e);
-                    if (rc == DSE_EINPUT && (lay.n[PAR_TP] > 1 || lay.ep > 1 || lay.n[PAR_CP] > 1)) { /* this shard cannot split this model:
-                                                                                 its points say so */
-                        dse_strlcpy(p->graph_why[g], e->msg, sizeof p->graph_why[g]);
-                        dse_err_clear(e);
-                        rc = DSE_OK;
-                    }
-                    if (rc)
+                    int en = add_entry(p, sh * (size_t)p->n_gb, 0, e);
+                    if (en < 0 || (rc = build_entry(p, en, 1, e))) {
+                        rc = rc ? rc : DSE_ERUNTIME;
                         goto fail;
+                    }
+                    if (p->ent[en].state == GE_REFUSED)
+                        dse_strlcpy(p->shape_why[sh], p->ent[en].why, sizeof p->shape_why[sh]);
+                    p->shape_bytes[sh] = p->ent[en].bytes;
                 }
+    if ((rc = map_rebuild(p, e)))
+        goto fail;
     *out = p;
     return DSE_OK;
 fail:
@@ -628,8 +901,8 @@ int sweep_scratch_init(struct sweep_prep *p, int threads, struct dse_err *e)
                 return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
     }
     for (int t = 0; t < threads; t++)
-        for (size_t g = 0; g < graph_count(p); g++) {
-            int rc = eval_scratch_fit(&p->scratch[t], &p->graphs[g], e);
+        for (int k = 0; k < p->n_ent; k++) {
+            int rc = p->ent[k].state == GE_BUILT ? eval_scratch_fit(&p->scratch[t], &p->ent[k].g, e) : DSE_OK;
             if (rc)
                 return rc;
         }
@@ -640,9 +913,13 @@ void sweep_prep_free(struct sweep_prep *p)
 {
     if (!p)
         return;
-    for (size_t g = 0; p->graphs && g < graph_count(p); g++)
-        eval_graphs_free(&p->graphs[g]);
-    free(p->graph_why);
+    for (int k = 0; k < p->n_ent; k++)
+        eval_graphs_free(&p->ent[k].g);
+    free(p->ent);
+    free(p->map);
+    free(p->shape_bytes);
+    free(p->shape_why);
+    free(p->used_stack);
     free(p->gbatch);
     for (int t = 0; t < p->n_threads; t++) {
         eval_scratch_free(&p->scratch[t]);
@@ -661,7 +938,6 @@ void sweep_prep_free(struct sweep_prep *p)
     free(p->precs);
     free(p->quality);
     free(p->dquality);
-    free(p->graphs);
     free(p);
 }
 
@@ -790,9 +1066,18 @@ static int serve_point(const struct sweep_prep *p, long long key, struct eval_re
     return 0;
 }
 
-/* det (NULL on the sweep's hot path): the evaluation with its per-operator rows, into det->res. */
-static int eval_rows(const struct sweep_prep *p, long long key, int m0, int m1, int thread, struct sw_row *rows,
-                     struct sweep_detail *det, struct dse_err *e)
+/* A point's request (its key's: the memory index is the capacity check's), why it is infeasible before
+ * any evaluation (a placement or layout it cannot use), else the slot of its graphs. -1 on a runtime
+ * error (e set). */
+struct point_req {
+    struct eval_req r;
+    int v, w, pr, ti, ei, ci, si;
+    const char *why;
+    char lwhy[sizeof ((struct dse_err *)0)->msg];
+    size_t slot; /* SIZE_MAX: none (why set) */
+};
+
+static int point_req(const struct sweep_prep *p, long long key, struct point_req *q, struct dse_err *e)
 {
     const struct sweep_spec *sp = p->sp;
     int v = variant_of(p, key);
@@ -859,22 +1144,71 @@ static int eval_rows(const struct sweep_prep *p, long long key, int m0, int m1, 
                 (enum train_recompute)ju_lookup(train_recompute_names, sp->axes[p->ax_rc].v[sweep_axis_index(sp, key, p->ax_rc)].s);
     }
     struct dse_err le;
-    char lwhy[sizeof le.msg];
-    const struct eval_graphs *eg = NULL;
+    q->slot = SIZE_MAX;
     if (!why && (par_layout_complete(sys, &r.layout, &le) || eval_check_layout(&r, &le))) {
-        dse_strlcpy(lwhy, le.msg, sizeof lwhy);
-        why = lwhy;
+        dse_strlcpy(q->lwhy, le.msg, sizeof q->lwhy);
+        why = q->lwhy;
     }
+    int ci = p->ax_lay[PAR_CP] >= 0 ? sweep_axis_index(sp, key, p->ax_lay[PAR_CP]) : 0;
     if (!why) { /* the graphs of this point's micro-batch */
         int64_t g = eval_micro_batch(&r);
         const int64_t *hit = bsearch(&g, p->gbatch, (size_t)p->n_gb, sizeof g, cmp_i64);
         if (!hit)
             return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "no graph for micro-batch %lld", (long long)g), -1;
-        int ci = p->ax_lay[PAR_CP] >= 0 ? sweep_axis_index(sp, key, p->ax_lay[PAR_CP]) : 0;
-        size_t gi = graph_of(p, w, pr, (int)(hit - p->gbatch), ti, ei, ci, si);
-        eg = &p->graphs[gi];
-        if (p->graph_why[gi][0])
-            why = p->graph_why[gi];
+        q->slot = graph_of(p, w, pr, (int)(hit - p->gbatch), ti, ei, ci, si);
+    }
+    q->r = r;
+    q->v = v;
+    q->w = w;
+    q->pr = pr;
+    q->ti = ti;
+    q->ei = ei;
+    q->ci = ci;
+    q->si = si;
+    q->why = why;
+    return 0;
+}
+
+static int point_req_slot(const struct sweep_prep *p, long long key, size_t *slot, struct dse_err *e)
+{
+    struct point_req q;
+    if (point_req(p, key, &q, e))
+        return -1;
+    *slot = q.why ? SIZE_MAX : q.slot;
+    return 0;
+}
+
+/* det (NULL on the sweep's hot path): the evaluation with its per-operator rows, into det->res. */
+static int eval_rows(const struct sweep_prep *p, long long key, int m0, int m1, int thread, struct sw_row *rows,
+                     struct sweep_detail *det, struct dse_err *e)
+{
+    const struct sweep_spec *sp = p->sp;
+    struct point_req q;
+    if (point_req(p, key, &q, e))
+        return -1;
+    struct eval_req r = q.r;
+    const struct hw_system *sys = r.sys;
+    int w = q.w;
+    const char *why = q.why;
+    const struct eval_graphs *eg = NULL;
+    if (!why) { /* its graphs, staged before a parallel region, else built now (one point: dse show) */
+        int en = lookup(p, q.slot);
+        if (en < 0 && in_parallel())
+            return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "point %lld: its graphs were not built before the "
+                               "parallel region", key), -1;
+        if (en < 0) {
+            struct sweep_prep *mp = (struct sweep_prep *)p; /* the graph cache: changed outside parallel regions only */
+            long long one = key;
+            if (stage(mp, &one, 1, 0, NULL, e) < 0)
+                return -1;
+            en = lookup(p, q.slot);
+        }
+        if (en < 0)
+            return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "point %lld: no graph for it", key), -1;
+        if (p->ent[en].state == GE_REFUSED)
+            why = p->ent[en].why;
+        else
+            eg = &p->ent[en].g;
     }
     struct eval_result *res = det ? &det->res : &p->results[thread];
     const struct sw_serving *sv = &sp->wl[w].serving;

@@ -42,6 +42,9 @@ enum sw_axis_kind { AX_SYSTEM, AX_WORKLOAD, AX_PRECISION, AX_BATCH, AX_PLACEMENT
                     AX_SOFTWARE, AX_TP, AX_PP, AX_DP, AX_MICRO, AX_RECOMPUTE, AX_EP, AX_CP,
                     AX_SCHED, AX_MBT, AX_BLOCK, AX_RATE, /* these four: a serving workload's options */
                     AX_PROMPT, AX_GENERATE };            /* every workload's prompt and generated tokens */
+/* Bytes of built graphs (struct eval_graphs) a sweep keeps (sweep.c, the graph cache): more only while
+ * one chunk of points needs them; the least recently needed are freed first. */
+#define SW_GRAPH_BUDGET ((size_t)256 << 20)
 #define SW_MAX_STACKS 16 /* software stacks a spec reaches (axis values, "software", devices' defaults) */
 enum sw_method { SEARCH_GRID, SEARCH_RANDOM, SEARCH_NSGA2 };
 
@@ -182,6 +185,18 @@ const struct ql_est *sweep_prep_quality(const struct sweep_prep *p, int prec_val
 const struct hw_system *sweep_prep_system(const struct sweep_prep *p, int s);
 /* Number of threads' scratch the prep holds; evaluation uses thread-local scratch by index. */
 int sweep_scratch_init(struct sweep_prep *p, int threads, struct dse_err *e);
+
+/* Builds the graphs the next points to evaluate need (outside a parallel region; sweep.c, "the graph
+ * cache"): the grid keys (k0 + i) x n_mem, or the points pts[i], i < n, except where skip[i] (may be
+ * NULL) is set. Returns how many of the n, from the first, are staged (fewer when their graphs would pass
+ * SW_GRAPH_BUDGET; 1 at least), or -1 on a runtime error (e set). Evaluating a point not staged outside
+ * a parallel region builds its graph then; inside one it is an error. */
+long long sweep_stage_keys(struct sweep_prep *p, long long k0, long long n, const char *skip, struct dse_err *e);
+long long sweep_stage_points(struct sweep_prep *p, const long long *pts, long long n, const char *skip,
+                             struct dse_err *e);
+/* The graph cache's budget in bytes (default SW_GRAPH_BUDGET): results do not depend on it (tests run
+ * it at 1 byte: one point a chunk, a graph evicted at every other). */
+void sweep_set_graph_budget(struct sweep_prep *p, size_t bytes);
 
 /* Value index of axis a for a point (mixed radix, last axis fastest). */
 int sweep_axis_index(const struct sweep_spec *sp, long long point, int a);

@@ -354,38 +354,52 @@ static int flush_held(const struct sweep_sink *k, const struct dist *d, struct h
 /* Evaluates this rank's items of points[0..n) (any order) into out[0..n), in parallel, one point at a
  * time (a key's other memory values are not wanted here), while one thread hands the block before (h)
  * to the sink; then every rank has the first failure, and rank 0 (to_all: every rank) has all n rows. */
-static int eval_points(const struct sweep_prep *p, const long long *pts, int n, int threads, const struct dist *d,
+static int eval_points(struct sweep_prep *p, const long long *pts, int n, int threads, const struct dist *d,
                        int to_all, const struct sweep_sink *k, struct held *h, struct balance *b, struct wire *w,
-                       struct wire *all, struct sw_row *out, struct dse_err *e)
+                       struct wire *all, char *skip, struct sw_row *out, struct dse_err *e)
 {
     int failed = 0, sink_rc = DSE_OK;
     struct dse_err se;
     (void)threads;
     b->n = n;
     b->mine = root_items(d, n, NULL, b);
+    for (int i = 0; i < n; i++)
+        skip[i] = !mine(d, i, b);
+    /* in chunks whose graphs are built before each parallel region (sweep_stage_points); the sink takes
+     * the block before during the first */
+    for (int c0 = 0, c1; c0 < n && !failed; c0 = c1) {
+        long long got = sweep_stage_points(p, pts + c0, n - c0, skip + c0, e);
+        if (got < 0) {
+            failed = 1;
+            break;
+        }
+        c1 = c0 + (int)got;
 #pragma omp parallel num_threads(threads)
-    {
+        {
 #pragma omp single nowait
-        if (h->done >= 0)
-            sink_rc = flush_held(k, d, h, b, &se);
+            if (c0 == 0 && h->done >= 0)
+                sink_rc = flush_held(k, d, h, b, &se);
 #pragma omp for schedule(dynamic, 8)
-        for (int i = 0; i < n; i++) {
-            int t = 0;
+            for (int i = c0; i < c1; i++) {
+                int t = 0;
 #ifdef _OPENMP
-            t = omp_get_thread_num();
+                t = omp_get_thread_num();
 #endif
-            struct dse_err le;
-            if (failed || !mine(d, i, b))
-                continue;
-            if (sweep_eval_point(p, pts[i], t, &out[i], &le) < 0) {
+                struct dse_err le;
+                if (failed || skip[i])
+                    continue;
+                if (sweep_eval_point(p, pts[i], t, &out[i], &le) < 0) {
 #pragma omp critical(sweep_err)
-                if (!failed) {
-                    failed = 1;
-                    *e = le;
+                    if (!failed) {
+                        failed = 1;
+                        *e = le;
+                    }
                 }
             }
         }
     }
+    if (h->done >= 0 && !sink_rc) /* no region ran (no points, or the first chunk's graphs failed) */
+        sink_rc = flush_held(k, d, h, b, &se);
     b->t_evaluated = now_s();
     if (sink_rc && !failed) { /* the database refused the block before: every rank stops */
         failed = 1;
@@ -441,7 +455,7 @@ static struct balance balance_start(int threads)
 struct pending {
     int on;
     struct sw_row *rows;
-    char *todo;
+    char *todo, *skip;   /* keys to evaluate (resume); those not this rank's either */
     long long k0, done;  /* the block's first key; the progress once it is handed over */
     int nb, permille;    /* keys; rank 0's share as dealt */
     struct wire all;     /* the ranks' packed rows (rank 0 of several) */
@@ -476,7 +490,7 @@ static int flush(const struct sweep_sink *k, const struct dist *d, const struct 
     return rc;
 }
 
-static int run_grid(const struct sweep_prep *p, const struct sweep_spec *sp, int threads, const struct dist *d,
+static int run_grid(struct sweep_prep *p, const struct sweep_spec *sp, int threads, const struct dist *d,
                     const struct sweep_sink *k, int *stopped, struct dse_err *e)
 {
     int n_mem = sweep_mem_count(sp), R = ranks(d);
@@ -489,8 +503,9 @@ static int run_grid(const struct sweep_prep *p, const struct sweep_spec *sp, int
     for (int j = 0; j < 2 && !rc; j++) {
         pend[j].rows = malloc(sizeof(struct sw_row) * (size_t)(per_block * n_mem));
         pend[j].todo = malloc((size_t)per_block);
+        pend[j].skip = malloc((size_t)per_block);
         pend[j].seg = malloc(sizeof(size_t) * (size_t)(R + 1));
-        if (!pend[j].rows || !pend[j].todo || !pend[j].seg)
+        if (!pend[j].rows || !pend[j].todo || !pend[j].skip || !pend[j].seg)
             rc = dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
     }
     for (long long k0 = 0; k0 < keys && !rc; k0 += per_block, cur ^= 1) {
@@ -498,7 +513,7 @@ static int run_grid(const struct sweep_prep *p, const struct sweep_spec *sp, int
             break;
         struct pending *pc = &pend[cur], *pp = &pend[cur ^ 1];
         struct sw_row *rows = pc->rows;
-        char *todo = pc->todo;
+        char *todo = pc->todo, *skip = pc->skip;
         int nb = (int)(keys - k0 < per_block ? keys - k0 : per_block), failed = 0, sink_rc = DSE_OK;
         struct dse_err se;
         for (int i = 0; i < nb; i++) { /* resume: a key is evaluated when any of its points is missing */
@@ -511,29 +526,43 @@ static int run_grid(const struct sweep_prep *p, const struct sweep_spec *sp, int
         }
         bal.n = nb;
         bal.mine = root_items(d, nb, todo, &bal);
+        for (int i = 0; i < nb; i++)
+            skip[i] = !todo[i] || !mine(d, i, &bal);
+        /* in chunks whose graphs are built before each parallel region (sweep_stage_keys); the sink
+         * takes the block before during the first */
+        for (int c0 = 0, c1; c0 < nb && !failed; c0 = c1) {
+            long long got = sweep_stage_keys(p, k0 + c0, nb - c0, skip + c0, e);
+            if (got < 0) {
+                failed = 1;
+                break;
+            }
+            c1 = c0 + (int)got;
 #pragma omp parallel num_threads(threads)
-        {
+            {
 #pragma omp single nowait
-            if (pp->on)
-                sink_rc = flush(k, d, sp, pp, &bal, &se);
+                if (c0 == 0 && pp->on)
+                    sink_rc = flush(k, d, sp, pp, &bal, &se);
 #pragma omp for schedule(dynamic, 4)
-            for (int i = 0; i < nb; i++) {
-                int t = 0;
+                for (int i = c0; i < c1; i++) {
+                    int t = 0;
 #ifdef _OPENMP
-                t = omp_get_thread_num();
+                    t = omp_get_thread_num();
 #endif
-                struct dse_err le;
-                if (!todo[i] || failed || !mine(d, i, &bal))
-                    continue;
-                if (sweep_eval_key(p, (k0 + i) * n_mem, t, rows + (size_t)i * n_mem, &le) < 0) {
+                    struct dse_err le;
+                    if (skip[i] || failed)
+                        continue;
+                    if (sweep_eval_key(p, (k0 + i) * n_mem, t, rows + (size_t)i * n_mem, &le) < 0) {
 #pragma omp critical(sweep_err)
-                    if (!failed) {
-                        failed = 1;
-                        *e = le;
+                        if (!failed) {
+                            failed = 1;
+                            *e = le;
+                        }
                     }
                 }
             }
         }
+        if (pp->on && !sink_rc) /* no region ran (no keys, or the first chunk's graphs failed) */
+            sink_rc = flush(k, d, sp, pp, &bal, &se);
         bal.t_evaluated = now_s();
         if (sink_rc && !failed) { /* the database refused the block before: every rank stops */
             failed = 1;
@@ -555,6 +584,7 @@ static int run_grid(const struct sweep_prep *p, const struct sweep_spec *sp, int
     for (int j = 0; j < 2; j++) {
         free(pend[j].rows);
         free(pend[j].todo);
+        free(pend[j].skip);
         free(pend[j].seg);
         free(pend[j].all.b);
     }
@@ -571,7 +601,7 @@ static long long draw(gsl_rng *r, const struct sweep_spec *sp)
     return pt;
 }
 
-static int run_random(const struct sweep_prep *p, const struct sweep_spec *sp, int threads, const struct dist *d,
+static int run_random(struct sweep_prep *p, const struct sweep_spec *sp, int threads, const struct dist *d,
                       const struct sweep_sink *k, int *stopped, struct dse_err *e)
 {
     long long want = sweep_planned(sp), have = 0, done = 0;
@@ -581,10 +611,11 @@ static int run_random(const struct sweep_prep *p, const struct sweep_spec *sp, i
     struct balance bal = balance_start(threads);
     gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
     long long *pts = malloc(sizeof *pts * (size_t)block);
+    char *skip = malloc((size_t)block);
     struct sw_row *buf[2] = {malloc(sizeof(struct sw_row) * (size_t)block), malloc(sizeof(struct sw_row) * (size_t)block)};
     struct held h = {NULL, 0, -1, want};
     int cur = 0;
-    if (!r || !pts || !buf[0] || !buf[1] || pset_init(&seen, (size_t)(want < PSET_START ? want : PSET_START))) {
+    if (!r || !pts || !skip || !buf[0] || !buf[1] || pset_init(&seen, (size_t)(want < PSET_START ? want : PSET_START))) {
         rc = dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
         goto out;
     }
@@ -609,7 +640,7 @@ static int run_random(const struct sweep_prep *p, const struct sweep_spec *sp, i
             if (!k->stored || !k->stored(k->ctx, pt, &f, o))
                 pts[n++] = pt;
         }
-        if ((rc = eval_points(p, pts, n, threads, d, 0, k, &h, &bal, &w, &all, buf[cur], e)))
+        if ((rc = eval_points(p, pts, n, threads, d, 0, k, &h, &bal, &w, &all, skip, buf[cur], e)))
             break;
         round_end(d, &bal);
         done += nd;
@@ -623,6 +654,7 @@ static int run_random(const struct sweep_prep *p, const struct sweep_spec *sp, i
 out:
     free(seen.slot);
     free(pts);
+    free(skip);
     free(buf[0]);
     free(buf[1]);
     free(w.b);
@@ -632,7 +664,7 @@ out:
     return rc;
 }
 
-static int run_nsga2(const struct sweep_prep *p, const struct sweep_spec *sp, int threads, const struct dist *d,
+static int run_nsga2(struct sweep_prep *p, const struct sweep_spec *sp, int threads, const struct dist *d,
                      const struct sweep_sink *k, int *stopped, struct dse_err *e)
 {
     int n_values[SW_MAX_AXES], pop = (int)sp->population, rc;
@@ -651,10 +683,11 @@ static int run_nsga2(const struct sweep_prep *p, const struct sweep_spec *sp, in
     int cur = 0;
     double *obj = malloc(sizeof *obj * (size_t)pop * sp->n_obj), *viol = malloc(sizeof *viol * (size_t)pop);
     int *fresh = malloc(sizeof *fresh * (size_t)pop);
+    char *skip = malloc((size_t)pop);
     struct pset emitted = {0};
     struct wire wire = {0}, all = {0};
     struct balance bal = balance_start(threads);
-    if (!gen || !pts || !buf[0] || !buf[1] || !obj || !viol || !fresh ||
+    if (!gen || !pts || !buf[0] || !buf[1] || !obj || !viol || !fresh || !skip ||
         pset_init(&emitted, (size_t)(planned < PSET_START ? planned : PSET_START))) {
         rc = dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
         goto out;
@@ -695,7 +728,7 @@ static int run_nsga2(const struct sweep_prep *p, const struct sweep_spec *sp, in
                 ev[ne++] = pts[i];
             }
         struct sw_row *out = buf[cur];
-        rc = eval_points(p, ev, ne, threads, d, 1, k, &h, &bal, &wire, &all, out, e);
+        rc = eval_points(p, ev, ne, threads, d, 1, k, &h, &bal, &wire, &all, skip, out, e);
         int w = 0;
         for (int j = 0; j < ne && !rc; j++) {
             int i = where[j];
@@ -733,6 +766,7 @@ out:
     free(obj);
     free(viol);
     free(fresh);
+    free(skip);
     free(emitted.slot);
     free(wire.b);
     free(all.b);

@@ -8,6 +8,7 @@
 #include "check_fixtures.h"
 #include "check_suites.h"
 #include "eval.h"
+#include "pass.h"
 
 static struct eval_req req(const struct hw_system *s, int dev, const struct wl_model *m, enum prec p, int64_t batch,
                            enum wl_phase ph, int64_t prompt, int64_t gen)
@@ -335,6 +336,79 @@ END_TEST
 
 /* The default precision is the float with the highest GEMM peak, ties to the narrower, else int8. The
  * peaks are set by hand on a loaded fixture device (TFLOP/s figures only compared, not used). */
+/* Training precisions (eval_check_train_prec): no stack here trains in int8, int4 or a weight-only
+ * format, fp8 only megatron-core on a device with an fp8 engine; and no training step that runs reports
+ * more model FLOP/s per device than its device's GEMM peak at the step's precision (model FLOPs, 6 N per
+ * token, are at most the FLOPs run, each at most the peak). Over shipped systems (A100 and H100
+ * clusters, a TPU v4 slice, a single A100), GPT and CNN workloads, every precision, tp 1 and 8. */
+START_TEST(training_precisions_and_peaks)
+{
+    static const char *const systems[] = {"hwdesc/nvidia-a100-cluster-32node.json", "hwdesc/nvidia-h100-cluster-32node.json",
+                                          "hwdesc/google-tpu-v4-slice-64.json", "hwdesc/nvidia-a100-sxm4-80gb.json"};
+    static const char *const models[] = {"models/gpt-megatron-1.7b.json", "models/resnet50.json"};
+    static const char *const stacks[] = {NULL, "megatron-core"}; /* NULL: the class's trainer */
+    static const char *const precs[] = {"fp32", "tf32", "bf16", "fp16", "fp8", "int8", "int4", "w4a16", "w8a8"};
+    struct hw_system *sys = malloc(sizeof *sys);
+    struct dse_err e;
+    int ran = 0, refused = 0;
+    for (size_t si = 0; si < sizeof systems / sizeof systems[0]; si++) {
+        char hp[512];
+        ck_assert_msg(hw_load_file(src_path(hp, sizeof hp, systems[si]), sys, &e) == DSE_OK, "%s", e.msg);
+        int dev = eval_default_device(sys);
+        for (size_t mi = 0; mi < sizeof models / sizeof models[0]; mi++) {
+            struct wl_model m;
+            test_model(models[mi], &m);
+            for (size_t k = 0; k < sizeof stacks / sizeof stacks[0]; k++) {
+                struct sw_stack sw;
+                const char *name = stacks[k] ? stacks[k] : pass_train_default(sys->dev[dev].cls);
+                ck_assert_msg(pass_load_named(name, hp, &sw, &e) == DSE_OK, "%s", e.msg);
+                if (pass_check_target(&sw, &sys->dev[dev], &e))
+                    continue;
+                for (size_t pi = 0; pi < sizeof precs / sizeof precs[0]; pi++)
+                    for (int tp = 1; tp <= 8; tp *= 8) {
+                        struct eval_req r = req(sys, dev, &m, P_FP16, 64, PH_TRAIN, 512, 0);
+                        ck_assert_int_eq(prec_parse(precs[pi], &r.x.prec, &e), DSE_OK);
+                        r.sw = &sw;
+                        r.want_ops = 0;
+                        r.skip_capacity = 1;
+                        r.layout.n[PAR_TP] = m.kind == WLM_TRANSFORMER ? tp : 1;
+                        if (par_layout_complete(sys, &r.layout, &e) || eval_check_layout(&r, &e))
+                            continue;
+                        int allowed = eval_check_train_prec(&r, &e) == DSE_OK;
+                        enum prec a = r.x.prec.a;
+                        /* the rule, stated here: one float for weights and activations, in the stack's list */
+                        int expect = r.x.prec.w == a && (a == P_FP32 || a == P_TF32 || a == P_BF16 || a == P_FP16 ||
+                                                         (a == P_FP8 && !strcmp(name, "megatron-core")));
+                        enum hw_engine eng;
+                        expect &= hw_gemm_peak(&sys->dev[dev], a, &eng) > 0;
+                        ck_assert_msg(allowed == expect, "%s %s %s %s: allowed %d, expected %d (%s)", systems[si],
+                                      models[mi], name, precs[pi], allowed, expect, allowed ? "" : e.msg);
+                        struct eval_result res = {0};
+                        ck_assert_msg(eval_run(&r, &res, &e) == DSE_OK, "%s", e.msg);
+                        if (!allowed) { /* a sweep's point: infeasible, with the refusal's reason */
+                            ck_assert_msg(!res.feasible && strstr(res.reason, "train"), "%s %s %s: %s", systems[si],
+                                          models[mi], precs[pi], res.feasible ? "feasible" : res.reason);
+                            refused++;
+                        } else if (res.feasible) {
+                            double peak = hw_gemm_peak(&sys->dev[dev], prec_compute(r.x.prec.w, a), &eng) / 1e12;
+                            ck_assert_msg(res.t.tflops_per_device > 0 && res.t.tflops_per_device <= peak,
+                                          "%s %s %s tp %d: %.1f TFLOP/s per device, peak %.1f", systems[si],
+                                          models[mi], precs[pi], tp, res.t.tflops_per_device, peak);
+                            ck_assert(res.t.mfu_pct <= 100);
+                            ran++;
+                        }
+                        eval_result_free(&res);
+                    }
+            }
+            wl_model_free(&m);
+        }
+    }
+    /* GPT-3-class training at int4 on the A100 cluster: the 362 TFLOP/s point, now refused */
+    ck_assert(ran >= 20 && refused >= 20);
+    free(sys);
+}
+END_TEST
+
 START_TEST(default_prec_fastest_float)
 {
     struct hw_system *s = test_fixture(FIX_GPU);
@@ -365,6 +439,7 @@ Suite *make_eval_suite(void)
     tcase_add_test(t, infeasible_points);
     tcase_add_test(t, shipped_pairs_run);
     tcase_add_test(t, default_prec_fastest_float);
+    tcase_add_test(t, training_precisions_and_peaks);
     tcase_add_test(t, sliding_window_caps_cache);
     tcase_add_test(t, moe_reads_touched_experts);
     tcase_add_test(t, cpu_cycle_embedding_reads_rows);

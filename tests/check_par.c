@@ -385,6 +385,21 @@ START_TEST(data_parallel_replicas)
 }
 END_TEST
 
+/* A single pass's row times (a result of one micro-batch, pp 1) before, in and after the repeated
+ * layers (rows with count > 1 are a layer's; they come in op order). */
+static void parts(const struct eval_result *res, double t[3])
+{
+    int first = -1, last = -1;
+    for (int i = 0; i < res->n_ops; i++)
+        if (res->ops[i].count > 1) {
+            first = first < 0 ? i : first;
+            last = i;
+        }
+    t[0] = t[1] = t[2] = 0;
+    for (int i = 0; i < res->n_ops; i++)
+        t[i < first ? 0 : i > last ? 2 : 1] += res->ops[i].time_s;
+}
+
 START_TEST(pipeline_stages)
 {
     struct hw_system *s = topo_fixture(NODE8);
@@ -402,11 +417,18 @@ START_TEST(pipeline_stages)
     /* a stage's weights: half the layers (16 x 60821504 / 2) and the tied table with the final norm
      * (128256 x 2048 + 2048 = 262670336, on the last stage; the first holds the table alone) */
     ck_assert_near(b.t.weight_bytes, 2 * (16 * 60821504.0 / 2 + 262670336.0), 1e-12);
-    /* two micro-batches of 1 through 2 stages: (2 + 2 - 1) / 2 = 1.5 pass times, one send on the
-     * critical path; twice the sequences */
+    /* two micro-batches of 1 through 2 stages of 8 layers: the first through both (the whole pass,
+     * a's latency), the second one slowest stage later: 8/16 of the layers plus the larger end, the
+     * last stage's final norm and head (128256 x 2048 GEMM of the last token) or the first stage's
+     * embedding; one send on the critical path; twice the sequences */
     struct eval_req r3 = lreq(s, &m, 2, 1, 4, 2, 2);
     lrun(&r3, &c);
-    ck_assert_near(c.t.latency_s, 1.5 * a.t.latency_s + send, 1e-12);
+    double part[3];
+    parts(&a, part);
+    ck_assert(part[0] > 0 && part[1] > 0 && part[2] > 0);
+    ck_assert_near(part[0] + part[1] + part[2], a.t.latency_s, 1e-12);
+    double tmax = 8.0 / 16 * part[1] + (part[0] > part[2] ? part[0] : part[2]);
+    ck_assert_near(c.t.latency_s, a.t.latency_s + tmax + send, 1e-12);
     ck_assert_near(c.t.throughput_per_s, 4 * 2 / c.t.latency_s, 1e-12);
     /* op rows plus the sends make the latency and the energy */
     double t = 0, en = 0;
@@ -425,6 +447,97 @@ START_TEST(pipeline_stages)
     eval_result_free(&a);
     eval_result_free(&b);
     eval_result_free(&c);
+    wl_model_free(&m);
+    free(s);
+}
+END_TEST
+
+/* The pipeline's factors (eval_par.c) by hand: 40 layers over 32 stages hold at most ceil(40/32) = 2
+ * each, a share of 2/40 = 0.05 for the slowest stage. Parts of one pass: before 1, layers 40, after 3:
+ * t_max = 0.05 x 40 + max(1, 3) = 5, G = 44. */
+START_TEST(pipeline_factors)
+{
+    struct par_layout l = {{1, 1, 32}, 4, 0, 0};
+    const double t[STAGE_COUNT] = {1, 40, 3};
+    double f[STAGE_COUNT], d[STAGE_COUNT];
+    /* 4 micro-batches, prefill or training: G + 3 t_max = 44 + 15 = 59 = 1 x 1 + 1.15 x 40 + 4 x 3 */
+    eval_pipe_factors(&l, 40, 0, t, f, d);
+    ck_assert_near(f[STAGE_BEFORE], 1, 1e-15);
+    ck_assert_near(f[STAGE_LAYERS], 1 + 3 * 0.05, 1e-15);
+    ck_assert_near(f[STAGE_AFTER], 4, 1e-15);
+    ck_assert_near(f[0] * t[0] + f[1] * t[1] + f[2] * t[2], 59, 1e-12);
+    /* the slowest (last) stage's device: 4 micro-batches of 2 layers and the head, nothing of the first's */
+    ck_assert_near(d[STAGE_LAYERS], 4 * 0.05, 1e-15);
+    ck_assert_near(d[STAGE_AFTER], 4, 1e-15);
+    ck_assert_near(d[STAGE_BEFORE], 0, 1e-15);
+    /* a decode step of 4: 4 t_max = 20 < G = 44, so each step is one pass through every stage */
+    eval_pipe_factors(&l, 40, 1, t, f, d);
+    ck_assert_near(f[0] * t[0] + f[1] * t[1] + f[2] * t[2], 44, 1e-12);
+    /* of 16: 16 t_max = 80 >= 44, the slowest stage sets the pace: 0.8 x 40 + 16 x 3 */
+    l.microbatches = 16;
+    eval_pipe_factors(&l, 40, 1, t, f, d);
+    ck_assert_near(f[STAGE_LAYERS], 0.8, 1e-15);
+    ck_assert_near(f[STAGE_BEFORE], 0, 1e-15);
+    ck_assert_near(f[0] * t[0] + f[1] * t[1] + f[2] * t[2], 80, 1e-12);
+    /* 8 stages divide the 40 layers: 5 each, 16 micro-batches: 44 + 15 x (5 + 3) = 164, where the balanced
+     * model of before ((16 + 8 - 1) / 8 x 44 = 126.5) spread the head over every stage */
+    l.n[PAR_PP] = 8;
+    eval_pipe_factors(&l, 40, 0, t, f, d);
+    ck_assert_near(f[0] * t[0] + f[1] * t[1] + f[2] * t[2], 164, 1e-12);
+    /* 32 stages, the layers alone (no ends), 16 micro-batches: 40 + 15 x 2 = 70, a stage's time being
+     * ceil(40 / 32) = 2 layers; the balanced model gave 40 + 15 x 1.25 = 58.75 */
+    l.n[PAR_PP] = 32;
+    const double tl[STAGE_COUNT] = {0, 40, 0};
+    eval_pipe_factors(&l, 40, 0, tl, f, d);
+    ck_assert_near(f[1] * tl[1], 70, 1e-12);
+    ck_assert_near(eval_stage_share(&l, 40), 0.05, 1e-15);
+    /* one stage: every part M times */
+    l.n[PAR_PP] = 1;
+    eval_pipe_factors(&l, 40, 0, t, f, d);
+    ck_assert(f[0] == 16 && f[1] == 16 && f[2] == 16 && d[1] == 16);
+    ck_assert_near(eval_stage_share(&l, 40), 1, 1e-15);
+}
+END_TEST
+
+/* Stages that do not divide the layers (GPT-2's 12 over 8 stages: 2 on some, 1 on others) through eval:
+ * the slowest stage's 2 layers set the pace and hold the weights, not 12 / 8 = 1.5. */
+START_TEST(uneven_pipeline_stages)
+{
+    struct hw_system *s = topo_fixture(NODE8);
+    struct wl_model m;
+    test_model("models/gpt2.json", &m);
+    struct eval_req r1 = lreq(s, &m, 1, 1, 8, 1, 0), r8 = lreq(s, &m, 8, 1, 1, 8, 8);
+    r1.skip_capacity = r8.skip_capacity = 1;
+    struct eval_result a = {0}, b = {0};
+    lrun(&r1, &a);
+    lrun(&r8, &b);
+    double part[3];
+    parts(&a, part);
+    /* 8 micro-batches of 1 through 8 stages: G + 7 t_max, t_max = 2/12 of the layers + the larger end;
+     * 7 sends of the boundary, 128 x 768 fp16 = 196608 B, to the next rank in the switch: 1 us +
+     * 196608 / 1e11 each */
+    double send = 7 * (1e-6 + 196608 / 1e11);
+    double tmax = 2.0 / 12 * part[1] + (part[0] > part[2] ? part[0] : part[2]);
+    ck_assert_near(b.t.pipe_s, send, 1e-12);
+    ck_assert_near(b.t.latency_s, a.t.latency_s + 7 * tmax + send, 1e-12);
+    ck_assert(b.t.latency_s > (8 + 8 - 1) / 8.0 * a.t.latency_s); /* the balanced model's figure, too fast */
+    /* the slowest stage's weights: 2 of the 12 layers and the larger end (the token and position
+     * tables 50257 x 768 + 1024 x 768 = 39383808 of the first stage, against the final norm's 1536 and
+     * the tied table's 38597376 of the last) */
+    struct eval_graphs eg;
+    struct dse_err e;
+    ck_assert_int_eq(eval_graphs_build(&m, PH_PREFILL, 1, 128, NULL, NULL, &eg, &e), DSE_OK);
+    ck_assert_near(eg.w_before, 39383808.0, 1e-15);
+    ck_assert_near(eg.w_after, 1536 + 38597376.0, 1e-15);
+    ck_assert_near(b.t.weight_bytes, 2 * (eg.w_layers * 2 / 12 + eg.w_before), 1e-12);
+    eval_graphs_free(&eg);
+    /* op rows plus the sends still make the latency */
+    double t = 0;
+    for (int i = 0; i < b.n_ops; i++)
+        t += b.ops[i].time_s;
+    ck_assert_near(t + b.t.pipe_s + b.t.runtime_s, b.t.latency_s, 1e-12);
+    eval_result_free(&a);
+    eval_result_free(&b);
     wl_model_free(&m);
     free(s);
 }
@@ -795,6 +908,8 @@ Suite *make_par_suite(void)
     tcase_add_test(t, tensor_parallel_shard);
     tcase_add_test(t, data_parallel_replicas);
     tcase_add_test(t, pipeline_stages);
+    tcase_add_test(t, pipeline_factors);
+    tcase_add_test(t, uneven_pipeline_stages);
     tcase_add_test(t, layout_search);
     tcase_add_test(t, training_step);
     tcase_add_test(t, tp_comm_overlap);

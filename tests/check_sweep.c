@@ -60,7 +60,15 @@ static int collect_rows(void *ctx, const struct sw_row *rows, int n, struct dse_
     return DSE_OK;
 }
 
+static void run_spec_budget(const char *text, int threads, size_t budget, struct collect *c, struct sweep_spec *sp);
+
 static void run_spec(const char *text, int threads, struct collect *c, struct sweep_spec *sp)
+{
+    run_spec_budget(text, threads, 0, c, sp);
+}
+
+/* run_spec with the graph cache's budget (0: the default). */
+static void run_spec_budget(const char *text, int threads, size_t budget, struct collect *c, struct sweep_spec *sp)
 {
     char path[600];
     struct dse_err e;
@@ -72,6 +80,8 @@ static void run_spec(const char *text, int threads, struct collect *c, struct sw
     ck_assert_msg(rc == DSE_OK, "%s", e.msg);
     ck_assert_msg(sweep_prepare(sp, &p, &e) == DSE_OK, "%s", e.msg);
     ck_assert_msg(sweep_scratch_init(p, threads, &e) == DSE_OK, "%s", e.msg);
+    if (budget)
+        sweep_set_graph_budget(p, budget);
     struct sweep_sink k = {c, collect_rows, NULL, NULL, NULL};
     ck_assert_msg(sweep_run(p, threads, NULL, &k, &stopped, &e) == DSE_OK, "%s", e.msg);
     ck_assert(!stopped);
@@ -400,6 +410,73 @@ START_TEST(spec_labels_and_fields)
 }
 END_TEST
 
+/* A batch axis of 300 values (300 distinct micro-batch sizes, more than the 256 graphs the sweep once
+ * built up front and refused beyond) over tp 1 and 2 on a DGX A100: every point evaluated, the same
+ * bit for bit on 1 thread with the default graph budget and on 2 threads with a budget of 1 byte (one
+ * point a chunk, every graph built when needed and evicted when the next is), and equal to eval_run of
+ * the same point. */
+START_TEST(batch_axis_past_256)
+{
+    char *spec = malloc(8192);
+    ck_assert_ptr_nonnull(spec);
+    int at = snprintf(spec, 8192, "{\"name\": \"b300\", \"workload\": {\"model\": \"models/gpt2.json\", \"phase\": "
+                      "\"prefill\", \"prompt\": 64}, \"system\": \"hwdesc/nvidia-dgx-a100.json\", \"axes\": {\"tp\": "
+                      "[1, 2], \"batch\": [");
+    for (int b = 1; b <= 300; b++)
+        at += snprintf(spec + at, 8192 - (size_t)at, "%s%d", b > 1 ? ", " : "", b);
+    snprintf(spec + at, 8192 - (size_t)at, "]}, \"objectives\": [{\"metric\": \"latency_ms\", \"goal\": \"min\"}, "
+             "{\"metric\": \"throughput_per_s\", \"goal\": \"max\"}], \"search\": {\"method\": \"grid\"}}");
+    struct collect a = {0}, b = {0};
+    struct sweep_spec sa, sb;
+    run_spec_budget(spec, 1, 0, &a, &sa);
+    run_spec_budget(spec, 2, 1, &b, &sb);
+    ck_assert_int_eq(a.n, 600);
+    ck_assert_int_eq(b.n, 600);
+    for (long long i = 0; i < a.n; i++) {
+        ck_assert_int_eq(a.rows[i].point, i);
+        ck_assert_int_eq(b.rows[i].point, i);
+        ck_assert_msg(a.rows[i].feasible && b.rows[i].feasible, "point %lld: %s", i, a.rows[i].reason);
+        ck_assert(memcmp(a.rows[i].metric, b.rows[i].metric, sizeof(double) * (size_t)metric_count) == 0);
+    }
+    /* point 300 + 256 = tp 2 (axis order tp, batch), batch 257: as eval_run gives it */
+    struct hw_system *sys = malloc(sizeof *sys);
+    struct wl_model m;
+    struct dse_err e;
+    char hp[512];
+    src_path(hp, sizeof hp, "hwdesc/nvidia-dgx-a100.json");
+    ck_assert_msg(hw_load_file(hp, sys, &e) == DSE_OK, "%s", e.msg);
+    test_model("models/gpt2.json", &m);
+    struct eval_req r;
+    memset(&r, 0, sizeof r);
+    r.sys = sys;
+    r.dev = eval_default_device(sys);
+    for (int t = 0; t < OP_COUNT; t++)
+        r.type_dev[t] = -1;
+    r.model = &m;
+    r.x.prec.w = r.x.prec.a = r.x.prec.kv = (enum prec)eval_default_prec(&sys->dev[r.dev]);
+    r.batch = 257;
+    r.phase = PH_PREFILL;
+    r.prompt = 64;
+    r.sw = &sa.stack[sa.dev_stack[0][r.dev]];
+    r.layout.n[PAR_TP] = 2;
+    r.skip_capacity = 1;
+    r.errbars = sa.have_errbars ? &sa.errbars : NULL;
+    ck_assert_msg(par_layout_complete(sys, &r.layout, &e) == DSE_OK, "%s", e.msg);
+    struct eval_result res = {0};
+    ck_assert_msg(eval_run(&r, &res, &e) == DSE_OK, "%s", e.msg);
+    const struct metric *lat = metric_find("latency_ms");
+    ck_assert(a.rows[556].metric[lat - metric_table] == res.t.latency_s * 1e3);
+    eval_result_free(&res);
+    wl_model_free(&m);
+    free(sys);
+    free(a.rows);
+    free(b.rows);
+    sweep_spec_free(&sa);
+    sweep_spec_free(&sb);
+    free(spec);
+}
+END_TEST
+
 /* Random and NSGA-II evaluate one point at a time (sweep_eval_point): each row must equal the row
  * of the same point from the whole key (sweep_eval_key), which the grid uses. */
 START_TEST(eval_point_is_eval_key)
@@ -506,6 +583,7 @@ Suite *make_sweep_suite(void)
     TCase *t = tcase_create("sweep");
     tcase_set_timeout(t, 60);
     tcase_add_test(t, grid_same_on_any_thread_count);
+    tcase_add_test(t, batch_axis_past_256);
     tcase_add_test(t, layouts_same_on_any_thread_count);
     tcase_add_test(t, nsga2_reaches_the_exhaustive_front);
     tcase_add_test(t, random_is_seeded_and_distinct);
