@@ -203,7 +203,7 @@ static int load_tensor(struct wl_onnx *x, int v, const Onnx__TensorProto *t, con
                          t->raw_data.len, n, eb, n * (size_t)eb);
     if (!t->has_raw_data && have && have != n)
         return load_fail(x->file, where, e, "holds %zu values; its dims give %zu", have, n);
-    if (n > OX_FOLD_MAX || !eb || !have)
+    if (n > OX_FOLD_MAX || !eb || (!have && n)) /* an empty tensor's contents are known: none */
         return DSE_OK;
     if (!(o->c = ar_alloc(&x->arena, sizeof *o->c * (n ? n : 1))))
         return dse_err_set(e, DSE_ERUNTIME, x->file, NULL, "out of memory");
@@ -285,7 +285,11 @@ static int load_input(struct wl_onnx *x, int v, const Onnx__ValueInfoProto *vi, 
             continue;
         }
         if (d->has_dim_value && d->dim_value < 0)
-            return load_fail(x->file, where, e, "dimension %d is %lld", i, (long long)d->dim_value);
+            return load_fail(x->file, where, e, "dimension %d is %lld (expected 1..%g, or a named dynamic dimension)",
+                             i, (long long)d->dim_value, WL_MAX_DIM);
+        if (d->has_dim_value && !p) /* a literal 0: an empty tensor, not a dynamic (batch) dimension */
+            return load_fail(x->file, where, e, "dimension %d is 0: an empty input (expected 1..%g, or a named "
+                             "dynamic dimension)", i, WL_MAX_DIM);
         int bound = 0;
         for (int k = 0; p && opt && k < opt->n_dims; k++)
             if (strcmp(opt->dims[k].name, p) == 0) {
@@ -592,18 +596,30 @@ int wl_onnx_load(const void *buf, unsigned long len, const char *fname, const st
         rc = load_fail(fname, "ir_version", e, "%lld: dse reads ONNX IR version 3 and later", (long long)mp->ir_version);
         goto out;
     }
-    x->opset = -1;
+    /* the version is 64-bit in the protobuf: compared whole, never narrowed before it is in range */
+    int64_t opset = 0;
+    int n_ai = 0;
     for (size_t i = 0; i < mp->n_opset_import; i++) {
         const char *d = mp->opset_import[i]->domain ? mp->opset_import[i]->domain : "";
-        if (!d[0] || !strcmp(d, "ai.onnx"))
-            x->opset = (int)(mp->opset_import[i]->version > 1000 ? 1000 : mp->opset_import[i]->version);
+        if (!d[0] || !strcmp(d, "ai.onnx")) {
+            if (n_ai++ && mp->opset_import[i]->version != opset) {
+                char where[48];
+                snprintf(where, sizeof where, "opset_import[%zu]", i);
+                rc = load_fail(fname, where, e, "ai.onnx imported twice, as opsets %lld and %lld", (long long)opset,
+                               (long long)mp->opset_import[i]->version);
+                goto out;
+            }
+            opset = mp->opset_import[i]->version;
+        }
     }
-    if (x->opset < OX_OPSET_MIN || x->opset > OX_OPSET_MAX) {
-        rc = x->opset < 0 ? load_fail(fname, "opset_import", e, "no ai.onnx opset imported")
-                          : load_fail(fname, "opset_import", e, "ai.onnx opset %d: dse reads opsets %d to %d", x->opset,
-                                      OX_OPSET_MIN, OX_OPSET_MAX);
+    if (!n_ai || opset < OX_OPSET_MIN || opset > OX_OPSET_MAX) {
+        rc = !n_ai ? load_fail(fname, "opset_import", e, "no ai.onnx opset imported (dse reads opsets %d to %d)",
+                               OX_OPSET_MIN, OX_OPSET_MAX)
+                   : load_fail(fname, "opset_import", e, "ai.onnx opset %lld: dse reads opsets %d to %d",
+                               (long long)opset, OX_OPSET_MIN, OX_OPSET_MAX);
         goto out;
     }
+    x->opset = (int)opset;
     for (size_t i = 0; i < g->n_initializer; i++) {
         const char *nm = g->initializer[i]->name ? g->initializer[i]->name : "";
         if (!nm[0] || names_find(x, &ix, nm) >= 0) {
@@ -620,7 +636,14 @@ int wl_onnx_load(const void *buf, unsigned long len, const char *fname, const st
     }
     for (size_t i = 0; i < g->n_input; i++) {
         const char *nm = g->input[i]->name ? g->input[i]->name : "";
-        if (names_find(x, &ix, nm) >= 0)
+        int was = names_find(x, &ix, nm);
+        if (was >= 0 && x->val[was].src == OXV_INPUT) {
+            char where[160];
+            snprintf(where, sizeof where, "input %zu", i);
+            rc = load_fail(fname, where, e, "graph input '%.80s' listed twice (each input is listed once)", nm);
+            goto out;
+        }
+        if (was >= 0)
             continue; /* an initializer also listed as an input (IR 3): a weight */
         int v = new_val(x, &ix, nm, OXV_INPUT, e);
         if (v < 0 || (rc = load_input(x, v, g->input[i], opt, used, e))) {

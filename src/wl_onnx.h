@@ -86,7 +86,9 @@ struct ox_op {
     const char *name;
     ox_fn fn;
     unsigned flags;
-    int arg; /* handler parameter (an enum wl_fn, a pooling kind, ...) */
+    int arg;            /* handler parameter (an enum wl_fn, a pooling kind, ...) */
+    int min_in, max_in; /* inputs a node may list (the ONNX or contrib spec; -1: any number), checked before
+                         * the handler runs, so a handler never reads an input past the node's list */
 };
 const struct ox_op *ox_find_op(const char *name, int ms, int *arg);
 

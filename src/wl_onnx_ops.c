@@ -137,11 +137,6 @@ static int aints(struct ox_b *b, const struct ox_node *n, const char *name, int6
     return a->n_ints;
 }
 
-static int64_t to_i64(double d)
-{
-    return d != d ? 0 : d >= 9.2e18 ? INT64_MAX : d <= -9.2e18 ? INT64_MIN : (int64_t)d; /* NaN: 0 */
-}
-
 /* A constant input's values as integers (count into *cnt, at most max). */
 static int cints(struct ox_b *b, const struct ox_node *n, int k, int64_t *out, int max, int *cnt)
 {
@@ -153,8 +148,12 @@ static int cints(struct ox_b *b, const struct ox_node *n, int k, int64_t *out, i
                      in_name(b, n, k));
     if (v->n_c > max)
         return bfail(b, n, "input %d '%.80s' holds %ld values (at most %d)", k, in_name(b, n, k), v->n_c, max);
-    for (long i = 0; i < v->n_c; i++)
-        out[i] = to_i64(v->c[i]);
+    for (long i = 0; i < v->n_c; i++) {
+        double d = v->c[i]; /* int64 read into a double: +-2^63 is INT64_MAX/MIN (Slice's "to the end") */
+        if (!isfinite(d) || d != floor(d) || fabs(d) > 0x1p63)
+            return bfail(b, n, "input %d '%.80s' value %ld is %g (expected an integer)", k, in_name(b, n, k), i, d);
+        out[i] = d >= 0x1p63 ? INT64_MAX : d <= -0x1p63 ? INT64_MIN : (int64_t)d;
+    }
     *cnt = (int)v->n_c;
     return DSE_OK;
 }
@@ -1343,6 +1342,9 @@ static int h_split(struct ox_b *b, const struct ox_node *n, int arg)
         int64_t L = x->dim[axis], per = (L + no - 1) / no;
         if (!attr(n, "num_outputs") && L % no)
             return bfail(b, n, "axis %d of size %lld does not split into %d equal parts", axis, (long long)L, no);
+        if (no > L)
+            return bfail(b, n, "axis %d of size %lld cannot split into %d outputs (at most %lld)", axis, (long long)L,
+                         no, (long long)L);
         for (int i = 0; i < no; i++) {
             sp[i] = L - per * i < per ? L - per * i : per;
             if (sp[i] < 0)
@@ -1917,6 +1919,8 @@ static int h_topk(struct ox_b *b, const struct ox_node *n, int arg)
     if (b->x->opset >= 10) {
         if ((rc = cints(b, n, 1, k, 1, &cnt)))
             return rc;
+        if (cnt != 1)
+            return bfail(b, n, "input 1 '%.80s' (k) holds %d values (expected 1)", in_name(b, n, 1), cnt);
     } else {
         k[0] = ai(n, "k", 1);
     }
@@ -2174,87 +2178,87 @@ static int h_unknown(struct ox_b *b, const struct ox_node *n)
 /* ---- the operator table ---- */
 
 static const struct ox_op ox_ops[] = {
-    {"Conv", h_conv, 0, CV_CONV},
-    {"ConvInteger", h_conv, OXF_QUANT, CV_INTEGER},
-    {"QLinearConv", h_conv, OXF_QUANT, CV_QLINEAR},
-    {"MaxPool", h_pool, 0, PL_MAX},
-    {"AveragePool", h_pool, 0, PL_AVG},
-    {"LpPool", h_pool, 0, PL_AVG},
-    {"GlobalAveragePool", h_pool, 0, PL_AVG | PL_GLOBAL},
-    {"GlobalMaxPool", h_pool, 0, PL_MAX | PL_GLOBAL},
-    {"GlobalLpPool", h_pool, 0, PL_AVG | PL_GLOBAL},
-    {"MatMul", h_matmul, 0, MM_PLAIN},
-    {"MatMulInteger", h_matmul, OXF_QUANT, MM_INTEGER},
-    {"QLinearMatMul", h_matmul, OXF_QUANT, MM_QLINEAR},
-    {"Gemm", h_gemm, 0, 0},
-    {"BatchNormalization", h_bn, 0, 0},
-    {"LayerNormalization", h_norm, 0, NM_LAYER},
-    {"SimplifiedLayerNormalization", h_norm, 0, NM_RMS},
-    {"Softmax", h_softmax, 0, 0},
-    {"LogSoftmax", h_softmax, 0, 0},
-    {"Reshape", h_view, 0, VW_RESHAPE},
-    {"Flatten", h_view, 0, VW_FLATTEN},
-    {"Squeeze", h_view, 0, VW_SQUEEZE},
-    {"Unsqueeze", h_view, 0, VW_UNSQUEEZE},
-    {"Dropout", h_view, 0, VW_IDENTITY},
-    {"Transpose", h_transpose, 0, 0},
-    {"Concat", h_concat, 0, 0},
-    {"Split", h_split, 0, 0},
-    {"Slice", h_slice, 0, 0},
-    {"Gather", h_gather, 0, 0},
-    {"Shape", h_shape, OXF_SHAPE, 0},
-    {"Size", h_shape, OXF_SHAPE, 1},
-    {"Constant", h_constant, 0, 0},
-    {"ConstantOfShape", h_const_of_shape, 0, 0},
-    {"Range", h_range, 0, 0},
-    {"Expand", h_copy, 0, CP_EXPAND},
-    {"Tile", h_copy, 0, CP_TILE},
-    {"Pad", h_copy, 0, CP_PAD},
-    {"Resize", h_copy, 0, CP_RESIZE},
-    {"Upsample", h_copy, 0, CP_UPSAMPLE},
-    {"DepthToSpace", h_copy, 0, CP_D2S},
-    {"SpaceToDepth", h_copy, 0, CP_S2D},
-    {"ScatterND", h_copy, 0, CP_SCATTER},
-    {"ScatterElements", h_copy, 0, CP_SCATTER},
-    {"GatherElements", h_copy, 0, CP_GATHER_EL},
-    {"ReduceSum", h_reduce, 0, RD_SUM},
-    {"ReduceMean", h_reduce, 0, RD_MEAN},
-    {"ReduceMax", h_reduce, 0, RD_MAX},
-    {"ReduceMin", h_reduce, 0, RD_MIN},
-    {"ReduceProd", h_reduce, 0, RD_PROD},
-    {"ReduceL1", h_reduce, 0, RD_OTHER},
-    {"ReduceL2", h_reduce, 0, RD_OTHER},
-    {"ReduceLogSum", h_reduce, 0, RD_OTHER},
-    {"ReduceLogSumExp", h_reduce, 0, RD_OTHER},
-    {"ReduceSumSquare", h_reduce, 0, RD_OTHER},
-    {"ArgMax", h_reduce, 0, RD_ARGMAX},
-    {"ArgMin", h_reduce, 0, RD_ARGMIN},
-    {"TopK", h_topk, 0, 0},
-    {"QuantizeLinear", h_quant, OXF_QUANT, 0},
-    {"DequantizeLinear", h_quant, OXF_QUANT, 1},
-    {"DynamicQuantizeLinear", h_dynquant, OXF_QUANT, 0},
+    {"Conv", h_conv, 0, CV_CONV, 2, 3},
+    {"ConvInteger", h_conv, OXF_QUANT, CV_INTEGER, 2, 4},
+    {"QLinearConv", h_conv, OXF_QUANT, CV_QLINEAR, 8, 9},
+    {"MaxPool", h_pool, 0, PL_MAX, 1, 1},
+    {"AveragePool", h_pool, 0, PL_AVG, 1, 1},
+    {"LpPool", h_pool, 0, PL_AVG, 1, 1},
+    {"GlobalAveragePool", h_pool, 0, PL_AVG | PL_GLOBAL, 1, 1},
+    {"GlobalMaxPool", h_pool, 0, PL_MAX | PL_GLOBAL, 1, 1},
+    {"GlobalLpPool", h_pool, 0, PL_AVG | PL_GLOBAL, 1, 1},
+    {"MatMul", h_matmul, 0, MM_PLAIN, 2, 2},
+    {"MatMulInteger", h_matmul, OXF_QUANT, MM_INTEGER, 2, 4},
+    {"QLinearMatMul", h_matmul, OXF_QUANT, MM_QLINEAR, 8, 8},
+    {"Gemm", h_gemm, 0, 0, 2, 3},
+    {"BatchNormalization", h_bn, 0, 0, 5, 5},
+    {"LayerNormalization", h_norm, 0, NM_LAYER, 2, 3},
+    {"SimplifiedLayerNormalization", h_norm, 0, NM_RMS, 2, 3},
+    {"Softmax", h_softmax, 0, 0, 1, 1},
+    {"LogSoftmax", h_softmax, 0, 0, 1, 1},
+    {"Reshape", h_view, 0, VW_RESHAPE, 1, 2},
+    {"Flatten", h_view, 0, VW_FLATTEN, 1, 1},
+    {"Squeeze", h_view, 0, VW_SQUEEZE, 1, 2},
+    {"Unsqueeze", h_view, 0, VW_UNSQUEEZE, 1, 2},
+    {"Dropout", h_view, 0, VW_IDENTITY, 1, 3},
+    {"Transpose", h_transpose, 0, 0, 1, 1},
+    {"Concat", h_concat, 0, 0, 1, -1},
+    {"Split", h_split, 0, 0, 1, 2},
+    {"Slice", h_slice, 0, 0, 1, 5},
+    {"Gather", h_gather, 0, 0, 2, 2},
+    {"Shape", h_shape, OXF_SHAPE, 0, 1, 1},
+    {"Size", h_shape, OXF_SHAPE, 1, 1, 1},
+    {"Constant", h_constant, 0, 0, 0, 0},
+    {"ConstantOfShape", h_const_of_shape, 0, 0, 1, 1},
+    {"Range", h_range, 0, 0, 3, 3},
+    {"Expand", h_copy, 0, CP_EXPAND, 2, 2},
+    {"Tile", h_copy, 0, CP_TILE, 2, 3},
+    {"Pad", h_copy, 0, CP_PAD, 1, 4},
+    {"Resize", h_copy, 0, CP_RESIZE, 1, 4},
+    {"Upsample", h_copy, 0, CP_UPSAMPLE, 1, 2},
+    {"DepthToSpace", h_copy, 0, CP_D2S, 1, 1},
+    {"SpaceToDepth", h_copy, 0, CP_S2D, 1, 1},
+    {"ScatterND", h_copy, 0, CP_SCATTER, 3, 3},
+    {"ScatterElements", h_copy, 0, CP_SCATTER, 3, 3},
+    {"GatherElements", h_copy, 0, CP_GATHER_EL, 2, 2},
+    {"ReduceSum", h_reduce, 0, RD_SUM, 1, 2},
+    {"ReduceMean", h_reduce, 0, RD_MEAN, 1, 2},
+    {"ReduceMax", h_reduce, 0, RD_MAX, 1, 2},
+    {"ReduceMin", h_reduce, 0, RD_MIN, 1, 2},
+    {"ReduceProd", h_reduce, 0, RD_PROD, 1, 2},
+    {"ReduceL1", h_reduce, 0, RD_OTHER, 1, 2},
+    {"ReduceL2", h_reduce, 0, RD_OTHER, 1, 2},
+    {"ReduceLogSum", h_reduce, 0, RD_OTHER, 1, 2},
+    {"ReduceLogSumExp", h_reduce, 0, RD_OTHER, 1, 2},
+    {"ReduceSumSquare", h_reduce, 0, RD_OTHER, 1, 2},
+    {"ArgMax", h_reduce, 0, RD_ARGMAX, 1, 1},
+    {"ArgMin", h_reduce, 0, RD_ARGMIN, 1, 1},
+    {"TopK", h_topk, 0, 0, 1, 2},
+    {"QuantizeLinear", h_quant, OXF_QUANT, 0, 2, 3},
+    {"DequantizeLinear", h_quant, OXF_QUANT, 1, 2, 3},
+    {"DynamicQuantizeLinear", h_dynquant, OXF_QUANT, 0, 1, 1},
     /* com.microsoft (ONNX Runtime's contrib operators) */
-    {"QGemm", h_gemm, OXF_MS | OXF_QUANT, 1},
-    {"QLinearAveragePool", h_pool, OXF_MS | OXF_QUANT, PL_AVG},
-    {"QLinearGlobalAveragePool", h_pool, OXF_MS | OXF_QUANT, PL_AVG | PL_GLOBAL},
-    {"QLinearAdd", h_qelt, OXF_MS | OXF_QUANT, QE_ADD},
-    {"QLinearMul", h_qelt, OXF_MS | OXF_QUANT, QE_MUL},
-    {"QLinearSigmoid", h_qelt, OXF_MS | OXF_QUANT, QE_SIGMOID},
-    {"QLinearLeakyRelu", h_qelt, OXF_MS | OXF_QUANT, QE_LEAKY},
-    {"QLinearConcat", h_qelt, OXF_MS | OXF_QUANT, QE_CONCAT},
-    {"QuantizeLinear", h_quant, OXF_MS | OXF_QUANT, 0},
-    {"DequantizeLinear", h_quant, OXF_MS | OXF_QUANT, 1},
-    {"SimplifiedLayerNormalization", h_norm, OXF_MS, NM_RMS},
-    {"SkipLayerNormalization", h_norm, OXF_MS, NM_SKIP_LAYER},
-    {"SkipSimplifiedLayerNormalization", h_norm, OXF_MS, NM_SKIP_RMS},
-    {"Gelu", h_gelu, OXF_MS, 0},
-    {"FastGelu", h_gelu, OXF_MS, 0},
-    {"BiasGelu", h_gelu, OXF_MS, 0},
-    {"QuickGelu", h_gelu, OXF_MS, 1},
-    {"Attention", h_attention, OXF_MS, 0},
-    {"MultiHeadAttention", h_attention, OXF_MS, 1},
+    {"QGemm", h_gemm, OXF_MS | OXF_QUANT, 1, 6, 9},
+    {"QLinearAveragePool", h_pool, OXF_MS | OXF_QUANT, PL_AVG, 4, 5},
+    {"QLinearGlobalAveragePool", h_pool, OXF_MS | OXF_QUANT, PL_AVG | PL_GLOBAL, 4, 5},
+    {"QLinearAdd", h_qelt, OXF_MS | OXF_QUANT, QE_ADD, 7, 8},
+    {"QLinearMul", h_qelt, OXF_MS | OXF_QUANT, QE_MUL, 7, 8},
+    {"QLinearSigmoid", h_qelt, OXF_MS | OXF_QUANT, QE_SIGMOID, 4, 5},
+    {"QLinearLeakyRelu", h_qelt, OXF_MS | OXF_QUANT, QE_LEAKY, 4, 5},
+    {"QLinearConcat", h_qelt, OXF_MS | OXF_QUANT, QE_CONCAT, 3, -1},
+    {"QuantizeLinear", h_quant, OXF_MS | OXF_QUANT, 0, 2, 3},
+    {"DequantizeLinear", h_quant, OXF_MS | OXF_QUANT, 1, 2, 3},
+    {"SimplifiedLayerNormalization", h_norm, OXF_MS, NM_RMS, 2, 3},
+    {"SkipLayerNormalization", h_norm, OXF_MS, NM_SKIP_LAYER, 3, 5},
+    {"SkipSimplifiedLayerNormalization", h_norm, OXF_MS, NM_SKIP_RMS, 3, 4},
+    {"Gelu", h_gelu, OXF_MS, 0, 1, 1},
+    {"FastGelu", h_gelu, OXF_MS, 0, 1, 2},
+    {"BiasGelu", h_gelu, OXF_MS, 0, 2, 2},
+    {"QuickGelu", h_gelu, OXF_MS, 1, 1, 1},
+    {"Attention", h_attention, OXF_MS, 0, 1, 8},
+    {"MultiHeadAttention", h_attention, OXF_MS, 1, 1, 10},
 };
-static const struct ox_op ox_ew_op = {"(element-wise)", h_ew, 0, 0};
+static const struct ox_op ox_ew_op = {"(element-wise)", h_ew, 0, 0, 1, -1}; /* arity: ew_arity */
 
 const struct ox_op *ox_find_op(const char *name, int ms, int *arg)
 {
@@ -2285,6 +2289,49 @@ static int picks(struct ox_b *b, const struct ox_node *n)
     return out < most;
 }
 
+/* The inputs node n may list: its operator's, an element-wise one's from its arithmetic (Where three,
+ * Clip one to three, Sum, Mean, Max and Min any number from one, other binary ops two, the rest one). */
+static void arity(const struct ox_node *n, int *lo, int *hi)
+{
+    *lo = n->h->min_in;
+    *hi = n->h->max_in;
+    if (n->h->fn != h_ew)
+        return;
+    enum ox_ar a = ew_tab[n->arg].ar;
+    if (a == AR_WHERE)
+        *lo = *hi = 3;
+    else if (a == AR_CLIP)
+        *lo = 1, *hi = 3;
+    else if (a == AR_ADD && strcmp(ew_tab[n->arg].name, "Add"))
+        *lo = 1, *hi = -1; /* Sum */
+    else if (a == AR_MEAN || a == AR_MAX || a == AR_MIN)
+        *lo = 1, *hi = -1;
+    else if (a < AR_BINARY_END)
+        *lo = *hi = 2;
+    else
+        *lo = *hi = 1;
+}
+
+/* Refuses a node listing fewer or more inputs than its operator takes, or omitting its first. */
+static int check_arity(struct ox_b *b, const struct ox_node *n)
+{
+    int lo, hi;
+    arity(n, &lo, &hi);
+    if (n->n_in < lo || (hi >= 0 && n->n_in > hi)) {
+        char want[48];
+        if (lo == hi)
+            snprintf(want, sizeof want, "%d", lo);
+        else if (hi < 0)
+            snprintf(want, sizeof want, "at least %d", lo);
+        else
+            snprintf(want, sizeof want, "%d to %d", lo, hi);
+        return bfail(b, n, "takes %s input%s, got %d", want, lo == 1 && hi == 1 ? "" : "s", n->n_in);
+    }
+    if (lo > 0 && n->in[0] < 0)
+        return bfail(b, n, "input 0 is omitted (it is required)");
+    return DSE_OK;
+}
+
 /* Runs node n's handler: its shapes, and dse operators unless its inputs are all static (then folded).
  * shapes_only: the shapes alone, outputs left computed (an attention chain's deferred nodes). */
 static int run_node(struct ox_b *b, const struct ox_node *n, int shapes_only)
@@ -2301,6 +2348,8 @@ static int run_node(struct ox_b *b, const struct ox_node *n, int shapes_only)
         all &= b->v[vi].stat;
         b->wsrc |= b->v[vi].weight;
     }
+    if (n->h && (rc = check_arity(b, n)))
+        return rc;
     b->fold |= all || shapes_only;
     b->ops_node = 0;
     rc = n->h ? n->h->fn(b, n, n->arg) : h_unknown(b, n);

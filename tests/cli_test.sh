@@ -2101,6 +2101,22 @@ assert abs(a['latency_ms']/b['latency_ms']-1) < 1e-9 and a['flops']==b['flops'],
     expect_fail onnx-raw-size 2 "bad_raw_size.onnx: initializer 'conv1.weight': raw_data holds 860 bytes; 216 elements of 4 bytes need 864" eval --hw nvidia-a100-sxm4-80gb --workload "$OX/bad_raw_size.onnx"
     expect_fail onnx-no-output 2 "bad_no_output.onnx: node 'no_output_relu' (Relu): has no first output" eval --hw nvidia-a100-sxm4-80gb --workload "$OX/bad_no_output.onnx"
     expect_fail onnx-unknown-op 2 "bad_unknown_op.onnx: node 'mystery_node' (FooBar): operator FooBar is not modelled" eval --hw nvidia-a100-sxm4-80gb --workload "$OX/bad_unknown_op.onnx"
+    # issue 23 items 2, 14, 17: an arity table checked before any handler (Where with two constants was a
+    # SIGSEGV, TopK with an empty k read uninitialised memory), 64-bit opsets, NaN shapes, Split, inputs
+    A=nvidia-a100-sxm4-80gb
+    expect_fail onnx-where2-const 2 "bad_where2_const.onnx: node 'where2' (Where): takes 3 inputs, got 2" eval --hw $A --workload "$OX/bad_where2_const.onnx"
+    expect_fail onnx-where2 2 "bad_where2.onnx: node 'where2' (Where): takes 3 inputs, got 2" eval --hw $A --workload "$OX/bad_where2.onnx"
+    expect_fail onnx-topk-empty-k 2 "bad_topk_empty_k.onnx: node 'topk' (TopK): input 1 'k' (k) holds 0 values (expected 1)" eval --hw $A --workload "$OX/bad_topk_empty_k.onnx"
+    expect_fail onnx-opset-64bit 2 "bad_opset_64bit.onnx: opset_import: ai.onnx opset -4294967279: dse reads opsets 7 to 21" eval --hw $A --workload "$OX/bad_opset_64bit.onnx"
+    expect_fail onnx-opset-2e40 2 "bad_opset_2e40.onnx: opset_import: ai.onnx opset 1099511627776: dse reads" eval --hw $A --workload "$OX/bad_opset_2e40.onnx"
+    expect_fail onnx-opset-neg 2 "bad_opset_neg.onnx: opset_import: ai.onnx opset -1: dse reads" eval --hw $A --workload "$OX/bad_opset_neg.onnx"
+    expect_fail onnx-reshape-nan 2 "bad_reshape_nan.onnx: node 'reshape' (Reshape): input 1 'shape' value 0 is nan (expected an integer)" eval --hw $A --workload "$OX/bad_reshape_nan.onnx"
+    expect_fail onnx-split-many 2 "bad_split_many.onnx: node 'split' (Split): axis 1 of size 2 cannot split into 4 outputs" eval --hw $A --workload "$OX/bad_split_many.onnx"
+    expect_fail onnx-dup-input 2 "bad_dup_input.onnx: input 1: graph input 'x' listed twice" eval --hw $A --workload "$OX/bad_dup_input.onnx"
+    expect_fail onnx-dim-zero 2 "bad_dim_zero.onnx: input 'x': dimension 0 is 0: an empty input" eval --hw $A --workload "$OX/bad_dim_zero.onnx"
+    expect_fail onnx-dim-zero-inner 2 "bad_dim_zero_inner.onnx: input 'x': dimension 1 is 0: an empty input" eval --hw $A --workload "$OX/bad_dim_zero_inner.onnx"
+    expect_fail onnx-gemm-arity 2 "bad_gemm_arity.onnx: node 'gemm1' (Gemm): takes 2 to 3 inputs, got 1" eval --hw $A --workload "$OX/bad_gemm_arity.onnx"
+    expect_fail onnx-add-arity 2 "bad_add_arity.onnx: node 'add3' (Add): takes 2 inputs, got 3" eval --hw $A --workload "$OX/bad_add_arity.onnx"
     # --unknown-ops=memory: costed as a copy, with one warning naming the node
     dse eval --hw nvidia-a100-sxm4-80gb --workload "$OX/bad_unknown_op.onnx" --unknown-ops memory
     if [ "$rc" = 0 ] && grep -q "node 'mystery_node' (FooBar): operator not modelled; costed as memory-bound" "$ERR" && grep -q "mystery_node" "$OUT"; then ok onnx-unknown-memory; else fail onnx-unknown-memory "exit $rc: $(first_err)"; fi

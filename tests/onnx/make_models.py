@@ -61,6 +61,9 @@ error dse should give is in tests/onnx/README.md):
   bad_unknown_op.onnx    Conv then an op "FooBar" (domain "") named mystery_node.
   bad_not_onnx.onnx      64 random bytes (the first forced to 0x07: field 0, wire
                          type 7, which no protobuf parser accepts).
+  bad_where2*.onnx, bad_topk_empty_k, bad_opset_{64bit,2e40,neg}, bad_reshape_nan,
+  bad_split_many, bad_dup_input, bad_dim_zero*, bad_{gemm,add}_arity: issue 23's
+                         shapes (bad_models_round3 says what each one breaks).
 
 Counting rules (dse's; `count()` below implements them on the graph itself):
   params: elements of the weight initializers: Conv/ConvTranspose W and B,
@@ -951,6 +954,8 @@ def bad_models(tiny_cnn_model):
     t.raw_data = numpy_helper.to_array(t).tobytes()[:-4]
     out["bad_raw_size.onnx"] = m.SerializeToString()
 
+    out.update(bad_models_round3(tiny_cnn_model))
+
     junk = bytearray(np.random.RandomState(6).bytes(64))
     junk[0] = 0x07          # tag byte: field number 0, wire type 7: invalid for every protobuf parser
     out["bad_not_onnx.onnx"] = bytes(junk)
@@ -962,6 +967,66 @@ def bad_models(tiny_cnn_model):
             pass
         else:
             raise AssertionError(name + " parses")
+    return out
+
+
+def _small(name, nodes, inputs, outputs, inits=(), opset=13):
+    graph = helper.make_graph(nodes, name, inputs, outputs, list(inits))
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)], ir_version=IR_VERSION,
+                             producer_name=PRODUCER).SerializeToString()
+
+
+def bad_models_round3(tiny_cnn_model):
+    """Issue 23 items 2, 14 and 17: shapes that crashed dse or were read wrongly, one defect each."""
+    f4 = [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4])]
+    y4 = [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4])]
+    out = {}
+    # Where with two inputs, both constants (SIGSEGV in h_ew before: the third input read unchecked)
+    cond = numpy_helper.from_array(np.array([True, False, True, False]), "cond")
+    a = numpy_helper.from_array(np.ones([4], np.float32), "a")
+    out["bad_where2_const.onnx"] = _small("bad_where2_const", [
+        helper.make_node("Where", ["cond", "a"], ["w"], name="where2"),
+        helper.make_node("Add", ["x", "w"], ["y"], name="add")], f4, y4, [cond, a])
+    # Where(cond, x) with two data inputs (accepted before)
+    out["bad_where2.onnx"] = _small("bad_where2", [
+        helper.make_node("Where", ["c", "x"], ["y"], name="where2")],
+        [helper.make_tensor_value_info("c", TensorProto.BOOL, [1, 4])] + f4, y4)
+    # TopK whose k is an empty constant (uninitialised memory read before)
+    k = numpy_helper.from_array(np.zeros([0], np.int64), "k")
+    out["bad_topk_empty_k.onnx"] = _small("bad_topk_empty_k", [
+        helper.make_node("TopK", ["x", "k"], ["y", "i"], name="topk")], f4,
+        y4 + [helper.make_tensor_value_info("i", TensorProto.INT64, [1, 4])], [k])
+    # opsets past 32 bits: -4294967279 (read as 17 before), 2^40 (reported as 1000), -1 ("none imported")
+    for name, ver in (("bad_opset_64bit.onnx", -4294967279), ("bad_opset_2e40.onnx", 2 ** 40),
+                      ("bad_opset_neg.onnx", -1)):
+        m = onnx.ModelProto()
+        m.CopyFrom(tiny_cnn_model)
+        m.opset_import[0].version = ver
+        out[name] = m.SerializeToString()
+    # a FLOAT Reshape shape [NaN, 4] (read as [0, 4] before)
+    shape = numpy_helper.from_array(np.array([np.nan, 4], np.float32), "shape")
+    out["bad_reshape_nan.onnx"] = _small("bad_reshape_nan", [
+        helper.make_node("Reshape", ["x", "shape"], ["y"], name="reshape")], f4, y4, [shape])
+    # Split of an axis of 2 into 4 outputs (opset 18 num_outputs; empty outputs before)
+    out["bad_split_many.onnx"] = _small("bad_split_many", [
+        helper.make_node("Split", ["x"], ["s0", "s1", "s2", "s3"], name="split", axis=1, num_outputs=4)],
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 2])],
+        [helper.make_tensor_value_info("s%d" % i, TensorProto.FLOAT, None) for i in range(4)], opset=18)
+    # a graph input listed twice with different shapes (the second ignored before)
+    out["bad_dup_input.onnx"] = _small("bad_dup_input", [helper.make_node("Relu", ["x"], ["y"], name="relu")],
+                                       f4 + [helper.make_tensor_value_info("x", TensorProto.FLOAT, [8, 4])], y4)
+    # a literal leading dim_value 0 (taken as the batch dimension before)
+    out["bad_dim_zero.onnx"] = _small("bad_dim_zero", [helper.make_node("Relu", ["x"], ["y"], name="relu")],
+                                      [helper.make_tensor_value_info("x", TensorProto.FLOAT, [0, 4])], y4)
+    # a literal dim_value 0 inside (reported as "dynamic and unnamed" before)
+    out["bad_dim_zero_inner.onnx"] = _small("bad_dim_zero_inner", [helper.make_node("Relu", ["x"], ["y"], name="relu")],
+                                            [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 0])], y4)
+    # Gemm with one input, Conv with four (the arity table)
+    out["bad_gemm_arity.onnx"] = _small("bad_gemm_arity", [helper.make_node("Gemm", ["x"], ["y"], name="gemm1")],
+                                        f4, y4)
+    # Add with three inputs
+    out["bad_add_arity.onnx"] = _small("bad_add_arity", [helper.make_node("Add", ["x", "x", "x"], ["y"], name="add3")],
+                                       f4, y4)
     return out
 
 
