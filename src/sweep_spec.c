@@ -849,6 +849,33 @@ static int load_search(struct ju *j, const cJSON *root, struct sweep_spec *sp)
     return DSE_OK;
 }
 
+/* The table file a spec's KEY names (its value in file): "none" gives "", a name is taken as given (with
+ * SW_LOAD_SHIPPED_ONLY only the shipped one), and no name the shipped table find locates near path
+ * (with SW_LOAD_SHIPPED_ONLY: under the current directory only), or "" when none is found. */
+static int table_file(struct ju *j, const char *key, const char *file, const char *shipped, unsigned flags,
+                      int (*find)(const char *, char *, size_t), const char *path, char *found, size_t n)
+{
+    found[0] = '\0';
+    if (!strcmp(file, "none"))
+        return DSE_OK;
+    if (file[0]) {
+        if ((flags & SW_LOAD_SHIPPED_ONLY) && strcmp(file, shipped)) {
+            size_t old = ju_key(j, key);
+            int rc = ju_fail(j, "only the shipped %s or none here", shipped);
+            ju_pop(j, old);
+            return rc;
+        }
+        dse_strlcpy(found, file, n);
+    } else if (flags & SW_LOAD_SHIPPED_ONLY) {
+        dse_strlcpy(found, is_file(shipped) ? shipped : "", n);
+    } else if (!find(path, found, n)) {
+        found[0] = '\0';
+    }
+    return DSE_OK;
+}
+
+static int eb_resolve_sz(const char *near_file, char *out, size_t n) { return eb_resolve(near_file, out, n); }
+
 /* "error_bars" (a file, or "none") and "rank" ("predicted", the default, or "pessimistic"). Without
  * "error_bars" the shipped table is used when found (with SW_LOAD_SHIPPED_ONLY: under the current
  * directory only); pessimistic ranking needs a table. */
@@ -869,21 +896,8 @@ static int load_error_bars(struct ju *j, const cJSON *root, const char *path, un
     sp->err_low_m = (int)(metric_find("expected_error_low_pct") - metric_table);
     sp->err_high_m = (int)(metric_find("expected_error_high_pct") - metric_table);
     static const char shipped[] = "validate/published/error-bars.json";
-    if (!strcmp(file, "none")) {
-        found[0] = '\0';
-    } else if (file[0]) {
-        if ((flags & SW_LOAD_SHIPPED_ONLY) && strcmp(file, shipped)) {
-            size_t old = ju_key(j, "error_bars");
-            rc = ju_fail(j, "only the shipped %s or none here", shipped);
-            ju_pop(j, old);
-            return rc;
-        }
-        dse_strlcpy(found, file, sizeof found);
-    } else if (flags & SW_LOAD_SHIPPED_ONLY) {
-        dse_strlcpy(found, is_file(shipped) ? shipped : "", sizeof found);
-    } else if (!eb_resolve(path, found, sizeof found)) {
-        found[0] = '\0';
-    }
+    if ((rc = table_file(j, "error_bars", file, shipped, flags, eb_resolve_sz, path, found, sizeof found)))
+        return rc;
     if (found[0]) {
         char *buf;
         size_t len;
@@ -957,21 +971,8 @@ static int load_quality(struct ju *j, const cJSON *root, const char *path, unsig
     int rc;
     if ((rc = ju_str(j, root, "quality_table", JU_OPT, file, sizeof file)))
         return rc;
-    if (!strcmp(file, "none")) {
-        found[0] = '\0';
-    } else if (file[0]) {
-        if ((flags & SW_LOAD_SHIPPED_ONLY) && strcmp(file, shipped)) {
-            size_t old = ju_key(j, "quality_table");
-            rc = ju_fail(j, "only the shipped %s or none here", shipped);
-            ju_pop(j, old);
-            return rc;
-        }
-        dse_strlcpy(found, file, sizeof found);
-    } else if (flags & SW_LOAD_SHIPPED_ONLY) {
-        dse_strlcpy(found, is_file(shipped) ? shipped : "", sizeof found);
-    } else if (!ql_resolve(path, found, sizeof found)) {
-        found[0] = '\0';
-    }
+    if ((rc = table_file(j, "quality_table", file, shipped, flags, ql_resolve, path, found, sizeof found)))
+        return rc;
     if (!found[0])
         return DSE_OK;
     char *buf;
