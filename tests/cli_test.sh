@@ -25,34 +25,13 @@ suite=cli_test
 cd "$SRC" || exit 1
 D=tests/data
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/dse-cli-test.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 1' HUP INT TERM
-OUT=$tmp/out
-ERR=$tmp/err
 
-if command -v timeout >/dev/null 2>&1; then have_timeout=1; else have_timeout=0; fi
 if command -v python3 >/dev/null 2>&1; then have_python=1; else have_python=0; fi
 
 TMO=20 # seconds allowed per dse run
 
-skip() {
-    echo "skip $1: $2"
-}
 
-# dse ARGS...: runs dse with stdout in $OUT, stderr in $ERR, exit status in $rc.
-dse() {
-    if [ "$have_timeout" = 1 ]; then
-        timeout "$TMO" "$BIN" "$@" >"$OUT" 2>"$ERR" </dev/null
-    else
-        "$BIN" "$@" >"$OUT" 2>"$ERR" </dev/null
-    fi
-    rc=$?
-}
 
-first_err() {
-    head -n 1 "$ERR" | cut -c 1-300
-}
 
 # Checks common to every run; prints a reason and returns 1 on a crash, hang or sanitizer report.
 sane() {

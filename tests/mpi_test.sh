@@ -16,9 +16,6 @@ set -u
 suite=mpi_test
 . "$(cd "$(dirname "$0")" && pwd)/test_env.sh"
 cd "$SRC" || exit 1
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/dse-mpi-test.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 1' HUP INT TERM
 
 skipped=0
 skip() { skipped=$((skipped + 1)); echo "skip $1: $2"; }

@@ -13,20 +13,12 @@
 set -u
 
 suite=output_test
+TMO=120 # seconds allowed per dse run
 . "$(cd "$(dirname "$0")" && pwd)/test_env.sh"
 cd "$SRC" || exit 1
 D=tests/data
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/dse-output-test.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 1' HUP INT TERM
-OUT=$tmp/out
-ERR=$tmp/err
 
-dse() {
-    timeout 120 "$BIN" "$@" >"$OUT" 2>"$ERR" </dev/null
-    rc=$?
-}
 
 # refused NAME SUBSTRING FILE-THAT-MUST-NOT-CHANGE DSE-ARGS...: exit 2, one "dse: " line holding the
 # substring, nothing on stdout, the file byte for byte as before.

@@ -21,16 +21,7 @@ suite=quality_test
 cd "$SRC" || exit 1 # shipped names resolve against the current directory
 D=tests/data
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/dse-quality-test.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 1' HUP INT TERM
-OUT=$tmp/out
-ERR=$tmp/err
 
-dse() {
-    timeout 300 "$BIN" "$@" >"$OUT" 2>"$ERR" </dev/null
-    rc=$?
-}
 
 # expect_fail NAME 'stderr substring' DSE-ARGS...: exit 2, one line "dse: ...", nothing on stdout.
 expect_fail() {

@@ -18,15 +18,11 @@
 set -u
 
 suite=report_test
+TMO=120 # seconds allowed per dse run
 . "$(cd "$(dirname "$0")" && pwd)/test_env.sh"
 cd "$SRC" || exit 1 # shipped names resolve against the current directory
 D=tests/data
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/dse-report-test.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 1' HUP INT TERM
-OUT=$tmp/out
-ERR=$tmp/err
 
 skipped=0
 skip() {
@@ -34,10 +30,6 @@ skip() {
     echo "skip $1: $2"
 }
 
-dse() {
-    timeout 120 "$BIN" "$@" >"$OUT" 2>"$ERR" </dev/null
-    rc=$?
-}
 
 # expect_fail NAME FILE_NOT_WRITTEN 'stderr substring' DSE-ARGS...: exit 2, one line "dse: ...", nothing
 # on stdout, and no file at FILE_NOT_WRITTEN.

@@ -16,18 +16,8 @@ suite=serve_test
 cd "$SRC" || exit 1 # shipped names resolve against the current directory
 D=tests/data
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/dse-serve-test.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 1' HUP INT TERM
-OUT=$tmp/out
-ERR=$tmp/err
 
-dse() {
-    timeout 300 "$BIN" "$@" >"$OUT" 2>"$ERR" </dev/null
-    rc=$?
-}
 
-first_err() { head -n 1 "$ERR" | cut -c 1-300; }
 
 # expect_fail NAME 'stderr substring' DSE-ARGS...: exit 2, one line "dse: ..." holding the substring,
 # nothing on stdout.

@@ -3,7 +3,10 @@
 # (BIN: DSE_BIN, a relative path taken from the folder the test started in; else SRC/dse), as make check
 # (VPATH and distcheck builds included) and a hand run both need. A missing program is one failure.
 # ok NAME and fail NAME WHY print a case's result and count it in passed / failed; interrupt_stored PID
-# DB sends Ctrl-C to a running dse sweep once it has stored its first points.
+# DB sends Ctrl-C to a running dse sweep once it has stored its first points. Every suite gets a scratch
+# folder removed on exit ($tmp) and dse ARGS..., which runs $BIN with stdout in $OUT, stderr in $ERR and
+# its exit status in $rc, killed after $TMO seconds (a hang; 300 unless the suite sets it); first_err
+# prints the first line of $ERR, skip NAME WHY a case not run.
 start_dir=$(pwd)
 script_dir=$(cd "$(dirname "$0")" && pwd)
 SRC=${DSE_SRCDIR:-$script_dir/..}
@@ -46,3 +49,24 @@ interrupt_stored() {
     done
     kill -INT "$1" 2>/dev/null
 }
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/dse-$suite.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+trap 'exit 1' HUP INT TERM
+OUT=$tmp/out
+ERR=$tmp/err
+TMO=${TMO:-300}
+if command -v timeout >/dev/null 2>&1; then have_timeout=1; else have_timeout=0; fi
+
+dse() {
+    if [ "$have_timeout" = 1 ]; then
+        timeout "$TMO" "$BIN" "$@" >"$OUT" 2>"$ERR" </dev/null
+    else
+        "$BIN" "$@" >"$OUT" 2>"$ERR" </dev/null
+    fi
+    rc=$?
+}
+
+first_err() { head -n 1 "$ERR" | cut -c 1-300; }
+
+skip() { echo "skip $1: $2"; }

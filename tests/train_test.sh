@@ -11,35 +11,15 @@
 set -u
 
 suite=train_test
+TMO=120 # seconds allowed per dse run
 . "$(cd "$(dirname "$0")" && pwd)/test_env.sh"
 cd "$SRC" || exit 1 # shipped names resolve against the current directory
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/dse-train-test.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 1' HUP INT TERM
-OUT=$tmp/out
-ERR=$tmp/err
 
-if command -v timeout >/dev/null 2>&1; then have_timeout=1; else have_timeout=0; fi
 if command -v python3 >/dev/null 2>&1; then have_python=1; else have_python=0; fi
 
-skip() {
-    echo "skip $1: $2"
-}
 
-# dse ARGS...: stdout in $OUT, stderr in $ERR, exit status in $rc (a run over 120 s is a hang).
-dse() {
-    if [ "$have_timeout" = 1 ]; then
-        timeout 120 "$BIN" "$@" >"$OUT" 2>"$ERR" </dev/null
-    else
-        "$BIN" "$@" >"$OUT" 2>"$ERR" </dev/null
-    fi
-    rc=$?
-}
 
-first_err() {
-    head -n 1 "$ERR" | cut -c 1-300
-}
 
 # expect_refused NAME 'stderr substring' DSE-ARGS...: exit 2, one line "dse: ..." holding the
 # substring, nothing on stdout.
