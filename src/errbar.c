@@ -131,7 +131,7 @@ int eb_load_file(const char *path, struct eb_table *t, struct dse_err *e)
     return rc;
 }
 
-int eb_resolve(const char *near_file, char *out, unsigned long n)
+int eb_resolve(const char *near_file, char *out, size_t n)
 {
     char root[512] = "..";
     const char *slash = near_file ? strrchr(near_file, '/') : NULL;

@@ -45,7 +45,7 @@ int eb_load_buf(const char *buf, unsigned long len, const char *fname, struct eb
 /* Finds validate/published/error-bars.json under the current directory, the directory above
  * near_file's folder (a hwdesc's or a sweep spec's) or the installed data directory; writes its path
  * to out. Returns 1 when found, 0 when not. */
-int eb_resolve(const char *near_file, char *out, unsigned long n);
+int eb_resolve(const char *near_file, char *out, size_t n);
 
 /* The interval for a prediction on a device of class cls for kind k: the (class, kind) row when it
  * has one, else the class's row over all kinds; NULL when the table has neither. *fallback is set

@@ -874,8 +874,6 @@ static int table_file(struct ju *j, const char *key, const char *file, const cha
     return DSE_OK;
 }
 
-static int eb_resolve_sz(const char *near_file, char *out, size_t n) { return eb_resolve(near_file, out, n); }
-
 /* "error_bars" (a file, or "none") and "rank" ("predicted", the default, or "pessimistic"). Without
  * "error_bars" the shipped table is used when found (with SW_LOAD_SHIPPED_ONLY: under the current
  * directory only); pessimistic ranking needs a table. */
@@ -896,7 +894,7 @@ static int load_error_bars(struct ju *j, const cJSON *root, const char *path, un
     sp->err_low_m = (int)(metric_find("expected_error_low_pct") - metric_table);
     sp->err_high_m = (int)(metric_find("expected_error_high_pct") - metric_table);
     static const char shipped[] = "validate/published/error-bars.json";
-    if ((rc = table_file(j, "error_bars", file, shipped, flags, eb_resolve_sz, path, found, sizeof found)))
+    if ((rc = table_file(j, "error_bars", file, shipped, flags, eb_resolve, path, found, sizeof found)))
         return rc;
     if (found[0]) {
         char *buf;

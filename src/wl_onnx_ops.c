@@ -540,9 +540,7 @@ static int h_ew(struct ox_b *b, const struct ox_node *n, int arg)
     struct ox_live *x;
     if ((rc = need(b, n, 0, &x)))
         return rc;
-    int nd = binary ? n->n_in : 1; /* data inputs (Clip's min and max are not: constants) */
-    if (binary && nd < 2 && w->ar != AR_ADD && w->ar != AR_MEAN && w->ar != AR_MAX && w->ar != AR_MIN)
-        return bfail(b, n, "expects two inputs, got %d", nd);
+    int nd = binary ? n->n_in : 1; /* data inputs (Clip's min and max are not: constants); count checked by arity() */
     r = x->rank;
     memcpy(d, x->dim, sizeof d);
     for (int k = 1; k < nd; k++) {
@@ -2175,7 +2173,10 @@ static int h_unknown(struct ox_b *b, const struct ox_node *n)
     return DSE_OK;
 }
 
-/* ---- the operator table ---- */
+/* ---- the operator table ----
+ * name, handler, flags, handler parameter, and the inputs a node may list (min, max; -1: any), from the
+ * operator's inputs in onnx/docs/Operators.md (ai.onnx, opsets 7-21: the widest count over them, e.g.
+ * Tile's third input of opset 1) and ONNX Runtime's docs/ContribOperators.md (com.microsoft). */
 
 static const struct ox_op ox_ops[] = {
     {"Conv", h_conv, 0, CV_CONV, 2, 3},
@@ -2258,7 +2259,7 @@ static const struct ox_op ox_ops[] = {
     {"Attention", h_attention, OXF_MS, 0, 1, 8},
     {"MultiHeadAttention", h_attention, OXF_MS, 1, 1, 10},
 };
-static const struct ox_op ox_ew_op = {"(element-wise)", h_ew, 0, 0, 1, -1}; /* arity: ew_arity */
+static const struct ox_op ox_ew_op = {"(element-wise)", h_ew, 0, 0, 1, -1}; /* arity: per op, arity() */
 
 const struct ox_op *ox_find_op(const char *name, int ms, int *arg)
 {
@@ -2302,9 +2303,7 @@ static void arity(const struct ox_node *n, int *lo, int *hi)
         *lo = *hi = 3;
     else if (a == AR_CLIP)
         *lo = 1, *hi = 3;
-    else if (a == AR_ADD && strcmp(ew_tab[n->arg].name, "Add"))
-        *lo = 1, *hi = -1; /* Sum */
-    else if (a == AR_MEAN || a == AR_MAX || a == AR_MIN)
+    else if (!strcmp(ew_tab[n->arg].name, "Sum") || a == AR_MEAN || a == AR_MAX || a == AR_MIN)
         *lo = 1, *hi = -1;
     else if (a < AR_BINARY_END)
         *lo = *hi = 2;

@@ -2096,6 +2096,7 @@ assert abs(a['latency_ms']/b['latency_ms']-1) < 1e-9 and a['flops']==b['flops'],
     expect_fail onnx-dim-zero-inner 2 "bad_dim_zero_inner.onnx: input 'x': dimension 1 is 0: an empty input" eval --hw $A --workload "$OX/bad_dim_zero_inner.onnx"
     expect_fail onnx-gemm-arity 2 "bad_gemm_arity.onnx: node 'gemm1' (Gemm): takes 2 to 3 inputs, got 1" eval --hw $A --workload "$OX/bad_gemm_arity.onnx"
     expect_fail onnx-add-arity 2 "bad_add_arity.onnx: node 'add3' (Add): takes 2 inputs, got 3" eval --hw $A --workload "$OX/bad_add_arity.onnx"
+    expect_fail onnx-input0-omitted 2 "bad_input0_omitted.onnx: node 'dq' (DequantizeLinear): input 0 is omitted (it is required)" eval --hw $A --workload "$OX/bad_input0_omitted.onnx"
     # --unknown-ops=memory: costed as a copy, with one warning naming the node
     dse eval --hw nvidia-a100-sxm4-80gb --workload "$OX/bad_unknown_op.onnx" --unknown-ops memory
     if [ "$rc" = 0 ] && grep -q "node 'mystery_node' (FooBar): operator not modelled; costed as memory-bound" "$ERR" && grep -q "mystery_node" "$OUT"; then ok onnx-unknown-memory; else fail onnx-unknown-memory "exit $rc: $(first_err)"; fi

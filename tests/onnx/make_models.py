@@ -62,7 +62,7 @@ error dse should give is in tests/onnx/README.md):
   bad_not_onnx.onnx      64 random bytes (the first forced to 0x07: field 0, wire
                          type 7, which no protobuf parser accepts).
   bad_where2*.onnx, bad_topk_empty_k, bad_opset_{64bit,2e40,neg}, bad_reshape_nan,
-  bad_split_many, bad_dup_input, bad_dim_zero*, bad_{gemm,add}_arity: issue 23's
+  bad_split_many, bad_dup_input, bad_dim_zero*, bad_{gemm,add}_arity, bad_input0_omitted: issue 23's
                          shapes (bad_models_round3 says what each one breaks).
 
 Counting rules (dse's; `count()` below implements them on the graph itself):
@@ -1024,6 +1024,11 @@ def bad_models_round3(tiny_cnn_model):
     # Gemm with one input, Conv with four (the arity table)
     out["bad_gemm_arity.onnx"] = _small("bad_gemm_arity", [helper.make_node("Gemm", ["x"], ["y"], name="gemm1")],
                                         f4, y4)
+    # DequantizeLinear whose first input is omitted ("")
+    sc = numpy_helper.from_array(np.array(0.5, np.float32), "scale")
+    out["bad_input0_omitted.onnx"] = _small("bad_input0_omitted", [
+        helper.make_node("DequantizeLinear", ["", "scale"], ["d"], name="dq"),
+        helper.make_node("Add", ["x", "d"], ["y"], name="add")], f4, y4, [sc])
     # Add with three inputs
     out["bad_add_arity.onnx"] = _small("bad_add_arity", [helper.make_node("Add", ["x", "x", "x"], ["y"], name="add3")],
                                        f4, y4)
