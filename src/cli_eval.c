@@ -208,6 +208,22 @@ static void print_kernels(const struct eval_req *r, const struct eval_result *re
     free(k);
 }
 
+/* The primary device's main memory as the capacity check saw it (its pool's, when shared). */
+struct mem_view {
+    const struct hw_mem *m;
+    double need, cap, usable, util;
+};
+
+static struct mem_view mem_view_of(const struct eval_req *r, const struct eval_result *res)
+{
+    struct mem_view v;
+    const struct hw_device *d = &r->sys->dev[r->dev];
+    v.m = &d->mem[d->n_mem - 1];
+    v.util = eval_mem_util(r->sys, r->sw, r->dev);
+    v.usable = eval_capacity_of(r->sys, r->sw, r->dev, r->capacity_bytes, res, r->dev, &v.need, &v.cap);
+    return v;
+}
+
 static void print_human(const struct eval_req *r, const struct eval_result *res, const char *prec, int top,
                         const struct ql_table *qt, const struct cli_opt *opts)
 {
@@ -268,6 +284,13 @@ static void print_human(const struct eval_req *r, const struct eval_result *res,
                "costs them at 8 bits\n", wl_onnx_quantized(r->model->onnx), prec);
     if (res->feasible)
         printf("%s\n", errbar_note(r, res, ph, eb, sizeof eb));
+    struct mem_view mv = mem_view_of(r, res);
+    if (mv.need > 0 && d->n_mem) {
+        char suf[400];
+        eval_capacity_suffix(sys, r->sw, r->dev, mv.cap, suf, sizeof suf);
+        printf("memory: %.3g GB needed of %s '%s' %s\n", mv.need / 1e9, mv.m->shared >= 0 ? "the shared" : "main memory",
+               mv.m->name, suf);
+    }
     if (r->quality) {
         char qn[1024];
         cli_quality_note(qt, r->quality, qn, sizeof qn);
@@ -497,6 +520,20 @@ static int print_json(const struct eval_req *r, const struct eval_result *res, c
         cJSON_AddStringToObject(o, "reason", res->reason);
     if (res->feasible && res->throttle_note[0])
         cJSON_AddStringToObject(o, "throttled", res->throttle_note);
+    if (r->sys->dev[r->dev].n_mem) {
+        struct mem_view mv = mem_view_of(r, res);
+        cJSON *mem = cJSON_AddObjectToObject(o, "memory");
+        cJSON_AddStringToObject(mem, "level", mv.m->name);
+        cJSON_AddBoolToObject(mem, "shared", mv.m->shared >= 0);
+        cJSON_AddNumberToObject(mem, "capacity_GB", mv.cap / 1e9);
+        cJSON_AddNumberToObject(mem, "reserved_GB", mv.m->reserved_bytes / 1e9);
+        cJSON_AddNumberToObject(mem, "mem_util", mv.util > 0 ? mv.util : 1);
+        cJSON_AddNumberToObject(mem, "usable_GB", mv.usable > 0 ? mv.usable / 1e9 : 0);
+        if (mv.need > 0)
+            cJSON_AddNumberToObject(mem, "need_GB", mv.need / 1e9);
+        else
+            cJSON_AddNullToObject(mem, "need_GB");
+    }
     val = cJSON_AddObjectToObject(o, "validation");
     if (val) {
         const struct hw_device *d = &r->sys->dev[r->dev];

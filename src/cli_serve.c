@@ -64,7 +64,8 @@ static struct cli_opt serve_opts_proto[] = {
     {"prefix-share", 1, "with --prefix-tokens: the share of requests that carry the prefix (default 1)", NULL},
     {"prefill-replicas", 1, "disaggregation: this many of the --dp replicas prefill, the others decode, the KV cache "
                             "sent over the topology (default 0: every replica does both)", NULL},
-    {"mem-util", 1, "share of the device memory the runtime takes (default 0.9)", NULL},
+    {"mem-util", 1, "share of the device memory the runtime allocates at most (default: the software stack's "
+                    "memory.utilization, vllm 0.9; else all but the device's reserve)", NULL},
     {"slo", 1, "per-request limits: ttft_ms=X,tpot_ms=Y,e2e_ms=Z (any of them); goodput counts requests meeting all",
      NULL},
     {"capacity", 0, "search the highest --rate at which --attainment of the requests meet every SLO", NULL},
@@ -190,6 +191,16 @@ static int print_json(const struct eval_req *r, const struct serve_cfg *cfg, con
     cJSON_AddNumberToObject(o, "replicas", c->replicas);
     cJSON_AddNumberToObject(o, "devices_per_replica", c->devices);
     cJSON_AddNumberToObject(o, "kv_capacity_tokens", c->kv_capacity_tokens);
+    cJSON *mem = cJSON_AddObjectToObject(o, "memory"); /* per device: what the KV cache gets */
+    if (mem) {
+        cJSON_AddNumberToObject(mem, "capacity_GB", c->mem_bytes / 1e9);
+        cJSON_AddNumberToObject(mem, "reserved_GB", c->reserved_bytes / 1e9);
+        cJSON_AddNumberToObject(mem, "mem_util", c->mem_util);
+        cJSON_AddNumberToObject(mem, "usable_GB", c->usable_bytes / 1e9);
+        cJSON_AddNumberToObject(mem, "weights_GB", c->weight_bytes / 1e9);
+        cJSON_AddNumberToObject(mem, "activations_GB", c->act_bytes / 1e9);
+        cJSON_AddNumberToObject(mem, "kv_cache_GB", c->kv_capacity_tokens * c->kv_token_bytes / 1e9);
+    }
     cJSON *m = cJSON_AddObjectToObject(o, "metrics");
     if (m) {
         cJSON_AddNumberToObject(m, "requests", (double)res->requests);
@@ -249,12 +260,13 @@ static void print_human(const struct eval_req *r, const struct serve_cfg *cfg, c
            "%d)\n", r->model->name, r->sys->name, d->name, r->sw ? r->sw->name : "none", serve_sched_names[cfg->sched],
            cfg->max_batch, (long long)cfg->max_batched_tokens, cfg->block_tokens);
     cli_print_whatif(opts);
-    printf("replicas: %d of %d device%s each; KV cache %.0f tokens a replica (%.3g GB of %.3g GB after weights %.3g GB "
-           "and activations %.3g GB)\n", c->replicas, c->devices, c->devices == 1 ? "" : "s", c->kv_capacity_tokens,
-           c->kv_capacity_tokens * c->kv_token_bytes / 1e9, c->mem_bytes / 1e9, c->weight_bytes / 1e9,
-           c->act_bytes / 1e9);
+    printf("replicas: %d of %d device%s each; KV cache %.0f tokens a replica (%.3g GB of the %.3g GB usable of %.3g GB "
+           "after weights %.3g GB and activations %.3g GB; a %.3g share allocated, less %.3g GB reserved)\n", c->replicas,
+           c->devices, c->devices == 1 ? "" : "s", c->kv_capacity_tokens, c->kv_capacity_tokens * c->kv_token_bytes / 1e9,
+           c->usable_bytes / 1e9, c->mem_bytes / 1e9, c->weight_bytes / 1e9, c->act_bytes / 1e9, c->mem_util,
+           c->reserved_bytes / 1e9);
     printf("model: iterations costed by dse's analytical model (docs/serving.md)%s; the simulation's held-out MAPE "
-           "against published serving runs is 17 %% on throughput, 25 %% on TTFT/TPOT (dse validate --published "
+           "against published serving runs is 16 %% on throughput, 25 %% on TTFT/TPOT (dse validate --published "
            "--serving)\n",
            d->calib_mape_pct >= 0 ? ", its device calibrated" : ", its device uncalibrated");
     if (cap && cap->feasible)
@@ -523,7 +535,7 @@ int cmd_serve(int argc, char **argv)
     if (cli_get(opts, "slo") && (rc = parse_slo(cli_get(opts, "slo"), &cfg, &e)))
         goto out;
     double mem_util, rate = 0, cv, attain, tol;
-    if ((rc = get_num(opts, "mem-util", 0, 1, 0.9, &mem_util, &e)) || (rc = get_num(opts, "rate", 0, 1e9, 0, &rate, &e)) ||
+    if ((rc = get_num(opts, "mem-util", 0, 1, 0, &mem_util, &e)) || (rc = get_num(opts, "rate", 0, 1e9, 0, &rate, &e)) ||
         (rc = get_num(opts, "burstiness", 0, 100, 2, &cv, &e)) || (rc = get_num(opts, "attainment", 0, 1, 0.9, &attain, &e)) ||
         (rc = get_num(opts, "tolerance", 0, 0.5, 0.02, &tol, &e)))
         goto out;

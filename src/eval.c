@@ -673,32 +673,66 @@ static int step_cost(const struct eval_req *r, const struct wl_graph *g, const s
     return DSE_OK;
 }
 
-int eval_capacity_short(const struct hw_system *sys, int primary, double capacity_bytes, const struct eval_result *res,
-                        double *total_bytes, double *cap_bytes)
+double eval_mem_util(const struct hw_system *sys, const struct sw_stack *sw, int d)
+{
+    return sw && sw->mem_util > 0 && (sw->targets & (1u << sys->dev[d].cls)) ? sw->mem_util : 0;
+}
+
+double eval_capacity_of(const struct hw_system *sys, const struct sw_stack *sw, int primary, double capacity_bytes,
+                        const struct eval_result *res, int d, double *total_bytes, double *cap_bytes)
 {
     const struct hw_mem *pm = &sys->dev[primary].mem[sys->dev[primary].n_mem - 1];
+    const struct hw_mem *m = &sys->dev[d].mem[sys->dev[d].n_mem - 1];
+    double total = res->need_bytes[d], cap = m->capacity_bytes;
+    if (m->shared >= 0) {
+        total = 0;
+        for (int k = 0; k < sys->n_dev; k++)
+            if (sys->dev[k].mem[sys->dev[k].n_mem - 1].shared == m->shared)
+                total += res->need_bytes[k];
+    }
+    if (capacity_bytes > 0 && (d == primary || (m->shared >= 0 && m->shared == pm->shared)))
+        cap = capacity_bytes;
+    *total_bytes = total;
+    *cap_bytes = cap;
+    return hw_usable_bytes(m, cap, eval_mem_util(sys, sw, d));
+}
+
+int eval_capacity_short(const struct hw_system *sys, const struct sw_stack *sw, int primary, double capacity_bytes,
+                        const struct eval_result *res, double *total_bytes, double *cap_bytes)
+{
     for (int d = 0; d < sys->n_dev; d++) {
-        const struct hw_mem *m = &sys->dev[d].mem[sys->dev[d].n_mem - 1];
-        double total = res->need_bytes[d], cap = m->capacity_bytes;
-        if (m->shared >= 0) {
-            total = 0;
-            for (int k = 0; k < sys->n_dev; k++)
-                if (sys->dev[k].mem[sys->dev[k].n_mem - 1].shared == m->shared)
-                    total += res->need_bytes[k];
-        }
-        if (capacity_bytes > 0 && (d == primary || (m->shared >= 0 && m->shared == pm->shared)))
-            cap = capacity_bytes;
-        if (total > cap) {
-            *total_bytes = total;
-            *cap_bytes = cap;
+        double use = eval_capacity_of(sys, sw, primary, capacity_bytes, res, d, total_bytes, cap_bytes);
+        if (*total_bytes > 0 && *total_bytes > use)
             return d;
-        }
     }
     return -1;
 }
 
-size_t eval_capacity_reason(const struct hw_system *sys, const struct eval_result *res, int d, double total,
-                            double cap, char *buf, size_t n)
+void eval_capacity_suffix(const struct hw_system *sys, const struct sw_stack *sw, int d, double cap, char *buf,
+                          size_t n)
+{
+    const struct hw_mem *m = &sys->dev[d].mem[sys->dev[d].n_mem - 1];
+    double util = eval_mem_util(sys, sw, d), use = hw_usable_bytes(m, cap, util);
+    if (m->reserved_bytes <= 0 && util <= 0) {
+        snprintf(buf, n, "%.3g GB", cap / 1e9);
+        return;
+    }
+    char ru[200] = "";
+    if (m->reserved_bytes > 0 && util > 0)
+        snprintf(ru, sizeof ru, "software '%s' allocates %.3g of it, less %.3g GB reserved for the OS and runtime "
+                 "(hwdesc reserved_GiB)", sw->name, util, m->reserved_bytes / 1e9);
+    else if (m->reserved_bytes > 0)
+        snprintf(ru, sizeof ru, "%.3g GB reserved for the OS and runtime (hwdesc reserved_GiB)", m->reserved_bytes / 1e9);
+    else
+        snprintf(ru, sizeof ru, "software '%s' allocates %.3g of it", sw->name, util);
+    if (use > 0)
+        snprintf(buf, n, "%.3g GB: %.3g GB usable, %s", cap / 1e9, use / 1e9, ru);
+    else
+        snprintf(buf, n, "%.3g GB: nothing usable, %s", cap / 1e9, ru);
+}
+
+size_t eval_capacity_reason(const struct hw_system *sys, const struct sw_stack *sw, const struct eval_result *res,
+                            int d, double total, double cap, char *buf, size_t n)
 {
     char who[200] = "", train[96] = "";
     const struct par_layout *l = &res->layout;
@@ -715,17 +749,18 @@ size_t eval_capacity_reason(const struct hw_system *sys, const struct eval_resul
                      who, total / 1e9, res->t.weight_bytes / 1e9, res->t.kv_bytes / 1e9, res->t.act_bytes / 1e9, train,
                      sys->dev[d].mem[sys->dev[d].n_mem - 1].name);
     size_t prefix = k < 0 ? 0 : (size_t)k < n ? (size_t)k : n - 1;
-    snprintf(buf + prefix, n - prefix, "%.3g GB", cap / 1e9);
+    eval_capacity_suffix(sys, sw, d, cap, buf + prefix, n - prefix);
     return prefix;
 }
 
-void eval_capacity(const struct hw_system *sys, int primary, double capacity_bytes, struct eval_result *res)
+void eval_capacity(const struct hw_system *sys, const struct sw_stack *sw, int primary, double capacity_bytes,
+                   struct eval_result *res)
 {
     double total, cap;
     int d;
-    if (!res->feasible || (d = eval_capacity_short(sys, primary, capacity_bytes, res, &total, &cap)) < 0)
+    if (!res->feasible || (d = eval_capacity_short(sys, sw, primary, capacity_bytes, res, &total, &cap)) < 0)
         return;
-    eval_capacity_reason(sys, res, d, total, cap, res->reason, sizeof res->reason);
+    eval_capacity_reason(sys, sw, res, d, total, cap, res->reason, sizeof res->reason);
     res->feasible = 0;
 }
 
@@ -739,9 +774,6 @@ static double kernel_scale(const struct hw_device *d, enum wl_phase ph)
     return f > 0 ? 1 / f : 1;
 }
 
-/* Costs every operator of the point (the prefill or whole graph, then each decode step) and the
- * memory each device needs: raw sums, before power limits, capacity and derived metrics. On return
- * res->feasible is 0 when an operator cannot run (graph-level infeasibility). */
 /* Costs every operator of the point (the prefill or whole graph, then each decode step) and the
  * memory each device needs: raw sums, before power limits, capacity and derived metrics. On return
  * res->feasible is 0 when an operator cannot run (graph-level infeasibility). */
@@ -1141,7 +1173,7 @@ int eval_point_limits(const struct eval_req *r, const struct eval_graphs *eg, st
     if ((rc = throttle(r, eg, s, res, e)) || !res->feasible)
         return rc;
     if (!r->skip_capacity)
-        eval_capacity(r->sys, r->dev, r->capacity_bytes, res);
+        eval_capacity(r->sys, r->sw, r->dev, r->capacity_bytes, res);
     return finish(r, eg, res, e);
 }
 

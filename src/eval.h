@@ -254,17 +254,29 @@ int eval_point_ops(const struct eval_req *r, const struct eval_graphs *eg, struc
                    struct eval_result *res, struct dse_err *e);
 int eval_point_limits(const struct eval_req *r, const struct eval_graphs *eg, struct eval_scratch *s,
                       struct eval_result *res, struct dse_err *e);
-/* Checks res->need_bytes against memory capacities (shared pools summed); capacity_bytes > 0
- * overrides the primary device's main memory (or its shared pool). Marks res infeasible. */
-void eval_capacity(const struct hw_system *sys, int primary, double capacity_bytes, struct eval_result *res);
+/* Checks res->need_bytes against what each device's main memory leaves a workload (shared pools
+ * summed): its capacity less its reserve (hwdesc reserved_GiB), and at most the share sw allocates
+ * (memory.utilization) on devices it targets; capacity_bytes > 0 replaces the primary device's main
+ * memory capacity (or its shared pool's). Marks res infeasible. */
+void eval_capacity(const struct hw_system *sys, const struct sw_stack *sw, int primary, double capacity_bytes,
+                   struct eval_result *res);
+/* Device d's main memory as eval_capacity sees it: what it needs (its pool's sum, when shared) and
+ * its capacity (capacity_bytes on the primary or its pool), returning what is usable of it. */
+double eval_capacity_of(const struct hw_system *sys, const struct sw_stack *sw, int primary, double capacity_bytes,
+                        const struct eval_result *res, int d, double *total_bytes, double *cap_bytes);
+/* The share of device d's main memory stack sw allocates at most (0: no cap). */
+double eval_mem_util(const struct hw_system *sys, const struct sw_stack *sw, int d);
 /* eval_capacity in two steps, for a sweep's memory axis (one evaluation, many capacities): the first
  * device the point overflows with capacity_bytes on the primary (0: as described), -1 when all fit,
- * with its need and capacity; then why, into buf, returning the length of the text before the
- * capacity figure (the part that is the same for every capacity). */
-int eval_capacity_short(const struct hw_system *sys, int primary, double capacity_bytes, const struct eval_result *res,
-                        double *total_bytes, double *cap_bytes);
-size_t eval_capacity_reason(const struct hw_system *sys, const struct eval_result *res, int d, double total,
-                            double cap, char *buf, size_t n);
+ * with its need and its main memory's capacity; then why, into buf, returning the length of the text
+ * before the capacity figures (the part that is the same for every capacity), which
+ * eval_capacity_suffix writes for a capacity. */
+int eval_capacity_short(const struct hw_system *sys, const struct sw_stack *sw, int primary, double capacity_bytes,
+                        const struct eval_result *res, double *total_bytes, double *cap_bytes);
+size_t eval_capacity_reason(const struct hw_system *sys, const struct sw_stack *sw, const struct eval_result *res,
+                            int d, double total, double cap, char *buf, size_t n);
+void eval_capacity_suffix(const struct hw_system *sys, const struct sw_stack *sw, int d, double cap, char *buf,
+                          size_t n);
 /* Builds graphs and scratch, then eval_point: the one-off path used by dse eval. */
 int eval_run(const struct eval_req *r, struct eval_result *res, struct dse_err *e);
 void eval_result_free(struct eval_result *res);

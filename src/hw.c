@@ -135,6 +135,12 @@ double hw_max_peak(const struct hw_device *d, enum prec *p)
 
 double hw_main_capacity(const struct hw_device *d) { return d->n_mem ? d->mem[d->n_mem - 1].capacity_bytes : 0; }
 
+double hw_usable_bytes(const struct hw_mem *m, double capacity_bytes, double util)
+{
+    double cap = capacity_bytes > 0 ? capacity_bytes : m->capacity_bytes;
+    return (util > 0 && util < 1 ? util * cap : cap) - m->reserved_bytes;
+}
+
 int hw_link_between(const struct hw_system *sys, int a, int b)
 {
     for (int i = 0; i < sys->n_link; i++)

@@ -37,6 +37,7 @@ struct hw_mem {
     char name[HW_NAME_LEN];
     enum hw_mem_kind kind;
     double capacity_bytes, bandwidth_Bps, latency_s, energy_J_per_byte;
+    double reserved_bytes; /* held by the OS, driver and runtime before a workload allocates (reserved_GiB) */
     int shared; /* index into hw_system.memories, or -1 for a private level */
 };
 
@@ -198,6 +199,11 @@ double hw_vector_peak(const struct hw_device *d, enum prec p, enum hw_engine *us
 double hw_max_peak(const struct hw_device *d, enum prec *p);
 /* Capacity of the level where tensors live (the last one). */
 double hw_main_capacity(const struct hw_device *d);
+/* What a workload may allocate of level m: its capacity (capacity_bytes > 0: that one instead, a
+ * sweep's memory axis), or util x capacity when util is in (0, 1) (a runtime that takes only a share,
+ * vLLM's gpu_memory_utilization, whose budget the CUDA context counts against), less its reserve.
+ * <= 0: nothing is left. */
+double hw_usable_bytes(const struct hw_mem *m, double capacity_bytes, double util);
 /* Devices of the topology (1 without one). */
 int hw_topo_devices(const struct hw_system *sys);
 /* Index of the link joining devices a and b, or -1. */

@@ -22,12 +22,46 @@ static int need_source(struct ju *j, const cJSON *o)
     return ju_str(j, o, "source", 0, src, sizeof src);
 }
 
-/* Reads a string member that must be one of names; returns the index in *out. */
+/* reserved_GiB: what the OS, driver and runtime hold of a main memory before a workload allocates
+ * (a CUDA context, a Jetson's OS share); it needs its own reserved_source, and leaves something. */
+static int load_reserve(struct ju *j, const cJSON *o, struct hw_mem *m)
+{
+    double gib = 0;
+    char src[1024];
+    int rc, has_src = cJSON_GetObjectItemCaseSensitive(o, "reserved_source") != NULL;
+    if (!cJSON_GetObjectItemCaseSensitive(o, "reserved_GiB")) {
+        if (!has_src)
+            return DSE_OK;
+        size_t old = ju_key(j, "reserved_source");
+        rc = ju_fail(j, "a reserve's source without reserved_GiB");
+        ju_pop(j, old);
+        return rc;
+    }
+    if ((rc = ju_num(j, o, "reserved_GiB", JU_NONNEG, BIG / (1024.0 * 1024 * 1024), &gib)))
+        return rc;
+    size_t old = ju_key(j, "reserved_GiB");
+    double b = gib * 1024.0 * 1024 * 1024;
+    if (m->kind != MEM_DRAM && m->kind != MEM_HOST)
+        rc = ju_fail(j, "only a dram or host level holds a reserve; this level is %s", hw_mem_kind_names[m->kind]);
+    else if (!(b < m->capacity_bytes))
+        rc = ju_fail(j, "expected less than the level's capacity (%.10g GiB), got %.10g",
+                     m->capacity_bytes / (1024.0 * 1024 * 1024), gib);
+    else if (gib > 0 && !has_src)
+        rc = ju_fail(j, "missing: reserved_source (where the reserve's figure comes from)");
+    ju_pop(j, old);
+    if (!rc && has_src)
+        rc = ju_str(j, o, "reserved_source", 0, src, sizeof src);
+    m->reserved_bytes = b;
+    return rc;
+}
+
+/* One memory level: capacity, bandwidth, energy per byte (the file's, its DRAM technology's or the
+ * on-chip size default) and its reserve. */
 static int load_mem(struct ju *j, const cJSON *o, double node, struct hw_mem *m)
 {
     static const char *const keys[] = {"name", "kind", "capacity_KiB", "capacity_MiB", "capacity_GiB",
                                        "bandwidth_GBps", "latency_ns", "energy_pJ_per_byte", "technology",
-                                       "source", "note", "description", NULL};
+                                       "reserved_GiB", "reserved_source", "source", "note", "description", NULL};
     int rc, kind = 0;
     if ((rc = ju_object(j, o, keys)) || (rc = ju_str(j, o, "name", 0, m->name, sizeof m->name)) ||
         (rc = ju_enum(j, o, "kind", 0, hw_mem_kind_names, &kind)))
@@ -91,7 +125,7 @@ static int load_mem(struct ju *j, const cJSON *o, double node, struct hw_mem *m)
     else
         m->energy_J_per_byte = hw_default_mem_J_per_byte(m->kind, m->capacity_bytes, node);
     m->shared = -1;
-    return DSE_OK;
+    return load_reserve(j, o, m);
 }
 
 static int load_compute(struct ju *j, const cJSON *o, const struct hw_device *d, struct hw_compute *c)

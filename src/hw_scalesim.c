@@ -169,10 +169,12 @@ int hw_load_scalesim_buf(const char *buf, unsigned long len, const char *fname, 
     d->mac_J[ENG_MATRIX][P_INT8] = c->energy_J_per_mac;
     double sram = (val[2] + val[3] + val[4]) * 1024;
     d->n_mem = 2;
-    d->mem[0] = (struct hw_mem){"sram", MEM_SRAM, sram, 1e18, 0, hw_default_mem_J_per_byte(MEM_SRAM, sram, 45), -1};
+    d->mem[0] = (struct hw_mem){.name = "sram", .kind = MEM_SRAM, .capacity_bytes = sram, .bandwidth_Bps = 1e18,
+                                .energy_J_per_byte = hw_default_mem_J_per_byte(MEM_SRAM, sram, 45), .shared = -1};
     /* SCALE-Sim names no DRAM: taken as DDR3, the 45 nm-era technology of the other figures here. */
-    d->mem[1] = (struct hw_mem){"dram", MEM_DRAM, 1099511627776.0, mode == SA_USER ? 3 * bw * 1e9 : 1e18, 0,
-                                hw_memtech_find("ddr3")->pJ_per_byte * 1e-12, -1};
+    d->mem[1] = (struct hw_mem){.name = "dram", .kind = MEM_DRAM, .capacity_bytes = 1099511627776.0,
+                                .bandwidth_Bps = mode == SA_USER ? 3 * bw * 1e9 : 1e18,
+                                .energy_J_per_byte = hw_memtech_find("ddr3")->pJ_per_byte * 1e-12, .shared = -1};
     d->eff_compute = d->eff_vector = d->eff_memory = 1;
     d->calib_mape_pct = -1;
     for (int k = 0; k < EC_COUNT; k++)

@@ -114,15 +114,16 @@ static int load_passes(struct ju *j, const cJSON *root, struct sw_stack *s)
 static int load_memory(struct ju *j, const cJSON *root, struct sw_stack *s)
 {
     static const char *const keys[] = {"weights_on_chip", "activations_on_chip", "kv_cache", "kv_block_tokens",
-                                       "partition", "source", "note", NULL};
+                                       "partition", "utilization", "source", "note", NULL};
     const cJSON *o = cJSON_GetObjectItemCaseSensitive(root, "memory");
     if (!o)
         return DSE_OK;
     size_t old = ju_key(j, "memory");
     int kv = KV_CONTIGUOUS, part = PART_ANY, act = 0, rc;
     long long blk = 0;
-    double share = 0;
+    double share = 0, util = 0;
     if (!(rc = ju_object(j, o, keys)) && !(rc = ju_num(j, o, "weights_on_chip", JU_OPT | JU_NONNEG, 1, &share)) &&
+        !(rc = ju_num(j, o, "utilization", JU_OPT | JU_POS, 1, &util)) &&
         !(rc = get_bool(j, o, "activations_on_chip", &act)) &&
         !(rc = ju_enum(j, o, "kv_cache", JU_OPT, kv_alloc_names, &kv)) &&
         !(rc = ju_int(j, o, "kv_block_tokens", JU_OPT, 1, 1 << 20, &blk)) &&
@@ -140,6 +141,7 @@ static int load_memory(struct ju *j, const cJSON *root, struct sw_stack *s)
     s->activations_on_chip = act;
     s->kv = (enum kv_alloc)kv;
     s->kv_block_tokens = (int)blk;
+    s->mem_util = util < 1 ? util : 0;
     s->partition = (enum partition)part;
     return rc;
 }

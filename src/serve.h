@@ -80,8 +80,9 @@ struct serve_cost {
     double idle_W;           /* the replica's devices' idle power */
     double usd_per_s;        /* its price over 3 years or rent, per second (NAN: none known) */
     double kv_token_bytes;   /* KV cache per token, per device */
-    double kv_capacity_tokens; /* what the devices' memory holds beyond weights and activations x mem_util */
+    double kv_capacity_tokens; /* what the usable memory holds beyond weights and activations */
     double weight_bytes, act_bytes, mem_bytes; /* per device */
+    double reserved_bytes, mem_util, usable_bytes; /* mem_bytes less the reserve, at most mem_util of it */
     int devices;             /* of one replica */
     int replicas;            /* dp: the arrivals are dealt round-robin to this many replicas */
     double swap_Bps;         /* the primary device's link to a host CPU (swap preemption; 0: none) */
@@ -90,8 +91,9 @@ struct serve_cost {
 };
 
 /* Builds the cost of r's design point (an LM, its layout completed, phase and batch ignored) for
- * iterations of up to max_tokens tokens; mem_util is the share of the device memory the runtime
- * takes (vLLM's gpu_memory_utilization). An infeasible point (weights do not fit, no engine) is
+ * iterations of up to max_tokens tokens; the runtime allocates mem_util x the device memory's
+ * capacity less its reserve (hwdesc reserved_GiB; mem_util is vLLM's gpu_memory_utilization, 0: the
+ * stack's memory.utilization, else 1). An infeasible point (weights do not fit, no engine) is
  * DSE_EINPUT with the reason. */
 int serve_cost_build(const struct eval_req *r, int64_t max_tokens, double mem_util, struct serve_cost *c,
                      struct dse_err *e);

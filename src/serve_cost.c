@@ -75,6 +75,8 @@ int serve_cost_build(const struct eval_req *r, int64_t max_tokens, double mem_ut
     if ((L->n[PAR_PP] > 1) || (L->n[PAR_CP] > 1) || L->ep > 1)
         return dse_err_set(e, DSE_EINPUT, NULL, NULL, "serving models tp and dp replicas only: pipeline (pp), context "
                            "(cp) and expert (ep) parallelism in a serving runtime are not modelled");
+    if (mem_util == 0) /* the stack's share, else all the reserve leaves */
+        mem_util = eval_mem_util(r->sys, r->sw, r->dev) > 0 ? eval_mem_util(r->sys, r->sw, r->dev) : 1;
     if (max_tokens < 1 || !(mem_util > 0 && mem_util <= 1))
         return dse_err_set(e, DSE_EINPUT, NULL, NULL, "serving cost: token budget %lld and memory share %g",
                            (long long)max_tokens, mem_util);
@@ -138,9 +140,12 @@ int serve_cost_build(const struct eval_req *r, int64_t max_tokens, double mem_ut
         return rc;
     const struct hw_device *d = &r->sys->dev[r->dev];
     const struct hw_mem *mm = &d->mem[d->n_mem - 1];
-    double cap = r->capacity_bytes > 0 ? r->capacity_bytes
-                 : mm->shared >= 0 ? r->sys->memories[mm->shared].capacity_bytes : mm->capacity_bytes;
+    const struct hw_mem *pool = mm->shared >= 0 ? &r->sys->memories[mm->shared] : mm;
+    double cap = r->capacity_bytes > 0 ? r->capacity_bytes : pool->capacity_bytes;
     c->mem_bytes = cap;
+    c->reserved_bytes = pool->reserved_bytes;
+    c->mem_util = mem_util;
+    c->usable_bytes = hw_usable_bytes(pool, cap, mem_util);
     c->replicas = (int)dp;
     for (int k = 0; k < r->sys->n_dev; k++) { /* a host to swap to: a CPU linked to the primary device */
         int l = r->sys->dev[k].cls == HW_CPU && k != r->dev ? hw_link_between(r->sys, r->dev, k) : -1;
@@ -150,12 +155,14 @@ int serve_cost_build(const struct eval_req *r, int64_t max_tokens, double mem_ut
     c->xfer_Bps = r->sys->topo.n_level ? r->sys->topo.level[0].bandwidth_Bps : 0;
     if (!(c->kv_token_bytes > 0))
         return dse_err_set(e, DSE_EINPUT, m->path, NULL, "%s keeps no KV cache: nothing to serve", m->name);
-    double room = cap * mem_util - c->weight_bytes - c->act_bytes;
-    c->kv_capacity_tokens = floor(room / c->kv_token_bytes);
+    double room = c->usable_bytes - c->weight_bytes - c->act_bytes;
+    c->kv_capacity_tokens = room > 0 ? floor(room / c->kv_token_bytes) : 0;
     if (c->kv_capacity_tokens < 1)
         return dse_err_set(e, DSE_EINPUT, NULL, NULL,
-                           "no room for a KV cache: weights %.3g GB + activations %.3g GB per device of '%s' exceed %.2g "
-                           "of its %.3g GB", c->weight_bytes / 1e9, c->act_bytes / 1e9, d->name, mem_util, cap / 1e9);
+                           "no room for a KV cache: weights %.3g GB + activations %.3g GB per device of '%s' exceed the "
+                           "%.3g GB usable of its %.3g GB (a %.3g share allocated, --mem-util, less %.3g GB reserved for the OS "
+                           "and runtime, hwdesc reserved_GiB)", c->weight_bytes / 1e9, c->act_bytes / 1e9, d->name,
+                           c->usable_bytes / 1e9, cap / 1e9, mem_util, c->reserved_bytes / 1e9);
     return DSE_OK;
 }
 

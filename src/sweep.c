@@ -1292,13 +1292,13 @@ static int eval_rows(const struct sweep_prep *p, long long key, int m0, int m1, 
                                      : NAN;
         if (!sv->on) { /* (a serving run managed its own memory: the KV cache's blocks) */
             double total, cap;
-            int d = eval_capacity_short(sys, r.dev, p->ax_mem >= 0 ? sp->axes[p->ax_mem].v[m].num * 1e9 : 0, res,
-                                        &total, &cap);
+            int d = eval_capacity_short(sys, r.sw, r.dev, p->ax_mem >= 0 ? sp->axes[p->ax_mem].v[m].num * 1e9 : 0,
+                                        res, &total, &cap);
             if (d >= 0) {
                 if (d == cap_dev && total == cap_total)
-                    snprintf(cap_why + cap_prefix, sizeof cap_why - cap_prefix, "%.3g GB", cap / 1e9);
+                    eval_capacity_suffix(sys, r.sw, d, cap, cap_why + cap_prefix, sizeof cap_why - cap_prefix);
                 else
-                    cap_prefix = eval_capacity_reason(sys, res, d, total, cap, cap_why, sizeof cap_why);
+                    cap_prefix = eval_capacity_reason(sys, r.sw, res, d, total, cap, cap_why, sizeof cap_why);
                 cap_dev = d;
                 cap_total = total;
                 row_infeasible(row, cap_why);

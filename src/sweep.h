@@ -70,7 +70,7 @@ struct sw_axis {
 struct sw_serving {
     int on;
     struct serve_cfg cfg;     /* scheduler, max batch, token budget, block (0: the scheduler's default), SLOs */
-    double rate, mem_util;
+    double rate, mem_util;    /* mem_util 0: the stack's memory.utilization, else 1 (the reserve alone) */
     struct serve_req *unit;   /* malloc'd */
     int64_t n, longest;       /* requests (less those skipped as too long), the longest prompt */
     enum serve_too_long too_long_mode; /* "too_long": requests longer than the model's context */

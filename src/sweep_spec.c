@@ -118,7 +118,7 @@ static int load_serving(struct ju *j, const cJSON *o, const char *spec_path, uns
     memset(sv, 0, sizeof *sv);
     sv->on = 1;
     sv->rate = 1;
-    sv->mem_util = 0.9;
+    sv->mem_util = 0; /* the stack's memory.utilization, else all the reserve leaves (sweep.c) */
     if ((rc = ju_object(j, o, keys)) || (rc = ju_enum(j, o, "arrival", JU_OPT, arrivals, &a)) ||
         (rc = ju_enum(j, o, "scheduler", JU_OPT, serve_sched_names, &sc)) ||
         (rc = ju_num(j, o, "rate", akind[a] == SA_OFFLINE ? JU_OPT | JU_POS : JU_POS, 1e9, &sv->rate)) ||

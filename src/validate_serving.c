@@ -193,7 +193,7 @@ int scase_predict(struct scase *c, const struct hw_system *node, const struct wl
         longest = req[i].prompt > longest ? req[i].prompt : longest;
     serve_cfg_defaults(&cfg, longest);
     struct serve_cost cost;
-    if (serve_cost_build(&r, serve_grid_tokens(&cfg), 0.9, &cost, &le) || serve_run(&cost, &cfg, req, n, 0, &res, &le)) {
+    if (serve_cost_build(&r, serve_grid_tokens(&cfg), 0, &cost, &le) || serve_run(&cost, &cfg, req, n, 0, &res, &le)) {
         dse_strlcpy(c->reason, le.msg, sizeof c->reason);
         goto done;
     }
