@@ -284,8 +284,8 @@ static void print_human(const struct eval_req *r, const struct eval_result *res,
                "costs them at 8 bits\n", wl_onnx_quantized(r->model->onnx), prec);
     if (res->feasible)
         printf("%s\n", errbar_note(r, res, ph, eb, sizeof eb));
-    struct mem_view mv = mem_view_of(r, res);
-    if (mv.need > 0 && d->n_mem) {
+    struct mem_view mv = {0};
+    if (d->n_mem && (mv = mem_view_of(r, res)).need > 0) {
         char suf[400];
         eval_capacity_suffix(sys, r->sw, r->dev, mv.cap, suf, sizeof suf);
         printf("memory: %.3g GB needed of %s '%s' %s\n", mv.need / 1e9, mv.m->shared >= 0 ? "the shared" : "main memory",

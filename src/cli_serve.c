@@ -64,8 +64,8 @@ static struct cli_opt serve_opts_proto[] = {
     {"prefix-share", 1, "with --prefix-tokens: the share of requests that carry the prefix (default 1)", NULL},
     {"prefill-replicas", 1, "disaggregation: this many of the --dp replicas prefill, the others decode, the KV cache "
                             "sent over the topology (default 0: every replica does both)", NULL},
-    {"mem-util", 1, "share of the device memory the runtime allocates at most (default: the software stack's "
-                    "memory.utilization, vllm 0.9; else all but the device's reserve)", NULL},
+    {"mem-util", 1, "share of the device memory the runtime allocates, the device's reserve counted in it (default: the "
+                    "software stack's memory.utilization, vllm 0.9; else 1)", NULL},
     {"slo", 1, "per-request limits: ttft_ms=X,tpot_ms=Y,e2e_ms=Z (any of them); goodput counts requests meeting all",
      NULL},
     {"capacity", 0, "search the highest --rate at which --attainment of the requests meet every SLO", NULL},

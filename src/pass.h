@@ -63,8 +63,9 @@ struct sw_stack {
     int activations_on_chip;  /* the planner keeps activations in that SRAM between layers when they fit */
     enum kv_alloc kv;
     int kv_block_tokens;      /* KV_PAGED */
-    double mem_util;          /* the share of each target device's main memory the runtime allocates at
-                                 most (memory.utilization: vLLM's gpu_memory_utilization); 0: no cap */
+    double mem_util;          /* the share of each target device's main memory the runtime allocates, its
+                                 reserve counted in it (memory.utilization: vLLM's gpu_memory_utilization);
+                                 0: all of it */
     enum partition partition;
     double host_kernel_s;     /* host time to issue one kernel (framework dispatch + launch call) when
                                  kernels are not replayed from a captured graph */

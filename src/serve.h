@@ -82,7 +82,7 @@ struct serve_cost {
     double kv_token_bytes;   /* KV cache per token, per device */
     double kv_capacity_tokens; /* what the usable memory holds beyond weights and activations */
     double weight_bytes, act_bytes, mem_bytes; /* per device */
-    double reserved_bytes, mem_util, usable_bytes; /* mem_bytes less the reserve, at most mem_util of it */
+    double reserved_bytes, mem_util, usable_bytes; /* usable: mem_util x mem_bytes less the reserve */
     int devices;             /* of one replica */
     int replicas;            /* dp: the arrivals are dealt round-robin to this many replicas */
     double swap_Bps;         /* the primary device's link to a host CPU (swap preemption; 0: none) */

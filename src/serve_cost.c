@@ -75,8 +75,8 @@ int serve_cost_build(const struct eval_req *r, int64_t max_tokens, double mem_ut
     if ((L->n[PAR_PP] > 1) || (L->n[PAR_CP] > 1) || L->ep > 1)
         return dse_err_set(e, DSE_EINPUT, NULL, NULL, "serving models tp and dp replicas only: pipeline (pp), context "
                            "(cp) and expert (ep) parallelism in a serving runtime are not modelled");
-    if (mem_util == 0) /* the stack's share, else all the reserve leaves */
-        mem_util = eval_mem_util(r->sys, r->sw, r->dev) > 0 ? eval_mem_util(r->sys, r->sw, r->dev) : 1;
+    if (mem_util == 0 && !((mem_util = eval_mem_util(r->sys, r->sw, r->dev)) > 0))
+        mem_util = 1; /* no share given or stated by the stack: all the reserve leaves */
     if (max_tokens < 1 || !(mem_util > 0 && mem_util <= 1))
         return dse_err_set(e, DSE_EINPUT, NULL, NULL, "serving cost: token budget %lld and memory share %g",
                            (long long)max_tokens, mem_util);
