@@ -140,19 +140,26 @@ int out_file_begin(struct out_file *o, const char *path, struct dse_err *e)
     }
     if (k < 0 || (size_t)k >= sizeof o->tmp)
         return dse_err_set(e, DSE_EINPUT, path, NULL, "output path too long for its temporary file");
-    int fd = mkstemp(o->tmp);
+    /* The slot holds the name before the file exists: mkstemp fills in the name there, so a signal at
+     * any point after it (the moment a watcher sees the file appear) finds the name to remove. */
+    o->slot = slot_take(o->tmp);
+    char *name = o->slot >= 0 ? tmp_path[o->slot] : o->tmp;
+    int fd = mkstemp(name);
     if (fd < 0) {
         int err = errno;
         o->tmp[0] = '\0';
+        slot_drop(o->slot);
+        o->slot = -1;
         return dse_err_set(e, DSE_ERUNTIME, path, NULL, "cannot write%s: %s", o->through ? " a temporary file" : "",
                            strerror(err));
     }
+    if (name != o->tmp)
+        dse_strlcpy(o->tmp, name, sizeof o->tmp);
     o->fd = fd;
     char probe[32];
     snprintf(probe, sizeof probe, "/dev/fd/%d", fd);
     if (access(probe, W_OK) == 0)
         dse_strlcpy(o->child_path, probe, sizeof o->child_path);
-    o->slot = slot_take(o->tmp);
     return DSE_OK;
 }
 
