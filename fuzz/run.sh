@@ -4,7 +4,7 @@
 # Usage: sh fuzz/run.sh [seconds] [target...]      or: FUZZ_RUNS=10000000 sh fuzz/run.sh 0 [target...]
 #   seconds  run time per target (default: $FUZZ_SECONDS, else 60)
 #   target   hwdesc workload topo prec suite sweep scalesim software errbars published multi trace serving onnx
-#            quality (default: all fifteen)
+#            quality power (default: all sixteen)
 # Needs clang with libFuzzer (Debian/Ubuntu: apt-get install clang libclang-rt-14-dev), libcjson
 # and a configured tree (config.h at the repository root: ./configure). Binaries go to fuzz/build/,
 # corpora to fuzz/corpus-<target>/ (both git-ignored); a crashing input is saved as
@@ -19,7 +19,7 @@ case ${1:-} in
 '' | *[!0-9]*) ;;
 *) secs=$1; shift ;;
 esac
-targets=${*:-hwdesc workload topo prec suite sweep scalesim software errbars published multi trace serving onnx quality}
+targets=${*:-hwdesc workload topo prec suite sweep scalesim software errbars published multi trace serving onnx quality power}
 # FUZZ_RUNS=N: run each target for N executions instead of a time (the 10 M campaigns of fuzz/README.md).
 limit="-max_total_time=$secs"
 [ -n "${FUZZ_RUNS:-}" ] && limit="-runs=$FUZZ_RUNS"
@@ -57,6 +57,8 @@ published_srcs="$sweep_srcs src/validate_published.c src/validate_suite.c src/va
 multi_srcs="$published_srcs src/validate_multi.c"
 # The serving corpus's loader and its simulation (validate_serving.c) sit beside the multi-device one.
 serving_srcs="$multi_srcs src/validate_serving.c"
+# The power corpus's loader and its predictions (validate_power.c) sit beside the published one.
+power_srcs="$published_srcs src/validate_power.c"
 cflags="-g -O1 -std=c11 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
         -fno-omit-frame-pointer -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -I src -I ."
 
@@ -74,9 +76,9 @@ seed() { # seed CORPUS_DIR FILE... : copies the files that exist
 
 for t in $targets; do
     case $t in
-    hwdesc | workload | topo | prec | suite | sweep | scalesim | software | errbars | published | multi | trace | serving | onnx | quality) ;;
+    hwdesc | workload | topo | prec | suite | sweep | scalesim | software | errbars | published | multi | trace | serving | onnx | quality | power) ;;
     *)
-        echo "run.sh: unknown target '$t' (hwdesc workload topo prec suite sweep scalesim software errbars published multi trace serving onnx quality)" >&2
+        echo "run.sh: unknown target '$t' (hwdesc workload topo prec suite sweep scalesim software errbars published multi trace serving onnx quality power)" >&2
         exit 2
         ;;
     esac
@@ -93,6 +95,7 @@ for t in $targets; do
     [ "$t" = errbars ] && t_srcs="$srcs src/errbar.c"
     [ "$t" = published ] && t_srcs="$published_srcs $(pkg-config --cflags --libs gsl 2>/dev/null || echo -lgsl -lgslcblas)"
     [ "$t" = multi ] && t_srcs="$multi_srcs $(pkg-config --cflags --libs gsl 2>/dev/null || echo -lgsl -lgslcblas)"
+    [ "$t" = power ] && t_srcs="$power_srcs $(pkg-config --cflags --libs gsl 2>/dev/null || echo -lgsl -lgslcblas)"
     [ "$t" = serving ] && t_srcs="$serving_srcs $(pkg-config --cflags --libs gsl 2>/dev/null || echo -lgsl -lgslcblas)"
     [ "$t" = quality ] && t_srcs="src/err.c src/jsonu.c src/sbuf.c src/csvu.c src/prec.c src/quality.c"
     [ "$t" = trace ] && t_srcs="src/err.c src/jsonu.c src/sbuf.c src/serve_trace.c $(pkg-config --cflags --libs gsl 2>/dev/null || echo -lgsl -lgslcblas)"
@@ -120,6 +123,7 @@ $t: BUILD FAILED"
     published) seed "$corpus" validate/published/*.csv tests/data/published/*.csv ;;
     multi) seed "$corpus" validate/published/multi-device/*.csv tests/data/*multi-device*.csv ;;
     serving) seed "$corpus" validate/published/serving/*.csv ;;
+    power) seed "$corpus" validate/published/power/*.csv tests/data/power-*.csv ;;
     trace) seed "$corpus" tests/data/*serve-trace*.csv ;;
     quality) seed "$corpus" validate/quality/*.csv tests/data/quality-*.csv ;;
     onnx) # the test models (python3-onnx writes them); the big ones are beyond -max_len

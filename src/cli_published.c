@@ -132,6 +132,34 @@ static int out_not_read(const char *out, const char *opt, const struct pctx *x, 
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
 /* The corpus: every .csv of dir (sorted), or the one file given. */
+/* The .csv files of folder dir, sorted (paths[0..*n), at most 256): a corpus. */
+static int corpus_files(const char *dir, char (*paths)[600], int *n, struct dse_err *e)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return dse_err_set(e, DSE_EINPUT, dir, NULL, "cannot open the corpus folder");
+    char *names[256];
+    int k = 0, rc = DSE_OK;
+    *n = 0;
+    struct dirent *de;
+    while ((de = readdir(d)) && k < 256) {
+        size_t l = strlen(de->d_name);
+        if (l > 4 && !strcmp(de->d_name + l - 4, ".csv") && de->d_name[0] != '.' && (names[k] = strdup(de->d_name)))
+            k++;
+    }
+    closedir(d);
+    qsort(names, (size_t)k, sizeof *names, cmp_str);
+    for (int i = 0; i < k; i++) {
+        if (snprintf(paths[i], sizeof paths[i], "%s/%s", dir, names[i]) >= (int)sizeof paths[i] && !rc)
+            rc = dse_err_set(e, DSE_EINPUT, dir, NULL, "corpus path of more than %zu bytes", sizeof paths[i] - 1);
+        free(names[i]);
+    }
+    *n = k;
+    if (!rc && !k)
+        rc = dse_err_set(e, DSE_EINPUT, dir, NULL, "no .csv files");
+    return rc;
+}
+
 static int load_corpus(const char *where, struct pcorpus *pc, struct dse_err *e)
 {
     char dir[512];
@@ -143,27 +171,14 @@ static int load_corpus(const char *where, struct pcorpus *pc, struct dse_err *e)
         dse_strlcpy(dir, where, sizeof dir);
     else
         cli_data_dir("validate/published", dir, sizeof dir);
-    DIR *d = opendir(dir);
-    if (!d)
-        return dse_err_set(e, DSE_EINPUT, dir, NULL, "cannot open the corpus folder");
-    char *names[256], paths[256][600];
-    int n = 0;
-    struct dirent *de;
-    while ((de = readdir(d)) && n < 256) {
-        size_t l = strlen(de->d_name);
-        if (l > 4 && !strcmp(de->d_name + l - 4, ".csv") && de->d_name[0] != '.')
-            names[n++] = strdup(de->d_name);
-    }
-    closedir(d);
-    qsort(names, (size_t)n, sizeof *names, cmp_str);
+    char (*paths)[600] = malloc(256 * sizeof *paths);
     const char *p[256];
-    for (int i = 0; i < n; i++) {
-        snprintf(paths[i], sizeof paths[i], "%s/%s", dir, names[i] ? names[i] : "");
-        p[i] = paths[i];
-    }
-    int rc = n ? pcorpus_load(p, n, pc, e) : dse_err_set(e, DSE_EINPUT, dir, NULL, "no .csv files");
+    int n = 0, rc = paths ? corpus_files(dir, paths, &n, e) : dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
     for (int i = 0; i < n; i++)
-        free(names[i]);
+        p[i] = paths[i];
+    if (!rc)
+        rc = pcorpus_load(p, n, pc, e);
+    free(paths);
     return rc;
 }
 
@@ -307,6 +322,8 @@ struct vrow {
     long long devices;
     double value, predicted, error;
     int heldout, ok, kind;
+    const char *perf_metric; /* the performance measured with the figure (the power corpus), NULL: none */
+    double perf_value, perf_predicted;
 };
 
 /* MAPE and the share within +-25 % of the predicted rows of one half (-1: both) and kind (-1: all). */
@@ -348,6 +365,15 @@ static void vrows_report(const struct vrow *c, int n, int json, const char *head
             } else {
                 cJSON_AddStringToObject(k, "reason", c[i].reason);
             }
+            if (c[i].perf_metric) {
+                cJSON *pf = cJSON_AddObjectToObject(k, "perf");
+                cJSON_AddStringToObject(pf, "metric", c[i].perf_metric);
+                cJSON_AddNumberToObject(pf, "measured", c[i].perf_value);
+                if (c[i].ok && isfinite(c[i].perf_predicted)) {
+                    cJSON_AddNumberToObject(pf, "predicted", c[i].perf_predicted);
+                    cJSON_AddNumberToObject(pf, "error_pct", 100 * (c[i].perf_predicted / c[i].perf_value - 1));
+                }
+            }
             cJSON_AddItemToArray(arr, k);
         }
         for (int kd = -1; kd < nk; kd++)
@@ -373,20 +399,32 @@ static void vrows_report(const struct vrow *c, int n, int json, const char *head
     for (int i = 0; i < n; i++)
         pred += c[i].ok;
     printf("%s, %d predicted\n\n", head, pred);
-    printf("%-46s %-9s %6s %-22s %12s %12s %8s\n", "case", "half", "devs", "metric", "measured", "predicted", "error");
+    int perf = 0;
+    for (int i = 0; i < n; i++)
+        perf |= c[i].perf_metric != NULL;
+    printf("%-46s %-9s %6s %-22s %12s %12s %8s%s\n", "case", "half", "devs", "metric", "measured", "predicted", "error",
+           perf ? "   performance at the same time: measured, predicted (error)" : "");
     for (int i = 0; i < n; i++) {
         if (!c[i].ok) {
             printf("%-46.46s %-9s %6lld %-22s %12.5g %12s %8s %s\n", c[i].id, c[i].heldout ? "held-out" : "fit",
                    c[i].devices, c[i].metric, c[i].value, "-", "-", c[i].reason);
             continue;
         }
-        printf("%-46.46s %-9s %6lld %-22s %12.5g %12.5g %+7.1f%%\n", c[i].id, c[i].heldout ? "held-out" : "fit",
+        printf("%-46.46s %-9s %6lld %-22s %12.5g %12.5g %+7.1f%%", c[i].id, c[i].heldout ? "held-out" : "fit",
                c[i].devices, c[i].metric, c[i].value, c[i].predicted, 100 * c[i].error);
+        if (c[i].perf_metric && isfinite(c[i].perf_predicted))
+            printf("   %s %.5g, %.5g (%+.1f%%)", c[i].perf_metric, c[i].perf_value, c[i].perf_predicted,
+                   100 * (c[i].perf_predicted / c[i].perf_value - 1));
+        printf("\n");
     }
-    printf("\n  %-12s %-26s %-26s %s\n", "MAPE", "all (n, within +-25 %)", "fit (n, within +-25 %)",
+    int w = 12; /* the kinds' column: as wide as the longest (a device's hwdesc name) */
+    for (int kd = 0; kd < nk; kd++)
+        if ((int)strlen(kinds[kd]) > w)
+            w = (int)strlen(kinds[kd]);
+    printf("\n  %-*s %-26s %-26s %s\n", w, "MAPE", "all (n, within +-25 %)", "fit (n, within +-25 %)",
            "held-out (n, within +-25 %)");
     for (int kd = 0; kd <= nk; kd++) {
-        printf("  %-12s", kd < nk ? kinds[kd] : "overall");
+        printf("  %-*s", w, kd < nk ? kinds[kd] : "overall");
         for (int h = -1; h <= 1; h++) {
             vstats(c, n, h, kd < nk ? kd : -1, &cnt, &mape, &w25);
             char cell[40];
@@ -463,7 +501,7 @@ static int validate_multi(const struct cli_opt *opts)
     }
     for (int i = 0; i < n; i++)
         v[i] = (struct vrow){c[i].id, mmetric_name(c[i].metric), c[i].reason, c[i].devices, c[i].value,
-                             c[i].predicted, c[i].error, c[i].heldout, c[i].ok, c[i].phase == PH_TRAIN};
+                             c[i].predicted, c[i].error, c[i].heldout, c[i].ok, c[i].phase == PH_TRAIN, NULL, 0, 0};
     static const char *const kinds[] = {"inference", "train"};
     char head[1300];
     snprintf(head, sizeof head, "dse validate --published --multi-device: %d cases of %s, analytical tier, each case's "
@@ -509,7 +547,7 @@ static int validate_serving(const struct cli_opt *opts)
     }
     for (int i = 0; i < n; i++)
         v[i] = (struct vrow){c[i].id, smetric_name(c[i].metric), c[i].reason, c[i].devices, c[i].value,
-                             c[i].predicted, c[i].error, c[i].heldout, c[i].ok, (int)smetric_kind(c[i].metric)};
+                             c[i].predicted, c[i].error, c[i].heldout, c[i].ok, (int)smetric_kind(c[i].metric), NULL, 0, 0};
     char head[1300];
     snprintf(head, sizeof head, "dse validate --published --serving: %d cases of %s, each run simulated (dse serve's "
              "model: analytical iteration costs, the case's scheduler, seed 1)", n, path);
@@ -523,8 +561,113 @@ out:
     return rc;
 }
 
+/* The power corpus's files: --corpus FILE.csv, else the .csv files of CORPUS/power (CORPUS: --corpus or
+ * validate/published). */
+static int load_power(const char *where, struct wcase **c, int *n, struct dse_err *e)
+{
+    if (where && strstr(where, ".csv")) {
+        const char *one[1] = {where};
+        return wcorpus_load(one, 1, c, n, e);
+    }
+    char dir[600];
+    if (where)
+        snprintf(dir, sizeof dir, "%s/power", where);
+    else
+        cli_data_dir("validate/published/power", dir, sizeof dir);
+    char (*paths)[600] = malloc(256 * sizeof *paths);
+    const char *p[256];
+    int k = 0, rc = paths ? corpus_files(dir, paths, &k, e) : dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+    for (int i = 0; i < k; i++)
+        p[i] = paths[i];
+    if (!rc)
+        rc = wcorpus_load(p, k, c, n, e);
+    free(paths);
+    return rc;
+}
+
+/* One power case: its device's hwdesc, stack and (but for idle and kernel cases) workload through the
+ * cache, then predicted; an error names the corpus file and the case. */
+static int predict_power(struct pctx *x, struct wcase *c, struct dse_err *e)
+{
+    int si, rc;
+    const struct sw_stack *sw;
+    const struct wl_model *m = NULL;
+    if ((rc = get_sys(x, c->device, &si, e)) || (rc = get_sw(x, si, c->software, &sw, e)) ||
+        (!c->idle && !c->is_kernel && (rc = get_wl(x, c->workload, &m, e))) || (rc = wcase_predict(c, x->sys[si], m, sw, e))) {
+        char msg[sizeof e->msg];
+        dse_strlcpy(msg, e->msg, sizeof msg);
+        char where[32];
+        snprintf(where, sizeof where, "line %d", c->line);
+        rc = dse_err_set(e, rc, c->file, where, "%s: %s", c->id, msg);
+    }
+    return rc;
+}
+
+/* dse validate --published --power: the power corpus, each case's power predicted by the power model;
+ * MAPE per device and half. */
+static int validate_power(const struct cli_opt *opts)
+{
+    struct dse_err e;
+    dse_err_clear(&e);
+    struct wcase *c = NULL;
+    struct vrow *v = NULL;
+    const char **devs = NULL;
+    int n = 0, nd = 0, rc;
+    const char *only = cli_get(opts, "hw");
+    struct pctx *x = calloc(1, sizeof *x);
+    if (!x)
+        return fprintf(stderr, "dse: out of memory\n"), DSE_ERUNTIME;
+    if ((rc = load_power(cli_get(opts, "corpus"), &c, &n, &e)))
+        goto out;
+    if (!(v = calloc((size_t)n + 1, sizeof *v)) || !(devs = calloc((size_t)n + 1, sizeof *devs))) {
+        rc = dse_err_set(&e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+        goto out;
+    }
+    int shown = 0;
+    struct progress pg;
+    progress_begin(&pg, 1, "dse validate: power cases", "cases", n);
+    for (int i = 0; i < n; i++) {
+        progress_step(&pg, i);
+        if (only && strcmp(c[i].device, only))
+            continue;
+        if ((rc = predict_power(x, &c[i], &e))) {
+            progress_end(&pg, 0);
+            goto out;
+        }
+        int d = 0;
+        while (d < nd && strcmp(devs[d], c[i].device))
+            d++;
+        if (d == nd)
+            devs[nd++] = c[i].device;
+        v[shown++] = (struct vrow){c[i].id, wmetric_names[c[i].metric], c[i].reason, c[i].count, c[i].value,
+                                   c[i].predicted, c[i].error, c[i].heldout, c[i].ok, d,
+                                   c[i].perf_metric >= 0 ? pmetric_names[c[i].perf_metric] : NULL, c[i].perf_value,
+                                   c[i].perf_predicted};
+    }
+    progress_end(&pg, 0);
+    if (only && !shown) {
+        rc = dse_err_set(&e, DSE_EINPUT, NULL, "--hw", "no power case ran on '%s'", only);
+        goto out;
+    }
+    char head[1300];
+    snprintf(head, sizeof head, "dse validate --published --power: %d cases%s%s of %s, analytical tier, each case's "
+             "stack; devs: the devices the figure covers", shown, only ? " on " : "", only ? only : "",
+             cli_get(opts, "corpus") ? cli_get(opts, "corpus") : "validate/published/power");
+    vrows_report(v, shown, cli_get(opts, "json") != NULL, head, devs, nd);
+out:
+    if (rc)
+        dse_err_print(stderr, &e);
+    free(v);
+    free(devs);
+    free(c);
+    pctx_free(x);
+    return rc;
+}
+
 int cli_validate_published(const struct cli_opt *opts)
 {
+    if (cli_get(opts, "power"))
+        return validate_power(opts);
     if (cli_get(opts, "serving"))
         return validate_serving(opts);
     if (cli_get(opts, "multi-device"))

@@ -38,6 +38,8 @@ static struct cli_opt validate_opts_proto[] = {
                    "simulated by dse serve)", NULL},
     {"multi-device", 0, "with --published: the multi-device corpus (CORPUS/multi-device/cases.csv: training steps and "
                         "multi-device inference, each case's layout)", NULL},
+    {"power", 0, "with --published: the power corpus (CORPUS/power/*.csv: average power and energy per inference "
+                 "or token measured on a device or system), predicted by the power model; MAPE per device and half", NULL},
     {"half", 1, "with --published: show the fit half only ('fit', for choosing model terms without seeing the "
                 "held-out cases), the held-out half, or all (default)", NULL},
     {"software", 1, "with --published: one stack for every case, or 'default' for each device's own", NULL},

@@ -335,10 +335,11 @@ int eval_account(const struct eval_req *r, struct eval_result *res, const struct
     T->energy_compute_J += c->e_compute * es;
     T->energy_memory_J += c->e_memory * es;
     T->energy_link_J += c->e_link * es;
+    T->energy_active_J += c->e_active * es;
     T->macs += op->macs * es;
     T->flops += op->flops * es;
     T->main_bytes += c->main_bytes * es;
-    res->dev_dyn_J[c->dev] += (c->e_compute + c->e_memory + c->e_link) * n * res->dscale;
+    res->dev_dyn_J[c->dev] += (c->e_compute + c->e_memory + c->e_link + c->e_active) * n * res->dscale;
     res->dev_busy_s[res->part][c->dev] += c->time_s * ks + c->xfer_s * ts;
     if (!r->want_ops)
         return DSE_OK;
@@ -366,7 +367,7 @@ int eval_account(const struct eval_req *r, struct eval_result *res, const struct
     o->macs += op->macs * es;
     o->flops += op->flops * es;
     o->bytes += c->main_bytes * es;
-    o->energy_J += (c->e_compute + c->e_memory + c->e_link) * es;
+    o->energy_J += (c->e_compute + c->e_memory + c->e_link + c->e_active) * es;
     o->utilization = c->utilization;
     o->cycles_compute += c->cycles_compute * n;
     o->cycles_stall += c->cycles_stall * n;
@@ -387,6 +388,9 @@ static void fill_cost(struct eval_op_cost *k, int dev, const struct op_cost *c, 
     k->overhead_s = c->overhead_s;
     k->e_compute = c->energy_compute_J;
     k->e_memory = c->energy_memory_J;
+    /* Active power while the kernel runs (not its launch gap), on the units it uses. */
+    double run_s = c->time_s - c->overhead_s;
+    k->e_active = d->active_W * (run_s > 0 ? run_s : 0) * (1 - c->idle_share);
     k->main_bytes = c->bytes[d->n_mem - 1];
     k->utilization = c->utilization;
     k->bound = c->bound;
@@ -1100,7 +1104,7 @@ static int finish(const struct eval_req *r, const struct eval_graphs *eg, struct
     error_bars(r, eg->phase, T);
     for (int i = 0; i < res->n_ops; i++)
         res->ops[i].energy_J += idle * res->ops[i].time_s;
-    T->energy_J = T->energy_compute_J + T->energy_memory_J + T->energy_static_J + T->energy_link_J;
+    T->energy_J = T->energy_compute_J + T->energy_memory_J + T->energy_static_J + T->energy_link_J + T->energy_active_J;
     T->avg_power_W = T->latency_s > 0 ? T->energy_J / T->latency_s : 0;
     T->peak_memory_bytes = T->weight_bytes + T->kv_bytes + T->act_bytes + T->grad_bytes + T->optimizer_bytes;
     double dp = r->layout.n[PAR_DP] > 0 ? r->layout.n[PAR_DP] : 1; /* replicas, each running its batch */

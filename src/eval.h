@@ -133,6 +133,7 @@ struct eval_totals {
     double ttft_s, tpot_s, tokens_per_s, decode_tokens_per_s, energy_per_token_J, energy_per_inference_J;
     double compute_s, memory_s, overhead_s, xfer_s;
     double energy_compute_J, energy_memory_J, energy_static_J, energy_link_J;
+    double energy_active_J; /* active devices' power beyond idle, not per operation (power.active_W) */
     double main_bytes;
     double price_USD;               /* of the system, every device (0: none known) */
     double die_area_mm2;            /* of the devices used; NAN when one has no area figure */

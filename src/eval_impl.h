@@ -12,6 +12,7 @@ struct eval_op_cost { /* one op's cost at the first decode step, reused by later
     double comm_total_s; /* the collectives' whole time, of which comm_s is what no overlap hides */
     double cycles_compute, cycles_stall, mapping_efficiency, sram_reads, sram_writes, dram_reads, dram_writes;
     double e_compute, e_memory, e_link, main_bytes, utilization;
+    double e_active; /* the device's active power x the time its kernel runs (power.active_W) */
     enum bound bound;
     enum prec cprec;
 };

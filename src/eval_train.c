@@ -112,6 +112,7 @@ static void scale_cost(struct eval_op_cost *c, double f)
     c->e_compute *= f;
     c->e_memory *= f;
     c->e_link *= f;
+    c->e_active *= f;
     c->main_bytes *= f;
     c->cycles_compute *= f;
     c->cycles_stall *= f;

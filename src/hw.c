@@ -57,6 +57,9 @@ void hw_scale_clock(struct hw_device *d, double f, double v2)
 {
     d->base_Hz *= f;
     d->boost_Hz *= f;
+    d->active_W *= f * v2;
+    for (int e = 0; e < ENG_COUNT; e++)
+        d->engine_W[e] *= f * v2;
     for (int i = 0; i < d->n_compute; i++) {
         d->compute[i].clock_Hz *= f;
         d->compute[i].peak_flops *= f;

@@ -88,6 +88,11 @@ struct hw_device {
     struct hw_dvfs_point dvfs[HW_MAX_DVFS];
     int n_dvfs;
     double idle_W, tdp_W;
+    /* The power model (docs/models.md, "Power and energy"): an active device draws idle_W + active_W
+     * (clocks, instruction issue, leakage at load: power.active_W) while its kernels run, plus each
+     * operation's energy; engine_W[e] is engine e's dynamic power at its headline rate (power.matrix_W,
+     * power.vector_W), from which a compute entry without energy_pJ_per_mac takes its MAC energy. */
+    double active_W, engine_W[ENG_COUNT];
     double price_USD, die_area_mm2; /* 0 when not given */
     double rent_USD_per_hour;       /* cloud rental, 0 when not given */
     double area_fixed_mm2, area_per_mac_mm2, area_per_MiB_mm2; /* area model; per_mac 0: none */
@@ -213,7 +218,7 @@ int hw_link_between(const struct hw_system *sys, int a, int b);
  * reason. */
 void hw_apply_power_cap(struct hw_device *d, double cap_W);
 /* Runs a device at f times its clock and v2 times its squared voltage: peaks scale with f, MAC
- * energies with v2 (dynamic energy per operation ~ C V^2). */
+ * energies with v2 (dynamic energy per operation ~ C V^2), active power with f x v2. */
 void hw_scale_clock(struct hw_device *d, double f, double v2);
 /* Multiplies every matrix-engine peak of d by ratio (a resized MAC array). */
 void hw_scale_matrix(struct hw_device *d, double ratio);

@@ -150,7 +150,7 @@ static int load_compute(struct ju *j, const cJSON *o, const struct hw_device *d,
     c->flops_per_cycle_per_unit = fpc;
     c->clock_Hz = clk > 0 ? clk * 1e6 : d->boost_Hz;
     c->peak_flops = c->units * fpc * c->clock_Hz;
-    c->energy_J_per_mac = en > 0 ? en * 1e-12 : prec_mac_pJ_45nm(c->prec) * 1e-12 * d->process_nm / 45.0;
+    c->energy_J_per_mac = en > 0 ? en * 1e-12 : 0; /* 0: derived from the engine's power (derive_mac_energy) */
 
     const char *hk = prec_is_int(c->prec) ? "headline_TOPS" : "headline_TFLOPS";
     const char *wrong = prec_is_int(c->prec) ? "headline_TFLOPS" : "headline_TOPS";
@@ -293,10 +293,8 @@ static int load_computes(struct ju *j, const cJSON *o, struct hw_system *sys, st
     d->n_compute = n;
     for (int i = 0; i < n; i++) {
         const struct hw_compute *c = &d->compute[i];
-        if (c->peak_flops > d->peak[c->engine][c->prec]) {
+        if (c->peak_flops > d->peak[c->engine][c->prec])
             d->peak[c->engine][c->prec] = c->peak_flops;
-            d->mac_J[c->engine][c->prec] = c->energy_J_per_mac;
-        }
     }
     return DSE_OK;
 }
@@ -338,24 +336,71 @@ static int load_dvfs(struct ju *j, const cJSON *o, struct hw_system *sys, struct
     return DSE_OK;
 }
 
+/* A compute entry without energy_pJ_per_mac draws its engine's dynamic power at its headline rate:
+ * energy per MAC = engine_W / (peak / 2), so every precision of a matrix engine at full rate draws
+ * the same power (operand delivery, which scales with operand bytes, dominates the multiplier's own
+ * energy: a 2x-rate fp8 MAC costs half an fp16 one). A device without a TDP (a SCALE-Sim .cfg) keeps
+ * the multiplier-and-adder figure of Horowitz (ISSCC 2014) at 45 nm, scaled by node. Then fills
+ * mac_J with the energy of the entry that gives each engine and precision its peak. */
+static void derive_mac_energy(struct hw_device *d)
+{
+    for (int i = 0; i < d->n_compute; i++) {
+        struct hw_compute *c = &d->compute[i];
+        if (c->energy_J_per_mac > 0)
+            continue;
+        if (d->engine_W[c->engine] > 0 && c->peak_flops > 0)
+            c->energy_J_per_mac = d->engine_W[c->engine] / (c->peak_flops / 2);
+        else
+            c->energy_J_per_mac = prec_mac_pJ_45nm(c->prec) * 1e-12 * d->process_nm / 45.0;
+    }
+    int taken[ENG_COUNT][P_COUNT] = {{0}};
+    for (int i = 0; i < d->n_compute; i++) {
+        const struct hw_compute *c = &d->compute[i];
+        if (c->peak_flops > 0 && c->peak_flops >= d->peak[c->engine][c->prec] && !taken[c->engine][c->prec]) {
+            d->mac_J[c->engine][c->prec] = c->energy_J_per_mac;
+            taken[c->engine][c->prec] = 1;
+        }
+    }
+}
+
+/* The share of the dynamic budget (tdp_W - idle_W) an active device draws whatever it computes, when
+ * power.active_W is not given: an assumption (docs/models.md), which dse calibrate --published --power
+ * replaces by a fit; the rest is each engine's power at its headline rate. */
+#define HW_ACTIVE_SHARE 0.5
+
 static int load_power(struct ju *j, const cJSON *o, struct hw_system *sys, struct hw_device *d, int *bad)
 {
     (void)sys;
-    static const char *const keys[] = {"idle_W", "tdp_W", "source", "note", NULL};
+    static const char *const keys[] = {"idle_W", "tdp_W", "active_W", "matrix_W", "vector_W", "source", "note", NULL};
     const cJSON *pw = cJSON_GetObjectItemCaseSensitive(o, "power");
     size_t old = ju_key(j, "power");
+    double act = -1, eng[ENG_COUNT] = {-1, -1};
     int rc;
     if (!pw)
         rc = ju_fail(j, "missing (expected an object with idle_W, tdp_W, source)");
     else if (!(rc = ju_object(j, pw, keys)) && !(rc = ju_num(j, pw, "idle_W", JU_NONNEG, 1e6, &d->idle_W)) &&
-             !(rc = ju_num(j, pw, "tdp_W", JU_POS, 1e6, &d->tdp_W)) && !(rc = need_source(j, pw)) &&
-             d->idle_W > d->tdp_W) {
-        size_t o2 = ju_key(j, "idle_W");
+             !(rc = ju_num(j, pw, "tdp_W", JU_POS, 1e6, &d->tdp_W)) &&
+             !(rc = ju_num(j, pw, "active_W", JU_OPT | JU_NONNEG, 1e6, &act)) &&
+             !(rc = ju_num(j, pw, "matrix_W", JU_OPT | JU_POS, 1e6, &eng[ENG_MATRIX])) &&
+             !(rc = ju_num(j, pw, "vector_W", JU_OPT | JU_POS, 1e6, &eng[ENG_VECTOR])) &&
+             !(rc = need_source(j, pw))) {
+        /* idle_W above the TDP is a contradiction; idle_W + active_W above it is not: such a device throttles
+         * (a TDP lowered with --set acts as a limit, not as a smaller chip) */
         char ts[32], is[32];
-        rc = ju_fail(j, "expected at most tdp_W (%s), got %s", ju_shortest(ts, sizeof ts, d->tdp_W),
-                     ju_shortest(is, sizeof is, d->idle_W));
-        ju_pop(j, o2);
+        if (d->idle_W > d->tdp_W) {
+            size_t o2 = ju_key(j, "idle_W");
+            rc = ju_fail(j, "expected at most tdp_W (%s), got %s", ju_shortest(ts, sizeof ts, d->tdp_W),
+                         ju_shortest(is, sizeof is, d->idle_W));
+            ju_pop(j, o2);
+        }
     }
+    if (!rc) {
+        double budget = d->tdp_W - d->idle_W;
+        d->active_W = act >= 0 ? act : HW_ACTIVE_SHARE * budget;
+        for (int e = 0; e < ENG_COUNT; e++)
+            d->engine_W[e] = eng[e] > 0 ? eng[e] : budget - d->active_W > 0 ? budget - d->active_W : 0;
+    }
+    derive_mac_energy(d);
     ju_pop(j, old);
     KEEP(rc);
     return DSE_OK;

@@ -55,6 +55,8 @@ const struct metric metric_table[] = {
     {"energy_memory_mJ", "mJ", DIR_NONE, "memory access energy, all levels", F(energy_memory_J), 1e3, 0, 0},
     {"energy_static_mJ", "mJ", DIR_NONE, "idle power of every device of the system x latency", F(energy_static_J), 1e3, 0, 0},
     {"energy_link_mJ", "mJ", DIR_NONE, "link transfer energy", F(energy_link_J), 1e3, 0, 0},
+    {"energy_active_mJ", "mJ", DIR_NONE, "active power beyond idle of the devices while their kernels run",
+     F(energy_active_J), 1e3, 0, 0},
     {"main_memory_MB", "MB", DIR_NONE, "bytes moved to or from main memory", F(main_bytes), 1e-6, 0, 0},
     {"price_USD", "USD", DIR_MIN, "purchase price of the system (every device)", F(price_USD), 1, 0, 0},
     {"devices", "1", DIR_MIN, "devices of the layout: tp x dp x pp (1 without a topology)", F(devices), 1, ALL | SRV, 0},

@@ -37,6 +37,7 @@ struct op_cost {
     int mem_level;               /* the level that limits memory time */
     double bytes[HW_MAX_MEM];    /* bytes served by each memory level */
     double energy_compute_J, energy_memory_J, energy_static_J;
+    double idle_share;           /* share of the device's units the op leaves idle (a CPU's unused cores); 0 */
     double utilization;          /* achieved / peak arithmetic rate, in [0, 1] */
     enum prec cprec;             /* arithmetic precision used */
     enum hw_engine engine;

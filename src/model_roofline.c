@@ -197,6 +197,7 @@ enum op_status model_roofline_cost(const struct hw_device *d, const struct wl_gr
         if (used > 1)
             c->overhead_s += d->fork_join_s;
         if (used < cores) {
+            c->idle_share = 1 - used / cores;
             c->compute_s *= cores / used;
             c->memory_s *= cores / used;
         }

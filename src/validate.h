@@ -148,6 +148,19 @@ double pcase_time_error(const struct pcase *c);
 int pcase_predict(struct pcase *c, const struct hw_system *sys, const struct wl_model *m, const struct sw_stack *sw,
                   enum fidelity f, struct dse_err *e);
 
+/* Reads a corpus kernel (workload "gemm:M=..,N=..,K=.." and the like) at precision prec into k; an error
+ * names file and where (a line). */
+int pcase_kernel(const char *spec, const char *prec, const char *file, const char *where, struct vk *k,
+                 struct dse_err *e);
+/* The evaluation case c (not a kernel) asks for, on device dev of sys run on `threads` CPU cores (0:
+ * all): *r the request, *res its result (eval_result_free by the caller, also on an error). */
+int pcase_eval(const struct pcase *c, const struct hw_system *sys, int dev, int threads, const struct wl_model *m,
+               const struct sw_stack *sw, enum fidelity f, struct eval_req *r, struct eval_result *res, struct dse_err *e);
+/* Makes `one` (a copy of a system) one of n instances sharing device dev: a CPU runs an instance on
+ * cores / n (*threads); an accelerator's compute peaks, engine and active power and memory bandwidths
+ * and capacities are divided by n (its idle power is not: the device idles once). */
+void pcase_share_device(struct hw_system *one, int dev, long long n, int *threads);
+
 struct pstats {
     int n, within20, within25;
     double mape_pct, within20_pct, within25_pct;
@@ -246,5 +259,44 @@ int scase_predict(struct scase *c, const struct hw_system *node, const struct wl
 const char *smetric_name(enum smetric m);
 enum skind smetric_kind(enum smetric m);
 int mmetric_is_rate(enum mmetric m);
+
+/* The published power corpus (every CSV file of validate/published/power, columns and split in its README):
+ * average power or energy per inference or token measured while a device or system ran a workload,
+ * with the performance measured at the same time (validate_power.c). */
+enum wcol { WC_ID, WC_DEVICE, WC_FRAMEWORK, WC_SOFTWARE, WC_WORKLOAD, WC_PHASE, WC_BATCH, WC_PROMPT, WC_GEN,
+            WC_INSTANCES, WC_PRECISION, WC_MODE, WC_SCOPE, WC_NDEV, WC_METRIC, WC_VALUE, WC_UNIT, WC_PERF_METRIC,
+            WC_PERF_VALUE, WC_SOURCE, WC_URL, WC_DATE, WC_NOTE, WC_COUNT };
+enum wmetric { WM_POWER, WM_J_INFERENCE, WM_J_TOKEN, WM_COUNT };
+extern const char *const wmetric_names[WM_COUNT + 1];
+enum wscope { WS_DEVICE, WS_SYSTEM, WS_COUNT };
+struct wcase {
+    char id[96], file[DSE_PATH_LEN];
+    int line;
+    char device[HW_NAME_LEN], software[64], workload[160], precision[32], mode[32];
+    enum wl_phase phase;
+    int idle, is_kernel; /* phase idle (nothing runs), phase kernel (workload gemm:...: k) */
+    struct vk k;
+    long long batch, prompt, gen, instances, count;
+    enum wscope scope;
+    enum wmetric metric;
+    double value;
+    int perf_metric; /* enum pmetric, -1: none given */
+    double perf_value;
+    int heldout;
+    /* set by wcase_predict */
+    int ok; /* predicted (else reason) */
+    char reason[320];
+    double predicted, error, perf_predicted; /* perf_predicted: NAN when none */
+};
+/* Reads every case of the files paths[0..n): every field checked, ids unique across files; *out is
+ * malloc'd. */
+int wcorpus_load(const char *const *paths, int n, struct wcase **out, int *count, struct dse_err *e);
+/* The same from text[0..len) named path (the fuzz target's entry). */
+int wcorpus_load_buf(const char *text, size_t len, const char *path, struct wcase **out, int *count, struct dse_err *e);
+/* Predicts c on sys (its hwdesc) with workload m (NULL for idle and kernel cases) and stack sw. A case
+ * dse cannot predict (an operating point the hwdesc does not name, devices at once in a layout, a
+ * server whose hosts the hwdesc does not pair) leaves c->ok 0 with the reason. */
+int wcase_predict(struct wcase *c, const struct hw_system *sys, const struct wl_model *m, const struct sw_stack *sw,
+                  struct dse_err *e);
 
 #endif

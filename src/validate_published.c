@@ -63,7 +63,7 @@ static const char *const col_names[C_COUNT + 1] = {"id",     "device", "framewor
 
 /* A kernel workload "gemm:M=..,N=..,K=.." or "attention:B=..,H=..,Hkv=..,S=..,T=..,D=..,causal=..":
  * read as the kernel suites read a case, so one checker serves both. */
-static int load_kernel(const char *spec, const char *prec, const char *file, const char *where, struct vk *k,
+int pcase_kernel(const char *spec, const char *prec, const char *file, const char *where, struct vk *k,
                        struct dse_err *e)
 {
     const char *colon = strchr(spec, ':');
@@ -171,7 +171,7 @@ static int load_row(char **f, const char *file, int line, struct pcase *c, struc
     struct prec_cfg pc;
     if (prec_parse(c->precision, &pc, e))
         return dse_err_set(e, DSE_EINPUT, file, where, "precision: %s", e->msg);
-    if (c->is_kernel && load_kernel(c->workload, prec_names[pc.w], file, where, &c->k, e))
+    if (c->is_kernel && pcase_kernel(c->workload, prec_names[pc.w], file, where, &c->k, e))
         return e->code;
     c->heldout = pcase_is_heldout(c->id);
     return DSE_OK;
@@ -347,7 +347,7 @@ static enum pkind kind_of(const struct pcase *c, const struct wl_model *m)
 
 /* One of n instances of sys: the primary device's share of it (a CPU runs an instance on cores / n:
  * threads; an accelerator's compute peaks and memory bandwidths are divided by n). */
-static void share_device(struct hw_system *one, int dev, long long n, int *threads)
+void pcase_share_device(struct hw_system *one, int dev, long long n, int *threads)
 {
     struct hw_device *d = &one->dev[dev];
     *threads = 0;
@@ -374,7 +374,7 @@ int pcase_predict(struct pcase *c, const struct hw_system *sys, const struct wl_
         if (!(one = malloc(sizeof *one)))
             return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
         *one = *sys;
-        share_device(one, dev, c->instances, &threads);
+        pcase_share_device(one, dev, c->instances, &threads);
         sys = one;
     }
     rc = predict_one(c, sys, dev, threads, m, sw, f, e);
@@ -384,6 +384,39 @@ int pcase_predict(struct pcase *c, const struct hw_system *sys, const struct wl_
         c->error = c->predicted / c->value - 1;
     }
     return rc;
+}
+
+int pcase_eval(const struct pcase *c, const struct hw_system *sys, int dev, int threads, const struct wl_model *m,
+               const struct sw_stack *sw, enum fidelity f, struct eval_req *r, struct eval_result *res, struct dse_err *e)
+{
+    int rc;
+    memset(r, 0, sizeof *r);
+    memset(res, 0, sizeof *res);
+    r->sys = sys;
+    r->sw = sw;
+    r->model = m;
+    r->dev = dev;
+    for (int t = 0; t < OP_COUNT; t++)
+        r->type_dev[t] = -1;
+    if ((rc = prec_parse(c->precision, &r->x.prec, e)))
+        return rc;
+    r->x.fidelity = f;
+    r->x.threads = threads;
+    r->batch = c->batch;
+    int lm = wl_model_is_lm(m);
+    r->prompt = c->prompt > 0 ? c->prompt : lm ? 1 : 128;
+    r->gen = c->gen > 0 ? c->gen : 128;
+    r->phase = PH_NONE;
+    if (lm) { /* the run a metric is read from (see the header) */
+        r->phase = c->phase == PH_NONE ? PH_GENERATE : c->phase;
+        if (c->metric == PM_TPOT || (c->metric == PM_TOKENS && c->phase == PH_DECODE))
+            r->phase = PH_GENERATE;
+        if (c->metric == PM_TTFT && c->phase != PH_GENERATE)
+            r->phase = PH_PREFILL;
+    }
+    if ((rc = wl_check_context(m, r->phase, r->prompt, r->gen, c->file, c->id, e)))
+        return rc;
+    return eval_run(r, res, e);
 }
 
 static int predict_one(struct pcase *c, const struct hw_system *sys, int dev, int threads, const struct wl_model *m,
@@ -417,33 +450,7 @@ static int predict_one(struct pcase *c, const struct hw_system *sys, int dev, in
     } else {
         struct eval_req r;
         struct eval_result res;
-        memset(&r, 0, sizeof r);
-        memset(&res, 0, sizeof res);
-        r.sys = sys;
-        r.sw = sw;
-        r.model = m;
-        r.dev = dev;
-        for (int t = 0; t < OP_COUNT; t++)
-            r.type_dev[t] = -1;
-        if ((rc = prec_parse(c->precision, &r.x.prec, e)))
-            return rc;
-        r.x.fidelity = f;
-        r.x.threads = threads;
-        r.batch = c->batch;
-        int lm = wl_model_is_lm(m);
-        r.prompt = c->prompt > 0 ? c->prompt : lm ? 1 : 128;
-        r.gen = c->gen > 0 ? c->gen : 128;
-        r.phase = PH_NONE;
-        if (lm) { /* the run a metric is read from (see the header) */
-            r.phase = c->phase == PH_NONE ? PH_GENERATE : c->phase;
-            if (c->metric == PM_TPOT || (c->metric == PM_TOKENS && c->phase == PH_DECODE))
-                r.phase = PH_GENERATE;
-            if (c->metric == PM_TTFT && c->phase != PH_GENERATE)
-                r.phase = PH_PREFILL;
-        }
-        if ((rc = wl_check_context(m, r.phase, r.prompt, r.gen, c->file, c->id, e)))
-            return rc;
-        if ((rc = eval_run(&r, &res, e)))
+        if ((rc = pcase_eval(c, sys, dev, threads, m, sw, f, &r, &res, e)))
             return rc;
         if (!res.feasible) {
             dse_strlcpy(c->reason, res.reason, sizeof c->reason);

@@ -100,15 +100,28 @@ START_TEST(default_energies)
     ck_assert(hw_default_mem_J_per_byte(MEM_DRAM, 1e9, 7) == 0);
     ck_assert(hw_default_mem_J_per_byte(MEM_HOST, 1e9, 45) == 0);
 
-    /* A compute entry without energy_pJ_per_mac gets Horowitz's 45 nm figure scaled by node; the
-     * NPU system fixture gives no process_nm, so 45 nm applies and the figure is unscaled. */
+    /* A compute entry without energy_pJ_per_mac draws its engine's power at its headline rate. The
+     * NPU system's CPU: idle 2 W, TDP 10 W, no active_W: half of the 8 W budget is active power (4 W),
+     * the other half the vector engine's: fp32 4 x 32 x 2 GHz = 256 GFLOP/s = 128 G MAC/s: 4 W /
+     * 128e9 = 31.25 pJ per MAC; int8 4 x 128 x 2 GHz = 512 G MAC/s: 7.8125 pJ. */
     struct hw_system *s = malloc(sizeof *s);
     struct dse_err e;
     ck_assert_int_eq(hw_load_buf(FIX_NPU_SYSTEM, sizeof FIX_NPU_SYSTEM - 1, "fix", s, &e), DSE_OK);
-    /* cpu fp32 entry has no energy: 4.6 pJ x 45/45 */
-    ck_assert_near(s->dev[0].mac_J[ENG_VECTOR][P_FP32], 4.6e-12, 1e-9);
-    /* npu int8: 0.23 pJ */
-    ck_assert_near(s->dev[1].mac_J[ENG_MATRIX][P_INT8], 0.23e-12, 1e-9);
+    ck_assert_near(s->dev[0].active_W, 4, 1e-12);
+    ck_assert_near(s->dev[0].mac_J[ENG_VECTOR][P_FP32], 31.25e-12, 1e-9);
+    ck_assert_near(s->dev[0].mac_J[ENG_VECTOR][P_INT8], 7.8125e-12, 1e-9);
+    /* npu: idle 0.5, TDP 2: active 0.75 W, matrix 0.75 W at 4 TOPS = 2e12 MAC/s: 0.375 pJ */
+    ck_assert_near(s->dev[1].mac_J[ENG_MATRIX][P_INT8], 0.375e-12, 1e-9);
+    /* Given: active_W 0.5 and matrix_W 1: 1 W / 2e12 MAC/s = 0.5 pJ per MAC. */
+    static const char from[] = "\"idle_W\":0.5,\"tdp_W\":2,";
+    char v[sizeof FIX_NPU_SYSTEM + 64];
+    const char *at = strstr(FIX_NPU_SYSTEM, from);
+    ck_assert(at != NULL);
+    snprintf(v, sizeof v, "%.*s%s\"active_W\":0.5,\"matrix_W\":1,%s", (int)(at - FIX_NPU_SYSTEM), FIX_NPU_SYSTEM, from,
+             at + strlen(from));
+    ck_assert_msg(hw_load_buf(v, strlen(v), "fix", s, &e) == DSE_OK, "%s", e.msg);
+    ck_assert_near(s->dev[1].active_W, 0.5, 1e-12);
+    ck_assert_near(s->dev[1].mac_J[ENG_MATRIX][P_INT8], 0.5e-12, 1e-9);
     ck_assert(!(s->dev[1].ops_mask & (1u << OP_SOFTMAX)));
     ck_assert(s->dev[1].ops_mask & (1u << OP_RESHAPE)); /* views run anywhere */
     ck_assert_near(s->link[0].latency_s, 2e-6, 1e-12);
@@ -131,6 +144,8 @@ static const struct {
     {"\"capacity_MiB\":1,", "\"capacity_MiB\":1,\"capacity_KiB\":1,", "exactly one of capacity"},
     {"\"boost_MHz\":1000", "\"boost_MHz\":500", "expected at least base_MHz"},
     {"\"idle_W\":10", "\"idle_W\":1000", "expected at most tdp_W"},
+    {"\"idle_W\":10", "\"idle_W\":10,\"active_W\":-5", "devices[0].power.active_W: expected a non-negative number, got -5"},
+    {"\"idle_W\":10", "\"idle_W\":10,\"matrix_W\":-1", "devices[0].power.matrix_W: expected a positive number, got -1"},
     {"\"power\":{", "\"powr\":{", "unknown field"},
     {",\"source\":\"test fixture\"}],\"power\"", "}],\"power\"", "source: missing"},
     {"\"schema\":\"dse-hwdesc-1\"", "\"schema\":\"dse-hwdesc-2\"", "expected \"dse-hwdesc-1\""},

@@ -53,13 +53,17 @@ static void run_mm(struct hw_system *s, struct eval_result *res)
     wl_model_free(&m);
 }
 
-static struct hw_system *fixture(int dvfs, double tdp)
+/* active_W: the device's active power (power.active_W), 0 in the tests of limits alone. */
+static struct hw_system *fixture_active(int dvfs, double tdp, double active)
 {
     char txt[2048];
-    snprintf(txt, sizeof txt, "%s%s\"power\":{\"idle_W\":10,\"tdp_W\":%g,\"source\":\"test fixture\"}}]}",
-             FIX_POW_HEAD, dvfs ? FIX_POW_DVFS : "", tdp);
+    snprintf(txt, sizeof txt,
+             "%s%s\"power\":{\"idle_W\":10,\"tdp_W\":%g,\"active_W\":%g,\"source\":\"test fixture\"}}]}",
+             FIX_POW_HEAD, dvfs ? FIX_POW_DVFS : "", tdp, active);
     return test_fixture(txt);
 }
+
+static struct hw_system *fixture(int dvfs, double tdp) { return fixture_active(dvfs, tdp, 0); }
 
 START_TEST(throttle_dvfs_then_duty_cycle)
 {
@@ -105,6 +109,42 @@ START_TEST(throttle_dvfs_then_duty_cycle)
     ck_assert_near(res.t.avg_power_W, 12, 1e-12);
     ck_assert_near(res.t.throttle_slowdown, 2.65, 1e-12);
     ck_assert_msg(strstr(res.throttle_note, "12 W TDP"), "%s", res.throttle_note);
+    eval_result_free(&res);
+    free(s);
+}
+END_TEST
+
+/* Active power (power.active_W 20 W) is drawn while the kernel runs and scales with f x V^2 along the
+ * DVFS table, as MAC energy scales with V^2. Unthrottled: 1.06 mJ / 0.2 ms = 5.3 W + 20 + 10 idle =
+ * 35.3 W. Cap 30 W: 750 MHz (f 0.75, V^2 0.64: active 20 x 0.48 = 9.6 W over 0.26667 ms = 2.56 mJ, plus
+ * 0.64 + 0.06 mJ): 3.26 mJ / 0.26667 ms = 12.225 W + 10 = 22.225 W, fits. Cap 15 W: 750 MHz is over;
+ * 500 MHz (f 0.5, V^2 0.36: active 3.6 W x 0.4 ms = 1.44 mJ, plus 0.36 + 0.06 mJ = 1.86 mJ):
+ * 1.86 / 0.4 = 4.65 + 10 = 14.65 W, fits. Cap 12 W: 500 MHz is over, so duty cycle: T' = 1.86 mJ /
+ * (12 - 10) W = 0.93 ms, 2.325 x 0.4 ms, 4.65x the unthrottled 0.2 ms. */
+START_TEST(active_power_throttles)
+{
+    struct eval_result res = {0};
+    struct hw_system *s = fixture_active(1, 100, 20);
+    run_mm(s, &res);
+    ck_assert(res.feasible && !res.throttle_note[0]);
+    ck_assert_near(res.t.avg_power_W, 35.3, 1e-12);
+    ck_assert_near(res.t.energy_active_J, 20 * 0.2e-3, 1e-12);
+    ck_assert_near(res.ops[0].energy_J, 1.06e-3 + 4e-3 + 10 * 0.2e-3, 1e-12);
+    hw_apply_power_cap(&s->dev[0], 30);
+    run_mm(s, &res);
+    ck_assert_near(res.t.latency_s, 0.2e-3 / 0.75, 1e-12);
+    ck_assert_near(res.t.avg_power_W, 22.225, 1e-12);
+    ck_assert_near(res.t.energy_active_J, 2.56e-3, 1e-12);
+    ck_assert_msg(strstr(res.throttle_note, "clock 750 of 1000 MHz"), "%s", res.throttle_note);
+    hw_apply_power_cap(&s->dev[0], 15);
+    run_mm(s, &res);
+    ck_assert_near(res.t.latency_s, 0.4e-3, 1e-12);
+    ck_assert_near(res.t.avg_power_W, 14.65, 1e-12);
+    hw_apply_power_cap(&s->dev[0], 12);
+    run_mm(s, &res);
+    ck_assert_near(res.t.latency_s, 0.93e-3, 1e-12);
+    ck_assert_near(res.t.avg_power_W, 12, 1e-12);
+    ck_assert_near(res.t.throttle_slowdown, 4.65, 1e-12);
     eval_result_free(&res);
     free(s);
 }
@@ -203,6 +243,7 @@ Suite *make_power_suite(void)
     TCase *t = tcase_create("power");
     tcase_set_timeout(t, 120);
     tcase_add_test(t, throttle_dvfs_then_duty_cycle);
+    tcase_add_test(t, active_power_throttles);
     tcase_add_test(t, shipped_never_exceed_limits);
     tcase_add_test(t, large_sram_banked);
     suite_add_tcase(s, t);

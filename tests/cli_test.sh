@@ -1057,13 +1057,17 @@ assert c.execute('select count(*) from validation_cases').fetchone()[0] == 3
     # GPU-side launch now 2.4 us (RRZE gpu-benches; the host's part is the software stack's) the GEMV's
     # 0.05229 ms measured against (0.02797 + 0.0024) ms gives -41.9 %, the add -24.5 %, and the 8192^3
     # GEMM's 64 x 64 tiles fill ceil(4096 / 132) = 32 waves of 132 (96.97 %): 1.1137 / 0.9697 + 0.0024
-    # = 1.1484 ms, -17.2 %; the energy error is predicted / measured - 1 of the one case that has one.
+    # = 1.1484 ms, -17.2 % before the power model throttles it: idle 79 W + active 310.5 W (half of 700 - 79)
+    # + MACs at 310.5 W / 494.7e12 MAC/s = 0.6277 pJ (5.498e11 MACs: 345.1 mJ over 1.1484 ms) + memory
+    # passes 700 W, and without a DVFS table the GPU duty-cycles to T' = E_dyn / (700 - 79): E_dyn 727.2 mJ
+    # (819.8 mJ predicted with idle), 1.1710 ms, -15.6 %; the energy error is predicted / measured - 1 of
+    # the one case that has one.
     # (The hwdesc as it was before dse calibrate --published fitted it: tests/data/h200-uncalibrated.json.)
     "$BIN" validate --hw tests/data/h200-uncalibrated.json --import tests/data/import-gpu.csv --json --db "$tmp/v.db" --plot none >"$tmp/vg.json" 2>"$tmp/vg.err"
     if python3 -c "
 import json,sys
 d=json.load(open(sys.argv[1])); k=d['kernels']
-assert [round(x['error_pct'],1) for x in k]==[-17.2,-41.9,-24.5] and all(x['device']=='gpu' for x in k)
+assert [round(x['error_pct'],1) for x in k]==[-15.6,-41.9,-24.5] and all(x['device']=='gpu' for x in k)
 assert d['n_energy']==1 and abs(k[0]['energy_error_pct']-100*(k[0]['predicted_mJ']/970.8608-1))<1e-9 and 'measured_mJ' not in k[1]
 " "$tmp/vg.json" 2>/dev/null; then
         ok validate-import-gpu
@@ -1076,7 +1080,7 @@ assert d['n_energy']==1 and abs(k[0]['energy_error_pct']-100*(k[0]['predicted_mJ
     if python3 -c "
 import json,sys
 k=json.load(open(sys.argv[1]))['kernels']
-assert [round(x['error_pct'],1) for x in k]==[-17.2,-41.9,-24.5] and all(x['device']=='gpu' for x in k)
+assert [round(x['error_pct'],1) for x in k]==[-15.6,-41.9,-24.5] and all(x['device']=='gpu' for x in k)
 " "$tmp/vk.json" 2>/dev/null; then
         ok validate-import-kcu
     else
@@ -1661,9 +1665,11 @@ EOF2
     ); then ok sweep-db-ranks; else fail sweep-db-ranks "$why"; fi
     # JSON output is exact (src/jsonu.h, ju_print): the front printed by --json holds the database's
     # doubles bit for bit (with cJSON's printing 12 of the 60 points of the front before the published quality
-    # model were a unit in the last place off). 44 points now: 12 for each of w8a8, w4a16 and w4a8, 8 of fp16
-    # (its 4 GB points do not fit the Orin Nano's 2 GiB reserve); w8a16's quality is bounded by w8a8's
-    # (docs/models.md), and w8a8 is faster.
+    # model were a unit in the last place off). 33 points now, all on the Orin Nano: 11 designs (3 of each of
+    # w8a8, w4a16 and w4a8, 2 of fp16, whose 4 GB points do not fit the 2 GiB reserve), each at the caps of 7,
+    # 10 and 15 W, which do not bind; at 5 W the GPU (idle 0.5 W + active 3.75 W + its MACs) throttles and
+    # falls off the front (docs/models.md, "Power and energy"); w8a16's quality is bounded by w8a8's, and
+    # w8a8 is faster.
     "$BIN" sweep sweeps/llm_edge.json --db "$S/json.db" --no-plot --json >"$S/json.out" 2>/dev/null
     if why=$(python3 - "$S/json.db" "$S/json.out" 2>&1 <<'EOF2'
 import json, sqlite3, sys
@@ -1673,7 +1679,7 @@ cols = ("tokens_per_s", "energy_per_token_mJ", "quality_loss_pct")
 for p in front:
     row = d.execute("select %s from points where point = ?" % ",".join(cols), (p["point"],)).fetchone()
     assert tuple(p[c] for c in cols) == row, (p["point"], [p[c] for c in cols], row)
-assert len(front) == 44, len(front)
+assert len(front) == 33, len(front)
 EOF2
     ); then ok sweep-json-exact; else fail sweep-json-exact "$why"; fi
     # Item 9: --resume refuses a run whose inputs changed since it started (the model, the hwdesc, the spec)
