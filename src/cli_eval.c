@@ -301,6 +301,11 @@ static void print_human(const struct eval_req *r, const struct eval_result *res,
         printf("INFEASIBLE: %s\n", res->reason);
         return;
     }
+    if (r->sys->mode >= 0) {
+        const struct hw_mode *md = &r->sys->modes[r->sys->mode];
+        printf("mode %s (hwdesc modes): the system draws %.3g W of the %.3g W budget the mode's clocks are set for "
+               "(reported, not enforced)\n\n", md->name, res->t.avg_power_W, md->budget_W);
+    }
     if (res->throttle_note[0])
         printf("THROTTLED: %s; %.2fx slower than unthrottled\n\n", res->throttle_note, res->t.throttle_slowdown);
     const struct eval_op **v = malloc(sizeof *v * (size_t)(res->n_ops ? res->n_ops : 1));
@@ -520,6 +525,11 @@ static int print_json(const struct eval_req *r, const struct eval_result *res, c
         cJSON_AddStringToObject(o, "reason", res->reason);
     if (res->feasible && res->throttle_note[0])
         cJSON_AddStringToObject(o, "throttled", res->throttle_note);
+    if (r->sys->mode >= 0) {
+        cJSON *md = cJSON_AddObjectToObject(o, "mode");
+        cJSON_AddStringToObject(md, "name", r->sys->modes[r->sys->mode].name);
+        cJSON_AddNumberToObject(md, "budget_W", r->sys->modes[r->sys->mode].budget_W);
+    }
     if (r->sys->dev[r->dev].n_mem) {
         struct mem_view mv = mem_view_of(r, res);
         cJSON *mem = cJSON_AddObjectToObject(o, "memory");

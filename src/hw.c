@@ -72,6 +72,57 @@ void hw_scale_clock(struct hw_device *d, double f, double v2)
         }
 }
 
+int hw_mode_find(const struct hw_system *sys, const char *name)
+{
+    for (int k = 0; k < sys->n_modes; k++)
+        if (!strcmp(sys->modes[k].name, name))
+            return k;
+    return -1;
+}
+
+/* Scales a device's units online by u: its peaks and its active and engine power (a unit off draws
+ * nothing; its idle power is the board's, kept). */
+static void scale_units(struct hw_device *d, double u)
+{
+    for (int i = 0; i < d->n_compute; i++) {
+        d->compute[i].units *= u;
+        d->compute[i].peak_flops *= u;
+    }
+    for (int e = 0; e < ENG_COUNT; e++) {
+        d->engine_W[e] *= u;
+        for (int p = 0; p < P_COUNT; p++)
+            d->peak[e][p] *= u;
+    }
+    d->active_W *= u;
+    d->units_share *= u;
+    if (d->gpu.present) /* the cycle tier's waves: SMs online */
+        d->gpu.sms = d->gpu.sms * u >= 1 ? (int)lround(d->gpu.sms * u) : 1;
+}
+
+void hw_apply_mode(struct hw_system *sys, int k)
+{
+    const struct hw_mode *m = &sys->modes[k];
+    for (int d = 0; d < sys->n_dev; d++) {
+        struct hw_device *dv = &sys->dev[d];
+        if (m->clock_Hz[d] > 0 && dv->boost_Hz > 0)
+            hw_scale_clock(dv, m->clock_Hz[d] / dv->boost_Hz, 1);
+        if (m->units_share[d] > 0 && dv->units_share > 0)
+            scale_units(dv, m->units_share[d] / dv->units_share);
+        if (m->clock_Hz[d] > 0 || m->units_share[d] > 0) /* the module's budget is the limit, not a share of it */
+            dv->tdp_W = m->budget_W > dv->idle_W ? m->budget_W : dv->tdp_W;
+    }
+    for (int l = 0; l < sys->n_memories; l++) {
+        if (!(m->mem_Bps[l] > 0))
+            continue;
+        sys->memories[l].bandwidth_Bps = m->mem_Bps[l];
+        for (int d = 0; d < sys->n_dev; d++)
+            for (int i = 0; i < sys->dev[d].n_mem; i++)
+                if (sys->dev[d].mem[i].shared == l)
+                    sys->dev[d].mem[i].bandwidth_Bps = m->mem_Bps[l];
+    }
+    sys->mode = k;
+}
+
 void hw_scale_matrix(struct hw_device *d, double ratio)
 {
     for (int i = 0; i < d->n_compute; i++)

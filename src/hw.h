@@ -93,6 +93,7 @@ struct hw_device {
      * operation's energy; engine_W[e] is engine e's dynamic power at its headline rate (power.matrix_W,
      * power.vector_W), from which a compute entry without energy_pJ_per_mac takes its MAC energy. */
     double active_W, engine_W[ENG_COUNT];
+    double units_share; /* of its units online (a mode's; 1) */
     double price_USD, die_area_mm2; /* 0 when not given */
     double rent_USD_per_hour;       /* cloud rental, 0 when not given */
     double area_fixed_mm2, area_per_mac_mm2, area_per_MiB_mm2; /* area model; per_mac 0: none */
@@ -171,9 +172,24 @@ struct hw_topology {
     int devices; /* product of the counts */
 };
 
+/* An operating point of a whole system (a Jetson nvpmodel mode): each named device's clock and share of
+ * its units online, each shared memory level's bandwidth, and the power budget it is designed to
+ * (hwdesc "modes"; "mode" selects one). */
+#define HW_MAX_MODES 12
+struct hw_mode {
+    char name[32];
+    double budget_W;
+    double clock_Hz[HW_MAX_DEVICES];    /* 0: the device's clock is not set by the mode */
+    double units_share[HW_MAX_DEVICES]; /* of the device's units (cores, TPCs) online, (0, 1]; 0: not set */
+    double mem_Bps[HW_MAX_MEM];         /* bandwidth of each top-level memory; 0: not set */
+};
+
 struct hw_system {
     char name[HW_NAME_LEN];
     char description[256];
+    struct hw_mode modes[HW_MAX_MODES];
+    int n_modes;
+    int mode; /* the mode applied (index into modes), -1: the figures as the devices give them */
     struct hw_mem memories[HW_MAX_MEM];
     int n_memories;
     struct hw_device dev[HW_MAX_DEVICES];
@@ -217,6 +233,14 @@ int hw_link_between(const struct hw_system *sys, int a, int b);
  * finds its power (eval_point throttles it); a cap at or below its idle power disables it, with the
  * reason. */
 void hw_apply_power_cap(struct hw_device *d, double cap_W);
+/* Puts sys in its mode k (hw_system.modes): each device the mode names to its clock (peaks, active and
+ * engine power x f; MAC energies unchanged, as the modes publish no voltages) and its share of units
+ * online (peaks, active and engine power x share), each shared memory level to its bandwidth; a device
+ * the mode sets obeys the mode's budget as its TDP (a module's power manager limits the module, not a
+ * share of it per device). Applied on top of another mode, it sets the same absolute figures. */
+void hw_apply_mode(struct hw_system *sys, int k);
+/* The index of the mode named name, or -1. */
+int hw_mode_find(const struct hw_system *sys, const char *name);
 /* Runs a device at f times its clock and v2 times its squared voltage: peaks scale with f, MAC
  * energies with v2 (dynamic energy per operation ~ C V^2), active power with f x v2. */
 void hw_scale_clock(struct hw_device *d, double f, double v2);

@@ -745,6 +745,7 @@ static int load_device(struct ju *j, const cJSON *o, struct hw_system *sys, stru
         (rc = ju_str(j, o, "software", JU_OPT, d->software, sizeof d->software)))
         return rc;
     d->cls = (enum hw_class)cls;
+    d->units_share = 1;
     d->process_nm = 45;
     rc = ju_num(j, o, "process_nm", JU_OPT | JU_POS, 1000, &d->process_nm);
     if (rc && (rc != DSE_EINPUT || !j->collect))
@@ -900,10 +901,119 @@ static int load_topology(struct ju *j, const cJSON *root, struct hw_system *sys)
     return DSE_OK;
 }
 
+/* One mode's devices: device name -> {clock_MHz, units_share}. */
+static int load_mode_devices(struct ju *j, const cJSON *o, struct hw_system *sys, struct hw_mode *m)
+{
+    static const char *const keys[] = {"clock_MHz", "units_share", "note", NULL};
+    int rc = DSE_OK;
+    size_t old = ju_key(j, "devices");
+    if (!cJSON_IsObject(o))
+        rc = ju_fail(j, "expected an object of device name -> {clock_MHz, units_share}");
+    for (const cJSON *it = o->child; it && !rc; it = it->next) {
+        size_t o2 = ju_key(j, it->string);
+        int d = hw_find_device(sys, it->string);
+        double f = 0, u = 0;
+        if (d < 0)
+            rc = ju_fail(j, "no device of this name in the system");
+        else if (!(rc = ju_object(j, it, keys)) && !(rc = ju_num(j, it, "clock_MHz", JU_OPT | JU_POS, 1e5, &f)) &&
+                 !(rc = ju_num(j, it, "units_share", JU_OPT | JU_POS, 1, &u)) && f <= 0 && u <= 0)
+            rc = ju_fail(j, "expected clock_MHz, units_share or both");
+        if (!rc) {
+            m->clock_Hz[d] = f * 1e6;
+            m->units_share[d] = u;
+        }
+        ju_pop(j, o2);
+    }
+    ju_pop(j, old);
+    return rc;
+}
+
+/* One mode's shared memories: level name -> bandwidth in GB/s. */
+static int load_mode_memories(struct ju *j, const cJSON *o, struct hw_system *sys, struct hw_mode *m)
+{
+    int rc = DSE_OK;
+    size_t old = ju_key(j, "memory_GBps");
+    if (!cJSON_IsObject(o))
+        rc = ju_fail(j, "expected an object of top-level memory name -> bandwidth in GB/s");
+    for (const cJSON *it = o->child; it && !rc; it = it->next) {
+        int l;
+        for (l = 0; l < sys->n_memories; l++)
+            if (!strcmp(sys->memories[l].name, it->string))
+                break;
+        double bw = 0;
+        if (l == sys->n_memories) {
+            size_t o2 = ju_key(j, it->string);
+            rc = ju_fail(j, "no level of this name in the top-level memories");
+            ju_pop(j, o2);
+        } else if (!(rc = ju_num(j, o, it->string, JU_POS, 1e7, &bw))) {
+            m->mem_Bps[l] = bw * 1e9;
+        }
+    }
+    ju_pop(j, old);
+    return rc;
+}
+
+/* modes (optional): the system's operating points; mode (optional): the one the file is in. */
+static int load_modes(struct ju *j, const cJSON *root, struct hw_system *sys)
+{
+    static const char *const keys[] = {"points", "source", "note", NULL};
+    static const char *const pt_keys[] = {"name", "budget_W", "devices", "memory_GBps", "note", NULL};
+    size_t old;
+    const cJSON *o = section(j, root, "modes", &old), *arr;
+    int rc = DSE_OK, n = 0;
+    sys->mode = -1;
+    if (o) {
+        if ((rc = ju_object(j, o, keys)) || (rc = need_source(j, o)) ||
+            (rc = ju_array(j, o, "points", 0, HW_MAX_MODES, &arr, &n)))
+            return rc;
+        size_t o2 = ju_key(j, "points");
+        if (n < 1)
+            return ju_fail(j, "expected at least one mode");
+        for (int i = 0; i < n; i++) {
+            const cJSON *pt = cJSON_GetArrayItem(arr, i);
+            struct hw_mode *m = &sys->modes[i];
+            memset(m, 0, sizeof *m);
+            size_t o3 = ju_idx(j, i);
+            if ((rc = ju_object(j, pt, pt_keys)) || (rc = ju_str(j, pt, "name", 0, m->name, sizeof m->name)) ||
+                (rc = ju_num(j, pt, "budget_W", JU_POS, 1e6, &m->budget_W)))
+                return rc;
+            for (int k = 0; k < i; k++)
+                if (!strcmp(sys->modes[k].name, m->name))
+                    return ju_fail(j, "mode name '%s' used twice", m->name);
+            const cJSON *dv = cJSON_GetObjectItemCaseSensitive(pt, "devices"),
+                        *mem = cJSON_GetObjectItemCaseSensitive(pt, "memory_GBps");
+            if (!dv && !mem)
+                return ju_fail(j, "a mode sets devices, memory_GBps or both");
+            if ((dv && (rc = load_mode_devices(j, dv, sys, m))) || (mem && (rc = load_mode_memories(j, mem, sys, m))))
+                return rc;
+            ju_pop(j, o3);
+        }
+        ju_pop(j, o2);
+        ju_pop(j, old);
+        sys->n_modes = n;
+    }
+    const cJSON *sel = cJSON_GetObjectItemCaseSensitive(root, "mode");
+    if (!sel)
+        return DSE_OK;
+    char name[32];
+    if ((rc = ju_str(j, root, "mode", 0, name, sizeof name)))
+        return rc;
+    int k = hw_mode_find(sys, name);
+    if (k < 0) {
+        char list[HW_MAX_MODES * 34] = "";
+        for (int i = 0; i < sys->n_modes; i++)
+            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", sys->modes[i].name);
+        ju_key(j, "mode");
+        return ju_fail(j, "no mode '%s' in the system's modes (%s)", name, sys->n_modes ? list : "it has none");
+    }
+    hw_apply_mode(sys, k);
+    return DSE_OK;
+}
+
 int hw_load_buf(const char *buf, unsigned long len, const char *fname, struct hw_system *sys, struct dse_err *e)
 {
     static const char *const keys[] = {"schema", "name", "description", "memories", "devices", "links",
-                                       "topology", "note", "source", NULL};
+                                       "topology", "modes", "mode", "note", "source", NULL};
     cJSON *root = NULL;
     struct ju j;
     int rc, n;
@@ -981,6 +1091,8 @@ int hw_load_buf(const char *buf, unsigned long len, const char *fname, struct hw
         goto out;
     sys->n_link = n;
     if (!dev_errors && (rc = load_topology(&j, root, sys)) && rc != DSE_EINPUT)
+        goto out;
+    if (!dev_errors && (rc = load_modes(&j, root, sys)) && rc != DSE_EINPUT)
         goto out;
     if (j.n_err)
         rc = DSE_EINPUT;

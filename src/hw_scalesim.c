@@ -154,6 +154,8 @@ int hw_load_scalesim_buf(const char *buf, unsigned long len, const char *fname, 
     dse_strlcpy(d->name, "array", sizeof d->name);
     dse_strlcpy(d->model, "SCALE-Sim systolic array", sizeof d->model);
     d->cls = HW_SYSTOLIC;
+    d->units_share = 1;
+    sys->mode = -1;
     d->process_nm = 45;
     d->base_Hz = d->boost_Hz = 1e9;
     struct hw_compute *c = &d->compute[0];

@@ -104,6 +104,12 @@ static cJSON *find_path(cJSON *root, const char *path, cJSON **parent_out, char 
         return NULL;
     }
     dse_strlcpy(buf, path, sizeof buf);
+    /* "mode" selects one of a system's modes: a hwdesc with modes and no mode of its own gets the field */
+    if (!strcmp(path, "mode") && cJSON_IsObject(root) && cJSON_GetObjectItemCaseSensitive(root, "modes") &&
+        !cJSON_GetObjectItemCaseSensitive(root, "mode") && !cJSON_AddStringToObject(root, "mode", "")) {
+        snprintf(why, n, "out of memory");
+        return NULL;
+    }
     cJSON *cur = root, *parent = NULL;
     for (char *seg = strtok_r(buf, ".", &save); seg; seg = strtok_r(NULL, ".", &save)) {
         parent = cur;

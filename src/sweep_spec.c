@@ -376,7 +376,7 @@ static int axis_kind(const char *name, enum sw_axis_kind *k)
         *k = kinds[i];
         return 0;
     }
-    if (!strncmp(name, "hw:", 3) && name[3]) {
+    if ((!strncmp(name, "hw:", 3) && name[3]) || !strcmp(name, "dvfs_mode")) { /* dvfs_mode: hw:mode */
         *k = AX_HW;
         return 0;
     }
@@ -542,8 +542,8 @@ static int load_axis(struct ju *j, const cJSON *arr, const char *name, struct sw
     a->n = n;
     a->numeric = 1;
     dse_strlcpy(a->name, name, sizeof a->name);
-    if (a->kind == AX_HW)
-        dse_strlcpy(a->path, name + 3, sizeof a->path);
+    if (a->kind == AX_HW) /* dvfs_mode names the system's operating point: the hwdesc's top-level "mode" */
+        dse_strlcpy(a->path, strcmp(name, "dvfs_mode") ? name + 3 : "mode", sizeof a->path);
     for (int i = 0; i < n && !rc; i++) {
         const cJSON *x = cJSON_GetArrayItem(arr, i);
         struct sw_value *v = &a->v[i];

@@ -225,11 +225,18 @@ int wcorpus_load(const char *const *paths, int np, struct wcase **out, int *coun
 
 /* ---- prediction ---- */
 
-/* Sets the operating point c->mode on device d: "" the hwdesc's own, cap=W a power limit. */
-static int apply_mode(struct wcase *c, struct hw_device *d)
+/* Sets the operating point c->mode on device dev of sys: "" the hwdesc's own, cap=W a power limit, else
+ * one of the system's modes (a Jetson nvpmodel mode). */
+static int apply_mode(struct wcase *c, struct hw_system *sys, int dev)
 {
+    struct hw_device *d = &sys->dev[dev];
     if (!c->mode[0])
         return 0;
+    int k = hw_mode_find(sys, c->mode);
+    if (k >= 0) {
+        hw_apply_mode(sys, k);
+        return 0;
+    }
     char *end;
     if (!strncmp(c->mode, "cap=", 4)) {
         double w = strtod(c->mode + 4, &end);
@@ -244,9 +251,15 @@ static int apply_mode(struct wcase *c, struct hw_device *d)
         }
         return 0;
     }
-    snprintf(c->reason, sizeof c->reason,
-             "mode '%s': the hwdesc of %s names no such operating point (it gives one clock table, no DVFS modes)",
-             c->mode, d->name);
+    if (sys->n_modes) {
+        char list[HW_MAX_MODES * 34] = "";
+        for (int i = 0; i < sys->n_modes; i++)
+            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", sys->modes[i].name);
+        snprintf(c->reason, sizeof c->reason, "mode '%s': %s has no such mode (%s)", c->mode, sys->name, list);
+    } else {
+        snprintf(c->reason, sizeof c->reason, "mode '%s': the hwdesc of %s names no operating point (no modes)",
+                 c->mode, sys->name);
+    }
     return -1;
 }
 
@@ -350,7 +363,7 @@ int wcase_predict(struct wcase *c, const struct hw_system *sys, const struct wl_
     if (!one)
         return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
     *one = *sys;
-    if (apply_mode(c, &one->dev[dev]))
+    if (apply_mode(c, one, dev))
         goto out;
     if (sw && !c->idle && pass_check_target(sw, &one->dev[dev], e)) {
         dse_strlcpy(c->reason, e->msg, sizeof c->reason);
@@ -361,7 +374,7 @@ int wcase_predict(struct wcase *c, const struct hw_system *sys, const struct wl_
     int shared = c->scope == WS_DEVICE || c->count == 1;
     if (shared && c->instances > 1 && !c->idle)
         pcase_share_device(one, dev, c->instances, &threads);
-    double idle = sys->dev[dev].idle_W, dev_W = idle, lat = 0;
+    double idle = one->dev[dev].idle_W, dev_W = idle, lat = 0;
     struct eval_req r;
     memset(&r, 0, sizeof r);
     if (!c->idle) {

@@ -129,6 +129,93 @@ START_TEST(default_energies)
 }
 END_TEST
 
+/* A system with modes: a CPU (vector fp32 4 cores x 32 FLOP/cycle x 2000 MHz = 256 GFLOP/s) and a GPU
+ * (matrix fp16 8 units x 1000 FLOP/cycle x 1000 MHz = 8 TFLOP/s, active 4 W), sharing DRAM at 50 GB/s;
+ * mode "low" runs the GPU at 500 MHz with half its units and the DRAM at 25 GB/s, and leaves the CPU. */
+static const char MODES_SYS[] =
+    "{\"schema\":\"dse-hwdesc-1\",\"name\":\"fix-modes\",\"memories\":[{\"name\":\"dram\",\"kind\":\"dram\","
+    "\"capacity_GiB\":4,\"bandwidth_GBps\":50,\"energy_pJ_per_byte\":20,\"source\":\"test fixture\"}],\"devices\":["
+    "{\"name\":\"cpu\",\"class\":\"cpu\",\"clock\":{\"base_MHz\":2000,\"boost_MHz\":2000,\"source\":\"test fixture\"},"
+    "\"compute\":[{\"engine\":\"vector\",\"precision\":\"fp32\",\"units\":4,\"flops_per_cycle_per_unit\":32,"
+    "\"source\":\"test fixture\"}],\"memory\":[\"dram\"],\"power\":{\"idle_W\":1,\"tdp_W\":5,\"source\":\"test fixture\"}},"
+    "{\"name\":\"gpu\",\"class\":\"gpu\",\"clock\":{\"base_MHz\":1000,\"boost_MHz\":1000,\"source\":\"test fixture\"},"
+    "\"compute\":[{\"engine\":\"matrix\",\"precision\":\"fp16\",\"units\":8,\"flops_per_cycle_per_unit\":1000,"
+    "\"source\":\"test fixture\"}],\"memory\":[\"dram\"],\"power\":{\"idle_W\":0.5,\"tdp_W\":8,\"active_W\":4,"
+    "\"source\":\"test fixture\"}}],"
+    "\"modes\":{\"source\":\"test fixture\",\"points\":[{\"name\":\"low\",\"budget_W\":6,\"devices\":{\"gpu\":"
+    "{\"clock_MHz\":500,\"units_share\":0.5}},\"memory_GBps\":{\"dram\":25}},{\"name\":\"high\",\"budget_W\":12,"
+    "\"devices\":{\"gpu\":{\"clock_MHz\":1500}}}]}%s}";
+
+START_TEST(modes_apply)
+{
+    struct hw_system *s = malloc(sizeof *s);
+    struct dse_err e;
+    char txt[sizeof MODES_SYS + 64];
+    snprintf(txt, sizeof txt, MODES_SYS, "");
+    ck_assert_msg(hw_load_buf(txt, strlen(txt), "m.json", s, &e) == DSE_OK, "%s", e.msg);
+    ck_assert_int_eq(s->n_modes, 2);
+    ck_assert_int_eq(s->mode, -1);
+    ck_assert_int_eq(hw_mode_find(s, "high"), 1);
+    ck_assert_int_eq(hw_mode_find(s, "turbo"), -1);
+    /* low: GPU f 0.5 x units 0.5: 8e12 x 0.25 = 2e12 FLOP/s, active 4 x 0.25 = 1 W, its TDP the 6 W budget;
+     * DRAM 25 GB/s in the system's level and in both devices' copies; the CPU is untouched. */
+    hw_apply_mode(s, 0);
+    ck_assert_int_eq(s->mode, 0);
+    ck_assert_double_eq_tol(s->dev[1].peak[ENG_MATRIX][P_FP16], 2e12, 1);
+    ck_assert_double_eq_tol(s->dev[1].active_W, 1, 1e-12);
+    ck_assert_double_eq_tol(s->dev[1].tdp_W, 6, 1e-12);
+    ck_assert_double_eq_tol(s->memories[0].bandwidth_Bps, 25e9, 1);
+    ck_assert_double_eq_tol(s->dev[0].mem[0].bandwidth_Bps, 25e9, 1);
+    ck_assert_double_eq_tol(s->dev[1].mem[0].bandwidth_Bps, 25e9, 1);
+    ck_assert_double_eq_tol(s->dev[0].peak[ENG_VECTOR][P_FP32], 256e9, 1);
+    /* then high, on top: absolute figures, from 500 MHz and half the units to 1500 MHz (f 3) and, as high
+     * leaves the units, half of them still: 8e12 x 1.5 x 0.5 = 6e12; active 4 x 1.5 x 0.5 = 3 W */
+    hw_apply_mode(s, 1);
+    ck_assert_double_eq_tol(s->dev[1].peak[ENG_MATRIX][P_FP16], 6e12, 1);
+    ck_assert_double_eq_tol(s->dev[1].active_W, 3, 1e-12);
+    ck_assert_double_eq_tol(s->dev[1].tdp_W, 12, 1e-12);
+    /* "mode" in the file applies it at load */
+    snprintf(txt, sizeof txt, MODES_SYS, ",\"mode\":\"low\"");
+    ck_assert_msg(hw_load_buf(txt, strlen(txt), "m.json", s, &e) == DSE_OK, "%s", e.msg);
+    ck_assert_int_eq(s->mode, 0);
+    ck_assert_double_eq_tol(s->dev[1].peak[ENG_MATRIX][P_FP16], 2e12, 1);
+    /* an unknown one is refused, naming those there are */
+    snprintf(txt, sizeof txt, MODES_SYS, ",\"mode\":\"turbo\"");
+    ck_assert_int_eq(hw_load_buf(txt, strlen(txt), "m.json", s, &e), DSE_EINPUT);
+    ck_assert_msg(strstr(e.msg, "m.json: mode: no mode 'turbo' in the system's modes (low, high)"), "%s", e.msg);
+    free(s);
+}
+END_TEST
+
+/* Each bad variant of the modes fixture and the message expected. */
+static const struct {
+    const char *from, *to, *msg;
+} bad_modes[] = {
+    {"{\"gpu\":{\"clock_MHz\":500", "{\"npu\":{\"clock_MHz\":500", "modes.points[0].devices.npu: no device of this name"},
+    {"\"units_share\":0.5", "\"units_share\":1.5", "units_share: expected at most 1"},
+    {"\"name\":\"high\"", "\"name\":\"low\"", "mode name 'low' used twice"},
+    {"{\"dram\":25}", "{\"hbm\":25}", "memory_GBps.hbm: no level of this name in the top-level memories"},
+    {"\"budget_W\":6,", "", "budget_W: missing"},
+    {"{\"gpu\":{\"clock_MHz\":1500}}", "{\"gpu\":{}}", "devices.gpu: expected clock_MHz, units_share or both"},
+    {"\"modes\":{\"source\":\"test fixture\",", "\"modes\":{", "modes.source: missing"},
+};
+
+START_TEST(modes_bad)
+{
+    char txt[sizeof MODES_SYS + 64], buf[sizeof MODES_SYS + 128];
+    snprintf(txt, sizeof txt, MODES_SYS, "");
+    const char *at = strstr(txt, bad_modes[_i].from);
+    ck_assert_msg(at != NULL, "fixture lacks '%s'", bad_modes[_i].from);
+    snprintf(buf, sizeof buf, "%.*s%s%s", (int)(at - txt), txt, bad_modes[_i].to, at + strlen(bad_modes[_i].from));
+    struct hw_system *s = malloc(sizeof *s);
+    struct dse_err e;
+    ck_assert_int_eq(hw_load_buf(buf, strlen(buf), "m.json", s, &e), DSE_EINPUT);
+    ck_assert_msg(strstr(e.msg, bad_modes[_i].msg) != NULL, "case %d: got '%s', expected '%s'", _i, e.msg,
+                  bad_modes[_i].msg);
+    free(s);
+}
+END_TEST
+
 /* Each bad variant of the GPU fixture, made by replacing one substring, and the message expected. */
 static const struct {
     const char *from, *to, *msg;
@@ -385,6 +472,8 @@ Suite *make_hw_suite(void)
     tcase_add_test(t, shipped_headline_peaks);
     tcase_add_test(t, fixture_derived_values);
     tcase_add_test(t, default_energies);
+    tcase_add_test(t, modes_apply);
+    tcase_add_loop_test(t, modes_bad, 0, (int)(sizeof bad_modes / sizeof bad_modes[0]));
     tcase_add_loop_test(t, bad_inputs, 0, (int)(sizeof bad / sizeof bad[0]));
     tcase_add_test(t, bad_system_structure);
     tcase_add_test(t, memtech_table);

@@ -82,7 +82,7 @@ assert d['all_all']['n']==3
 # MAPE per device and half: (20 + 19.7 + 0) / 3 = 13.2 %.
 dse validate --published --power --corpus "$tmp/hand.csv"
 if [ "$rc" -eq 0 ] && grep -q "^t-gemm  *fit .*80.3 *-19.7%   tflops 8, 10 (+25.0%)" "$OUT" &&
-    grep -q "^  overall  *13.2% (3, 100%)" "$OUT" && grep -qF "names no such operating point" "$OUT"; then
+    grep -q "^  overall  *13.2% (3, 100%)" "$OUT" && grep -qF "names no operating point" "$OUT"; then
     ok power-hand-table
 else
     fail power-hand-table "exit $rc: $(head -c 600 "$OUT")"
@@ -166,6 +166,61 @@ py power-h100-tdp-binds "
 import json,sys
 t=json.load(open(sys.argv[1]))['totals']
 assert t['throttle_slowdown']>1.5 and t['avg_power_W']<=300*(1+1e-9), (t['throttle_slowdown'], t['avg_power_W'])
+" "$OUT"
+
+# ---- operating points: the Orin Nano's nvpmodel modes (hwdesc "modes", selected by "mode") ----
+# A prefill is mostly compute-bound: 15W (JetPack 6.2: GPU 612 MHz, 4 TPCs) over 7W (408 MHz, 2 of the 4
+# TPCs online, TPC_PG_MASK 252) is at most 612 x 4 / (408 x 2) = 3.0x; the memory-bound operators (norms,
+# the KV writes) at the same EMC clock, 2133 MHz in both, do not scale, so the ratio is lower (2.46 when
+# written). The mode is named in the result with its budget; the GPU obeys the budget as its limit.
+dse eval --hw nvidia-jetson-orin-nano-8gb --workload llama-3.2-1b --precision fp16 --phase prefill --prompt 512 --set hw:mode=7W --json
+cp "$OUT" "$tmp/m7.json"
+dse eval --hw nvidia-jetson-orin-nano-8gb --workload llama-3.2-1b --precision fp16 --phase prefill --prompt 512 --set hw:mode=15W --json
+py power-modes-prefill "
+import json,sys
+a,b=(json.load(open(f)) for f in sys.argv[1:3])
+assert a['mode']=={'name':'7W','budget_W':7} and b['mode']['name']=='15W', (a.get('mode'), b.get('mode'))
+r=b['totals']['tokens_per_s']/a['totals']['tokens_per_s']
+assert 2.0<=r<=3.0, r
+assert a['totals']['avg_power_W']<b['totals']['avg_power_W']<=15
+" "$tmp/m7.json" "$OUT"
+# A decode step is memory-bound: 25W raises the EMC clock to 3199 MHz (68 x 3199 / 2133 = 102 GB/s), so
+# its tokens/s over 15W's is about 102 / 68 = 1.5 (the rest of the step, launches and small kernels, less).
+dse eval --hw nvidia-jetson-orin-nano-8gb --workload llama-3.2-1b --precision w4a16 --phase decode --set hw:mode=15W --json
+cp "$OUT" "$tmp/d15.json"
+dse eval --hw nvidia-jetson-orin-nano-8gb --workload llama-3.2-1b --precision w4a16 --phase decode --set hw:mode=25W --json
+py power-modes-decode-memory "
+import json,sys
+a,b=(json.load(open(f))['totals'] for f in sys.argv[1:3])
+r=b['decode_tokens_per_s']/a['decode_tokens_per_s']
+assert 1.2<=r<=1.5, r
+" "$tmp/d15.json" "$OUT"
+expect_refused power-mode-unknown "mode: no mode '9W' in the system's modes (7W, 15W, 25W, MAXN_SUPER)" \
+    eval --hw nvidia-jetson-orin-nano-8gb --workload llama-3.2-1b --set hw:mode=9W
+expect_refused power-mode-none "hw:mode: no field 'mode' at this point of the path" \
+    eval --hw raspberry-pi-5 --workload llama-3.2-1b --set hw:mode=7W
+# A sweep takes the operating point as an axis (dvfs_mode): one point per mode, named in the database.
+cat >"$tmp/modes.json" <<EOF
+{"name": "modes", "workload": {"model": "models/llama-3.2-1b.json", "phase": "prefill", "prompt": 256},
+ "system": ["hwdesc/nvidia-jetson-orin-nano-8gb.json"],
+ "axes": {"precision": ["fp16"], "dvfs_mode": ["7W", "15W", "25W", "MAXN_SUPER"]},
+ "objectives": [{"metric": "tokens_per_s", "goal": "max"}, {"metric": "energy_per_token_mJ", "goal": "min"}],
+ "search": {"method": "grid"}}
+EOF
+dse sweep "$tmp/modes.json" --db "$tmp/modes.db" --no-plot
+py power-modes-sweep-axis "
+import sqlite3,sys
+d=sqlite3.connect(sys.argv[1])
+rows=d.execute('select dvfs_mode, tokens_per_s from points where feasible order by tokens_per_s').fetchall()
+assert [r[0] for r in rows]==['7W','15W','25W','MAXN_SUPER'], rows
+" "$tmp/modes.db"
+# The power corpus runs the Jetson cases in their modes: 7W draws less than 15W on the same run.
+dse validate --published --power --hw nvidia-jetson-orin-nano-8gb --json
+py power-corpus-modes "
+import json,sys
+c={k['id']:k for k in json.load(open(sys.argv[1]))['cases']}
+a=c['orin-nano-super-smolhub-llamacpp-llama-3.2-1b-p2048-g256-7w']; b=c['orin-nano-super-smolhub-llamacpp-llama-3.2-1b-p2048-g256-15w']
+assert a['predicted']<b['predicted'], (a, b)
 " "$OUT"
 
 echo "$suite: $passed passed, $failed failed"
