@@ -284,6 +284,12 @@ static void print_human(const struct eval_req *r, const struct eval_result *res,
                "costs them at 8 bits\n", wl_onnx_quantized(r->model->onnx), prec);
     if (res->feasible)
         printf("%s\n", errbar_note(r, res, ph, eb, sizeof eb));
+    if (d->power_mape_pct >= 0)
+        printf("power: calibrated (held-out MAPE %.1f%% of its power_W cases in validate/published/power): avg_power_W "
+               "%.4g, energy_mJ %.6g\n", d->power_mape_pct, res->t.avg_power_W, res->t.energy_J * 1e3);
+    else
+        printf("power: uncalibrated (docs/models.md, Power and energy: the default rule; dse validate --published "
+               "--power reports its error per device)\n");
     struct mem_view mv = {0};
     if (d->n_mem && (mv = mem_view_of(r, res)).need > 0) {
         char suf[400];
@@ -525,6 +531,10 @@ static int print_json(const struct eval_req *r, const struct eval_result *res, c
         cJSON_AddStringToObject(o, "reason", res->reason);
     if (res->feasible && res->throttle_note[0])
         cJSON_AddStringToObject(o, "throttled", res->throttle_note);
+    cJSON *pm = cJSON_AddObjectToObject(o, "power_model");
+    cJSON_AddBoolToObject(pm, "calibrated", r->sys->dev[r->dev].power_mape_pct >= 0);
+    if (r->sys->dev[r->dev].power_mape_pct >= 0)
+        cJSON_AddNumberToObject(pm, "heldout_mape_pct", r->sys->dev[r->dev].power_mape_pct);
     if (r->sys->mode >= 0) {
         cJSON *md = cJSON_AddObjectToObject(o, "mode");
         cJSON_AddStringToObject(md, "name", r->sys->modes[r->sys->mode].name);

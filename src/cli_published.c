@@ -1151,8 +1151,253 @@ out:
     return rc;
 }
 
+/* ---- dse calibrate --published --power ---- */
+
+/* The power terms a calibration fits, each a factor on the device's figure: idle power, active power,
+ * and the engines' power (every MAC energy with it). */
+enum { PWF_IDLE, PWF_ACTIVE, PWF_ENGINE, PWF_COUNT };
+static const char *const pwf_name[PWF_COUNT] = {"idle_W", "active_W", "matrix_W and vector_W (MAC energies)"};
+
+struct pwfit {
+    struct wcase *c;
+    int n, si, dev;
+    const char *name;
+    struct pctx *x;
+    struct hw_system *base; /* the device's hwdesc as loaded */
+    double f[PWF_COUNT];
+    int failed; /* a prediction failed (the error in *e) */
+    struct dse_err *e;
+};
+
+/* The device of sys scaled by the factors f (from base). */
+static void pwfit_apply(struct hw_system *sys, const struct hw_system *base, int dev, const double *f)
+{
+    *sys = *base;
+    struct hw_device *d = &sys->dev[dev];
+    d->idle_W *= f[PWF_IDLE];
+    d->active_W *= f[PWF_ACTIVE];
+    for (int e = 0; e < ENG_COUNT; e++) {
+        d->engine_W[e] *= f[PWF_ENGINE];
+        for (int p = 0; p < P_COUNT; p++)
+            d->mac_J[e][p] *= f[PWF_ENGINE];
+    }
+    for (int i = 0; i < d->n_compute; i++)
+        d->compute[i].energy_J_per_mac *= f[PWF_ENGINE];
+}
+
+/* The squared log errors of the device's predicted power_W cases of one half (-1: both), re-predicted
+ * with the factors; the count (their MAPE in *mape), -1 on an error. Energy per inference or token is
+ * left out of the fit: it carries the time model's error too. */
+static int pwfit_cost(struct pwfit *m, int half, double *cost, double *mape)
+{
+    pwfit_apply(m->x->sys[m->si], m->base, m->dev, m->f);
+    int k = 0;
+    double sum = 0, ape = 0;
+    for (int i = 0; i < m->n; i++) {
+        struct wcase *c = &m->c[i];
+        if (strcmp(c->device, m->name) || c->metric != WM_POWER || (half >= 0 && c->heldout != half))
+            continue;
+        if (predict_power(m->x, c, m->e)) {
+            m->failed = 1;
+            return -1;
+        }
+        if (!c->ok)
+            continue;
+        double l = log(1 + c->error);
+        sum += l * l;
+        ape += fabs(c->error);
+        k++;
+    }
+    for (int f = 0; f < PWF_COUNT; f++) /* the pull towards the hwdesc's figures */
+        sum += PCALIB_RIDGE * log(m->f[f]) * log(m->f[f]);
+    *cost = sum;
+    *mape = k ? 100 * ape / k : NAN;
+    return k;
+}
+
+/* Factor k fitted on the fit half, the others held: golden-section search of the cost over log f in
+ * [log 0.25, log 4], rounded to three digits. */
+static void pwfit_golden(struct pwfit *m, int k)
+{
+    double a = log(0.25), b = log(4), g = (sqrt(5) - 1) / 2, x1 = b - g * (b - a), x2 = a + g * (b - a), f1, f2, junk;
+    m->f[k] = exp(x1);
+    pwfit_cost(m, 0, &f1, &junk);
+    m->f[k] = exp(x2);
+    pwfit_cost(m, 0, &f2, &junk);
+    for (int it = 0; it < 40 && !m->failed; it++) {
+        if (f1 < f2) {
+            b = x2;
+            x2 = x1;
+            f2 = f1;
+            x1 = b - g * (b - a);
+            m->f[k] = exp(x1);
+            pwfit_cost(m, 0, &f1, &junk);
+        } else {
+            a = x1;
+            x1 = x2;
+            f1 = f2;
+            x2 = a + g * (b - a);
+            m->f[k] = exp(x2);
+            pwfit_cost(m, 0, &f2, &junk);
+        }
+    }
+    m->f[k] = floor(exp((a + b) / 2) * 1000 + 0.5) / 1000;
+}
+
+static double sig3(double v)
+{
+    if (!(v > 0))
+        return v;
+    double p = pow(10, 2 - floor(log10(v)));
+    return floor(v * p + 0.5) / p;
+}
+
+/* dse calibrate --published --power --hw NAME --out FILE: the device's idle (where its fit half has an
+ * idle case), active and engine power fitted to its fit-half power_W cases (coordinate descent, a pull
+ * towards the hwdesc's figures), the held-out error before and after, the hwdesc written with them. */
+static int calibrate_power(const struct cli_opt *opts)
+{
+    struct dse_err e;
+    dse_err_clear(&e);
+    const char *name = cli_get(opts, "hw"), *out = cli_get(opts, "out");
+    struct wcase *c = NULL;
+    struct hw_system *base = NULL;
+    cJSON *root = NULL;
+    int n = 0, rc, si = -1;
+    struct pctx *x = calloc(1, sizeof *x);
+    if (!x)
+        return fprintf(stderr, "dse: out of memory\n"), DSE_ERUNTIME;
+    if (!name || !out) {
+        rc = dse_err_set(&e, DSE_EINPUT, NULL, NULL, "calibrate --published --power: --hw NAME (a device of the power "
+                                                     "corpus) and --out FILE are required");
+        goto out;
+    }
+    if ((rc = load_power(cli_get(opts, "corpus"), &c, &n, &e)) || (rc = get_sys(x, name, &si, &e)))
+        goto out;
+    const char *in[1] = {x->sys_path[si]}, *what[1] = {"the hwdesc calibrated"};
+    if ((rc = out_file_not_input(out, "--out", in, what, 1, 0, &e)))
+        goto out;
+    if (!(base = malloc(sizeof *base))) {
+        rc = dse_err_set(&e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+        goto out;
+    }
+    *base = *x->sys[si];
+    struct pwfit m = {c, n, si, eval_default_device(base), name, x, base, {1, 1, 1}, 0, &e};
+    double junk, m0[2], m1[2];
+    int cnt[2], idle_fit = 0, busy_fit = 0;
+    for (int h = 0; h < 2; h++)
+        cnt[h] = pwfit_cost(&m, h, &junk, &m0[h]);
+    if (m.failed) {
+        rc = e.code ? e.code : DSE_ERUNTIME;
+        goto out;
+    }
+    for (int i = 0; i < n; i++)
+        if (!strcmp(c[i].device, name) && c[i].metric == WM_POWER && !c[i].heldout && c[i].ok) {
+            idle_fit += c[i].idle;
+            busy_fit += !c[i].idle;
+        }
+    if (busy_fit < 2) {
+        rc = dse_err_set(&e, DSE_EINPUT, NULL, "--hw", "'%s' has %d predicted fit-half power_W cases that run a workload "
+                         "(and %d idle): the active and engine power need at least 2", name, busy_fit, idle_fit);
+        goto out;
+    }
+    for (int round = 0; round < 4 && !m.failed; round++)
+        for (int k = idle_fit ? PWF_IDLE : PWF_ACTIVE; k < PWF_COUNT; k++)
+            pwfit_golden(&m, k);
+    for (int h = 0; h < 2 && !m.failed; h++)
+        pwfit_cost(&m, h, &junk, &m1[h]);
+    if (m.failed) {
+        rc = e.code ? e.code : DSE_ERUNTIME;
+        goto out;
+    }
+    const struct hw_device *d0 = &base->dev[m.dev];
+    printf("dse calibrate --published --power: %s, power_W cases of the power corpus: %d fit (%d idle), %d held-out\n",
+           name, cnt[0], idle_fit, cnt[1]);
+    double was[PWF_COUNT] = {d0->idle_W, d0->active_W, d0->engine_W[ENG_MATRIX] > 0 ? d0->engine_W[ENG_MATRIX]
+                                                                                      : d0->engine_W[ENG_VECTOR]};
+    for (int k = 0; k < PWF_COUNT; k++)
+        if (k != PWF_IDLE || idle_fit)
+            printf("  power.%s: x %.3g (%.4g -> %.4g W)\n", pwf_name[k], m.f[k], was[k], sig3(was[k] * m.f[k]));
+    printf("  power MAPE, fit half:      %.1f %% -> %.1f %%\n", m0[0], m1[0]);
+    if (cnt[1])
+        printf("  power MAPE, held-out half: %.1f %% -> %.1f %%\n", m0[1], m1[1]);
+    else
+        printf("  no held-out power_W case: the fit's error is unknown\n");
+    int worse = cnt[1] && m1[1] > m0[1];
+    if (worse && !cli_get(opts, "force")) {
+        rc = dse_err_set(&e, DSE_ERUNTIME, NULL, NULL, "calibrate: the power fit is worse on the held-out cases (%.1f%% "
+                         "against %.1f%% uncalibrated): %s not written (--force writes it anyway)", m1[1], m0[1], out);
+        goto out;
+    }
+    /* the hwdesc with the fitted figures in the device's power section */
+    char *text;
+    size_t len;
+    if ((rc = ju_read_file(x->sys_path[si], JU_MAX_FILE_BYTES, &text, &len, &e)))
+        goto out;
+    root = cJSON_ParseWithLength(text, len);
+    free(text);
+    cJSON *devs = root ? cJSON_GetObjectItemCaseSensitive(root, "devices") : NULL;
+    cJSON *dev = devs ? cJSON_GetArrayItem(devs, m.dev) : NULL;
+    cJSON *pw = dev ? cJSON_GetObjectItemCaseSensitive(dev, "power") : NULL;
+    if (!pw) {
+        rc = dse_err_set(&e, DSE_EINPUT, x->sys_path[si], NULL, "device %d has no power section", m.dev);
+        goto out;
+    }
+    struct {
+        const char *key;
+        double v;
+    } set[] = {{"idle_W", sig3(d0->idle_W * m.f[PWF_IDLE])},
+               {"active_W", sig3(d0->active_W * m.f[PWF_ACTIVE])},
+               {"matrix_W", d0->engine_W[ENG_MATRIX] > 0 ? sig3(d0->engine_W[ENG_MATRIX] * m.f[PWF_ENGINE]) : 0},
+               {"vector_W", d0->engine_W[ENG_VECTOR] > 0 ? sig3(d0->engine_W[ENG_VECTOR] * m.f[PWF_ENGINE]) : 0},
+               {"heldout_mape_pct", cnt[1] ? floor(m1[1] * 10 + 0.5) / 10 : -1}};
+    for (size_t i = 0; i < sizeof set / sizeof set[0]; i++) { /* in place where the key is there, else added */
+        int keep = set[i].v >= 0 && (set[i].v > 0 || !strcmp(set[i].key, "active_W"));
+        cJSON *nv = keep ? cJSON_CreateNumber(set[i].v) : NULL;
+        if (keep && !nv) {
+            rc = dse_err_set(&e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+            goto out;
+        }
+        if (cJSON_GetObjectItemCaseSensitive(pw, set[i].key)) {
+            if (nv)
+                cJSON_ReplaceItemInObjectCaseSensitive(pw, set[i].key, nv);
+            else
+                cJSON_DeleteItemFromObjectCaseSensitive(pw, set[i].key);
+        } else if (nv) {
+            cJSON_AddItemToObject(pw, set[i].key, nv);
+        }
+    }
+    char clause[400];
+    snprintf(clause, sizeof clause, "power: fitted by dse calibrate --published --power on %d fit-half power_W cases of "
+             "validate/published/power (held-out %d)%s", cnt[0], cnt[1],
+             worse ? " (written with --force: worse on the held-out cases than the uncalibrated model)" : "");
+    const cJSON *old = cJSON_GetObjectItemCaseSensitive(pw, "note");
+    char *note = note_with_clause(cJSON_IsString(old) ? old->valuestring : "", "power: fitted", clause);
+    if (!note) {
+        rc = dse_err_set(&e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+        goto out;
+    }
+    cJSON_DeleteItemFromObjectCaseSensitive(pw, "note");
+    cJSON_AddStringToObject(pw, "note", note);
+    free(note);
+    rc = cli_write_json(root, out, 1, &e); /* it frees root */
+    root = NULL;
+    if (!rc)
+        printf("wrote %s\n", out);
+out:
+    if (rc)
+        dse_err_print(stderr, &e);
+    cJSON_Delete(root);
+    free(base);
+    free(c);
+    pctx_free(x);
+    return rc;
+}
+
 int cli_calibrate_published(const struct cli_opt *opts)
 {
+    if (cli_get(opts, "power"))
+        return calibrate_power(opts);
     if (cli_get(opts, "multi-device"))
         return calibrate_multi(opts);
     struct dse_err e;

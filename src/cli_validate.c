@@ -71,6 +71,8 @@ static struct cli_opt calibrate_opts_proto[] = {
     {"corpus", 1, "with --published: a folder of corpus CSV files, or one file (default validate/published)", NULL},
     {"multi-device", 0, "with --published: fit a system's training-step efficiency (efficiency.training) to its fit "
                         "half of the multi-device corpus, report the held-out error", NULL},
+    {"power", 0, "with --published: fit the device's idle, active and engine power (power.idle_W, active_W, "
+                 "matrix_W, vector_W) to its fit-half power_W cases of the power corpus, report the held-out error", NULL},
     {"software", 1, "with --published: one stack for every case, or 'default' for each device's own", NULL},
     {"out", 1, "calibrated hwdesc to write (required)", NULL},
     {"suite", 1, "kernel suite (default validate/full.json, or validate/quick.json with --quick)", NULL},

@@ -94,6 +94,7 @@ struct hw_device {
      * power.vector_W), from which a compute entry without energy_pJ_per_mac takes its MAC energy. */
     double active_W, engine_W[ENG_COUNT];
     double units_share; /* of its units online (a mode's; 1) */
+    double power_mape_pct; /* held-out error of a power calibration (power.heldout_mape_pct), or -1 */
     double price_USD, die_area_mm2; /* 0 when not given */
     double rent_USD_per_hour;       /* cloud rental, 0 when not given */
     double area_fixed_mm2, area_per_mac_mm2, area_per_MiB_mm2; /* area model; per_mac 0: none */

@@ -371,10 +371,12 @@ static void derive_mac_energy(struct hw_device *d)
 static int load_power(struct ju *j, const cJSON *o, struct hw_system *sys, struct hw_device *d, int *bad)
 {
     (void)sys;
-    static const char *const keys[] = {"idle_W", "tdp_W", "active_W", "matrix_W", "vector_W", "source", "note", NULL};
+    static const char *const keys[] = {"idle_W", "tdp_W", "active_W", "matrix_W", "vector_W", "heldout_mape_pct",
+                                       "source", "note", NULL};
     const cJSON *pw = cJSON_GetObjectItemCaseSensitive(o, "power");
     size_t old = ju_key(j, "power");
     double act = -1, eng[ENG_COUNT] = {-1, -1};
+    d->power_mape_pct = -1;
     int rc;
     if (!pw)
         rc = ju_fail(j, "missing (expected an object with idle_W, tdp_W, source)");
@@ -383,6 +385,7 @@ static int load_power(struct ju *j, const cJSON *o, struct hw_system *sys, struc
              !(rc = ju_num(j, pw, "active_W", JU_OPT | JU_NONNEG, 1e6, &act)) &&
              !(rc = ju_num(j, pw, "matrix_W", JU_OPT | JU_POS, 1e6, &eng[ENG_MATRIX])) &&
              !(rc = ju_num(j, pw, "vector_W", JU_OPT | JU_POS, 1e6, &eng[ENG_VECTOR])) &&
+             !(rc = ju_num(j, pw, "heldout_mape_pct", JU_OPT | JU_NONNEG, 1e6, &d->power_mape_pct)) &&
              !(rc = need_source(j, pw))) {
         /* idle_W above the TDP is a contradiction; idle_W + active_W above it is not: such a device throttles
          * (a TDP lowered with --set acts as a limit, not as a smaller chip) */

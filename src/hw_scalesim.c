@@ -155,6 +155,7 @@ int hw_load_scalesim_buf(const char *buf, unsigned long len, const char *fname, 
     dse_strlcpy(d->model, "SCALE-Sim systolic array", sizeof d->model);
     d->cls = HW_SYSTOLIC;
     d->units_share = 1;
+    d->power_mape_pct = -1;
     sys->mode = -1;
     d->process_nm = 45;
     d->base_Hz = d->boost_Hz = 1e9;

@@ -154,7 +154,8 @@ static int append(const char *text, size_t len, const char *path, struct wcase *
         free(c);
         return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
     }
-    memcpy(grown + *n, c, sizeof *grown * (size_t)k);
+    if (k) /* a file of a header only: no rows, and c NULL */
+        memcpy(grown + *n, c, sizeof *grown * (size_t)k);
     free(c);
     *all = grown;
     *n += k;

@@ -112,6 +112,9 @@ cp "$tmp/dup1.csv" "$tmp/dupdir/power/a.csv"
 cp "$tmp/dup1.csv" "$tmp/dupdir/power/b.csv"
 expect_refused power-duplicate-id "$tmp/dupdir/power/b.csv: line 2: id 'u' is also $tmp/dupdir/power/a.csv line 2" \
     validate --published --power --corpus "$tmp/dupdir"
+# A file of its header alone holds no case (the fuzzer's first finding: memcpy from NULL, UBSan).
+echo "$HEAD" >"$tmp/headonly.csv"
+expect_refused power-header-only "$tmp/headonly.csv: no power cases" validate --published --power --corpus "$tmp/headonly.csv"
 echo "id,device" >"$tmp/badhead.csv"
 expect_refused power-bad-header "$tmp/badhead.csv" validate --published --power --corpus "$tmp/badhead.csv"
 expect_refused power-unknown-hw "no power case ran on 'nvidia-b200'" validate --published --power --hw nvidia-b200
@@ -140,13 +143,13 @@ assert all(c['heldout']==bool(fnv(c['id'])&1) for c in d['cases'])
 assert d['all_all']['n']>=25, d['all_all']
 assert all(('predicted' in c) != ('reason' in c) for c in d['cases'])
 " "$OUT"
-# --hw keeps one device's cases: the idle H100 (70 W in its hwdesc) against gpu-fryer's 97.7 W minimum.
+# --hw keeps one device's cases: the idle H100 is its hwdesc's idle_W (fitted on gpu-fryer's 97.7 W minimum).
 dse validate --published --power --hw nvidia-h100-sxm5-80gb --json
 py power-corpus-one-device "
 import json,sys
 d=json.load(open(sys.argv[1])); c={k['id']:k for k in d['cases']}
 assert all(k['id'].startswith(('h100','h100x')) for k in d['cases']), [k['id'] for k in d['cases']]
-assert abs(c['h100-gpufryer-idle-power']['predicted']-70)<1e-9
+assert abs(c['h100-gpufryer-idle-power']['predicted']-json.load(open('hwdesc/nvidia-h100-sxm5-80gb.json'))['devices'][0]['power']['idle_W'])<1e-9
 " "$OUT"
 
 # ---- the power model in dse eval ----
@@ -222,6 +225,70 @@ c={k['id']:k for k in json.load(open(sys.argv[1]))['cases']}
 a=c['orin-nano-super-smolhub-llamacpp-llama-3.2-1b-p2048-g256-7w']; b=c['orin-nano-super-smolhub-llamacpp-llama-3.2-1b-p2048-g256-15w']
 assert a['predicted']<b['predicted'], (a, b)
 " "$OUT"
+
+# ---- dse calibrate --published --power ----
+# Cases the model already predicts exactly leave every factor at 1: the fixture's GEMM at 80.3 W and the
+# same GEMM capped at 50 W (both worked out above), both in the fit half (FNV-1a of the ids even).
+{
+    echo "$HEAD"
+    row cal-b '"gemm:M=1000,N=1000,K=1000",kernel,0,0,0,1,fp16,,device,1,power_W,80.3,W,,'
+    row cal-d '"gemm:M=1000,N=1000,K=1000",kernel,0,0,0,1,fp16,cap=50,device,1,power_W,50,W,,'
+} >"$tmp/exact.csv"
+dse calibrate --published --power --hw "$G" --corpus "$tmp/exact.csv" --out "$tmp/exact.json"
+if [ "$rc" -eq 0 ] && grep -q "power.active_W: x 1 (20 -> 20 W)" "$OUT" && grep -q "fit half:      0.0 % -> 0.0 %" "$OUT" &&
+    python3 -c "import json,sys; p=json.load(open(sys.argv[1]))['devices'][0]['power']; assert p['active_W']==20 and p['matrix_W']==50 and 'heldout_mape_pct' not in p" "$tmp/exact.json"; then
+    ok power-calibrate-exact
+else
+    fail power-calibrate-exact "exit $rc: $(head -c 400 "$OUT") $(first_err)"
+fi
+# The H100 from the default rule's figures (idle 70 W, active and engines 315 W: the shipped hwdesc before
+# its fit), on the shipped corpus's H100 cases: its fit half moves idle, active and engine power, the
+# held-out error falls, and the written hwdesc carries the fit (dse eval then says so).
+python3 - "$tmp" <<'EOF'
+import csv,glob,json,sys
+t=sys.argv[1]
+d=json.load(open('hwdesc/nvidia-h100-sxm5-80gb.json')); p=d['devices'][0]['power']
+p.update(idle_W=70, active_W=315, matrix_W=315, vector_W=315); p.pop('heldout_mape_pct', None); p.pop('note', None)
+json.dump(d, open(t+'/h100-rule.json','w'))
+rows=[r for f in sorted(glob.glob('validate/published/power/*.csv')) for r in csv.DictReader(l for l in open(f) if not l.startswith('#'))]
+w=csv.DictWriter(open(t+'/h100-corpus.csv','w',newline=''), fieldnames=list(rows[0]))
+w.writeheader()
+for r in rows:
+    if r['device']=='nvidia-h100-sxm5-80gb':
+        r['device']=t+'/h100-rule.json'; w.writerow(r)
+EOF
+dse calibrate --published --power --hw "$tmp/h100-rule.json" --corpus "$tmp/h100-corpus.csv" --out "$tmp/h100.json"
+py power-calibrate-h100 "
+import json,re,sys
+out=open(sys.argv[1]).read()
+m=re.search(r'held-out half: ([0-9.]+) % -> ([0-9.]+) %', out)
+assert m and float(m.group(2))<=float(m.group(1)), out
+p=json.load(open(sys.argv[2]))['devices'][0]['power']
+assert p['heldout_mape_pct']==float(m.group(2)) and 'fitted by dse calibrate --published --power' in p['note']
+" "$OUT" "$tmp/h100.json"
+dse eval --hw "$tmp/h100.json" --workload llama-3.1-8b --phase decode --json
+py power-eval-says-calibrated "
+import json,sys
+d=json.load(open(sys.argv[1]))
+assert d['power_model']['calibrated'] and d['power_model']['heldout_mape_pct']>=0, d['power_model']
+" "$OUT"
+dse eval --hw raspberry-pi-5 --workload resnet50
+if grep -q "^power: uncalibrated" "$OUT"; then ok power-eval-says-uncalibrated; else fail power-eval-says-uncalibrated "$(head -c 300 "$OUT")"; fi
+# Worse on the held-out half: refused, nothing written (the Orin Nano: only its GPU's terms move, and the
+# board figures of the fit half pull its idle power up).
+dse calibrate --published --power --hw nvidia-jetson-orin-nano-8gb --out "$tmp/nano.json"
+if [ "$rc" -eq 1 ] && [ ! -e "$tmp/nano.json" ] && grep -qF "the power fit is worse on the held-out cases" "$ERR"; then
+    ok power-calibrate-worse-refused
+else
+    fail power-calibrate-worse-refused "exit $rc: $(first_err)"
+fi
+expect_refused power-calibrate-too-few "'google-coral-edge-tpu' has 0 predicted fit-half power_W cases that run a workload (and 1 idle)" \
+    calibrate --published --power --hw google-coral-edge-tpu --out "$tmp/coral.json"
+cp hwdesc/nvidia-h100-sxm5-80gb.json "$tmp/h100-in.json"
+expect_refused power-calibrate-onto-input "is one of this command's inputs" \
+    calibrate --published --power --hw "$tmp/h100-in.json" --out "$tmp/h100-in.json"
+expect_refused power-calibrate-needs-out "--hw NAME (a device of the power corpus) and --out FILE are required" \
+    calibrate --published --power --hw nvidia-h100-sxm5-80gb
 
 echo "$suite: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
