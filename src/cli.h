@@ -62,6 +62,17 @@ int cli_load_hw(const char *path, struct hw_system *sys, struct dse_err *e);
     {"set", 1, "what-if: hw:PATH=VALUE[,hw:PATH=VALUE] sets hwdesc fields as a sweep's hw: axes do (e.g. "          \
                "hw:devices.gpu.memory.hbm3.bandwidth_GBps=4000); the header says what was set", NULL}
 int cli_set_hw(const struct cli_opt *opts, const char *hwp, struct hw_system *sys, struct dse_err *e);
+/* The cost assumptions' options (cost.h), shared by eval, serve and sweep. */
+#define CLI_OPT_COST                                                                                                   \
+    {"usd-per-kwh", 1, "cost: electricity price in USD/kWh (default 0.10)", NULL},                                    \
+        {"pue", 1, "cost: power usage effectiveness, facility / IT energy, >= 1 (default 1.0: the IT load alone)", NULL}, \
+        {"amortize-years", 1, "cost: years over which a purchase price is spread (default 3)", NULL},                  \
+        {"utilization", 1, "cost: share of the time the system runs this work, (0, 1] (default 1); it idles, paid for, " \
+                           "the rest", NULL},                                                                          \
+        {"hosting-usd-per-hour", 1, "cost: hosting per device-hour beyond electricity (default 0)", NULL}
+struct cost_cfg;
+/* *c: base (NULL: cost_default) with each cost option given set; DSE_EINPUT naming the option. */
+int cli_cost(const struct cli_opt *opts, const struct cost_cfg *base, struct cost_cfg *c, struct dse_err *e);
 int cli_load_hw_opts(const struct cli_opt *opts, const char *path, struct hw_system *sys, struct dse_err *e);
 /* Prints "what-if: --set TEXT" on its own line when opts has a --set. */
 void cli_print_whatif(const struct cli_opt *opts);
@@ -129,7 +140,7 @@ void cli_rerun_close(struct cli_rerun *rr);
  * apply to phase ph into cols, returning how many; a row's cell of metric m as dse compare prints it
  * ("n/a", the value, or "v (xR)", the ratio to first: the first row's totals, NULL in the first row);
  * its error_% cell ("-28..+29", "*" appended when the device is uncalibrated; "n/a": none). */
-#define CLI_CMP_COLS 9
+#define CLI_CMP_COLS 13
 int cli_compare_columns(enum wl_phase ph, const struct metric **cols);
 void cli_compare_cell(const struct metric *m, const struct eval_totals *t, const struct eval_totals *first, char *buf,
                       size_t n);

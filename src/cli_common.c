@@ -7,6 +7,7 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -615,4 +616,25 @@ void cli_quality_json(struct cJSON *o, const struct ql_table *qt, const struct q
         cJSON_AddNullToObject(x, "table");
     ql_describe(qt, q, 6, d, sizeof d);
     cJSON_AddStringToObject(x, "note", d);
+}
+
+int cli_cost(const struct cli_opt *opts, const struct cost_cfg *base, struct cost_cfg *c, struct dse_err *e)
+{
+    if (base)
+        *c = *base;
+    else
+        cost_default(c);
+    static const char *const names[] = {"usd-per-kwh", "pue", "amortize-years", "utilization", "hosting-usd-per-hour"};
+    double *dst[] = {&c->usd_per_kWh, &c->pue, &c->amortize_years, &c->utilization, &c->hosting_usd_per_hour};
+    for (int i = 0; i < 5; i++) {
+        const char *v = cli_get(opts, names[i]);
+        if (!v)
+            continue;
+        char *end;
+        double x = strtod(v, &end);
+        if (end == v || *end || !isfinite(x))
+            return dse_err_set(e, DSE_EINPUT, NULL, NULL, "--%s: expected a number, got '%s'", names[i], v);
+        *dst[i] = x;
+    }
+    return cost_check(c, "cost: ", e);
 }

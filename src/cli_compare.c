@@ -28,6 +28,7 @@ static struct cli_opt compare_opts_proto[] = {
     {"generate", 1, "output tokens for --phase generate (default 128)", NULL},
     {"fidelity", 1, "analytical (default) or cycle", NULL},
     CLI_OPT_SET,
+    CLI_OPT_COST,
     {"software", 1, "software stacks, comma-separated (a row per system and stack; default: each device's own)",
      NULL},
     {"json", 0, "print one JSON object", NULL},
@@ -36,9 +37,11 @@ static struct cli_opt compare_opts_proto[] = {
     {NULL, 0, NULL, NULL},
 };
 
-static const char *const columns[CLI_CMP_COLS + 1] = {"latency_ms", "tokens_per_s", "throughput_per_s", "energy_mJ",
-                                                       "avg_power_W", "peak_memory_MB", "price_USD", "cost_per_Mtoken_USD",
-                                                       "cost_per_Minference_USD", NULL};
+static const char *const columns[CLI_CMP_COLS + 1] = {"latency_ms",      "tokens_per_s",     "throughput_per_s",
+                                                       "energy_mJ",       "avg_power_W",      "tokens_per_J",
+                                                       "inferences_per_J", "peak_memory_MB",  "price_USD",
+                                                       "cost_per_Mtoken_USD", "cost_per_Minference_USD",
+                                                       "tokens_per_USD",  "inferences_per_USD", NULL};
 
 int cli_compare_columns(enum wl_phase ph, const struct metric **cols)
 {
@@ -85,6 +88,7 @@ int cmd_compare(int argc, char **argv)
         swname[MAX_ROWS][SW_NAME_LEN];
     static int calibrated[MAX_ROWS];
     struct eval_req base;
+    struct cost_cfg cost;
     struct eb_table ebt;
     char ebpath[1024];
     memset(res, 0, sizeof res);
@@ -92,6 +96,9 @@ int cmd_compare(int argc, char **argv)
     dse_err_clear(&e);
     if ((rc = cli_parse(argc, argv, 2, opts, hw, MAX_HW, &nhw, "compare", &e)))
         goto out;
+    if (!cli_get(opts, "help") && (rc = cli_cost(opts, NULL, &cost, &e)))
+        goto out;
+    base.cost = &cost;
     if (cli_get(opts, "help")) {
         printf("usage: dse compare HW1 HW2 [...] --workload W [options]\n\n"
                "Evaluates one workload on several hardware descriptions (and, with --software, software stacks)\n"
@@ -273,6 +280,10 @@ int cmd_compare(int argc, char **argv)
            model.name, (long long)base.batch, ph == PH_GENERATE ? ", generate" : "", fidelity_names[base.x.fidelity],
            base.errbars ? "" : "; no validate/published/error-bars.json found");
     cli_print_whatif(opts);
+    char cd[200];
+    cost_describe(&cost, cd, sizeof cd);
+    printf("cost: %s; tokens_per_J and inferences_per_J: performance per watt, tokens_per_USD and inferences_per_USD: "
+           "per dollar\n\n", cd);
     const struct metric *cols[CLI_CMP_COLS];
     int ncol = cli_compare_columns(ph, cols);
     printf("%-30s %-8s %-14s %-22s %-12s", "hw", "device", "software", "precision", "error_%");

@@ -23,6 +23,7 @@ static struct cli_opt eval_opts_proto[] = {
     {"unknown-ops", 1, "ONNX: error (default) or memory: operators dse does not model costed as memory-bound, with a warning", NULL},
     {"device", 1, "device of the system that runs the model (default: first accelerator)", NULL},
     CLI_OPT_SET,
+    CLI_OPT_COST,
     {"placement", 1, "DEV or DEV,TYPE=DEV2,... e.g. npu,attention=cpu (operators by type on other devices)", NULL},
     {"precision", 1, "fp32|tf32|bf16|fp16|fp8|int8|int4, w4a16, w8a8kv8, w=int4,a=fp16,kv=fp8", NULL},
     {"batch", 1, "batch size (default 1)", NULL},
@@ -290,6 +291,11 @@ static void print_human(const struct eval_req *r, const struct eval_result *res,
     else
         printf("power: uncalibrated (docs/models.md, Power and energy: the default rule; dse validate --published "
                "--power reports its error per device)\n");
+    if (r->cost) {
+        char cd[200];
+        cost_describe(r->cost, cd, sizeof cd);
+        printf("cost: %s (--usd-per-kwh, --pue, --amortize-years, --utilization, --hosting-usd-per-hour)\n", cd);
+    }
     struct mem_view mv = {0};
     if (d->n_mem && (mv = mem_view_of(r, res)).need > 0) {
         char suf[400];
@@ -531,6 +537,14 @@ static int print_json(const struct eval_req *r, const struct eval_result *res, c
         cJSON_AddStringToObject(o, "reason", res->reason);
     if (res->feasible && res->throttle_note[0])
         cJSON_AddStringToObject(o, "throttled", res->throttle_note);
+    if (r->cost) {
+        cJSON *ca = cJSON_AddObjectToObject(o, "cost_assumptions");
+        cJSON_AddNumberToObject(ca, "usd_per_kWh", r->cost->usd_per_kWh);
+        cJSON_AddNumberToObject(ca, "pue", r->cost->pue);
+        cJSON_AddNumberToObject(ca, "amortize_years", r->cost->amortize_years);
+        cJSON_AddNumberToObject(ca, "utilization", r->cost->utilization);
+        cJSON_AddNumberToObject(ca, "hosting_usd_per_hour", r->cost->hosting_usd_per_hour);
+    }
     cJSON *pm = cJSON_AddObjectToObject(o, "power_model");
     cJSON_AddBoolToObject(pm, "calibrated", r->sys->dev[r->dev].power_mape_pct >= 0);
     if (r->sys->dev[r->dev].power_mape_pct >= 0)
@@ -895,6 +909,10 @@ int cmd_eval(int argc, char **argv)
         (rc = pass_load_named(pass_train_default(sys->dev[r.dev].cls), hwp, &sw, &e)))
         goto out;
     r.sw = &sw;
+    struct cost_cfg cost;
+    if ((rc = cli_cost(opts, NULL, &cost, &e)))
+        goto out;
+    r.cost = &cost;
     if (cli_get(opts, "cpu-threads")) {
         long long t;
         if ((rc = cli_int("cpu-threads", cli_get(opts, "cpu-threads"), 1, 100000, &t, &e)))

@@ -26,6 +26,7 @@ static void serve_tick(void *ctx, int64_t done, int64_t total)
 static struct cli_opt serve_opts_proto[] = {
     {"hw", 1, "hardware description (hwdesc file or name from dse list hw)", NULL},
     CLI_OPT_SET,
+    CLI_OPT_COST,
     {"workload", 1, "decoder LM (models/ file or name)", NULL},
     {"dim", 1, "ONNX: bind dynamic input dimensions NAME=N[,NAME=N] (batch- and sequence-named ones follow --batch and --prompt)", NULL},
     {"unknown-ops", 1, "ONNX: error (default) or memory: operators dse does not model costed as memory-bound, with a warning", NULL},
@@ -269,6 +270,18 @@ static void print_human(const struct eval_req *r, const struct serve_cfg *cfg, c
            "against published serving runs is 16 %% on throughput, 25 %% on TTFT/TPOT (dse validate --published "
            "--serving)\n",
            d->calib_mape_pct >= 0 ? ", its device calibrated" : ", its device uncalibrated");
+    if (r->cost) {
+        char cd[200];
+        cost_describe(r->cost, cd, sizeof cd);
+        char *u = strstr(cd, ", utilization"); /* the run's own utilisation is simulated */
+        if (u) {
+            char *h = strstr(u + 1, ", hosting");
+            if (h)
+                memmove(u, h, strlen(h) + 1);
+        }
+        printf("cost: %s (--usd-per-kwh, --pue, --amortize-years, --hosting-usd-per-hour); the run's utilisation is "
+               "simulated\n", cd);
+    }
     if (cap && cap->feasible)
         printf("capacity: %.4g requests/s with %.0f %% of requests meeting the SLOs (%d simulations)\n", cap->rate_rps,
                100 * res->slo_attainment, cap->evals);
@@ -311,8 +324,8 @@ static void print_human(const struct eval_req *r, const struct serve_cfg *cfg, c
     printf("  energy_per_token_mJ     %10.4g  system energy (idle included) per generated token\n",
            res->energy_per_token_J * 1e3);
     if (isfinite(res->cost_per_Mtoken_USD))
-        printf("  cost_per_Mtoken_USD     %10.4g  rent or price over 3 years + electricity, per million generated "
-               "tokens at this utilisation\n", res->cost_per_Mtoken_USD);
+        printf("  cost_per_Mtoken_USD     %10.4g  rent, price over its amortisation and hosting over the run + "
+               "electricity x PUE (the cost line above), per million generated tokens\n", res->cost_per_Mtoken_USD);
 }
 
 /* The three files of --plot PREFIX: PREFIX-cdf, -timeline and -load, .png unless PREFIX ends in .svg. */
@@ -461,6 +474,15 @@ int cmd_serve(int argc, char **argv)
     if ((rc = pass_load_named(swn, cli_get(opts, "software") ? NULL : hwp, &sw, &e)))
         goto out;
     r.sw = &sw;
+    struct cost_cfg costa;
+    if ((rc = cli_cost(opts, NULL, &costa, &e)))
+        goto out;
+    if (cli_get(opts, "utilization")) { /* the run's idle time is simulated: a stated share would count it twice */
+        rc = dse_err_set(&e, DSE_EINPUT, NULL, "--utilization", "dse serve simulates the system's busy and idle time "
+                         "under its arrivals; lower --rate to run it less busy");
+        goto out;
+    }
+    r.cost = &costa;
     if (cli_get(opts, "plot")) { /* the plots must be none of the run's inputs: checked before it runs */
         char names[3][OUT_PATH_MAX];
         const char *in[] = {hwp, model.path, sw.path, cli_get(opts, "trace"), cli_get(opts, "lengths")},

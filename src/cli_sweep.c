@@ -900,7 +900,7 @@ int cmd_sweep(int argc, char **argv)
             cols[p].integer &= x == floor(x) && fabs(x) < 9e15;
         }
     }
-    struct store_metric ms[64];
+    struct store_metric ms[METRIC_MAX];
     for (int i = 0; i < metric_count; i++) {
         ms[i].name = metric_table[i].name;
         ms[i].unit = metric_table[i].unit;

@@ -1087,14 +1087,14 @@ static int finish(const struct eval_req *r, const struct eval_graphs *eg, struct
     /* A system is bought, rented and powered whole: a card's host idles while the card works and is
      * part of its price (the hwdesc puts a module's or an instance's price on one device); idle power,
      * price and rent sum over every device. */
-    double idle = 0, price = 0, rent = 0;
+    double idle = 0, price = 0, rent = 0, ndev = 0;
     for (int d = 0; d < sys->n_dev; d++) { /* a topology's device once per device of the layout */
         double n = sys->topo.n_level && d == sys->topo.dev ? T->devices : 1;
         idle += n * sys->dev[d].idle_W;
         price += n * sys->dev[d].price_USD;
         rent += n * sys->dev[d].rent_USD_per_hour;
+        ndev += n;
     }
-    int priced = price > 0 || rent > 0;
     T->price_USD = price;
     T->die_area_mm2 = 0;
     for (int d = 0; d < sys->n_dev; d++)
@@ -1152,10 +1152,18 @@ static int finish(const struct eval_req *r, const struct eval_graphs *eg, struct
         T->energy_per_token_J = T->energy_J / tokens;
     }
     T->energy_per_inference_J = T->energy_J / B;
-    double cost = priced ? price / EVAL_AMORTIZE_S * T->latency_s + T->energy_J / 3.6e6 * EVAL_USD_PER_KWH +
-                               rent / 3600 * T->latency_s
-                         : NAN;
+    struct cost_cfg dflt;
+    const struct cost_cfg *cc = r->cost;
+    if (!cc) {
+        cost_default(&dflt);
+        cc = &dflt;
+    }
+    double cost = cost_usd(cc, price, rent, ndev, idle, T->latency_s, T->energy_J);
     T->cost_per_Mtoken_USD = tokens > 0 ? cost / tokens * 1e6 : NAN;
+    T->tokens_per_J = tokens > 0 && T->energy_J > 0 ? tokens / T->energy_J : NAN;
+    T->inferences_per_J = T->energy_J > 0 ? B / T->energy_J : NAN;
+    T->tokens_per_USD = tokens > 0 && cost > 0 ? tokens / cost : NAN;
+    T->inferences_per_USD = cost > 0 ? B / cost : NAN;
     T->cost_per_Minference_USD = cost / B * 1e6;
     T->cost_USD = cost;
     T->quality_loss_pct = r->quality ? r->quality->loss_pct : NAN;

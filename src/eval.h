@@ -16,11 +16,9 @@
 #include "model.h"
 #include "par.h"
 #include "pass.h"
+#include "cost.h"
 #include "quality.h"
 
-/* Cost assumptions for the cost metrics (docs/models.md). */
-#define EVAL_AMORTIZE_S (3.0 * 365 * 86400) /* purchase price spread over 3 years of use */
-#define EVAL_USD_PER_KWH 0.10               /* electricity */
 
 struct eb_table;
 
@@ -62,6 +60,7 @@ struct eval_req {
      * built for one micro-batch, sharded tp ways. */
     struct par_layout layout;
     struct train_cfg train; /* phase train only */
+    const struct cost_cfg *cost; /* the cost metrics' assumptions (cost.h); NULL: cost_default */
 };
 
 /* Graphs for one (workload, phase, batch, prompt, software stack): built once, the stack's passes
@@ -134,6 +133,7 @@ struct eval_totals {
     double compute_s, memory_s, overhead_s, xfer_s;
     double energy_compute_J, energy_memory_J, energy_static_J, energy_link_J;
     double energy_active_J; /* active devices' power beyond idle, not per operation (power.active_W) */
+    double tokens_per_J, inferences_per_J, tokens_per_USD, inferences_per_USD; /* per watt and per dollar */
     double main_bytes;
     double price_USD;               /* of the system, every device (0: none known) */
     double die_area_mm2;            /* of the devices used; NAN when one has no area figure */

@@ -10,6 +10,9 @@ enum metric_dir { DIR_MIN, DIR_MAX, DIR_NONE };
 /* metric.phases bit of the metrics a serving run defines (a sweep workload's "serving" block: serve.h);
  * they apply to no single phase, and a serving point defines only them and those also carrying it. */
 #define METRIC_SERVE (1u << 31)
+/* The most metrics the registry may hold: the size of every array indexed by a metric (a sweep row's
+ * values, what a spec stores, what travels between MPI ranks: two 64-bit masks). */
+#define METRIC_MAX 96
 
 struct metric {
     const char *name; /* e.g. "latency_ms" */

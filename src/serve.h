@@ -78,7 +78,9 @@ struct serve_cost {
     double tok[SERVE_GRID], lin_s[SERVE_GRID], lin_J[SERVE_GRID], lg_s[SERVE_GRID], lg_J[SERVE_GRID];
     double dec_ctx_s, dec_ctx_J, pre_pair_s, pre_pair_J;
     double idle_W;           /* the replica's devices' idle power */
-    double usd_per_s;        /* its price over 3 years or rent, per second (NAN: none known) */
+    double usd_per_s;        /* its price over the amortisation period, rent and hosting, per second of the
+                                run (NAN: none known; r->cost's, the run's idle time being simulated) */
+    double usd_per_J;        /* electricity: the price x PUE of r->cost, per joule of IT energy */
     double kv_token_bytes;   /* KV cache per token, per device */
     double kv_capacity_tokens; /* what the usable memory holds beyond weights and activations */
     double weight_bytes, act_bytes, mem_bytes; /* per device */

@@ -63,10 +63,22 @@ static int run_at(const struct eval_req *base, enum wl_phase ph, int64_t batch, 
     return rc;
 }
 
-int serve_cost_build(const struct eval_req *r, int64_t max_tokens, double mem_util, struct serve_cost *c,
+int serve_cost_build(const struct eval_req *r0, int64_t max_tokens, double mem_util, struct serve_cost *c,
                      struct dse_err *e)
 {
     memset(c, 0, sizeof *c);
+    /* The simulation holds the system for its whole makespan, idle time included: its cost is per second
+     * of the run at utilisation 1, whatever share of the time the caller's assumptions give. */
+    struct cost_cfg cc;
+    if (r0->cost)
+        cc = *r0->cost;
+    else
+        cost_default(&cc);
+    cc.utilization = 1;
+    struct eval_req rq = *r0;
+    rq.cost = &cc;
+    const struct eval_req *r = &rq;
+    c->usd_per_J = cc.pue * cc.usd_per_kWh / 3.6e6;
     const struct wl_model *m = r->model;
     const struct par_layout *L = &r->layout;
     if (!wl_model_is_lm(m))
@@ -109,7 +121,7 @@ int serve_cost_build(const struct eval_req *r, int64_t max_tokens, double mem_ut
         c->lg_J[i] = lJ / dp;
         if (i == n - 1) { /* the system: idle power, price or rent, memory at the largest iteration */
             c->idle_W = idle;
-            double energy_usd = a.t.energy_J / 3.6e6 * EVAL_USD_PER_KWH;
+            double energy_usd = a.t.energy_J * c->usd_per_J;
             c->usd_per_s = isnan(a.t.cost_USD) ? NAN : (a.t.cost_USD - energy_usd) / a.t.latency_s;
             c->weight_bytes = a.t.weight_bytes;
             c->act_bytes = a.t.act_bytes;

@@ -915,7 +915,7 @@ int serve_run(const struct serve_cost *c, const struct serve_cfg *cfg, const str
     res->batch_mean = dec_iters ? (double)dec_seqs / (double)dec_iters : 0;
     res->energy_J = dyn_J + c->idle_W * res->makespan_s;
     res->energy_per_token_J = res->energy_J / (double)out_tokens;
-    res->cost_per_Mtoken_USD = (c->usd_per_s * res->makespan_s + res->energy_J / 3.6e6 * 0.10) / (double)out_tokens * 1e6;
+    res->cost_per_Mtoken_USD = (c->usd_per_s * res->makespan_s + res->energy_J * c->usd_per_J) / (double)out_tokens * 1e6;
     pct_of(ttft, nt, &res->ttft_s);
     pct_of(tpot, np, &res->tpot_s);
     pct_of(e2e, nt, &res->e2e_s);

@@ -34,6 +34,9 @@
 
 #include "sbuf.h"
 
+/* The most columns a read of points asks for at once: every metric (METRIC_MAX) and axes beside them. */
+#define STORE_MAX_COLS 128
+
 #define MAX_COLS 96
 
 /* Points go to SQLite INSERT_ROWS at a time, one multi-row INSERT: 1.65x the rows per second of one
@@ -1220,8 +1223,8 @@ int store_load(struct store *s, long long run_id, const char *const *cols, int n
     struct sb q = {0};
     struct run_dec rd;
     sqlite3_stmt *st;
-    int v2, src[64], r;
-    if (n_cols > 64)
+    int v2, src[STORE_MAX_COLS], r;
+    if (n_cols > STORE_MAX_COLS)
         return dse_err_set(e, DSE_ERUNTIME, s->path, NULL, "too many columns");
     if ((r = dec_load(s, run_id, &rd, &v2, e)))
         return r;
@@ -1243,7 +1246,7 @@ int store_load(struct store *s, long long run_id, const char *const *cols, int n
     dec_free(&rd);
     if (r != DSE_OK)
         return r;
-    double v[64];
+    double v[STORE_MAX_COLS];
     while ((r = sqlite3_step(st)) == SQLITE_ROW) {
         for (int i = 0; i < n_cols; i++)
             v[i] = col_num(st, 3 + i);
@@ -1683,8 +1686,8 @@ static int scan_v2(struct store *s, const struct run_dec *rd, const char *const 
         free(front);
         return rc;
     }
-    double v[64];
-    const char *t[64];
+    double v[STORE_MAX_COLS];
+    const char *t[STORE_MAX_COLS];
     int step;
     while ((step = sqlite3_step(st)) == SQLITE_ROW) {
         long long key = sqlite3_column_int64(st, 0), point = key - rd->base;
@@ -1710,7 +1713,7 @@ int store_scan_feasible(struct store *s, long long run_id, const char *const *nu
                         void (*fn)(void *ctx, long long point, int pareto, const double *num, const char *const *txt),
                         void *ctx, struct dse_err *e)
 {
-    if (n_num > 64 || n_txt > 64)
+    if (n_num + n_txt > STORE_MAX_COLS)
         return dse_err_set(e, DSE_ERUNTIME, s->path, NULL, "too many columns");
     struct run_dec rd;
     int v2, src[128], step = dec_load(s, run_id, &rd, &v2, e);
@@ -1733,8 +1736,8 @@ int store_scan_feasible(struct store *s, long long run_id, const char *const *nu
     step = prepare_run(s, &q, run_id, &st, "read points", e);
     if (step != DSE_OK)
         return step;
-    double v[64];
-    const char *t[64];
+    double v[STORE_MAX_COLS];
+    const char *t[STORE_MAX_COLS];
     while ((step = sqlite3_step(st)) == SQLITE_ROW) {
         for (int i = 0; i < n_num; i++)
             v[i] = col_num(st, 2 + i);
@@ -1754,8 +1757,8 @@ int store_count_present(struct store *s, long long run_id, const char *const *co
     struct run_dec rd;
     struct sb q = {0};
     sqlite3_stmt *st;
-    int v2, src[64], rc;
-    if (n_cols > 64)
+    int v2, src[STORE_MAX_COLS], rc;
+    if (n_cols > STORE_MAX_COLS)
         return dse_err_set(e, DSE_ERUNTIME, s->path, NULL, "too many columns");
     if ((rc = dec_load(s, run_id, &rd, &v2, e)))
         return rc;

@@ -693,7 +693,7 @@ int sweep_prepare(const struct sweep_spec *sp, struct sweep_prep **out, struct d
     int rc = DSE_OK;
     if (!p)
         return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
-    if (metric_count > (int)(sizeof ((struct sw_row *)0)->metric / sizeof(double)))
+    if (metric_count > METRIC_MAX || metric_count > (int)(sizeof ((struct sw_row *)0)->metric / sizeof(double)))
         return free(p), dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "metric registry larger than a row");
     p->sp = sp;
     p->graph_budget = SW_GRAPH_BUDGET;
@@ -1101,6 +1101,7 @@ static int point_req(const struct sweep_prep *p, long long key, struct point_req
     r.batch = p->ax_batch >= 0 ? (int64_t)sp->axes[p->ax_batch].v[b].num : 1;
     r.skip_capacity = 1;
     r.errbars = sp->have_errbars ? &sp->errbars : NULL;
+    r.cost = &sp->cost;
     r.x.fidelity = sp->fidelity;
     if (p->ax_fid >= 0)
         r.x.fidelity = (enum fidelity)ju_lookup(fidelity_names, sp->axes[p->ax_fid].v[sweep_axis_index(sp, key, p->ax_fid)].s);

@@ -11,6 +11,7 @@
 #include <signal.h>
 
 #include "errbar.h"
+#include "cost.h"
 #include "eval.h"
 #include "metric.h"
 #include "serve.h"
@@ -130,6 +131,7 @@ struct sweep_spec {
      * found as software/ is; have_errbars 0 when there is none or the spec says "none". With
      * "rank": "pessimistic" objectives that scale with time are ranked at the interval's slow end. */
     struct eb_table errbars;
+    struct cost_cfg cost; /* the spec's "cost" (cost.h), the CLI's options over it; cost_default where silent */
     int have_errbars;
     unsigned long long errbars_hash;
     int pessimistic;
@@ -141,7 +143,7 @@ struct sweep_spec {
     int err_low_m, err_high_m; /* registry indices of expected_error_low_pct and _high_pct */
     /* The metrics each point stores (by registry index): objectives, constraints, error bars and the
      * spec's "store" list ("all": every one); the others are recomputed on demand (dse show). */
-    unsigned char stored[64];
+    unsigned char stored[METRIC_MAX];
     int n_stored;
     enum sw_method method;
     long long samples, population, generations;
@@ -158,7 +160,7 @@ struct sw_row {
     long long point;
     int feasible;
     char reason[200];
-    double metric[64]; /* by registry index; NAN where not applicable */
+    double metric[METRIC_MAX]; /* by registry index; NAN where not applicable */
 };
 
 /* Reads and checks a spec: every field, duplicates (a system, workload, axis value, axis or objective

@@ -84,8 +84,8 @@ long long sweep_planned(const struct sweep_spec *sp)
  * all the sink and NSGA-II read; the others of an unpacked row are left as they were. On the wire a
  * row is
  *   u8 flags (1 feasible, 2 has a reason, 4 the reason of the row before), i64 point,
- *   [u16 length, the reason's bytes], u64 mask of the stored metrics that differ bitwise from the
- *   row before, and those metrics as doubles,
+ *   [u16 length, the reason's bytes], two u64 masks of the stored metrics (bit j of the spec's j-th
+ *   stored metric) that differ bitwise from the row before, and those metrics as doubles,
  * "the row before" being a row of NAN metrics and no reason at the start of each packed run (a grid
  * key's rows, or one point), so a run unpacks on its own. Same binary on every rank: host order.
  * Carrying 6 metrics instead of 64 nearly halved rank 0's unpacking of the 10M grid (perf: 1.7 s to
@@ -95,7 +95,7 @@ struct wire {
     size_t n, cap;
 };
 
-#define WIRE_ROW_MAX (1 + 8 + 2 + sizeof(((struct sw_row *)0)->reason) + 8 + 64 * 8)
+#define WIRE_ROW_MAX (1 + 8 + 2 + sizeof(((struct sw_row *)0)->reason) + 16 + METRIC_MAX * 8)
 
 static int wire_reserve(struct wire *w, size_t more, struct dse_err *e)
 {
@@ -116,7 +116,7 @@ static int wire_reserve(struct wire *w, size_t more, struct dse_err *e)
 static int wire_metrics(const struct sweep_spec *sp, int *idx)
 {
     int n = 0;
-    for (int m = 0; m < 64; m++)
+    for (int m = 0; m < METRIC_MAX && m < metric_count; m++)
         if (sp->stored[m])
             idx[n++] = m;
     return n;
@@ -143,19 +143,19 @@ static int pack_rows(struct wire *w, const int *idx, int nk, const struct sw_row
             o += 2 + len;
         }
         prev_reason = has ? r->reason : NULL;
-        uint64_t mask = 0;
+        uint64_t mask[2] = {0, 0};
         unsigned char *mp = o;
-        o += 8;
+        o += 16;
         for (int j = 0; j < nk; j++) {
             int m = idx[j];
             const double *before = i ? &rows[i - 1].metric[m] : &nan;
             if (memcmp(&r->metric[m], before, sizeof(double))) {
-                mask |= 1ULL << m;
+                mask[j >> 6] |= 1ULL << (j & 63);
                 memcpy(o, &r->metric[m], 8);
                 o += 8;
             }
         }
-        memcpy(mp, &mask, 8);
+        memcpy(mp, mask, 16);
         w->n = (size_t)(o - w->b);
     }
     return rc;
@@ -166,9 +166,9 @@ static int unpack_rows(const unsigned char *b, size_t len, size_t *at, const int
                        int n, struct dse_err *e)
 {
     size_t p = *at;
-    uint64_t known = 0;
+    uint64_t known[2] = {0, 0};
     for (int j = 0; j < nk; j++)
-        known |= 1ULL << idx[j];
+        known[j >> 6] |= 1ULL << (j & 63);
     for (int i = 0; i < n; i++) {
         struct sw_row *r = &rows[i];
         if (p + 9 > len)
@@ -193,16 +193,16 @@ static int unpack_rows(const unsigned char *b, size_t len, size_t *at, const int
             r->reason[l16] = 0;
             p += 2 + (size_t)l16;
         }
-        uint64_t mask;
-        if (p + 8 > len)
+        uint64_t mask[2];
+        if (p + 16 > len)
             goto short_read;
-        memcpy(&mask, b + p, 8);
-        p += 8;
-        if (mask & ~known)
+        memcpy(mask, b + p, 16);
+        p += 16;
+        if ((mask[0] & ~known[0]) || (mask[1] & ~known[1]))
             goto short_read;
         for (int j = 0; j < nk; j++) {
             int m = idx[j];
-            if (mask >> m & 1) {
+            if (mask[j >> 6] >> (j & 63) & 1) {
                 if (p + 8 > len)
                     goto short_read;
                 memcpy(&r->metric[m], b + p, 8);
@@ -298,7 +298,7 @@ static int gather_dealt(const struct dist *d, const struct sweep_spec *sp, const
                         const char *want, int n, int to_all, struct balance *b, struct wire *w, struct wire *all,
                         size_t *seg, struct dse_err *e)
 {
-    int rc = DSE_OK, idx[64], nk = wire_metrics(sp, idx);
+    int rc = DSE_OK, idx[METRIC_MAX], nk = wire_metrics(sp, idx);
     w->n = 0;
     for (int i = 0; i < n && !rc; i++)
         if ((!want || want[i]) && mine(d, i, b))
@@ -314,7 +314,7 @@ static int unpack_dealt(const struct dist *d, const struct sweep_spec *sp, struc
                         const char *want, int n, int root_permille, const struct wire *all, const size_t *seg,
                         struct dse_err *e)
 {
-    int idx[64], nk = wire_metrics(sp, idx);
+    int idx[METRIC_MAX], nk = wire_metrics(sp, idx);
     size_t *cur = malloc(sizeof *cur * (size_t)d->size);
     int rc = cur ? DSE_OK : dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
     for (int r = 0; cur && r < d->size; r++)

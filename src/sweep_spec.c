@@ -991,7 +991,7 @@ static int load_text(char *buf, size_t len, const char *path, unsigned flags, st
 {
     static const char *const keys[] = {"name",       "description", "note",   "workload", "system",     "axes",
                                        "objectives", "constraints", "search", "fidelity", "software",   "error_bars",
-                                       "rank",       "store",       "quality_table", NULL};
+                                       "rank",       "store",       "quality_table", "cost", NULL};
     cJSON *root = NULL;
     struct ju j;
     int rc;
@@ -1013,6 +1013,28 @@ static int load_text(char *buf, size_t len, const char *path, unsigned flags, st
             rc = ju_fail(&j, "use letters, digits, '_', '-' and '.' only (it names results/<name>.db)");
             goto out;
         }
+
+    /* cost: the cost metrics' assumptions (cost.h); each unset one its default */
+    cost_default(&sp->cost);
+    const cJSON *co = cJSON_GetObjectItemCaseSensitive(root, "cost");
+    if (co) {
+        static const char *const ckeys[] = {"usd_per_kWh", "pue", "amortize_years", "utilization", "hosting_usd_per_hour",
+                                            "source", "note", NULL};
+        size_t o2 = ju_key(&j, "cost");
+        if ((rc = ju_object(&j, co, ckeys)) ||
+            (rc = ju_num(&j, co, "usd_per_kWh", JU_OPT | JU_NONNEG, 100, &sp->cost.usd_per_kWh)) ||
+            (rc = ju_num(&j, co, "pue", JU_OPT | JU_POS, 10, &sp->cost.pue)) ||
+            (rc = ju_num(&j, co, "amortize_years", JU_OPT | JU_POS, 100, &sp->cost.amortize_years)) ||
+            (rc = ju_num(&j, co, "utilization", JU_OPT | JU_POS, 1, &sp->cost.utilization)) ||
+            (rc = ju_num(&j, co, "hosting_usd_per_hour", JU_OPT | JU_NONNEG, 1e6, &sp->cost.hosting_usd_per_hour)))
+            goto out;
+        if (sp->cost.pue < 1) {
+            ju_key(&j, "pue");
+            rc = ju_fail(&j, "expected a PUE of at least 1 (facility energy over IT energy), got %g", sp->cost.pue);
+            goto out;
+        }
+        ju_pop(&j, o2);
+    }
 
     if (cJSON_GetObjectItemCaseSensitive(root, "fidelity")) {
         char f[16];
@@ -1087,6 +1109,14 @@ static int load_text(char *buf, size_t len, const char *path, unsigned flags, st
     if ((rc = check_workloads(&j, sp, labels)))
         goto out;
     ju_pop(&j, 0);
+    for (int i = 0; i < nw; i++)
+        if (sp->wl[i].serving.on && sp->cost.utilization != 1) { /* its idle time is simulated, not assumed */
+            ju_key(&j, "cost");
+            ju_key(&j, "utilization");
+            rc = ju_fail(&j, "a serving workload's runs simulate the system's busy and idle time under their arrivals: "
+                         "leave utilization out and lower the rate instead");
+            goto out;
+        }
 
     /* axes, in spec order; system and workload lists come first */
     if (nw > 1 && (rc = add_list_axis(sp, AX_WORKLOAD, "workload", nw, pos++, labels, e)))

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "check_suites.h"
+#include "cost.h"
 #include "eval.h"
 #include "jsonu.h"
 
@@ -150,6 +151,40 @@ START_TEST(active_power_throttles)
 }
 END_TEST
 
+/* cost_usd (cost.h): a price of 31,536,000 USD over 1 year is 1 USD/s; rent 3600 USD/h is 1 USD/s; hosting
+ * 1800 USD/device-hour x 2 devices is 1 USD/s. Work of T = 2 s at utilisation 0.5 holds the system 4 s:
+ * 3 x 1 USD/s x 4 s = 12 USD; its 3.6e6 J plus 1000 W idle over the 2 s it waits = 3,602,000 J x PUE 1.5
+ * x 0.2 USD/kWh / 3.6e6 = 0.3001667 USD; 12.3001667 in all. Without a price or a rent: NAN. */
+START_TEST(cost_of_work)
+{
+    struct cost_cfg c;
+    struct dse_err e;
+    cost_default(&c);
+    ck_assert_double_eq(c.usd_per_kWh, 0.10);
+    ck_assert_double_eq(c.pue, 1);
+    ck_assert_double_eq(c.amortize_years, 3);
+    ck_assert_double_eq(c.utilization, 1);
+    c.usd_per_kWh = 0.2;
+    c.pue = 1.5;
+    c.amortize_years = 1;
+    c.utilization = 0.5;
+    c.hosting_usd_per_hour = 1800;
+    ck_assert_int_eq(cost_check(&c, "cost.", &e), DSE_OK);
+    ck_assert_double_eq_tol(cost_usd(&c, 31536000, 3600, 2, 1000, 2, 3.6e6), 12 + 3602000 * 1.5 * 0.2 / 3.6e6, 1e-9);
+    ck_assert(isnan(cost_usd(&c, 0, 0, 2, 1000, 2, 3.6e6)));
+    /* defaults, a price alone: 94608000 USD over 3 years = 1 USD/s, 10 s and 3.6e6 J at 0.1 USD/kWh: 10.1 */
+    cost_default(&c);
+    ck_assert_double_eq_tol(cost_usd(&c, 94608000, 0, 1, 50, 10, 3.6e6), 10.1, 1e-9);
+    c.pue = 0.9;
+    ck_assert_int_eq(cost_check(&c, "cost.", &e), DSE_EINPUT);
+    ck_assert_msg(strstr(e.msg, "cost.pue: expected a PUE in [1, 10]"), "%s", e.msg);
+    cost_default(&c);
+    c.utilization = 0;
+    ck_assert_int_eq(cost_check(&c, "cost.", &e), DSE_EINPUT);
+    ck_assert_msg(strstr(e.msg, "cost.utilization: expected a share of the time in (0, 1], got 0"), "%s", e.msg);
+}
+END_TEST
+
 /* Every shipped hwdesc x a CNN, an encoder and a decoder (generate), at batch 1 and 64, unlimited and
  * with each device capped at half its TDP: no device used reports more than its limit, and the system
  * (whose unused devices idle) no more than the sum of its devices' limits. */
@@ -244,6 +279,7 @@ Suite *make_power_suite(void)
     tcase_set_timeout(t, 120);
     tcase_add_test(t, throttle_dvfs_then_duty_cycle);
     tcase_add_test(t, active_power_throttles);
+    tcase_add_test(t, cost_of_work);
     tcase_add_test(t, shipped_never_exceed_limits);
     tcase_add_test(t, large_sram_banked);
     suite_add_tcase(s, t);

@@ -58,6 +58,9 @@ r = dict(base, name="mpi-random", search={"method": "random", "samples": 20000, 
 g = dict(base, name="mpi-nsga2", search={"method": "nsga2", "population": 96, "generations": 12, "seed": 11})
 json.dump(r, open(t + "/random.json", "w"))
 json.dump(g, open(t + "/nsga2.json", "w"))
+# every registry metric stored: more than 64 travel between ranks (two 64-bit masks on the wire)
+a = dict(base, name="mpi-store-all", store="all", search={"method": "random", "samples": 3000, "seed": 5})
+json.dump(a, open(t + "/storeall.json", "w"))
 PY
 
 # same_db A B: every points row (all columns but run_id) and the run's hypervolume and point count.
@@ -83,7 +86,7 @@ assert len(pa) > 0, "no rows"
 PY
 }
 
-for case in grid:sweeps/llm_edge.json random:$tmp/random.json nsga2:$tmp/nsga2.json; do
+for case in grid:sweeps/llm_edge.json random:$tmp/random.json nsga2:$tmp/nsga2.json storeall:$tmp/storeall.json; do
     name=${case%%:*}
     spec=${case#*:}
     if ! "$BIN" sweep "$spec" --db "$tmp/$name-1.db" --no-plot --quiet --json >"$tmp/$name-1.out" 2>"$tmp/$name-1.err"; then

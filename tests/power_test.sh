@@ -290,5 +290,70 @@ expect_refused power-calibrate-onto-input "is one of this command's inputs" \
 expect_refused power-calibrate-needs-out "--hw NAME (a device of the power corpus) and --out FILE are required" \
     calibrate --published --power --hw nvidia-h100-sxm5-80gb
 
+# ---- cost: electricity price, PUE, amortisation, utilisation, hosting (cost.h) ----
+# The defaults are printed and reproduce the cost of before (0.10 USD/kWh, PUE 1, 3 years, 100 %). A PUE
+# of 2 adds the IT energy once more at the price: cost(PUE 2) - cost(PUE 1) = energy_mJ / 1e3 / 3.6e6 x
+# 0.10 USD per inference. Utilisation 0.5 holds the system twice as long: the capital part doubles
+# (30,000 USD / (3 x 365 x 86400 s) x latency) and the idle power runs the other half.
+dse eval --hw nvidia-h100-sxm5-80gb --workload llama-3.1-8b --phase decode --json
+cp "$OUT" "$tmp/c1.json"
+dse eval --hw nvidia-h100-sxm5-80gb --workload llama-3.1-8b --phase decode --pue 2 --json
+cp "$OUT" "$tmp/c2.json"
+dse eval --hw nvidia-h100-sxm5-80gb --workload llama-3.1-8b --phase decode --utilization 0.5 --json
+py power-cost-options "
+import json,sys
+a,b,u=(json.load(open(f)) for f in sys.argv[1:4])
+assert a['cost_assumptions']=={'usd_per_kWh':0.1,'pue':1,'amortize_years':3,'utilization':1,'hosting_usd_per_hour':0}, a['cost_assumptions']
+ta,tb,tu=a['totals'],b['totals'],u['totals']
+d=tb['cost_per_Minference_USD']-ta['cost_per_Minference_USD']
+assert abs(d-ta['energy_mJ']/1e3/3.6e6*0.1*1e6)<1e-9*ta['cost_per_Minference_USD'], d
+lat=ta['latency_ms']/1e3; cap=30000/(3*365*86400)*lat; idle=ta['energy_static_mJ']/1e3
+du=tu['cost_USD']-ta['cost_USD']
+assert abs(du-(cap+idle*0.1/3.6e6))<1e-9*ta['cost_USD'], (du, cap, idle)
+assert abs(ta['tokens_per_USD']-1e6/ta['cost_per_Mtoken_USD'])<1e-6*ta['tokens_per_USD']
+assert abs(ta['tokens_per_J']-1/(ta['energy_per_token_mJ']/1e3))<1e-9*ta['tokens_per_J']
+" "$tmp/c1.json" "$tmp/c2.json" "$OUT"
+dse eval --hw nvidia-h100-sxm5-80gb --workload llama-3.1-8b --phase decode
+if grep -q "^cost: 0.1 USD/kWh, PUE 1.00, 3 years, utilization 100 %, hosting 0 USD/device-hour" "$OUT"; then ok power-cost-printed; else fail power-cost-printed "$(grep -m1 '^cost' "$OUT")"; fi
+expect_refused power-cost-bad-pue "cost: pue: expected a PUE in [1, 10] (facility energy over IT energy), got 0.5" \
+    eval --hw nvidia-h100-sxm5-80gb --workload llama-3.1-8b --pue 0.5
+expect_refused power-cost-bad-util "cost: utilization: expected a share of the time in (0, 1], got 1.5" \
+    eval --hw nvidia-h100-sxm5-80gb --workload llama-3.1-8b --utilization 1.5
+expect_refused power-cost-bad-number "--usd-per-kwh: expected a number, got 'cheap'" \
+    eval --hw nvidia-h100-sxm5-80gb --workload llama-3.1-8b --usd-per-kwh cheap
+expect_refused power-cost-serve-util "--utilization: dse serve simulates the system's busy and idle time" \
+    serve --hw nvidia-h100-sxm5-80gb --workload llama-3.1-8b --rate 1 --requests 10 --utilization 0.5
+# dse compare: performance per watt and per dollar side by side, the assumptions printed.
+dse compare nvidia-h100-sxm5-80gb nvidia-a100-sxm4-80gb --workload llama-3.1-8b --phase decode --hosting-usd-per-hour 1
+if [ "$rc" -eq 0 ] && grep -q "^cost: 0.1 USD/kWh, PUE 1.00, 3 years, utilization 100 %, hosting 1 USD/device-hour" "$OUT" &&
+    head -n 5 "$OUT" | grep -q "tokens_per_J .*tokens_per_USD"; then
+    ok power-compare-perf-per-watt-dollar
+else
+    fail power-compare-perf-per-watt-dollar "exit $rc: $(head -c 400 "$OUT")"
+fi
+# A sweep spec's cost: its fields checked; a serving workload refuses a stated utilisation.
+cat >"$tmp/cost.json" <<EOF
+{"name": "cost", "workload": {"model": "models/llama-3.2-1b.json", "phase": "decode", "prompt": 64},
+ "system": "hwdesc/nvidia-h100-sxm5-80gb.json", "axes": {"batch": [1, 8]},
+ "cost": {"usd_per_kWh": 0.3, "pue": 1.4, "amortize_years": 5, "utilization": 0.6, "hosting_usd_per_hour": 0.5},
+ "objectives": [{"metric": "tokens_per_s", "goal": "max"}, {"metric": "cost_per_Mtoken_USD", "goal": "min"}],
+ "search": {"method": "grid"}}
+EOF
+dse sweep "$tmp/cost.json" --db "$tmp/cost.db" --no-plot --json
+py power-cost-sweep "
+import json,sys
+f=json.load(open(sys.argv[1]))['front']
+assert f and all(p['cost_per_Mtoken_USD']>0 for p in f), f
+" "$OUT"
+sed 's/"pue": 1.4/"pue": 0.8/' "$tmp/cost.json" >"$tmp/cost-bad.json"
+expect_refused power-cost-sweep-bad-pue "cost.pue: expected a PUE of at least 1" sweep "$tmp/cost-bad.json" --no-db
+cat >"$tmp/cost-serve.json" <<EOF
+{"name": "cs", "workload": {"model": "models/llama-3.2-1b.json", "serving": {"requests": 20, "lengths": "models/traces/azure-conv-2023.csv", "rate": 1}},
+ "system": "hwdesc/nvidia-h100-sxm5-80gb.json", "axes": {"rate": [1, 2]}, "cost": {"utilization": 0.5},
+ "objectives": [{"metric": "serve_goodput_rps", "goal": "max"}], "search": {"method": "grid"}}
+EOF
+expect_refused power-cost-sweep-serving-util "cost.utilization: a serving workload's runs simulate the system's busy and idle time" \
+    sweep "$tmp/cost-serve.json" --no-db
+
 echo "$suite: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
