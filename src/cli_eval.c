@@ -24,6 +24,8 @@ static struct cli_opt eval_opts_proto[] = {
     {"device", 1, "device of the system that runs the model (default: first accelerator)", NULL},
     CLI_OPT_SET,
     CLI_OPT_COST,
+    {"power-W", 1, "a power cap in W on every device, as a sweep's power_W axis: a device over it throttles (DVFS, then "
+                   "duty cycle); a system with modes runs in the fastest one that fits", NULL},
     {"placement", 1, "DEV or DEV,TYPE=DEV2,... e.g. npu,attention=cpu (operators by type on other devices)", NULL},
     {"precision", 1, "fp32|tf32|bf16|fp16|fp8|int8|int4, w4a16, w8a8kv8, w=int4,a=fp16,kv=fp8", NULL},
     {"batch", 1, "batch size (default 1)", NULL},
@@ -313,10 +315,11 @@ static void print_human(const struct eval_req *r, const struct eval_result *res,
         printf("INFEASIBLE: %s\n", res->reason);
         return;
     }
-    if (r->sys->mode >= 0) {
-        const struct hw_mode *md = &r->sys->modes[r->sys->mode];
-        printf("mode %s (hwdesc modes): the system draws %.3g W of the %.3g W budget the mode's clocks are set for "
-               "(reported, not enforced)\n\n", md->name, res->t.avg_power_W, md->budget_W);
+    int mi = res->mode >= 0 ? res->mode : r->sys->mode;
+    if (mi >= 0) {
+        const struct hw_mode *md = &r->sys->modes[mi];
+        printf("mode %s (hwdesc modes%s): the system draws %.3g W of the %.3g W budget the mode's clocks are set for\n\n",
+               md->name, res->mode >= 0 ? ", picked under the power cap" : "", res->t.avg_power_W, md->budget_W);
     }
     if (res->throttle_note[0])
         printf("THROTTLED: %s; %.2fx slower than unthrottled\n\n", res->throttle_note, res->t.throttle_slowdown);
@@ -549,10 +552,12 @@ static int print_json(const struct eval_req *r, const struct eval_result *res, c
     cJSON_AddBoolToObject(pm, "calibrated", r->sys->dev[r->dev].power_mape_pct >= 0);
     if (r->sys->dev[r->dev].power_mape_pct >= 0)
         cJSON_AddNumberToObject(pm, "heldout_mape_pct", r->sys->dev[r->dev].power_mape_pct);
-    if (r->sys->mode >= 0) {
+    int mi = res->feasible && res->mode >= 0 ? res->mode : r->sys->mode;
+    if (mi >= 0) {
         cJSON *md = cJSON_AddObjectToObject(o, "mode");
-        cJSON_AddStringToObject(md, "name", r->sys->modes[r->sys->mode].name);
-        cJSON_AddNumberToObject(md, "budget_W", r->sys->modes[r->sys->mode].budget_W);
+        cJSON_AddStringToObject(md, "name", r->sys->modes[mi].name);
+        cJSON_AddNumberToObject(md, "budget_W", r->sys->modes[mi].budget_W);
+        cJSON_AddBoolToObject(md, "picked_by_cap", res->feasible && res->mode >= 0);
     }
     if (r->sys->dev[r->dev].n_mem) {
         struct mem_view mv = mem_view_of(r, res);
@@ -913,6 +918,17 @@ int cmd_eval(int argc, char **argv)
     if ((rc = cli_cost(opts, NULL, &cost, &e)))
         goto out;
     r.cost = &cost;
+    if (cli_get(opts, "power-W")) {
+        char *end;
+        const char *v = cli_get(opts, "power-W");
+        double cap = strtod(v, &end);
+        if (end == v || *end || !(cap > 0) || cap > 1e6) {
+            rc = dse_err_set(&e, DSE_EINPUT, NULL, "--power-W", "expected a power in (0, 1e6] W, got '%s'", v);
+            goto out;
+        }
+        for (int d = 0; d < sys->n_dev; d++)
+            hw_apply_power_cap(&sys->dev[d], cap);
+    }
     if (cli_get(opts, "cpu-threads")) {
         long long t;
         if ((rc = cli_int("cpu-threads", cli_get(opts, "cpu-threads"), 1, 100000, &t, &e)))

@@ -235,7 +235,7 @@ void eval_graphs_free(struct eval_graphs *eg)
 
 int eval_scratch_fit(struct eval_scratch *s, const struct eval_graphs *eg, struct dse_err *e)
 {
-    if (!s->thr && !(s->thr = malloc(sizeof *s->thr)))
+    if ((!s->thr && !(s->thr = malloc(sizeof *s->thr))) || (!s->moded && !(s->moded = malloc(sizeof *s->moded))))
         return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
     int nt = eg->first.n_t > eg->decode.n_t ? eg->first.n_t : eg->decode.n_t;
     int no = eg->first.n_op > eg->decode.n_op ? eg->first.n_op : eg->decode.n_op;
@@ -299,6 +299,7 @@ void eval_scratch_free(struct eval_scratch *s)
     free(s->acct);
     wl_graph_free(&s->mini);
     free(s->thr);
+    free(s->moded);
     memset(s, 0, sizeof *s);
 }
 
@@ -954,17 +955,101 @@ static void set_point(const struct hw_system *sys, struct hw_system *ts, int d, 
                    (p->voltage_V * p->voltage_V) / (top->voltage_V * top->voltage_V));
 }
 
+/* The lowest power cap on a device of sys (0: none). */
+static double lowest_cap(const struct hw_system *sys)
+{
+    double cap = 0;
+    for (int d = 0; d < sys->n_dev; d++)
+        if (sys->dev[d].power_cap_W > 0 && (cap == 0 || sys->dev[d].power_cap_W < cap))
+            cap = sys->dev[d].power_cap_W;
+    return cap;
+}
+
+/* 0. A system with modes (a Jetson's nvpmodel modes) under a power cap runs in the fastest of its modes
+ * in which the whole system fits the cap (the module's budget is one: every device's power, idle
+ * included) and each device its own limit; where none fits, in the one that draws least, and throttles
+ * on from there. s->moded holds the mode; res is evaluated in it. *pick: the mode, -1 when unchanged. */
+static int pick_mode(const struct eval_req *r, const struct eval_graphs *eg, struct eval_scratch *s,
+                     struct eval_result *res, int *pick, struct dse_err *e)
+{
+    const struct hw_system *sys = r->sys;
+    double cap = lowest_cap(sys), best_T = INFINITY, least_P = INFINITY;
+    int best = -1, least = -1, rc;
+    struct eval_req rr = *r;
+    rr.sys = s->moded;
+    *pick = -1;
+    for (int k = 0; k < sys->n_modes; k++) {
+        *s->moded = *sys;
+        hw_apply_mode(s->moded, k);
+        if ((rc = eval_ops(&rr, eg, s, res, e)))
+            return rc;
+        if (!res->feasible)
+            continue;
+        unsigned over = power_check(s->moded, res);
+        double P = 0;
+        for (int d = 0; d < sys->n_dev; d++)
+            P += res->used & (1u << d) ? res->dev_power_W[d] : s->moded->dev[d].idle_W;
+        if (!over && P <= cap * (1 + 1e-9) && res->t.latency_s < best_T) {
+            best_T = res->t.latency_s;
+            best = k;
+        }
+        if (P < least_P) {
+            least_P = P;
+            least = k;
+        }
+    }
+    *pick = best >= 0 ? best : least;
+    if (*pick < 0) { /* no mode runs it: as the system stands */
+        rr.sys = sys;
+        return eval_ops(&rr, eg, s, res, e);
+    }
+    *s->moded = *sys;
+    hw_apply_mode(s->moded, *pick);
+    return eval_ops(&rr, eg, s, res, e);
+}
+
+static int throttle_limits(const struct eval_req *r, const struct eval_graphs *eg, struct eval_scratch *s,
+                           struct eval_result *res, struct dse_err *e);
+
+/* The power limits: a mode picked under a cap (pick_mode), then DVFS and duty cycle (throttle_limits);
+ * throttle_slowdown is against the point as first evaluated, the note names the mode first. */
 static int throttle(const struct eval_req *r, const struct eval_graphs *eg, struct eval_scratch *s,
                     struct eval_result *res, struct dse_err *e)
 {
+    double T0 = res->t.latency_s;
+    int rc, mode = -1;
+    struct eval_req rm = *r;
+    if (r->sys->n_modes && lowest_cap(r->sys) > 0) {
+        if ((rc = pick_mode(r, eg, s, res, &mode, e)) || !res->feasible)
+            return rc;
+        if (mode >= 0)
+            rm.sys = s->moded;
+    }
+    if ((rc = throttle_limits(&rm, eg, s, res, e)))
+        return rc;
+    res->mode = mode;
+    if (mode >= 0) {
+        char note[2 * sizeof res->throttle_note];
+        snprintf(note, sizeof note, "mode %s picked: the fastest of %s's modes whose power fits the %.3g W power "
+                 "cap%s%s", rm.sys->modes[mode].name, rm.sys->name, lowest_cap(rm.sys),
+                 res->throttle_note[0] ? "; then " : "", res->throttle_note);
+        dse_strlcpy(res->throttle_note, note, sizeof res->throttle_note);
+    }
+    res->t.throttle_slowdown = res->t.latency_s / T0;
+    return DSE_OK;
+}
+
+static int throttle_limits(const struct eval_req *r, const struct eval_graphs *eg, struct eval_scratch *s,
+                           struct eval_result *res, struct dse_err *e)
+{
     const struct hw_system *sys = r->sys;
     unsigned over = power_check(sys, res);
-    res->t.throttle_slowdown = 1;
+    int rc;
     if (!over)
         return DSE_OK;
     double T0 = res->t.latency_s, P0[HW_MAX_DEVICES];
     memcpy(P0, res->dev_power_W, sizeof P0);
-    int point[HW_MAX_DEVICES], rc;
+    int point[HW_MAX_DEVICES];
     struct hw_system *ts = s->thr;
     struct eval_req rr = *r;
     rr.sys = ts;

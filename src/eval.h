@@ -102,6 +102,7 @@ struct eval_scratch {
     int cap_t, cap_op;
     struct wl_graph mini; /* one attention op and its tensors, re-sized per decode step */
     struct hw_system *thr; /* a copy of the system with throttled clocks (power limits) */
+    struct hw_system *moded; /* a copy in the mode a power cap picked (hw_system.modes) */
 };
 
 struct eval_op {
@@ -168,7 +169,8 @@ struct eval_totals {
 struct eval_result {
     int feasible;
     char reason[320];
-    char throttle_note[320]; /* non-empty: which device throttled, to what clock, for which limit */
+    char throttle_note[512]; /* non-empty: which device throttled, to what clock, for which limit */
+    int mode;                /* the system's mode a power cap picked (hw_system.modes), -1: none picked */
     struct eval_totals t;
     double need_bytes[HW_MAX_DEVICES]; /* memory each device needs (weights + KV + activations) */
     /* Power per device: its dynamic energy (compute, memory, links into it) and busy time (first

@@ -1665,11 +1665,11 @@ EOF2
     ); then ok sweep-db-ranks; else fail sweep-db-ranks "$why"; fi
     # JSON output is exact (src/jsonu.h, ju_print): the front printed by --json holds the database's
     # doubles bit for bit (with cJSON's printing 12 of the 60 points of the front before the published quality
-    # model were a unit in the last place off). 33 points now, all on the Orin Nano: 11 designs (3 of each of
-    # w8a8, w4a16 and w4a8, 2 of fp16, whose 4 GB points do not fit the 2 GiB reserve), each at the caps of 7,
-    # 10 and 15 W, which do not bind; at 5 W the GPU (idle 0.5 W + active 3.75 W + its MACs) throttles and
-    # falls off the front (docs/models.md, "Power and energy"); w8a16's quality is bounded by w8a8's, and
-    # w8a8 is faster.
+    # model were a unit in the last place off). 33 points now, all on the Orin Nano at batch 8 on its GPU:
+    # w8a8, w4a16, w4a8 and fp16 (whose 4 GB points do not fit the 2 GiB reserve: 2 memory sizes, the
+    # others 3) at the caps of 5 W (the cap picks the 7W mode: the least energy per token) and of 10 and
+    # 15 W (MAXN_SUPER: the fastest; the two caps tie); at 7 W the 15W mode is dominated (docs/models.md,
+    # "Power and energy", modes); w8a16's quality is bounded by w8a8's, and w8a8 is faster.
     "$BIN" sweep sweeps/llm_edge.json --db "$S/json.db" --no-plot --json >"$S/json.out" 2>/dev/null
     if why=$(python3 - "$S/json.db" "$S/json.out" 2>&1 <<'EOF2'
 import json, sqlite3, sys

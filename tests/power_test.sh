@@ -182,7 +182,7 @@ dse eval --hw nvidia-jetson-orin-nano-8gb --workload llama-3.2-1b --precision fp
 py power-modes-prefill "
 import json,sys
 a,b=(json.load(open(f)) for f in sys.argv[1:3])
-assert a['mode']=={'name':'7W','budget_W':7} and b['mode']['name']=='15W', (a.get('mode'), b.get('mode'))
+assert a['mode']=={'name':'7W','budget_W':7,'picked_by_cap':False} and b['mode']['name']=='15W', (a.get('mode'), b.get('mode'))
 r=b['totals']['tokens_per_s']/a['totals']['tokens_per_s']
 assert 2.0<=r<=3.0, r
 assert a['totals']['avg_power_W']<b['totals']['avg_power_W']<=15
@@ -354,6 +354,25 @@ cat >"$tmp/cost-serve.json" <<EOF
 EOF
 expect_refused power-cost-sweep-serving-util "cost.utilization: a serving workload's runs simulate the system's busy and idle time" \
     sweep "$tmp/cost-serve.json" --no-db
+
+# ---- a power cap on a system with modes picks the fastest mode that fits ----
+# The Orin Nano under --power-W: at 25 W MAXN_SUPER (its fastest) fits; at 7 W the 15W mode (the system
+# draws 6.6 W in it on this generate run), at 3 W none fits, so the least-drawing (7W) runs and throttles.
+for c in 3 7 25; do
+    dse eval --hw nvidia-jetson-orin-nano-8gb --workload llama-3.2-1b --precision w4a16 --phase generate --prompt 512 --batch 8 --power-W "$c" --json
+    cp "$OUT" "$tmp/cap$c.json"
+done
+py power-cap-picks-mode "
+import json,sys
+a,b,c=(json.load(open(f)) for f in sys.argv[1:4])
+assert a['mode']['name']=='7W' and b['mode']['name']=='15W' and c['mode']['name']=='MAXN_SUPER', (a['mode'], b['mode'], c['mode'])
+assert all(x['mode']['picked_by_cap'] for x in (a,b,c))
+assert a['totals']['tokens_per_s'] < b['totals']['tokens_per_s'] < c['totals']['tokens_per_s']
+assert b['totals']['avg_power_W'] <= 7*(1+1e-9) and 'mode 15W picked' in b['throttled'], b.get('throttled')
+assert a['totals']['avg_power_W'] <= 2*3*(1+1e-9) # each of its 2 devices within 3 W: the cap is per device once no mode fits
+" "$tmp/cap3.json" "$tmp/cap7.json" "$tmp/cap25.json"
+expect_refused power-cap-bad "--power-W: expected a power in (0, 1e6] W, got '-1'" \
+    eval --hw nvidia-jetson-orin-nano-8gb --workload llama-3.2-1b --power-W -1
 
 echo "$suite: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
