@@ -948,33 +948,50 @@ static int mfit_cost(struct mfit *m, int kind, int half, double *cost, double *m
     return k;
 }
 
-/* Factor k fitted on the fit half of its kind, the others held: golden-section search of the squared
- * log time error over log f in [log 0.1, 0], rounded to three digits as it ships. */
-static void mfit_golden(struct mfit *m, int kind, int k)
+/* Golden-section search of cost(f, ctx) over log f in [log lo, log hi], 40 steps (cost's own failure
+ * flag stops nothing: the caller checks it); the minimum rounded to three digits, as fits ship. */
+static double golden_log(double lo, double hi, double (*cost)(double f, void *ctx), void *ctx)
 {
-    double a = log(0.1), b = 0, g = (sqrt(5) - 1) / 2, x1 = b - g * (b - a), x2 = a + g * (b - a), f1, f2, junk;
-    m->f[k] = exp(x1);
-    mfit_cost(m, kind, 0, &f1, &junk);
-    m->f[k] = exp(x2);
-    mfit_cost(m, kind, 0, &f2, &junk);
-    for (int it = 0; it < 40 && !m->failed; it++) {
+    double a = log(lo), b = log(hi), g = (sqrt(5) - 1) / 2, x1 = b - g * (b - a), x2 = a + g * (b - a);
+    double f1 = cost(exp(x1), ctx), f2 = cost(exp(x2), ctx);
+    for (int it = 0; it < 40; it++) {
         if (f1 < f2) {
             b = x2;
             x2 = x1;
             f2 = f1;
             x1 = b - g * (b - a);
-            m->f[k] = exp(x1);
-            mfit_cost(m, kind, 0, &f1, &junk);
+            f1 = cost(exp(x1), ctx);
         } else {
             a = x1;
             x1 = x2;
             f1 = f2;
             x2 = a + g * (b - a);
-            m->f[k] = exp(x2);
-            mfit_cost(m, kind, 0, &f2, &junk);
+            f2 = cost(exp(x2), ctx);
         }
     }
-    m->f[k] = floor(exp((a + b) / 2) * 1000 + 0.5) / 1000;
+    return floor(exp((a + b) / 2) * 1000 + 0.5) / 1000;
+}
+
+struct mfit_at {
+    struct mfit *m;
+    int kind, k;
+};
+
+static double mfit_cost_at(double f, void *ctx)
+{
+    struct mfit_at *a = ctx;
+    double c = INFINITY, junk;
+    a->m->f[a->k] = f;
+    if (!a->m->failed)
+        mfit_cost(a->m, a->kind, 0, &c, &junk);
+    return c;
+}
+
+/* Factor k fitted on the fit half of its kind, the others held: log f in [log 0.1, 0]. */
+static void mfit_golden(struct mfit *m, int kind, int k)
+{
+    struct mfit_at a = {m, kind, k};
+    m->f[k] = golden_log(0.1, 1, mfit_cost_at, &a);
 }
 
 /* note with its clause of kind replaced by text (the other clauses kept); malloc'd, NULL when out of memory */
@@ -997,6 +1014,32 @@ static char *note_with_clause(const char *old, const char *clause, const char *t
     }
     snprintf(note + k, cap - k, "%s", text);
     return note;
+}
+
+/* obj's "note" with its clause starting with key replaced by clause (the other clauses kept). */
+static int set_note_clause(cJSON *obj, const char *key, const char *clause, struct dse_err *e)
+{
+    const cJSON *old = cJSON_GetObjectItemCaseSensitive(obj, "note");
+    char *note = note_with_clause(cJSON_IsString(old) ? old->valuestring : "", key, clause);
+    if (!note)
+        return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+    cJSON_DeleteItemFromObjectCaseSensitive(obj, "note");
+    cJSON *n = cJSON_AddStringToObject(obj, "note", note);
+    free(note);
+    return n ? DSE_OK : dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+}
+
+/* The hwdesc at path as a JSON tree (*root; NULL and an error when it does not parse). */
+static int read_hwdesc_tree(const char *path, cJSON **root, struct dse_err *e)
+{
+    char *text;
+    size_t len;
+    int rc = ju_read_file(path, JU_MAX_FILE_BYTES, &text, &len, e);
+    if (rc)
+        return rc;
+    *root = cJSON_ParseWithLength(text, len);
+    free(text);
+    return *root ? DSE_OK : dse_err_set(e, DSE_ERUNTIME, path, NULL, "cannot parse it again (out of memory?)");
 }
 
 /* dse calibrate --published --multi-device --hw SYSTEM --out FILE: the system's factors (mf_key) that its
@@ -1088,12 +1131,8 @@ static int calibrate_multi(const struct cli_opt *opts)
         }
     }
     /* the hwdesc with the factors (and their held-out error) in the replicated device's efficiency */
-    char *text;
-    size_t len;
-    if ((rc = ju_read_file(x->sys_path[si], JU_MAX_FILE_BYTES, &text, &len, &e)))
+    if ((rc = read_hwdesc_tree(x->sys_path[si], &root, &e)))
         goto out;
-    root = cJSON_ParseWithLength(text, len);
-    free(text);
     cJSON *devs = root ? cJSON_GetObjectItemCaseSensitive(root, "devices") : NULL;
     cJSON *dev = devs ? cJSON_GetArrayItem(devs, x->sys[si]->topo.dev) : NULL;
     cJSON *ef = dev ? cJSON_GetObjectItemCaseSensitive(dev, "efficiency") : NULL;
@@ -1128,15 +1167,8 @@ static int calibrate_multi(const struct cli_opt *opts)
         snprintf(clause, sizeof clause, "%s on %d fit-half %s cases of validate/published/multi-device (held-out %d)%s",
                  mf_clause[kind], cnt[kind][0], mf_kind_name[kind], cnt[kind][1],
                  worse ? " (written with --force: worse on the held-out cases than the uncalibrated model)" : "");
-        const cJSON *old = cJSON_GetObjectItemCaseSensitive(ef, "note");
-        char *note = note_with_clause(cJSON_IsString(old) ? old->valuestring : "", mf_clause[kind], clause);
-        if (!note) {
-            rc = dse_err_set(&e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+        if ((rc = set_note_clause(ef, mf_clause[kind], clause, &e)))
             goto out;
-        }
-        cJSON_DeleteItemFromObjectCaseSensitive(ef, "note");
-        cJSON_AddStringToObject(ef, "note", note);
-        free(note);
     }
     rc = cli_write_json(root, out, 1, &e); /* it frees root */
     root = NULL;
@@ -1215,33 +1247,26 @@ static int pwfit_cost(struct pwfit *m, int half, double *cost, double *mape)
     return k;
 }
 
-/* Factor k fitted on the fit half, the others held: golden-section search of the cost over log f in
- * [log 0.25, log 4], rounded to three digits. */
+struct pwfit_at {
+    struct pwfit *m;
+    int k;
+};
+
+static double pwfit_cost_at(double f, void *ctx)
+{
+    struct pwfit_at *a = ctx;
+    double c = INFINITY, junk;
+    a->m->f[a->k] = f;
+    if (!a->m->failed)
+        pwfit_cost(a->m, 0, &c, &junk);
+    return c;
+}
+
+/* Factor k fitted on the fit half, the others held: log f in [log 0.25, log 4]. */
 static void pwfit_golden(struct pwfit *m, int k)
 {
-    double a = log(0.25), b = log(4), g = (sqrt(5) - 1) / 2, x1 = b - g * (b - a), x2 = a + g * (b - a), f1, f2, junk;
-    m->f[k] = exp(x1);
-    pwfit_cost(m, 0, &f1, &junk);
-    m->f[k] = exp(x2);
-    pwfit_cost(m, 0, &f2, &junk);
-    for (int it = 0; it < 40 && !m->failed; it++) {
-        if (f1 < f2) {
-            b = x2;
-            x2 = x1;
-            f2 = f1;
-            x1 = b - g * (b - a);
-            m->f[k] = exp(x1);
-            pwfit_cost(m, 0, &f1, &junk);
-        } else {
-            a = x1;
-            x1 = x2;
-            f1 = f2;
-            x2 = a + g * (b - a);
-            m->f[k] = exp(x2);
-            pwfit_cost(m, 0, &f2, &junk);
-        }
-    }
-    m->f[k] = floor(exp((a + b) / 2) * 1000 + 0.5) / 1000;
+    struct pwfit_at a = {m, k};
+    m->f[k] = golden_log(0.25, 4, pwfit_cost_at, &a);
 }
 
 static double sig3(double v)
@@ -1330,12 +1355,8 @@ static int calibrate_power(const struct cli_opt *opts)
         goto out;
     }
     /* the hwdesc with the fitted figures in the device's power section */
-    char *text;
-    size_t len;
-    if ((rc = ju_read_file(x->sys_path[si], JU_MAX_FILE_BYTES, &text, &len, &e)))
+    if ((rc = read_hwdesc_tree(x->sys_path[si], &root, &e)))
         goto out;
-    root = cJSON_ParseWithLength(text, len);
-    free(text);
     cJSON *devs = root ? cJSON_GetObjectItemCaseSensitive(root, "devices") : NULL;
     cJSON *dev = devs ? cJSON_GetArrayItem(devs, m.dev) : NULL;
     cJSON *pw = dev ? cJSON_GetObjectItemCaseSensitive(dev, "power") : NULL;
@@ -1371,15 +1392,8 @@ static int calibrate_power(const struct cli_opt *opts)
     snprintf(clause, sizeof clause, "power: fitted by dse calibrate --published --power on %d fit-half power_W cases of "
              "validate/published/power (held-out %d)%s", cnt[0], cnt[1],
              worse ? " (written with --force: worse on the held-out cases than the uncalibrated model)" : "");
-    const cJSON *old = cJSON_GetObjectItemCaseSensitive(pw, "note");
-    char *note = note_with_clause(cJSON_IsString(old) ? old->valuestring : "", "power: fitted", clause);
-    if (!note) {
-        rc = dse_err_set(&e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+    if ((rc = set_note_clause(pw, "power: fitted", clause, &e)))
         goto out;
-    }
-    cJSON_DeleteItemFromObjectCaseSensitive(pw, "note");
-    cJSON_AddStringToObject(pw, "note", note);
-    free(note);
     rc = cli_write_json(root, out, 1, &e); /* it frees root */
     root = NULL;
     if (!rc)

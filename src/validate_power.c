@@ -182,10 +182,10 @@ static int check_ids(const struct wcase *c, int n, struct dse_err *e)
     return rc;
 }
 
-int wcorpus_load_buf(const char *text, size_t len, const char *path, struct wcase **out, int *count, struct dse_err *e)
+/* The checks once every file is read: some case, ids unique; *out takes all (freed on an error). */
+static int load_done(struct wcase *all, int n, int rc, const char *path, struct wcase **out, int *count,
+                     struct dse_err *e)
 {
-    struct wcase *all = NULL;
-    int n = 0, rc = append(text, len, path, &all, &n, e);
     if (!rc && !n)
         rc = dse_err_set(e, DSE_EINPUT, path, NULL, "no power cases");
     if (!rc)
@@ -197,6 +197,13 @@ int wcorpus_load_buf(const char *text, size_t len, const char *path, struct wcas
     *out = all;
     *count = n;
     return DSE_OK;
+}
+
+int wcorpus_load_buf(const char *text, size_t len, const char *path, struct wcase **out, int *count, struct dse_err *e)
+{
+    struct wcase *all = NULL;
+    int n = 0, rc = append(text, len, path, &all, &n, e);
+    return load_done(all, n, rc, path, out, count, e);
 }
 
 int wcorpus_load(const char *const *paths, int np, struct wcase **out, int *count, struct dse_err *e)
@@ -211,17 +218,7 @@ int wcorpus_load(const char *const *paths, int np, struct wcase **out, int *coun
             free(buf);
         }
     }
-    if (!rc && !n)
-        rc = dse_err_set(e, DSE_EINPUT, np ? paths[0] : NULL, NULL, "no power cases");
-    if (!rc)
-        rc = check_ids(all, n, e);
-    if (rc) {
-        free(all);
-        return rc;
-    }
-    *out = all;
-    *count = n;
-    return DSE_OK;
+    return load_done(all, n, rc, np ? paths[0] : NULL, out, count, e);
 }
 
 /* ---- prediction ---- */

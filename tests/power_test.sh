@@ -20,24 +20,6 @@ if ! command -v python3 >/dev/null 2>&1; then
     exit 0
 fi
 
-# expect_refused NAME 'stderr substring' DSE-ARGS...: exit 2, one line "dse: ..." holding the
-# substring, nothing on stdout.
-expect_refused() {
-    name=$1 sub=$2
-    shift 2
-    dse "$@"
-    if [ "$rc" -ne 2 ]; then
-        fail "$name" "exit $rc, expected 2; stderr: $(first_err)"
-    elif [ -s "$OUT" ]; then
-        fail "$name" "wrote to stdout on an error: $(head -n 1 "$OUT" | cut -c 1-200)"
-    elif ! head -n 1 "$ERR" | grep -q '^dse: '; then
-        fail "$name" "not 'dse: ...': $(cut -c 1-300 "$ERR")"
-    elif ! grep -qF -e "$sub" "$ERR"; then
-        fail "$name" "stderr lacks '$sub': $(first_err)"
-    else
-        ok "$name"
-    fi
-}
 
 # py NAME SCRIPT ARGS...: ok when python3 SCRIPT ARGS exits 0, else the assertion that failed.
 py() {

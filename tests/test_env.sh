@@ -6,7 +6,8 @@
 # DB sends Ctrl-C to a running dse sweep once it has stored its first points. Every suite gets a scratch
 # folder removed on exit ($tmp) and dse ARGS..., which runs $BIN with stdout in $OUT, stderr in $ERR and
 # its exit status in $rc, killed after $TMO seconds (a hang; 300 unless the suite sets it); first_err
-# prints the first line of $ERR, skip NAME WHY a case not run.
+# prints the first line of $ERR, skip NAME WHY a case not run, expect_refused NAME SUBSTRING ARGS... a
+# refusal (exit 2, one line "dse: ..." holding SUBSTRING, nothing on stdout).
 start_dir=$(pwd)
 script_dir=$(cd "$(dirname "$0")" && pwd)
 SRC=${DSE_SRCDIR:-$script_dir/..}
@@ -70,3 +71,22 @@ dse() {
 first_err() { head -n 1 "$ERR" | cut -c 1-300; }
 
 skip() { echo "skip $1: $2"; }
+
+# expect_refused NAME 'stderr substring' DSE-ARGS...: exit 2, one line "dse: ..." holding the
+# substring, nothing on stdout.
+expect_refused() {
+    name=$1 sub=$2
+    shift 2
+    dse "$@"
+    if [ "$rc" -ne 2 ]; then
+        fail "$name" "exit $rc, expected 2; stderr: $(first_err)"
+    elif [ -s "$OUT" ]; then
+        fail "$name" "wrote to stdout on an error: $(head -n 1 "$OUT" | cut -c 1-200)"
+    elif [ "$(wc -l <"$ERR")" -ne 1 ] || ! head -n 1 "$ERR" | grep -q '^dse: '; then
+        fail "$name" "not one line 'dse: ...': $(cut -c 1-300 "$ERR")"
+    elif ! grep -qF -e "$sub" "$ERR"; then
+        fail "$name" "stderr lacks '$sub': $(first_err)"
+    else
+        ok "$name"
+    fi
+}
