@@ -300,6 +300,7 @@ void eval_scratch_free(struct eval_scratch *s)
     wl_graph_free(&s->mini);
     free(s->thr);
     free(s->moded);
+    free(s->modes);
     memset(s, 0, sizeof *s);
 }
 
@@ -965,31 +966,95 @@ static double lowest_cap(const struct hw_system *sys)
     return cap;
 }
 
+/* Each mode's evaluation of one sweep key (eval_req.share_sig): the points that differ in their power cap
+ * alone evaluate the modes once. Results are kept without operator rows (a sweep keeps none). */
+struct eval_mode_cache {
+    long long sig;
+    unsigned have; /* bit k: res[k] holds mode k's evaluation */
+    struct eval_result res[HW_MAX_MODES];
+};
+
+/* res <- c (its own operator rows kept). */
+static void res_restore(struct eval_result *res, const struct eval_result *c)
+{
+    struct eval_op *ops = res->ops;
+    int cap = res->cap_ops;
+    *res = *c;
+    res->ops = ops;
+    res->cap_ops = cap;
+}
+
+/* Whether the evaluation res of mode k of sys fits: every used device within the lower of its cap and
+ * its TDP (the mode's budget where the mode sets the device), and the whole system, idle included,
+ * within the lowest cap; *P the system's power. */
+static int mode_fits(const struct hw_system *sys, int k, const struct eval_result *res, double cap, double *P)
+{
+    const struct hw_mode *m = &sys->modes[k];
+    int fits = 1;
+    double T = res->t.latency_s;
+    *P = 0;
+    for (int d = 0; d < sys->n_dev; d++) {
+        const struct hw_device *dv = &sys->dev[d];
+        if (!(res->used & (1u << d)) || !(T > 0)) {
+            *P += dv->idle_W;
+            continue;
+        }
+        double p = res->dev_dyn_J[d] / T + dv->idle_W;
+        double tdp = (m->clock_Hz[d] > 0 || m->units_share[d] > 0) && m->budget_W > dv->idle_W ? m->budget_W : dv->tdp_W;
+        double lim = tdp > 0 ? tdp : INFINITY;
+        if (dv->power_cap_W > 0 && dv->power_cap_W < lim)
+            lim = dv->power_cap_W;
+        fits &= p <= lim * (1 + 1e-9);
+        *P += p;
+    }
+    return fits && *P <= cap * (1 + 1e-9);
+}
+
 /* 0. A system with modes (a Jetson's nvpmodel modes) under a power cap runs in the fastest of its modes
  * in which the whole system fits the cap (the module's budget is one: every device's power, idle
  * included) and each device its own limit; where none fits, in the one that draws least, and throttles
- * on from there. s->moded holds the mode; res is evaluated in it. *pick: the mode, -1 when unchanged. */
+ * on from there. res is left evaluated in it; *pick: the mode (-1: none runs), *exact: it fits (no
+ * further throttling), else s->moded holds the system in it. */
 static int pick_mode(const struct eval_req *r, const struct eval_graphs *eg, struct eval_scratch *s,
-                     struct eval_result *res, int *pick, struct dse_err *e)
+                     struct eval_result *res, int *pick, int *exact, struct dse_err *e)
 {
     const struct hw_system *sys = r->sys;
     double cap = lowest_cap(sys), best_T = INFINITY, least_P = INFINITY;
     int best = -1, least = -1, rc;
+    struct eval_mode_cache *mc = NULL;
+    if (r->share_sig > 0 && !r->want_ops) {
+        if (!s->modes && !(s->modes = calloc(1, sizeof *s->modes)))
+            return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+        mc = s->modes;
+        if (mc->sig != r->share_sig) {
+            mc->sig = r->share_sig;
+            mc->have = 0;
+        }
+    }
     struct eval_req rr = *r;
     rr.sys = s->moded;
     *pick = -1;
+    *exact = 0;
     for (int k = 0; k < sys->n_modes; k++) {
-        *s->moded = *sys;
-        hw_apply_mode(s->moded, k);
-        if ((rc = eval_ops(&rr, eg, s, res, e)))
-            return rc;
+        if (mc && (mc->have & (1u << k))) {
+            res_restore(res, &mc->res[k]);
+        } else {
+            *s->moded = *sys;
+            hw_apply_mode(s->moded, k);
+            if ((rc = eval_ops(&rr, eg, s, res, e)))
+                return rc;
+            if (mc) {
+                mc->res[k] = *res;
+                mc->res[k].ops = NULL;
+                mc->res[k].cap_ops = 0;
+                mc->res[k].n_ops = 0;
+                mc->have |= 1u << k;
+            }
+        }
         if (!res->feasible)
             continue;
-        unsigned over = power_check(s->moded, res);
-        double P = 0;
-        for (int d = 0; d < sys->n_dev; d++)
-            P += res->used & (1u << d) ? res->dev_power_W[d] : s->moded->dev[d].idle_W;
-        if (!over && P <= cap * (1 + 1e-9) && res->t.latency_s < best_T) {
+        double P;
+        if (mode_fits(sys, k, res, cap, &P) && res->t.latency_s < best_T) {
             best_T = res->t.latency_s;
             best = k;
         }
@@ -999,12 +1064,21 @@ static int pick_mode(const struct eval_req *r, const struct eval_graphs *eg, str
         }
     }
     *pick = best >= 0 ? best : least;
+    *exact = best >= 0;
     if (*pick < 0) { /* no mode runs it: as the system stands */
         rr.sys = sys;
         return eval_ops(&rr, eg, s, res, e);
     }
-    *s->moded = *sys;
+    if (mc && *exact) { /* fits: its evaluation is the point's, no copy of the system needed */
+        res_restore(res, &mc->res[*pick]);
+        return DSE_OK;
+    }
+    *s->moded = *sys; /* the system in the mode, for the limits that follow */
     hw_apply_mode(s->moded, *pick);
+    if (mc) {
+        res_restore(res, &mc->res[*pick]);
+        return DSE_OK;
+    }
     return eval_ops(&rr, eg, s, res, e);
 }
 
@@ -1019,19 +1093,30 @@ static int throttle(const struct eval_req *r, const struct eval_graphs *eg, stru
     double T0 = res->t.latency_s;
     int rc, mode = -1;
     struct eval_req rm = *r;
+    int exact = 0;
     if (r->sys->n_modes && lowest_cap(r->sys) > 0) {
-        if ((rc = pick_mode(r, eg, s, res, &mode, e)) || !res->feasible)
+        if ((rc = pick_mode(r, eg, s, res, &mode, &exact, e)) || !res->feasible)
             return rc;
-        if (mode >= 0)
+        if (mode >= 0 && !exact)
             rm.sys = s->moded;
     }
-    if ((rc = throttle_limits(&rm, eg, s, res, e)))
+    if (exact) { /* it fits: no device throttles; each device's power, its limit the mode's where it sets it */
+        const struct hw_mode *m = &r->sys->modes[mode];
+        power_check(r->sys, res);
+        for (int d = 0; d < r->sys->n_dev; d++) {
+            const struct hw_device *dv = &r->sys->dev[d];
+            if ((m->clock_Hz[d] > 0 || m->units_share[d] > 0) && m->budget_W > dv->idle_W && res->dev_limit_W[d] > 0)
+                res->dev_limit_W[d] = dv->power_cap_W > 0 && dv->power_cap_W < m->budget_W ? dv->power_cap_W
+                                                                                              : m->budget_W;
+        }
+    } else if ((rc = throttle_limits(&rm, eg, s, res, e))) {
         return rc;
+    }
     res->mode = mode;
     if (mode >= 0) {
         char note[2 * sizeof res->throttle_note];
         snprintf(note, sizeof note, "mode %s picked: the fastest of %s's modes whose power fits the %.3g W power "
-                 "cap%s%s", rm.sys->modes[mode].name, rm.sys->name, lowest_cap(rm.sys),
+                 "cap%s%s", r->sys->modes[mode].name, r->sys->name, lowest_cap(r->sys),
                  res->throttle_note[0] ? "; then " : "", res->throttle_note);
         dse_strlcpy(res->throttle_note, note, sizeof res->throttle_note);
     }

@@ -61,6 +61,8 @@ struct eval_req {
     struct par_layout layout;
     struct train_cfg train; /* phase train only */
     const struct cost_cfg *cost; /* the cost metrics' assumptions (cost.h); NULL: cost_default */
+    long long share_sig; /* > 0: requests with the same value differ in power caps alone (a sweep's keys),
+                            so a cap's evaluations of the system's modes are reused; 0: none */
 };
 
 /* Graphs for one (workload, phase, batch, prompt, software stack): built once, the stack's passes
@@ -103,6 +105,7 @@ struct eval_scratch {
     struct wl_graph mini; /* one attention op and its tensors, re-sized per decode step */
     struct hw_system *thr; /* a copy of the system with throttled clocks (power limits) */
     struct hw_system *moded; /* a copy in the mode a power cap picked (hw_system.modes) */
+    struct eval_mode_cache *modes; /* each mode's evaluation for the points of one share_sig (eval.c) */
 };
 
 struct eval_op {

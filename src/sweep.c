@@ -1245,6 +1245,7 @@ static int eval_rows(const struct sweep_prep *p, long long key, int m0, int m1, 
             any_disabled |= sys->dev[d].disabled[0] != 0;
         struct raw_cost *rw = det || p->ax_power < 0 || any_disabled ? NULL : &p->raw[thread];
         long long sig = rw ? key - sweep_axis_index(sp, key, p->ax_power) * p->power_stride : -1;
+        r.share_sig = rw ? sig + 1 : 0; /* a cap's modes evaluated once per key (eval.c: pick_mode) */
         if (rw && rw->sig == sig) { /* the same operators' costs as the last point, but for the power cap */
             struct eval_op *ops = res->ops;
             int cap_ops = res->cap_ops;
