@@ -267,7 +267,7 @@ static void print_human(const struct eval_req *r, const struct serve_cfg *cfg, c
            c->usable_bytes / 1e9, c->mem_bytes / 1e9, c->weight_bytes / 1e9, c->act_bytes / 1e9, c->mem_util,
            c->reserved_bytes / 1e9);
     printf("model: iterations costed by dse's analytical model (docs/serving.md)%s; the simulation's held-out MAPE "
-           "against published serving runs is 16 %% on throughput, 25 %% on TTFT/TPOT (dse validate --published "
+           "against published serving runs is 16 %% on throughput, 23 %% on TTFT/TPOT (dse validate --published "
            "--serving)\n",
            d->calib_mape_pct >= 0 ? ", its device calibrated" : ", its device uncalibrated");
     if (r->cost) {
