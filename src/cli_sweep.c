@@ -1148,6 +1148,9 @@ int cmd_sweep(int argc, char **argv)
                                                                             : "analytical roofline");
         print_accuracy(prep);
         print_quality(prep);
+        char cd[200];
+        cost_describe(&sp.cost, cd, sizeof cd);
+        printf("cost: %s (the spec's \"cost\"; docs/models.md, Cost)\n", cd);
         if (r.pruned)
             printf("ranks: more than %lld points were held in memory, so the dominated ones were dropped as the run "
                    "went (--keep-points): the front is exact, the database's rank is NULL beyond it\n", r.keep);

@@ -327,6 +327,12 @@ import json,sys
 f=json.load(open(sys.argv[1]))['front']
 assert f and all(p['cost_per_Mtoken_USD']>0 for p in f), f
 " "$OUT"
+dse sweep "$tmp/cost.json" --no-db
+if [ "$rc" -eq 0 ] && grep -q '^cost: 0.3 USD/kWh, PUE 1.40, 5 years, utilization 60 %, hosting 0.5 USD/device-hour (the spec' "$OUT"; then
+    ok power-cost-sweep-printed
+else
+    fail power-cost-sweep-printed "exit $rc: $(grep -m1 '^cost' "$OUT")"
+fi
 sed 's/"pue": 1.4/"pue": 0.8/' "$tmp/cost.json" >"$tmp/cost-bad.json"
 expect_refused power-cost-sweep-bad-pue "cost.pue: expected a PUE of at least 1" sweep "$tmp/cost-bad.json" --no-db
 cat >"$tmp/cost-serve.json" <<EOF
