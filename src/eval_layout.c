@@ -97,6 +97,7 @@ int eval_layout_search(const struct eval_req *r, const struct metric *m, struct 
                 q.layout.n[PAR_DP] = 0;
                 q.layout.ep = ep;
                 q.layout.microbatches = mc[k];
+                q.share_sig = 0; /* another layout: no mode evaluations to share (eval.c: pick_mode) */
                 st->searched++;
                 if (par_layout_complete(r->sys, &q.layout, &le) || eval_check_layout(&q, &le)) {
                     st->refused++;

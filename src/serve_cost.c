@@ -50,6 +50,7 @@ static int run_at(const struct eval_req *base, enum wl_phase ph, int64_t batch, 
     q.prompt = prompt;
     q.gen = 0;
     q.want_ops = 1;
+    q.share_sig = 0;     /* another batch and length: nothing of the caller's to share (eval.c: pick_mode) */
     q.skip_capacity = 1; /* the KV cache's room is the simulation's to manage */
     int rc = eval_run(&q, res, e);
     if (rc) {
