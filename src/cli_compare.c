@@ -281,7 +281,7 @@ int cmd_compare(int argc, char **argv)
            base.errbars ? "" : "; no validate/published/error-bars.json found");
     cli_print_whatif(opts);
     char cd[200];
-    cost_describe(&cost, cd, sizeof cd);
+    cost_describe(&cost, 1, cd, sizeof cd);
     printf("cost: %s; tokens_per_J and inferences_per_J: performance per watt, tokens_per_USD and inferences_per_USD: "
            "per dollar\n\n", cd);
     const struct metric *cols[CLI_CMP_COLS];

@@ -295,7 +295,7 @@ static void print_human(const struct eval_req *r, const struct eval_result *res,
                "--power reports its error per device)\n");
     if (r->cost) {
         char cd[200];
-        cost_describe(r->cost, cd, sizeof cd);
+        cost_describe(r->cost, 1, cd, sizeof cd);
         printf("cost: %s (--usd-per-kwh, --pue, --amortize-years, --utilization, --hosting-usd-per-hour)\n", cd);
     }
     struct mem_view mv = {0};

@@ -132,15 +132,35 @@ static int out_not_read(const char *out, const char *opt, const struct pctx *x, 
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
 /* The corpus: every .csv of dir (sorted), or the one file given. */
-/* The .csv files of folder dir, sorted (paths[0..*n), at most 256): a corpus. */
-static int corpus_files(const char *dir, char (*paths)[600], int *n, struct dse_err *e)
+/* The CSV files of a corpus: one given file, or the sorted .csv files of its folder (at most 256). */
+struct corpus_list {
+    char path[256][600];
+    const char *p[256];
+    int n;
+};
+
+/* *out (malloc'd; free it): where itself when it names a .csv file, else the .csv files of where/sub
+ * (where: --corpus; sub NULL: where itself), or of dflt under the data directory without --corpus. */
+static int corpus_list_of(const char *where, const char *sub, const char *dflt, struct corpus_list **out,
+                          struct dse_err *e)
 {
+    struct corpus_list *cl = calloc(1, sizeof *cl);
+    if (!(*out = cl))
+        return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+    if (where && strstr(where, ".csv")) {
+        cl->p[cl->n++] = where;
+        return DSE_OK;
+    }
+    char dir[540];
+    if (where && snprintf(dir, sizeof dir, "%s%s%s", where, sub ? "/" : "", sub ? sub : "") >= (int)sizeof dir)
+        return dse_err_set(e, DSE_EINPUT, NULL, "--corpus", "a folder path of more than %zu bytes", sizeof dir - 1);
+    if (!where)
+        cli_data_dir(dflt, dir, sizeof dir);
     DIR *d = opendir(dir);
     if (!d)
         return dse_err_set(e, DSE_EINPUT, dir, NULL, "cannot open the corpus folder");
     char *names[256];
     int k = 0, rc = DSE_OK;
-    *n = 0;
     struct dirent *de;
     while ((de = readdir(d)) && k < 256) {
         size_t l = strlen(de->d_name);
@@ -150,11 +170,12 @@ static int corpus_files(const char *dir, char (*paths)[600], int *n, struct dse_
     closedir(d);
     qsort(names, (size_t)k, sizeof *names, cmp_str);
     for (int i = 0; i < k; i++) {
-        if (snprintf(paths[i], sizeof paths[i], "%s/%s", dir, names[i]) >= (int)sizeof paths[i] && !rc)
-            rc = dse_err_set(e, DSE_EINPUT, dir, NULL, "corpus path of more than %zu bytes", sizeof paths[i] - 1);
+        if (snprintf(cl->path[i], sizeof cl->path[i], "%s/%s", dir, names[i]) >= (int)sizeof cl->path[i] && !rc)
+            rc = dse_err_set(e, DSE_EINPUT, dir, NULL, "corpus path of more than %zu bytes", sizeof cl->path[i] - 1);
+        cl->p[i] = cl->path[i];
         free(names[i]);
     }
-    *n = k;
+    cl->n = k;
     if (!rc && !k)
         rc = dse_err_set(e, DSE_EINPUT, dir, NULL, "no .csv files");
     return rc;
@@ -162,23 +183,11 @@ static int corpus_files(const char *dir, char (*paths)[600], int *n, struct dse_
 
 static int load_corpus(const char *where, struct pcorpus *pc, struct dse_err *e)
 {
-    char dir[512];
-    if (where && strstr(where, ".csv")) {
-        const char *one[1] = {where};
-        return pcorpus_load(one, 1, pc, e);
-    }
-    if (where)
-        dse_strlcpy(dir, where, sizeof dir);
-    else
-        cli_data_dir("validate/published", dir, sizeof dir);
-    char (*paths)[600] = malloc(256 * sizeof *paths);
-    const char *p[256];
-    int n = 0, rc = paths ? corpus_files(dir, paths, &n, e) : dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
-    for (int i = 0; i < n; i++)
-        p[i] = paths[i];
+    struct corpus_list *cl;
+    int rc = corpus_list_of(where, NULL, "validate/published", &cl, e);
     if (!rc)
-        rc = pcorpus_load(p, n, pc, e);
-    free(paths);
+        rc = pcorpus_load(cl->p, cl->n, pc, e);
+    free(cl);
     return rc;
 }
 
@@ -561,27 +570,18 @@ out:
     return rc;
 }
 
-/* The power corpus's files: --corpus FILE.csv, else the .csv files of CORPUS/power (CORPUS: --corpus or
- * validate/published). */
-static int load_power(const char *where, struct wcase **c, int *n, struct dse_err *e)
+/* The power corpus: --corpus FILE.csv, else the .csv files of CORPUS/power (CORPUS: --corpus or
+ * validate/published); *files (may be NULL) keeps the list of what was read (free it). */
+static int load_power(const char *where, struct wcase **c, int *n, struct corpus_list **files, struct dse_err *e)
 {
-    if (where && strstr(where, ".csv")) {
-        const char *one[1] = {where};
-        return wcorpus_load(one, 1, c, n, e);
-    }
-    char dir[600];
-    if (where)
-        snprintf(dir, sizeof dir, "%s/power", where);
-    else
-        cli_data_dir("validate/published/power", dir, sizeof dir);
-    char (*paths)[600] = malloc(256 * sizeof *paths);
-    const char *p[256];
-    int k = 0, rc = paths ? corpus_files(dir, paths, &k, e) : dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
-    for (int i = 0; i < k; i++)
-        p[i] = paths[i];
+    struct corpus_list *cl;
+    int rc = corpus_list_of(where, "power", "validate/published/power", &cl, e);
     if (!rc)
-        rc = wcorpus_load(p, k, c, n, e);
-    free(paths);
+        rc = wcorpus_load(cl->p, cl->n, c, n, e);
+    if (files && !rc)
+        *files = cl;
+    else
+        free(cl);
     return rc;
 }
 
@@ -617,7 +617,7 @@ static int validate_power(const struct cli_opt *opts)
     struct pctx *x = calloc(1, sizeof *x);
     if (!x)
         return fprintf(stderr, "dse: out of memory\n"), DSE_ERUNTIME;
-    if ((rc = load_power(cli_get(opts, "corpus"), &c, &n, &e)))
+    if ((rc = load_power(cli_get(opts, "corpus"), &c, &n, NULL, &e)))
         goto out;
     if (!(v = calloc((size_t)n + 1, sizeof *v)) || !(devs = calloc((size_t)n + 1, sizeof *devs))) {
         rc = dse_err_set(&e, DSE_ERUNTIME, NULL, NULL, "out of memory");
@@ -1287,6 +1287,7 @@ static int calibrate_power(const struct cli_opt *opts)
     const char *name = cli_get(opts, "hw"), *out = cli_get(opts, "out");
     struct wcase *c = NULL;
     struct hw_system *base = NULL;
+    struct corpus_list *files = NULL;
     cJSON *root = NULL;
     int n = 0, rc, si = -1;
     struct pctx *x = calloc(1, sizeof *x);
@@ -1297,11 +1298,19 @@ static int calibrate_power(const struct cli_opt *opts)
                                                      "corpus) and --out FILE are required");
         goto out;
     }
-    if ((rc = load_power(cli_get(opts, "corpus"), &c, &n, &e)) || (rc = get_sys(x, name, &si, &e)))
+    if ((rc = load_power(cli_get(opts, "corpus"), &c, &n, &files, &e)) || (rc = get_sys(x, name, &si, &e)))
         goto out;
-    const char *in[1] = {x->sys_path[si]}, *what[1] = {"the hwdesc calibrated"};
-    if ((rc = out_file_not_input(out, "--out", in, what, 1, 0, &e)))
-        goto out;
+    { /* --out may be none of what the fit read: the hwdesc and the corpus files */
+        const char *in[257], *what[257];
+        in[0] = x->sys_path[si];
+        what[0] = "the hwdesc calibrated";
+        for (int i = 0; i < files->n; i++) {
+            in[i + 1] = files->p[i];
+            what[i + 1] = "a power corpus file";
+        }
+        if ((rc = out_file_not_input(out, "--out", in, what, files->n + 1, 0, &e)))
+            goto out;
+    }
     if (!(base = malloc(sizeof *base))) {
         rc = dse_err_set(&e, DSE_ERUNTIME, NULL, NULL, "out of memory");
         goto out;
@@ -1402,6 +1411,7 @@ out:
     if (rc)
         dse_err_print(stderr, &e);
     cJSON_Delete(root);
+    free(files);
     free(base);
     free(c);
     pctx_free(x);

@@ -272,13 +272,7 @@ static void print_human(const struct eval_req *r, const struct serve_cfg *cfg, c
            d->calib_mape_pct >= 0 ? ", its device calibrated" : ", its device uncalibrated");
     if (r->cost) {
         char cd[200];
-        cost_describe(r->cost, cd, sizeof cd);
-        char *u = strstr(cd, ", utilization"); /* the run's own utilisation is simulated */
-        if (u) {
-            char *h = strstr(u + 1, ", hosting");
-            if (h)
-                memmove(u, h, strlen(h) + 1);
-        }
+        cost_describe(r->cost, 0, cd, sizeof cd); /* without utilisation: the run's is simulated */
         printf("cost: %s (--usd-per-kwh, --pue, --amortize-years, --hosting-usd-per-hour); the run's utilisation is "
                "simulated\n", cd);
     }

@@ -1149,7 +1149,7 @@ int cmd_sweep(int argc, char **argv)
         print_accuracy(prep);
         print_quality(prep);
         char cd[200];
-        cost_describe(&sp.cost, cd, sizeof cd);
+        cost_describe(&sp.cost, 1, cd, sizeof cd);
         printf("cost: %s (the spec's \"cost\"; docs/models.md, Cost)\n", cd);
         if (r.pruned)
             printf("ranks: more than %lld points were held in memory, so the dominated ones were dropped as the run "

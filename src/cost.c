@@ -53,8 +53,11 @@ double cost_usd(const struct cost_cfg *c, double price, double rent_per_hour, do
     return (capital + hourly / 3600) * held + energy;
 }
 
-void cost_describe(const struct cost_cfg *c, char *buf, size_t n)
+void cost_describe(const struct cost_cfg *c, int with_util, char *buf, size_t n)
 {
-    snprintf(buf, n, "%.3g USD/kWh, PUE %.2f, %.3g years, utilization %.0f %%, hosting %.3g USD/device-hour",
-             c->usd_per_kWh, c->pue, c->amortize_years, 100 * c->utilization, c->hosting_usd_per_hour);
+    char util[40] = "";
+    if (with_util)
+        snprintf(util, sizeof util, ", utilization %.0f %%", 100 * c->utilization);
+    snprintf(buf, n, "%.3g USD/kWh, PUE %.2f, %.3g years%s, hosting %.3g USD/device-hour", c->usd_per_kWh, c->pue,
+             c->amortize_years, util, c->hosting_usd_per_hour);
 }

@@ -27,7 +27,8 @@ int cost_check(const struct cost_cfg *c, const char *where_prefix, struct dse_er
  * idle_W in all while no work runs. NAN when neither a price nor a rent is known. */
 double cost_usd(const struct cost_cfg *c, double price, double rent_per_hour, double n_devices, double idle_W,
                 double T, double E);
-/* "0.10 USD/kWh, PUE 1.00, 3 years, utilization 100 %, hosting 0 USD/device-hour" into buf. */
-void cost_describe(const struct cost_cfg *c, char *buf, size_t n);
+/* "0.10 USD/kWh, PUE 1.00, 3 years, utilization 100 %, hosting 0 USD/device-hour" into buf; without the
+ * utilisation when with_util is 0 (dse serve simulates its own). */
+void cost_describe(const struct cost_cfg *c, int with_util, char *buf, size_t n);
 
 #endif

@@ -925,7 +925,12 @@ static int eval_ops(const struct eval_req *r, const struct eval_graphs *eg, stru
 
 /* Each used device's average power over the latency T (its dynamic energy plus its idle power for
  * the whole of T: it idles while others work) and its limit; returns the mask of devices over it. */
-static unsigned power_check(const struct hw_system *sys, struct eval_result *res)
+static unsigned power_check_in(const struct hw_system *sys, int mode, struct eval_result *res);
+static unsigned power_check(const struct hw_system *sys, struct eval_result *res) { return power_check_in(sys, -1, res); }
+
+/* The same with each device's TDP that of mode (hw_mode_tdp_W; -1: as the system stands), for a
+ * result evaluated in the mode without a copy of the system in it. */
+static unsigned power_check_in(const struct hw_system *sys, int mode, struct eval_result *res)
 {
     unsigned over = 0;
     double T = res->t.latency_s;
@@ -934,7 +939,8 @@ static unsigned power_check(const struct hw_system *sys, struct eval_result *res
         res->dev_power_W[d] = res->dev_limit_W[d] = 0;
         if (!(res->used & (1u << d)) || !(T > 0))
             continue;
-        double lim = dv->tdp_W > 0 ? dv->tdp_W : INFINITY; /* no TDP known (a SCALE-Sim .cfg): no limit */
+        double tdp = hw_mode_tdp_W(sys, mode, d);
+        double lim = tdp > 0 ? tdp : INFINITY; /* no TDP known (a SCALE-Sim .cfg): no limit */
         if (dv->power_cap_W > 0 && dv->power_cap_W < lim)
             lim = dv->power_cap_W;
         res->dev_power_W[d] = res->dev_dyn_J[d] / T + dv->idle_W;
@@ -984,30 +990,15 @@ static void res_restore(struct eval_result *res, const struct eval_result *c)
     res->cap_ops = cap;
 }
 
-/* Whether the evaluation res of mode k of sys fits: every used device within the lower of its cap and
- * its TDP (the mode's budget where the mode sets the device), and the whole system, idle included,
- * within the lowest cap; *P the system's power. */
-static int mode_fits(const struct hw_system *sys, int k, const struct eval_result *res, double cap, double *P)
+/* Whether the evaluation res of mode k of sys fits: every used device within its limit in the mode
+ * (power_check_in) and the whole system, idle included, within the lowest cap; *P the system's power. */
+static int mode_fits(const struct hw_system *sys, int k, struct eval_result *res, double cap, double *P)
 {
-    const struct hw_mode *m = &sys->modes[k];
-    int fits = 1;
-    double T = res->t.latency_s;
+    unsigned over = power_check_in(sys, k, res);
     *P = 0;
-    for (int d = 0; d < sys->n_dev; d++) {
-        const struct hw_device *dv = &sys->dev[d];
-        if (!(res->used & (1u << d)) || !(T > 0)) {
-            *P += dv->idle_W;
-            continue;
-        }
-        double p = res->dev_dyn_J[d] / T + dv->idle_W;
-        double tdp = (m->clock_Hz[d] > 0 || m->units_share[d] > 0) && m->budget_W > dv->idle_W ? m->budget_W : dv->tdp_W;
-        double lim = tdp > 0 ? tdp : INFINITY;
-        if (dv->power_cap_W > 0 && dv->power_cap_W < lim)
-            lim = dv->power_cap_W;
-        fits &= p <= lim * (1 + 1e-9);
-        *P += p;
-    }
-    return fits && *P <= cap * (1 + 1e-9);
+    for (int d = 0; d < sys->n_dev; d++)
+        *P += res->used & (1u << d) && res->t.latency_s > 0 ? res->dev_power_W[d] : sys->dev[d].idle_W;
+    return !over && *P <= cap * (1 + 1e-9);
 }
 
 /* 0. A system with modes (a Jetson's nvpmodel modes) under a power cap runs in the fastest of its modes
@@ -1100,16 +1091,9 @@ static int throttle(const struct eval_req *r, const struct eval_graphs *eg, stru
         if (mode >= 0 && !exact)
             rm.sys = s->moded;
     }
-    if (exact) { /* it fits: no device throttles; each device's power, its limit the mode's where it sets it */
-        const struct hw_mode *m = &r->sys->modes[mode];
-        power_check(r->sys, res);
-        for (int d = 0; d < r->sys->n_dev; d++) {
-            const struct hw_device *dv = &r->sys->dev[d];
-            if ((m->clock_Hz[d] > 0 || m->units_share[d] > 0) && m->budget_W > dv->idle_W && res->dev_limit_W[d] > 0)
-                res->dev_limit_W[d] = dv->power_cap_W > 0 && dv->power_cap_W < m->budget_W ? dv->power_cap_W
-                                                                                              : m->budget_W;
-        }
-    } else if ((rc = throttle_limits(&rm, eg, s, res, e))) {
+    if (exact) /* it fits: no device throttles; each device's power and its limit in the mode */
+        power_check_in(r->sys, mode, res);
+    else if ((rc = throttle_limits(&rm, eg, s, res, e))) {
         return rc;
     }
     res->mode = mode;

@@ -99,17 +99,25 @@ static void scale_units(struct hw_device *d, double u)
         d->gpu.sms = d->gpu.sms * u >= 1 ? (int)lround(d->gpu.sms * u) : 1;
 }
 
+double hw_mode_tdp_W(const struct hw_system *sys, int k, int d)
+{
+    const struct hw_device *dv = &sys->dev[d];
+    if (k < 0)
+        return dv->tdp_W;
+    const struct hw_mode *m = &sys->modes[k];
+    return (m->clock_Hz[d] > 0 || m->units_share[d] > 0) && m->budget_W > dv->idle_W ? m->budget_W : dv->tdp_W;
+}
+
 void hw_apply_mode(struct hw_system *sys, int k)
 {
     const struct hw_mode *m = &sys->modes[k];
     for (int d = 0; d < sys->n_dev; d++) {
         struct hw_device *dv = &sys->dev[d];
+        dv->tdp_W = hw_mode_tdp_W(sys, k, d); /* the module's budget is the limit, not a share of it */
         if (m->clock_Hz[d] > 0 && dv->boost_Hz > 0)
             hw_scale_clock(dv, m->clock_Hz[d] / dv->boost_Hz, 1);
         if (m->units_share[d] > 0 && dv->units_share > 0)
             scale_units(dv, m->units_share[d] / dv->units_share);
-        if (m->clock_Hz[d] > 0 || m->units_share[d] > 0) /* the module's budget is the limit, not a share of it */
-            dv->tdp_W = m->budget_W > dv->idle_W ? m->budget_W : dv->tdp_W;
     }
     for (int l = 0; l < sys->n_memories; l++) {
         if (!(m->mem_Bps[l] > 0))

@@ -242,6 +242,9 @@ void hw_apply_power_cap(struct hw_device *d, double cap_W);
 void hw_apply_mode(struct hw_system *sys, int k);
 /* The index of the mode named name, or -1. */
 int hw_mode_find(const struct hw_system *sys, const char *name);
+/* The TDP device d of sys obeys in mode k (-1: as it stands): the mode's budget where the mode sets the
+ * device (and the budget is above its idle power), else its own tdp_W. */
+double hw_mode_tdp_W(const struct hw_system *sys, int k, int d);
 /* Runs a device at f times its clock and v2 times its squared voltage: peaks scale with f, MAC
  * energies with v2 (dynamic energy per operation ~ C V^2), active power with f x v2. */
 void hw_scale_clock(struct hw_device *d, double f, double v2);

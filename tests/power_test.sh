@@ -269,6 +269,15 @@ expect_refused power-calibrate-too-few "'google-coral-edge-tpu' has 0 predicted 
 cp hwdesc/nvidia-h100-sxm5-80gb.json "$tmp/h100-in.json"
 expect_refused power-calibrate-onto-input "is one of this command's inputs" \
     calibrate --published --power --hw "$tmp/h100-in.json" --out "$tmp/h100-in.json"
+# --out naming one of the corpus files the fit read: refused, the file untouched (before: replaced by
+# the calibrated hwdesc).
+cp "$tmp/exact.csv" "$tmp/exact-keep.csv"
+expect_refused power-calibrate-onto-corpus "is one of this command's inputs, a power corpus file" \
+    calibrate --published --power --hw "$G" --corpus "$tmp/exact.csv" --out "$tmp/exact.csv"
+if cmp -s "$tmp/exact.csv" "$tmp/exact-keep.csv"; then ok power-calibrate-corpus-untouched; else fail power-calibrate-corpus-untouched "the corpus file changed"; fi
+# A --corpus folder path too long to hold is refused, not cut (before: its first 511 bytes were read).
+long=validate/published$(python3 -c 'print("/." * 300)')
+expect_refused power-corpus-path-long "--corpus: a folder path of more than 539 bytes" validate --published --corpus "$long"
 expect_refused power-calibrate-needs-out "--hw NAME (a device of the power corpus) and --out FILE are required" \
     calibrate --published --power --hw nvidia-h100-sxm5-80gb
 
