@@ -70,6 +70,19 @@ int cli_set_hw(const struct cli_opt *opts, const char *hwp, struct hw_system *sy
         {"utilization", 1, "cost: share of the time the system runs this work, (0, 1] (default 1); it idles, paid for, " \
                            "the rest", NULL},                                                                          \
         {"hosting-usd-per-hour", 1, "cost: hosting per device-hour beyond electricity (default 0)", NULL}
+/* The thermal model's conditions (hwdesc thermal; thermal.h): eval takes all three, serve the last two
+ * (its run's length is simulated). */
+#define CLI_OPT_THERMAL_COND                                                                                           \
+    {"ambient", 1, "thermal: ambient temperature in degC (default: the hwdesc's, 25)", NULL},                        \
+        {"cooling", 1, "thermal: the cooling in use, one of the hwdesc's (e.g. passive, fan)", NULL}
+#define CLI_OPT_THERMAL                                                                                                \
+    {"duration", 1, "thermal: seconds of the run from a cold start: burst and sustained throughput, time to throttle, "  \
+                    "steady temperature (needs a hwdesc thermal model)", NULL},                                       \
+        CLI_OPT_THERMAL_COND
+/* Sets sys's thermal conditions from --duration, --ambient and --cooling; DSE_EINPUT naming the option
+ * (a system without a thermal model, an unknown cooling; with need_duration, --ambient or --cooling
+ * without --duration). */
+int cli_thermal(const struct cli_opt *opts, struct hw_system *sys, int need_duration, struct dse_err *e);
 struct cost_cfg;
 /* *c: base (NULL: cost_default) with each cost option given set; DSE_EINPUT naming the option. */
 int cli_cost(const struct cli_opt *opts, const struct cost_cfg *base, struct cost_cfg *c, struct dse_err *e);

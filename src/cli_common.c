@@ -638,3 +638,45 @@ int cli_cost(const struct cli_opt *opts, const struct cost_cfg *base, struct cos
     }
     return cost_check(c, "cost: ", e);
 }
+
+int cli_thermal(const struct cli_opt *opts, struct hw_system *sys, int need_duration, struct dse_err *e)
+{
+    static const char *const names[] = {"duration", "ambient", "cooling"};
+    struct hw_thermal *t = &sys->thermal;
+    for (int i = need_duration ? 0 : 1; i < 3; i++) {
+        const char *v = cli_get(opts, names[i]);
+        if (!v)
+            continue;
+        if (!t->present)
+            return dse_err_set(e, DSE_EINPUT, NULL, NULL, "--%s: %s has no thermal model (a hwdesc \"thermal\" "
+                               "section: thermal resistance, heat capacity, throttle temperature)", names[i], sys->name);
+        if (i == 2) {
+            int k;
+            for (k = 0; k < t->n_cooling && strcmp(t->cooling_name[k], v); k++)
+                ;
+            if (k == t->n_cooling) {
+                char list[HW_MAX_COOLING * 26] = "";
+                for (int c = 0; c < t->n_cooling; c++)
+                    snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", c ? ", " : "", t->cooling_name[c]);
+                return dse_err_set(e, DSE_EINPUT, NULL, NULL, "--cooling: %s has no cooling '%s' (it has: %s)",
+                                   sys->name, v, list);
+            }
+            t->cooling = k;
+            continue;
+        }
+        char *end;
+        double x = strtod(v, &end);
+        if (end == v || *end || !isfinite(x))
+            return dse_err_set(e, DSE_EINPUT, NULL, NULL, "--%s: expected a number, got '%s'", names[i], v);
+        if (i == 0 && !(x > 0 && x <= 1e9))
+            return dse_err_set(e, DSE_EINPUT, NULL, NULL, "--duration: expected seconds in (0, 1e9], got '%s'", v);
+        if (i == 1 && !(x >= -60 && x < t->throttle_C))
+            return dse_err_set(e, DSE_EINPUT, NULL, NULL, "--ambient: expected degC from -60 up to below %s's "
+                               "throttle temperature %g, got '%s'", sys->name, t->throttle_C, v);
+        *(i == 0 ? &t->duration_s : &t->ambient_C) = x;
+    }
+    if (need_duration && (cli_get(opts, "ambient") || cli_get(opts, "cooling")) && !(t->duration_s > 0))
+        return dse_err_set(e, DSE_EINPUT, NULL, NULL, "--%s: the thermal model needs the run's length: add --duration S",
+                           cli_get(opts, "ambient") ? "ambient" : "cooling");
+    return DSE_OK;
+}

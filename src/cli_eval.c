@@ -24,6 +24,7 @@ static struct cli_opt eval_opts_proto[] = {
     {"device", 1, "device of the system that runs the model (default: first accelerator)", NULL},
     CLI_OPT_SET,
     CLI_OPT_COST,
+    CLI_OPT_THERMAL,
     {"power-W", 1, "a power cap in W on every device, as a sweep's power_W axis: a device over it throttles (DVFS, then "
                    "duty cycle); a system with modes runs in the fastest one that fits", NULL},
     {"placement", 1, "DEV or DEV,TYPE=DEV2,... e.g. npu,attention=cpu (operators by type on other devices)", NULL},
@@ -323,6 +324,18 @@ static void print_human(const struct eval_req *r, const struct eval_result *res,
     }
     if (res->throttle_note[0])
         printf("THROTTLED: %s; %.2fx slower than unthrottled\n\n", res->throttle_note, res->t.throttle_slowdown);
+    if (res->thermal_note[0]) {
+        const struct eval_totals *T = &res->t;
+        char ttt[32];
+        if (isinf(T->time_to_throttle_s))
+            snprintf(ttt, sizeof ttt, "never");
+        else
+            snprintf(ttt, sizeof ttt, "%.4g s", T->time_to_throttle_s);
+        printf("thermal (a %.4g s run from a cold start; docs/models.md, Thermal; no measured thermal case checks it): "
+               "%s\n  burst %.4g/s, sustained %.4g/s, mean over the run %.4g/s; time to throttle %s; settles at %.3g "
+               "degC\n\n", r->sys->thermal.duration_s, res->thermal_note, T->throughput_per_s, T->sus_throughput_per_s,
+               T->mean_throughput_per_s, ttt, T->steady_temp_C);
+    }
     const struct eval_op **v = malloc(sizeof *v * (size_t)(res->n_ops ? res->n_ops : 1));
     if (!v)
         return;
@@ -929,6 +942,8 @@ int cmd_eval(int argc, char **argv)
         for (int d = 0; d < sys->n_dev; d++)
             hw_apply_power_cap(&sys->dev[d], cap);
     }
+    if ((rc = cli_thermal(opts, sys, 1, &e)))
+        goto out;
     if (cli_get(opts, "cpu-threads")) {
         long long t;
         if ((rc = cli_int("cpu-threads", cli_get(opts, "cpu-threads"), 1, 100000, &t, &e)))

@@ -10,6 +10,7 @@
 #include <cjson/cJSON.h>
 
 #include "cli.h"
+#include "thermal.h"
 #include "outfile.h"
 #include "progress.h"
 #include "eval.h"
@@ -27,6 +28,7 @@ static struct cli_opt serve_opts_proto[] = {
     {"hw", 1, "hardware description (hwdesc file or name from dse list hw)", NULL},
     CLI_OPT_SET,
     CLI_OPT_COST,
+    CLI_OPT_THERMAL_COND,
     {"workload", 1, "decoder LM (models/ file or name)", NULL},
     {"dim", 1, "ONNX: bind dynamic input dimensions NAME=N[,NAME=N] (batch- and sequence-named ones follow --batch and --prompt)", NULL},
     {"unknown-ops", 1, "ONNX: error (default) or memory: operators dse does not model costed as memory-bound, with a warning", NULL},
@@ -173,8 +175,16 @@ struct too_long {
     int64_t n, offered, context; /* too long, of offered requests, the context's tokens */
 };
 
+/* The board's heating over a run (hwdesc thermal; thermal.h): the run's mean power, the time it
+ * takes to reach the throttle point at it, and whether the run was served at the sustained point. */
+struct serve_thermal {
+    int present, applied;
+    double power_W, run_s, time_to_throttle_s, limit_W, burst_tokens_per_s;
+};
+
 static int print_json(const struct eval_req *r, const struct serve_cfg *cfg, const struct serve_cost *c,
                       const struct serve_result *res, const struct serve_capacity_result *cap, const struct too_long *tl,
+                      const struct serve_thermal *th,
                       double sim_s, const char *what_if)
 {
     cJSON *o = cJSON_CreateObject();
@@ -226,6 +236,19 @@ static int print_json(const struct eval_req *r, const struct serve_cfg *cfg, con
         num_or_null(m, "energy_per_token_mJ", res->energy_per_token_J * 1e3);
         num_or_null(m, "cost_per_Mtoken_USD", res->cost_per_Mtoken_USD);
     }
+    if (th->present) {
+        cJSON *k = cJSON_AddObjectToObject(o, "thermal");
+        if (k) {
+            char cond[256];
+            thermal_describe(&r->sys->thermal, cond, sizeof cond);
+            cJSON_AddStringToObject(k, "conditions", cond);
+            cJSON_AddNumberToObject(k, "mean_power_W", th->power_W);
+            num_or_null(k, "time_to_throttle_s", th->time_to_throttle_s); /* null: never */
+            cJSON_AddNumberToObject(k, "sustained_limit_W", th->limit_W);
+            cJSON_AddBoolToObject(k, "sustained_point", th->applied);
+            cJSON_AddNumberToObject(k, "burst_output_tokens_per_s", th->burst_tokens_per_s);
+        }
+    }
     if (cap) {
         cJSON *k = cJSON_AddObjectToObject(o, "capacity");
         if (k) {
@@ -254,7 +277,8 @@ static int print_json(const struct eval_req *r, const struct serve_cfg *cfg, con
 
 static void print_human(const struct eval_req *r, const struct serve_cfg *cfg, const struct serve_cost *c,
                         const struct serve_result *res, const struct serve_capacity_result *cap, double attain,
-                        const struct too_long *tl, double sim_s, const struct cli_opt *opts)
+                        const struct too_long *tl, const struct serve_thermal *th, double sim_s,
+                        const struct cli_opt *opts)
 {
     const struct hw_device *d = &r->sys->dev[r->dev];
     printf("dse serve: %s on %s/%s, software %s, %s scheduler (max batch %d, %lld tokens an iteration, KV blocks of "
@@ -285,6 +309,24 @@ static void print_human(const struct eval_req *r, const struct serve_cfg *cfg, c
                "the requests (%d simulations); below, the run at the lower bound (%.1f %% meet them)\n",
                cap->lower_bound_rps, SERVE_CAPACITY_FLOOR, cap->top_rps, 100 * attain, cap->evals,
                100 * res->slo_attainment);
+    if (th->present) {
+        char cond[256], when[64];
+        thermal_describe(&r->sys->thermal, cond, sizeof cond);
+        if (isnan(th->time_to_throttle_s))
+            snprintf(when, sizeof when, "a time unknown (no published heat capacity)");
+        else
+            snprintf(when, sizeof when, "%.3g s", th->time_to_throttle_s);
+        if (th->applied)
+            printf("thermal: at its mean %.3g W the board reaches its throttle point after %s of the %.4g s run: "
+                   "served at the operating point its cooling sustains, every iteration within %.3g W (%.4g output "
+                   "tokens/s unthrottled; %s; docs/models.md, Thermal)\n", th->power_W, when, th->run_s, th->limit_W,
+                   th->burst_tokens_per_s, cond);
+        else if (isinf(th->time_to_throttle_s))
+            printf("thermal: at its mean %.3g W the board settles below its throttle point (%s)\n", th->power_W, cond);
+        else
+            printf("thermal: at its mean %.3g W the board would throttle after %.3g s, past the %.4g s run (%s)\n",
+                   th->power_W, th->time_to_throttle_s, th->run_s, cond);
+    }
     if (tl->n)
         printf("too long: %lld of %lld requests exceed the context of %lld tokens: %s (--too-long %s)\n", (long long)tl->n,
                (long long)tl->offered, (long long)tl->context,
@@ -432,6 +474,34 @@ static int serve_plots(const char *prefix, const struct serve_cost *c, const str
     return rc;
 }
 
+/* Builds the iterations' cost of r and runs the requests (or the capacity search); *sim_s: CPU time. */
+static int simulate(const struct cli_opt *opts, const struct eval_req *r, struct serve_cfg *cfg,
+                    const struct serve_req *req, int64_t n, int64_t max_tokens, double mem_util, int capacity,
+                    double attain, double tol, struct serve_cost *cost, struct serve_capacity_result *cap,
+                    struct serve_result *res, double *sim_s, struct dse_err *e)
+{
+    int rc;
+    if ((rc = serve_cost_build(r, max_tokens, mem_util, cost, e)))
+        return rc;
+    clock_t t0 = clock();
+    memset(cap, 0, sizeof *cap);
+    if (capacity)
+        rc = serve_capacity(cost, cfg, req, n, attain, tol, cap, res, e);
+    else {
+        if (cli_get(opts, "plot"))
+            cfg->timeline = 4096;
+        struct progress pg; /* a bar on a terminal while the requests complete */
+        progress_begin(&pg, !cli_get(opts, "json"), "dse serve: simulating", "requests", n);
+        cfg->progress = serve_tick;
+        cfg->progress_ctx = &pg;
+        rc = serve_run(cost, cfg, req, n, cli_get(opts, "plot") != NULL, res, e);
+        progress_end(&pg, 0);
+        cfg->progress = NULL;
+    }
+    *sim_s += (double)(clock() - t0) / CLOCKS_PER_SEC;
+    return rc;
+}
+
 int cmd_serve(int argc, char **argv)
 {
     struct cli_opt opts[sizeof serve_opts_proto / sizeof serve_opts_proto[0]];
@@ -439,7 +509,7 @@ int cmd_serve(int argc, char **argv)
     struct dse_err e;
     const char *pos[1];
     int npos, rc, have_model = 0;
-    struct hw_system *sys = NULL;
+    struct hw_system *sys = NULL, *capped = NULL;
     struct wl_model model;
     struct sw_stack sw;
     struct serve_req *req = NULL, *lengths = NULL, *trace = NULL;
@@ -477,6 +547,8 @@ int cmd_serve(int argc, char **argv)
         goto out;
     }
     r.cost = &costa;
+    if ((rc = cli_thermal(opts, sys, 0, &e)))
+        goto out;
     if (cli_get(opts, "plot")) { /* the plots must be none of the run's inputs: checked before it runs */
         char names[3][OUT_PATH_MAX];
         const char *in[] = {hwp, model.path, sw.path, cli_get(opts, "trace"), cli_get(opts, "lengths")},
@@ -670,32 +742,56 @@ int cmd_serve(int argc, char **argv)
     serve_cfg_defaults(&cfg, longest);
     int64_t max_tokens = serve_grid_tokens(&cfg);
     struct serve_cost cost;
-    if ((rc = serve_cost_build(&r, max_tokens, mem_util, &cost, &e)))
-        goto out;
-    clock_t t0 = clock();
     struct serve_capacity_result cap;
-    memset(&cap, 0, sizeof cap);
-    if (capacity)
-        rc = serve_capacity(&cost, &cfg, req, n, attain, tol, &cap, &res, &e);
-    else {
-        if (cli_get(opts, "plot"))
-            cfg.timeline = 4096;
-        struct progress pg; /* a bar on a terminal while the requests complete */
-        progress_begin(&pg, !cli_get(opts, "json"), "dse serve: simulating", "requests", n);
-        cfg.progress = serve_tick;
-        cfg.progress_ctx = &pg;
-        rc = serve_run(&cost, &cfg, req, n, cli_get(opts, "plot") != NULL, &res, &e);
-        progress_end(&pg, 0);
-        cfg.progress = NULL;
-    }
-    double sim_s = (double)(clock() - t0) / CLOCKS_PER_SEC;
-    if (rc)
+    double sim_s = 0;
+    if ((rc = simulate(opts, &r, &cfg, req, n, max_tokens, mem_util, capacity, attain, tol, &cost, &cap, &res, &sim_s,
+                       &e)))
         goto out;
+    struct serve_thermal th;
+    memset(&th, 0, sizeof th);
+    if (sys->thermal.present && hw_topo_devices(sys) == 1 && res.makespan_s > 0) {
+        /* the board heats at the run's mean power; one that reaches its throttle point before the run
+         * ends serves it at the operating point its cooling sustains (thermal.h), every iteration capped */
+        const struct hw_thermal *t = &sys->thermal;
+        th.present = 1;
+        th.power_W = res.energy_J / res.makespan_s;
+        th.run_s = res.makespan_s;
+        th.time_to_throttle_s = thermal_time_to(t, th.power_W, t->throttle_C);
+        th.limit_W = thermal_limit_W(t);
+        th.burst_tokens_per_s = res.output_tokens_per_s;
+        if (!isinf(th.time_to_throttle_s) && !(th.time_to_throttle_s >= res.makespan_s)) { /* NAN: unknown, it may */
+            double w[HW_MAX_DEVICES], idle = 0;
+            for (int d = 0; d < sys->n_dev; d++) {
+                w[d] = sys->dev[d].tdp_W > 0 ? sys->dev[d].tdp_W : 1; /* the cap's split without modes */
+                idle += t->devices & (1u << d) ? sys->dev[d].idle_W : 0;
+            }
+            char cond[256];
+            thermal_describe(t, cond, sizeof cond);
+            if (idle >= th.limit_W) {
+                rc = dse_err_set(&e, DSE_EINPUT, NULL, NULL, "%s cannot serve this run at %s: its idle power %.3g W "
+                                 "alone settles at %.3g degC, past its throttle point", sys->name, cond, idle,
+                                 thermal_steady_C(t, idle));
+                goto out;
+            }
+            if (!(capped = malloc(sizeof *capped))) {
+                rc = dse_err_set(&e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+                goto out;
+            }
+            *capped = *sys;
+            thermal_apply_cap(capped, th.limit_W, w);
+            r.sys = capped;
+            serve_result_free(&res);
+            th.applied = 1;
+            if ((rc = simulate(opts, &r, &cfg, req, n, max_tokens, mem_util, capacity, attain, tol, &cost, &cap, &res,
+                               &sim_s, &e)))
+                goto out;
+        }
+    }
     if (cli_get(opts, "json"))
-        rc = print_json(&r, &cfg, &cost, &res, capacity ? &cap : NULL, &tl, sim_s, cli_get(opts, "set"))
+        rc = print_json(&r, &cfg, &cost, &res, capacity ? &cap : NULL, &tl, &th, sim_s, cli_get(opts, "set"))
                  ? dse_err_set(&e, DSE_ERUNTIME, NULL, NULL, "out of memory") : DSE_OK;
     else
-        print_human(&r, &cfg, &cost, &res, capacity ? &cap : NULL, attain, &tl, sim_s, opts);
+        print_human(&r, &cfg, &cost, &res, capacity ? &cap : NULL, attain, &tl, &th, sim_s, opts);
     if (!rc && cli_get(opts, "plot")) {
         char title[512];
         snprintf(title, sizeof title, "%s on %s, %s scheduler", model.name, sys->name, serve_sched_names[cfg.sched]);
@@ -719,5 +815,6 @@ out:
     if (have_model)
         wl_model_free(&model);
     free(sys);
+    free(capped);
     return rc;
 }

@@ -7,6 +7,7 @@
  * sliding-window layer's rolling cache stops at its window (wl_kv_bytes): its attention reads at most
  * window - 1 cached tokens per step and its cache holds at most window tokens. */
 #include "eval_impl.h"
+#include "thermal.h"
 
 #include "errbar.h"
 
@@ -301,6 +302,8 @@ void eval_scratch_free(struct eval_scratch *s)
     free(s->thr);
     free(s->moded);
     free(s->modes);
+    free(s->therm);
+    free(s->sus);
     memset(s, 0, sizeof *s);
 }
 
@@ -951,15 +954,19 @@ static unsigned power_check_in(const struct hw_system *sys, int mode, struct eva
     return over;
 }
 
-/* Device d of the throttled copy at DVFS point k: a copy of the original scaled to that point's
- * clock (peaks x f / f_top) and voltage (MAC energies x V^2 / V_top^2). */
-static void set_point(const struct hw_system *sys, struct hw_system *ts, int d, int k)
+/* Device d of the throttled copy at DVFS point k + x (x in [0, 1): that far towards point k + 1, clock
+ * and voltage interpolated linearly, as a governor steps through the fine clock bins between the
+ * points a table lists): a copy of the original scaled to that clock (peaks x f / f_top) and voltage
+ * (MAC energies x V^2 / V_top^2; 1 where the table publishes no voltages). Returns the clock. */
+static double set_point(const struct hw_system *sys, struct hw_system *ts, int d, int k, double x)
 {
     const struct hw_device *o = &sys->dev[d];
     const struct hw_dvfs_point *top = &o->dvfs[o->n_dvfs - 1], *p = &o->dvfs[k];
+    const struct hw_dvfs_point *q = k + 1 < o->n_dvfs ? p + 1 : p;
+    double f = p->freq_Hz + x * (q->freq_Hz - p->freq_Hz), v = p->voltage_V + x * (q->voltage_V - p->voltage_V);
     ts->dev[d] = *o;
-    hw_scale_clock(&ts->dev[d], p->freq_Hz / top->freq_Hz,
-                   (p->voltage_V * p->voltage_V) / (top->voltage_V * top->voltage_V));
+    hw_scale_clock(&ts->dev[d], f / top->freq_Hz, top->voltage_V > 0 ? (v * v) / (top->voltage_V * top->voltage_V) : 1);
+    return f;
 }
 
 /* The lowest power cap on a device of sys (0: none). */
@@ -1119,15 +1126,19 @@ static int throttle_limits(const struct eval_req *r, const struct eval_graphs *e
     double T0 = res->t.latency_s, P0[HW_MAX_DEVICES];
     memcpy(P0, res->dev_power_W, sizeof P0);
     int point[HW_MAX_DEVICES];
+    double clk[HW_MAX_DEVICES];
     struct hw_system *ts = s->thr;
     struct eval_req rr = *r;
     rr.sys = ts;
     int copied = 0;
     /* 1. DVFS: each device over its limit takes the fastest point of its table at which it fits
      * (power falls monotonically with the point: MAC energy with V^2, and the same energy spread
-     * over a longer time), found by bisection, the other devices as they stand. */
+     * over a longer time), found by bisection, then the fastest clock between it and the next point
+     * that fits (DVFS_REFINE bisection steps), the other devices as they stand. */
+    enum { DVFS_REFINE = 6 }; /* 1/64 of a step between listed points */
     for (int d = 0; d < sys->n_dev; d++) {
         point[d] = sys->dev[d].n_dvfs - 1;
+        clk[d] = sys->dev[d].n_dvfs ? sys->dev[d].dvfs[point[d]].freq_Hz : 0;
         if (!(over & (1u << d)) || sys->dev[d].n_dvfs < 2)
             continue;
         if (!copied) {
@@ -1137,7 +1148,7 @@ static int throttle_limits(const struct eval_req *r, const struct eval_graphs *e
         int lo = 0, hi = point[d] - 1, best = -1;
         while (lo <= hi) {
             int mid = (lo + hi) / 2;
-            set_point(sys, ts, d, mid);
+            set_point(sys, ts, d, mid, 0);
             if ((rc = eval_ops(&rr, eg, s, res, e)))
                 return rc;
             if (!res->feasible)
@@ -1150,7 +1161,20 @@ static int throttle_limits(const struct eval_req *r, const struct eval_graphs *e
             }
         }
         point[d] = best >= 0 ? best : 0;
-        set_point(sys, ts, d, point[d]);
+        double xlo = 0, xhi = 1;
+        for (int it = 0; best >= 0 && it < DVFS_REFINE; it++) { /* point[d] fits, point[d] + 1 does not */
+            double x = (xlo + xhi) / 2;
+            set_point(sys, ts, d, point[d], x);
+            if ((rc = eval_ops(&rr, eg, s, res, e)))
+                return rc;
+            if (!res->feasible)
+                return DSE_OK;
+            if (!(power_check(ts, res) & (1u << d)))
+                xlo = x;
+            else
+                xhi = x;
+        }
+        clk[d] = set_point(sys, ts, d, point[d], xlo);
     }
     if (copied && ((rc = eval_ops(&rr, eg, s, res, e)) || !res->feasible))
         return rc;
@@ -1202,8 +1226,7 @@ static int throttle_limits(const struct eval_req *r, const struct eval_graphs *e
             continue;
         char clock[64] = "", busy[48] = "";
         if (stepped)
-            snprintf(clock, sizeof clock, ": clock %.0f of %.0f MHz", o->dvfs[point[d]].freq_Hz / 1e6,
-                     o->dvfs[o->n_dvfs - 1].freq_Hz / 1e6);
+            snprintf(clock, sizeof clock, ": clock %.0f of %.0f MHz", clk[d] / 1e6, o->dvfs[o->n_dvfs - 1].freq_Hz / 1e6);
         if (d == dstar)
             snprintf(busy, sizeof busy, "%s busy %.0f %% of the time", stepped ? "," : ":", 100 * duty);
         size_t at = strlen(res->throttle_note);
@@ -1330,17 +1353,118 @@ int eval_point_ops(const struct eval_req *r, const struct eval_graphs *eg, struc
     return eval_ops(r, eg, s, res, e);
 }
 
+/* The board's power through its thermal path: each device of it at its power in res (idle when unused). */
+static double path_power(const struct hw_system *sys, const struct eval_result *res, double *dev_W, double *idle)
+{
+    double P = 0;
+    *idle = 0;
+    for (int d = 0; d < sys->n_dev; d++) {
+        dev_W[d] = 0;
+        if (!(sys->thermal.devices & (1u << d)))
+            continue;
+        dev_W[d] = res->used & (1u << d) && res->t.latency_s > 0 ? res->dev_power_W[d] : sys->dev[d].idle_W;
+        P += dev_W[d];
+        *idle += sys->dev[d].idle_W;
+    }
+    return P;
+}
+
+/* The thermal figures of a run of thermal.duration_s from a cold start (thermal.h): res is the burst
+ * (the point as evaluated) until the board reaches its throttle temperature, then the sustained point,
+ * the system evaluated again under the cap that holds it at that temperature (thermal_apply_cap: a mode,
+ * a DVFS point or a duty cycle, as any cap). A run that ends before it throttles is all burst; one that
+ * throttles where not even idling holds the board below its throttle point is infeasible. Without a
+ * published heat capacity the time to throttle, and so the mean over the run, is unknown (NAN). */
+static int thermal(const struct eval_req *r, const struct eval_graphs *eg, struct eval_scratch *s,
+                   struct eval_result *res, struct dse_err *e)
+{
+    const struct hw_system *sys = r->sys;
+    const struct hw_thermal *th = &sys->thermal;
+    struct eval_totals *T = &res->t;
+    double dev_W[HW_MAX_DEVICES], idle, P = path_power(sys, res, dev_W, &idle), D = th->duration_s;
+    double lim = thermal_limit_W(th), t1 = thermal_time_to(th, P, th->throttle_C);
+    int ends_first = t1 >= D; /* false for NAN: it may throttle within the run */
+    char cond[256], when[96];
+    thermal_describe(th, cond, sizeof cond);
+    T->time_to_throttle_s = t1;
+    T->steady_temp_C = thermal_steady_C(th, P);
+    if (isinf(t1)) { /* it settles below its throttle point */
+        T->sus_throughput_per_s = T->mean_throughput_per_s = T->throughput_per_s;
+        T->sus_tokens_per_s = T->tokens_per_s;
+        snprintf(res->thermal_note, sizeof res->thermal_note, "at %.3g W it settles at %.3g degC, below its throttle "
+                 "point: sustained = burst (%s)", P, T->steady_temp_C, cond);
+        return DSE_OK;
+    }
+    if (isnan(t1))
+        snprintf(when, sizeof when, "throttles after a time unknown (no published heat capacity)");
+    else
+        snprintf(when, sizeof when, "throttles after %.3g s%s", t1, ends_first ? ", past the run" : "");
+    if (idle >= lim) {
+        if (ends_first) { /* all burst; no sustained point exists */
+            T->mean_throughput_per_s = T->throughput_per_s;
+            snprintf(res->thermal_note, sizeof res->thermal_note, "at %.3g W it would settle at %.3g degC: %s; its "
+                     "idle power %.3g W alone would hold it past its throttle point (%s)", P, T->steady_temp_C, when,
+                     idle, cond);
+            return DSE_OK;
+        }
+        infeasible(res, "the board cannot run for %.3g s at %s: its idle power %.3g W alone settles at %.3g degC, "
+                   "past its throttle point", D, cond, idle, thermal_steady_C(th, idle));
+        return DSE_OK;
+    }
+    if ((!s->therm && !(s->therm = malloc(sizeof *s->therm))) || (!s->sus && !(s->sus = calloc(1, sizeof *s->sus))))
+        return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+    *s->therm = *sys;
+    s->therm->thermal.duration_s = 0; /* its own evaluation asks no thermal figures */
+    thermal_apply_cap(s->therm, lim, dev_W);
+    struct eval_req rr = *r;
+    rr.sys = s->therm;
+    rr.want_ops = 0;
+    struct eval_result *u = s->sus;
+    int rc;
+    if ((rc = eval_point(&rr, eg, s, u, e)))
+        return rc;
+    if (!u->feasible) {
+        if (ends_first) {
+            T->mean_throughput_per_s = T->throughput_per_s;
+            return DSE_OK;
+        }
+        infeasible(res, "the board %s of the %.3g s run and must then hold %.3g degC (%s): %s", when, D, th->throttle_C,
+                   cond, u->reason);
+        return DSE_OK;
+    }
+    double uw[HW_MAX_DEVICES], ui, Ps = path_power(sys, u, uw, &ui);
+    T->sus_throughput_per_s = u->t.throughput_per_s;
+    T->sus_tokens_per_s = u->t.tokens_per_s;
+    T->steady_temp_C = thermal_steady_C(th, Ps);
+    T->mean_throughput_per_s = ends_first ? T->throughput_per_s
+                               : isnan(t1) ? NAN
+                                           : (T->throughput_per_s * t1 + u->t.throughput_per_s * (D - t1)) / D;
+    res->sus_mode = u->mode;
+    snprintf(res->thermal_note, sizeof res->thermal_note, "at %.3g W it would settle at %.3g degC: %s, then sustains "
+             "%.3g W (%.3gx the burst rate; %.240s) at %.3g degC (%s)", P, thermal_steady_C(th, P), when, Ps,
+             u->t.throughput_per_s / T->throughput_per_s, u->throttle_note[0] ? u->throttle_note : "no device throttled",
+             T->steady_temp_C, cond);
+    return DSE_OK;
+}
+
 int eval_point_limits(const struct eval_req *r, const struct eval_graphs *eg, struct eval_scratch *s,
                       struct eval_result *res, struct dse_err *e)
 {
     int rc;
+    struct eval_totals *T = &res->t;
+    T->sus_throughput_per_s = T->sus_tokens_per_s = T->mean_throughput_per_s = NAN;
+    T->time_to_throttle_s = T->steady_temp_C = NAN;
+    res->thermal_note[0] = '\0';
+    res->sus_mode = -1;
     if (!res->feasible)
         return DSE_OK;
     if ((rc = throttle(r, eg, s, res, e)) || !res->feasible)
         return rc;
     if (!r->skip_capacity)
         eval_capacity(r->sys, r->sw, r->dev, r->capacity_bytes, res);
-    return finish(r, eg, res, e);
+    if ((rc = finish(r, eg, res, e)) || !res->feasible)
+        return rc;
+    return r->sys->thermal.present && r->sys->thermal.duration_s > 0 ? thermal(r, eg, s, res, e) : DSE_OK;
 }
 
 int eval_point(const struct eval_req *r, const struct eval_graphs *eg, struct eval_scratch *s,

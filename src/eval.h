@@ -106,6 +106,8 @@ struct eval_scratch {
     struct hw_system *thr; /* a copy of the system with throttled clocks (power limits) */
     struct hw_system *moded; /* a copy in the mode a power cap picked (hw_system.modes) */
     struct eval_mode_cache *modes; /* each mode's evaluation for the points of one share_sig (eval.c) */
+    struct hw_system *therm;       /* a copy capped at what its cooling sustains (thermal.h) */
+    struct eval_result *sus;       /* its evaluation */
 };
 
 struct eval_op {
@@ -167,6 +169,11 @@ struct eval_totals {
     double srv_rps, srv_tokens_per_s, srv_goodput_rps, srv_attainment, srv_ttft_p50_s, srv_ttft_p99_s;
     double srv_tpot_p50_s, srv_tpot_p99_s, srv_e2e_p50_s, srv_e2e_p99_s, srv_cost_per_Mtoken_USD;
     double srv_energy_per_token_J, srv_goodput_per_USD, srv_kv_use, srv_preemptions;
+    /* A run of the board's thermal.duration_s from a cold start (thermal.h; NAN when the system has no
+     * thermal model or no duration is asked): the rate once throttled to what its cooling holds at the
+     * throttle point (the burst rate when it never gets there), the mean rate over the run, the seconds
+     * until it throttles (INFINITY: never), and the temperature it settles at. */
+    double sus_throughput_per_s, sus_tokens_per_s, mean_throughput_per_s, time_to_throttle_s, steady_temp_C;
 };
 
 struct eval_result {
@@ -174,6 +181,8 @@ struct eval_result {
     char reason[320];
     char throttle_note[512]; /* non-empty: which device throttled, to what clock, for which limit */
     int mode;                /* the system's mode a power cap picked (hw_system.modes), -1: none picked */
+    char thermal_note[1024];  /* a run with a thermal model: when it throttles and where it settles */
+    int sus_mode;            /* the mode of the sustained point (-1: none picked) */
     struct eval_totals t;
     double need_bytes[HW_MAX_DEVICES]; /* memory each device needs (weights + KV + activations) */
     /* Power per device: its dynamic energy (compute, memory, links into it) and busy time (first

@@ -51,6 +51,9 @@ void hw_apply_power_cap(struct hw_device *d, double cap_W)
     if (cap_W > 0 && cap_W <= d->idle_W)
         snprintf(d->disabled, sizeof d->disabled, "power cap %g W is at or below the idle power %g W of device '%s'",
                  cap_W, d->idle_W, d->name);
+    else if (cap_W > 0 && cap_W < d->min_limit_W)
+        snprintf(d->disabled, sizeof d->disabled, "power cap %g W is below the lowest limit device '%s' accepts, %g W "
+                 "(power.min_limit_W: the board's configurable range)", cap_W, d->name, d->min_limit_W);
 }
 
 void hw_scale_clock(struct hw_device *d, double f, double v2)

@@ -99,6 +99,7 @@ struct hw_device {
     double rent_USD_per_hour;       /* cloud rental, 0 when not given */
     double area_fixed_mm2, area_per_mac_mm2, area_per_MiB_mm2; /* area model; per_mac 0: none */
     double power_cap_W;             /* 0: none; set by a sweep's power_W axis (hw_apply_power_cap) */
+    double min_limit_W;             /* the lowest power limit the board accepts (nvidia-smi -pl's range); 0: none */
     char disabled[256];             /* non-empty: this variant of the device cannot run (the reason) */
     char software[64];              /* its default software stack (software/NAME.json); "" for none */
     double per_op_s;                /* fixed cost per kernel launch (a stream launch on a GPU) */
@@ -185,9 +186,29 @@ struct hw_mode {
     double mem_Bps[HW_MAX_MEM];         /* bandwidth of each top-level memory; 0: not set */
 };
 
+/* A board's lumped thermal model (hwdesc "thermal"; src/thermal.h, docs/models.md "Thermal"): the heat
+ * of the devices in `devices` flows from one node through one resistance R to the ambient air, R and
+ * the node's heat capacity C those of the cooling in use; the board throttles at throttle_C (and shuts
+ * down at shutdown_C, 0 where unpublished). The conditions of the run (ambient, cooling, duration) are
+ * part of it, so that hw: settings and sweep axes (ambient_C, cooling, duration_s) reach them. */
+#define HW_MAX_COOLING 6
+struct hw_thermal {
+    int present;
+    char cooling_name[HW_MAX_COOLING][24];
+    double R_C_per_W[HW_MAX_COOLING]; /* junction-to-ambient resistance of each cooling, degC per W */
+    double C_J_per_C[HW_MAX_COOLING]; /* the node's heat capacity with it, J per degC; 0: unpublished */
+    int n_cooling;
+    int cooling;                      /* the one in use */
+    double throttle_C, shutdown_C;
+    double ambient_C;
+    double duration_s;                /* the run the thermal figures are of; 0: none asked (burst only) */
+    unsigned devices;                 /* bit d: device d's heat goes through this path */
+};
+
 struct hw_system {
     char name[HW_NAME_LEN];
     char description[256];
+    struct hw_thermal thermal;
     struct hw_mode modes[HW_MAX_MODES];
     int n_modes;
     int mode; /* the mode applied (index into modes), -1: the figures as the devices give them */
@@ -231,8 +252,8 @@ int hw_topo_devices(const struct hw_system *sys);
 /* Index of the link joining devices a and b, or -1. */
 int hw_link_between(const struct hw_system *sys, int a, int b);
 /* Sets a device's power cap (0: none). The device obeys the lower of its cap and TDP as evaluation
- * finds its power (eval_point throttles it); a cap at or below its idle power disables it, with the
- * reason. */
+ * finds its power (eval_point throttles it); a cap at or below its idle power, or below the lowest
+ * limit the board accepts (power.min_limit_W), disables it, with the reason. */
 void hw_apply_power_cap(struct hw_device *d, double cap_W);
 /* Puts sys in its mode k (hw_system.modes): each device the mode names to its clock (peaks, active and
  * engine power x f; MAC energies unchanged, as the modes publish no voltages) and its share of units

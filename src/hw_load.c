@@ -319,10 +319,13 @@ static int load_dvfs(struct ju *j, const cJSON *o, struct hw_system *sys, struct
             size_t o3 = ju_idx(j, i);
             double f = 0, v = 0;
             if (!(rc = ju_object(j, pt, pt_keys)) && !(rc = ju_num(j, pt, "freq_MHz", JU_POS, 1e5, &f)) &&
-                !(rc = ju_num(j, pt, "voltage_V", JU_POS, 5, &v))) {
+                !(rc = ju_num(j, pt, "voltage_V", JU_OPT | JU_POS, 5, &v))) {
                 if (i > 0 && f * 1e6 <= d->dvfs[i - 1].freq_Hz)
                     rc = ju_fail(j, "points must be sorted by increasing freq_MHz (%g after %g)", f,
                                  d->dvfs[i - 1].freq_Hz / 1e6);
+                else if (i > 0 && (v > 0) != (d->dvfs[0].voltage_V > 0))
+                    rc = ju_fail(j, "give voltage_V on every point or on none (none: unpublished, power scales "
+                                 "with the clock alone)");
                 d->dvfs[i].freq_Hz = f * 1e6;
                 d->dvfs[i].voltage_V = v;
             }
@@ -372,7 +375,7 @@ static int load_power(struct ju *j, const cJSON *o, struct hw_system *sys, struc
 {
     (void)sys;
     static const char *const keys[] = {"idle_W", "tdp_W", "active_W", "matrix_W", "vector_W", "heldout_mape_pct",
-                                       "source", "note", NULL};
+                                       "min_limit_W", "source", "note", NULL};
     const cJSON *pw = cJSON_GetObjectItemCaseSensitive(o, "power");
     size_t old = ju_key(j, "power");
     double act = -1, eng[ENG_COUNT] = {-1, -1};
@@ -386,6 +389,7 @@ static int load_power(struct ju *j, const cJSON *o, struct hw_system *sys, struc
              !(rc = ju_num(j, pw, "matrix_W", JU_OPT | JU_POS, 1e6, &eng[ENG_MATRIX])) &&
              !(rc = ju_num(j, pw, "vector_W", JU_OPT | JU_POS, 1e6, &eng[ENG_VECTOR])) &&
              !(rc = ju_num(j, pw, "heldout_mape_pct", JU_OPT | JU_NONNEG, 1e6, &d->power_mape_pct)) &&
+             !(rc = ju_num(j, pw, "min_limit_W", JU_OPT | JU_POS, 1e6, &d->min_limit_W)) &&
              !(rc = need_source(j, pw))) {
         /* idle_W above the TDP is a contradiction; idle_W + active_W above it is not: such a device throttles
          * (a TDP lowered with --set acts as a limit, not as a smaller chip) */
@@ -394,6 +398,11 @@ static int load_power(struct ju *j, const cJSON *o, struct hw_system *sys, struc
             size_t o2 = ju_key(j, "idle_W");
             rc = ju_fail(j, "expected at most tdp_W (%s), got %s", ju_shortest(ts, sizeof ts, d->tdp_W),
                          ju_shortest(is, sizeof is, d->idle_W));
+            ju_pop(j, o2);
+        } else if (d->min_limit_W > d->tdp_W) {
+            size_t o2 = ju_key(j, "min_limit_W");
+            rc = ju_fail(j, "expected at most tdp_W (%s), got %s", ju_shortest(ts, sizeof ts, d->tdp_W),
+                         ju_shortest(is, sizeof is, d->min_limit_W));
             ju_pop(j, o2);
         }
     }
@@ -1013,10 +1022,96 @@ static int load_modes(struct ju *j, const cJSON *root, struct hw_system *sys)
     return DSE_OK;
 }
 
+/* thermal (optional): the board's lumped thermal model and the conditions of the run (struct hw_thermal). */
+static int load_thermal(struct ju *j, const cJSON *root, struct hw_system *sys)
+{
+    static const char *const keys[] = {"coolings", "cooling", "throttle_C", "shutdown_C", "ambient_C", "duration_s",
+                                       "devices", "source", "note", NULL};
+    static const char *const c_keys[] = {"resistance_C_per_W", "heat_capacity_J_per_C", "source", "note", NULL};
+    size_t old;
+    const cJSON *o = section(j, root, "thermal", &old), *arr;
+    struct hw_thermal *t = &sys->thermal;
+    int rc, n = 0;
+    memset(t, 0, sizeof *t);
+    if (!o)
+        return DSE_OK;
+    t->ambient_C = 25; /* the datasheets' reference room; printed with every result */
+    if ((rc = ju_object(j, o, keys)) || (rc = need_source(j, o)) ||
+        (rc = ju_num(j, o, "throttle_C", JU_POS, 200, &t->throttle_C)) ||
+        (rc = ju_num(j, o, "shutdown_C", JU_OPT | JU_POS, 250, &t->shutdown_C)) ||
+        (rc = ju_num(j, o, "ambient_C", JU_OPT, 0, &t->ambient_C)) ||
+        (rc = ju_num(j, o, "duration_s", JU_OPT | JU_NONNEG, 1e9, &t->duration_s)))
+        return rc;
+    if (t->shutdown_C > 0 && t->shutdown_C <= t->throttle_C) {
+        ju_key(j, "shutdown_C");
+        return ju_fail(j, "expected above throttle_C (%g), got %g", t->throttle_C, t->shutdown_C);
+    }
+    if (!(t->ambient_C >= -60 && t->ambient_C < t->throttle_C)) {
+        ju_key(j, "ambient_C");
+        return ju_fail(j, "expected from -60 up to below throttle_C (%g), got %g", t->throttle_C, t->ambient_C);
+    }
+    const cJSON *cs = cJSON_GetObjectItemCaseSensitive(o, "coolings");
+    size_t o2 = ju_key(j, "coolings");
+    if (!cJSON_IsObject(cs) || !cs->child)
+        return ju_fail(j, "expected an object of cooling name -> {resistance_C_per_W, heat_capacity_J_per_C, source}");
+    for (const cJSON *it = cs->child; it; it = it->next) {
+        size_t o3 = ju_key(j, it->string);
+        int k = t->n_cooling;
+        if (k == HW_MAX_COOLING)
+            return ju_fail(j, "at most %d coolings", HW_MAX_COOLING);
+        if (strlen(it->string) == 0 || strlen(it->string) >= sizeof t->cooling_name[0])
+            return ju_fail(j, "expected a name of 1 to %zu bytes", sizeof t->cooling_name[0] - 1);
+        if ((rc = ju_object(j, it, c_keys)) || (rc = need_source(j, it)) ||
+            (rc = ju_num(j, it, "resistance_C_per_W", JU_POS, 1e4, &t->R_C_per_W[k])) ||
+            (rc = ju_num(j, it, "heat_capacity_J_per_C", JU_OPT | JU_POS, 1e9, &t->C_J_per_C[k])))
+            return rc;
+        dse_strlcpy(t->cooling_name[t->n_cooling++], it->string, sizeof t->cooling_name[0]);
+        ju_pop(j, o3);
+    }
+    ju_pop(j, o2);
+    char name[24] = "";
+    if ((rc = ju_str(j, o, "cooling", t->n_cooling == 1 ? JU_OPT : 0, name, sizeof name)))
+        return rc;
+    t->cooling = 0;
+    if (name[0]) {
+        for (t->cooling = 0; t->cooling < t->n_cooling && strcmp(t->cooling_name[t->cooling], name); t->cooling++)
+            ;
+        if (t->cooling == t->n_cooling) {
+            char list[HW_MAX_COOLING * 26] = "";
+            for (int i = 0; i < t->n_cooling; i++)
+                snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", t->cooling_name[i]);
+            ju_key(j, "cooling");
+            return ju_fail(j, "no cooling '%s' in coolings (%s)", name, list);
+        }
+    }
+    if ((rc = ju_array(j, o, "devices", JU_OPT, HW_MAX_DEVICES, &arr, &n)))
+        return rc;
+    if (!arr) {
+        t->devices = (1u << sys->n_dev) - 1;
+    } else {
+        size_t o3 = ju_key(j, "devices");
+        if (n == 0)
+            return ju_fail(j, "expected at least one device name");
+        for (int i = 0; i < n; i++) {
+            const cJSON *it = cJSON_GetArrayItem(arr, i);
+            int d = cJSON_IsString(it) ? hw_find_device(sys, it->valuestring) : -1;
+            size_t o4 = ju_idx(j, i);
+            if (d < 0)
+                return ju_fail(j, "expected the name of a device of the system");
+            ju_pop(j, o4);
+            t->devices |= 1u << d;
+        }
+        ju_pop(j, o3);
+    }
+    ju_pop(j, old);
+    t->present = 1;
+    return DSE_OK;
+}
+
 int hw_load_buf(const char *buf, unsigned long len, const char *fname, struct hw_system *sys, struct dse_err *e)
 {
     static const char *const keys[] = {"schema", "name", "description", "memories", "devices", "links",
-                                       "topology", "modes", "mode", "note", "source", NULL};
+                                       "topology", "modes", "mode", "thermal", "note", "source", NULL};
     cJSON *root = NULL;
     struct ju j;
     int rc, n;
@@ -1096,6 +1191,8 @@ int hw_load_buf(const char *buf, unsigned long len, const char *fname, struct hw
     if (!dev_errors && (rc = load_topology(&j, root, sys)) && rc != DSE_EINPUT)
         goto out;
     if (!dev_errors && (rc = load_modes(&j, root, sys)) && rc != DSE_EINPUT)
+        goto out;
+    if (!dev_errors && (rc = load_thermal(&j, root, sys)) && rc != DSE_EINPUT)
         goto out;
     if (j.n_err)
         rc = DSE_EINPUT;

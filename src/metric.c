@@ -85,6 +85,11 @@ const struct metric metric_table[] = {
     {"serve_energy_per_token_mJ", "mJ", DIR_MIN, "serving: system energy (idle included) per generated token", F(srv_energy_per_token_J), 1e3, SRV, 0},
     {"serve_goodput_per_USD", "1/USD", DIR_MAX, "serving: requests meeting every SLO per dollar of the system's rent or price", F(srv_goodput_per_USD), 1, SRV, -1},
     {"serve_kv_use", "1", DIR_NONE, "serving: share of the KV cache's blocks in use, time-weighted", F(srv_kv_use), 1, SRV, 0},
+    {"sustained_throughput_per_s", "1/s", DIR_MAX, "thermal: inferences per second once the board has throttled to what its cooling holds at its throttle temperature (the burst rate when it never gets there) over a run of duration_s (hwdesc thermal; NULL without one)", F(sus_throughput_per_s), 1, 0, -1},
+    {"sustained_tokens_per_s", "token/s", DIR_MAX, "thermal: tokens_per_s at the sustained point, as sustained_throughput_per_s", F(sus_tokens_per_s), 1, TOK, -1},
+    {"mean_throughput_per_s", "1/s", DIR_MAX, "thermal: inferences per second over the whole run of duration_s from a cold start: the burst rate until the board throttles, the sustained rate after", F(mean_throughput_per_s), 1, 0, -1},
+    {"time_to_throttle_s", "s", DIR_MAX, "thermal: seconds from a cold start at the burst power until the board reaches its throttle temperature (never: NULL in SQLite and JSON, never in text)", F(time_to_throttle_s), 1, 0, 0},
+    {"steady_temp_C", "degC", DIR_MIN, "thermal: temperature the board settles at at its sustained point (ambient + power x thermal resistance)", F(steady_temp_C), 1, 0, 0},
     {"serve_preemptions", "1", DIR_MIN, "serving: sequences preempted for KV blocks (recomputed)", F(srv_preemptions), 1, SRV, 0},
 };
 const int metric_count = (int)(sizeof metric_table / sizeof metric_table[0]);

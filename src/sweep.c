@@ -110,6 +110,22 @@ static cJSON *find_path(cJSON *root, const char *path, cJSON **parent_out, char 
         snprintf(why, n, "out of memory");
         return NULL;
     }
+    /* the thermal model's conditions: a thermal section that leaves one to its default gets the field */
+    if (!strncmp(path, "thermal.", 8) && cJSON_IsObject(root)) {
+        cJSON *th = cJSON_GetObjectItemCaseSensitive(root, "thermal");
+        const char *f = path + 8;
+        int known = !strcmp(f, "ambient_C") || !strcmp(f, "cooling") || !strcmp(f, "duration_s");
+        if (!cJSON_IsObject(th)) {
+            snprintf(why, n, "the system has no thermal model (a hwdesc \"thermal\" section: thermal resistance, "
+                             "heat capacity, throttle temperature)");
+            return NULL;
+        }
+        if (known && !cJSON_GetObjectItemCaseSensitive(th, f) &&
+            !(strcmp(f, "cooling") ? cJSON_AddNumberToObject(th, f, 0) : cJSON_AddStringToObject(th, f, ""))) {
+            snprintf(why, n, "out of memory");
+            return NULL;
+        }
+    }
     cJSON *cur = root, *parent = NULL;
     for (char *seg = strtok_r(buf, ".", &save); seg; seg = strtok_r(NULL, ".", &save)) {
         parent = cur;

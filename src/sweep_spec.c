@@ -361,6 +361,17 @@ static int load_workload(struct ju *j, const cJSON *o, const char *spec_path, un
     return DSE_OK;
 }
 
+/* Axes that name hwdesc fields of the system rather than of a device: the operating point (dvfs_mode: the
+ * top-level "mode") and the thermal model's conditions (ambient_C, cooling, duration_s: thermal.X). The
+ * hwdesc path an alias sets, or NULL when name is none. */
+static const char *hw_alias(const char *name)
+{
+    static const char *const names[] = {"dvfs_mode", "ambient_C", "cooling", "duration_s", NULL};
+    static const char *const paths[] = {"mode", "thermal.ambient_C", "thermal.cooling", "thermal.duration_s"};
+    int i = ju_lookup(names, name);
+    return i >= 0 ? paths[i] : NULL;
+}
+
 static int axis_kind(const char *name, enum sw_axis_kind *k)
 {
     static const char *const names[] = {"precision", "batch", "placement", "memory_GB",    "power_W",   "fidelity",
@@ -376,7 +387,7 @@ static int axis_kind(const char *name, enum sw_axis_kind *k)
         *k = kinds[i];
         return 0;
     }
-    if ((!strncmp(name, "hw:", 3) && name[3]) || !strcmp(name, "dvfs_mode")) { /* dvfs_mode: hw:mode */
+    if ((!strncmp(name, "hw:", 3) && name[3]) || hw_alias(name)) { /* dvfs_mode: hw:mode; the thermal conditions */
         *k = AX_HW;
         return 0;
     }
@@ -542,8 +553,8 @@ static int load_axis(struct ju *j, const cJSON *arr, const char *name, struct sw
     a->n = n;
     a->numeric = 1;
     dse_strlcpy(a->name, name, sizeof a->name);
-    if (a->kind == AX_HW) /* dvfs_mode names the system's operating point: the hwdesc's top-level "mode" */
-        dse_strlcpy(a->path, strcmp(name, "dvfs_mode") ? name + 3 : "mode", sizeof a->path);
+    if (a->kind == AX_HW) /* an alias names a system-level field (hw_alias) */
+        dse_strlcpy(a->path, hw_alias(name) ? hw_alias(name) : name + 3, sizeof a->path);
     for (int i = 0; i < n && !rc; i++) {
         const cJSON *x = cJSON_GetArrayItem(arr, i);
         struct sw_value *v = &a->v[i];
@@ -1133,7 +1144,8 @@ static int load_text(char *buf, size_t len, const char *path, unsigned flags, st
         enum sw_axis_kind k;
         if (axis_kind(a->string, &k)) {
             rc = ju_fail(&j, "unknown axis (known: precision, batch, placement, memory_GB, power_W, fidelity, software, "
-                             "hw:PATH)");
+                             "tp, pp, dp, microbatches, recompute, ep, cp, scheduler, max_batched_tokens, block_size, "
+                             "rate, prompt, generate, dvfs_mode, ambient_C, cooling, duration_s, hw:PATH)");
             goto out;
         }
         for (int i = 0; i < sp->n_axes; i++)

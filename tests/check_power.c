@@ -78,14 +78,17 @@ START_TEST(throttle_dvfs_then_duty_cycle)
     ck_assert_double_eq(res.t.throttle_slowdown, 1);
     /* Cap 12 W. At 750 MHz (f 0.75, V^2 0.64): 0.2 / 0.75 = 0.26667 ms, 0.64 + 0.06 = 0.70 mJ:
      * 2.625 + 10 = 12.625 W, over. At 500 MHz (f 0.5, V^2 0.36): 0.4 ms, 0.42 mJ: 1.05 + 10 = 11.05 W,
-     * fits: the fastest point that does. */
+     * fits: the fastest listed point that does. Then the clock between them, x of the way to 750 MHz
+     * (f = 0.5 + 0.25 x, V = 0.6 + 0.2 x; power 10 + 5 f (V^2 + 0.06) W), bisected 6 times: x = 42/64
+     * fits (f 0.6640625, V 0.73125: 10 + 5 x 0.6640625 x 0.5947266 = 11.9747 W), 43/64 does not
+     * (10 + 5 x 0.6679688 x 0.5993066 = 12.0016 W): 664.0625 MHz, 0.2 / 0.6640625 = 0.3011765 ms. */
     hw_apply_power_cap(&s->dev[0], 12);
     run_mm(s, &res);
     ck_assert(res.feasible);
-    ck_assert_near(res.t.latency_s, 0.4e-3, 1e-12);
-    ck_assert_near(res.t.avg_power_W, 11.05, 1e-12);
-    ck_assert_near(res.t.throttle_slowdown, 2, 1e-12);
-    ck_assert_msg(strstr(res.throttle_note, "clock 500 of 1000 MHz") && strstr(res.throttle_note, "12 W power cap"),
+    ck_assert_near(res.t.latency_s, 0.2e-3 / 0.6640625, 1e-12);
+    ck_assert_near(res.t.avg_power_W, 10 + 5 * 0.6640625 * (0.73125 * 0.73125 + 0.06), 1e-12);
+    ck_assert_near(res.t.throttle_slowdown, 1 / 0.6640625, 1e-12);
+    ck_assert_msg(strstr(res.throttle_note, "clock 664 of 1000 MHz") && strstr(res.throttle_note, "12 W power cap"),
                   "%s", res.throttle_note);
     /* Cap 10.5 W: even 500 MHz is over (11.05 W), so the device idles part of the time: T' = 0.42 mJ /
      * (10.5 - 10) W = 0.84 ms, busy 0.4 / 0.84 = 48 %; 4.2x slower; exactly 10.5 W. */
@@ -118,9 +121,13 @@ END_TEST
 /* Active power (power.active_W 20 W) is drawn while the kernel runs and scales with f x V^2 along the
  * DVFS table, as MAC energy scales with V^2. Unthrottled: 1.06 mJ / 0.2 ms = 5.3 W + 20 + 10 idle =
  * 35.3 W. Cap 30 W: 750 MHz (f 0.75, V^2 0.64: active 20 x 0.48 = 9.6 W over 0.26667 ms = 2.56 mJ, plus
- * 0.64 + 0.06 mJ): 3.26 mJ / 0.26667 ms = 12.225 W + 10 = 22.225 W, fits. Cap 15 W: 750 MHz is over;
+ * 0.64 + 0.06 mJ): 3.26 mJ / 0.26667 ms = 12.225 W + 10 = 22.225 W, fits; between 750 and 1000 MHz
+ * (f = 0.75 + 0.25 x, V = 0.8 + 0.2 x; power 10 + f (5 (V^2 + 0.06) + 20 V^2) W) 6 bisections give
+ * x = 41/64 (f 0.91015625, V 0.928125: 29.8736 W; 42/64: 30.09 W, over): 0.2 / 0.91015625 ms, active
+ * 20 x f V^2 W over it = 20 x 0.928125^2 x 0.2 mJ. Cap 15 W: 750 MHz is over;
  * 500 MHz (f 0.5, V^2 0.36: active 3.6 W x 0.4 ms = 1.44 mJ, plus 0.36 + 0.06 mJ = 1.86 mJ):
- * 1.86 / 0.4 = 4.65 + 10 = 14.65 W, fits. Cap 12 W: 500 MHz is over, so duty cycle: T' = 1.86 mJ /
+ * 1.86 / 0.4 = 4.65 + 10 = 14.65 W, fits; towards 750 MHz, x = 4/64 (f 0.515625, V 0.6125: 14.9907 W;
+ * 5/64: 15.16 W, over): 0.2 / 0.515625 ms. Cap 12 W: 500 MHz is over, so duty cycle: T' = 1.86 mJ /
  * (12 - 10) W = 0.93 ms, 2.325 x 0.4 ms, 4.65x the unthrottled 0.2 ms. */
 START_TEST(active_power_throttles)
 {
@@ -133,14 +140,16 @@ START_TEST(active_power_throttles)
     ck_assert_near(res.ops[0].energy_J, 1.06e-3 + 4e-3 + 10 * 0.2e-3, 1e-12);
     hw_apply_power_cap(&s->dev[0], 30);
     run_mm(s, &res);
-    ck_assert_near(res.t.latency_s, 0.2e-3 / 0.75, 1e-12);
-    ck_assert_near(res.t.avg_power_W, 22.225, 1e-12);
-    ck_assert_near(res.t.energy_active_J, 2.56e-3, 1e-12);
-    ck_assert_msg(strstr(res.throttle_note, "clock 750 of 1000 MHz"), "%s", res.throttle_note);
+    double f = 0.91015625, v = 0.928125;
+    ck_assert_near(res.t.latency_s, 0.2e-3 / f, 1e-12);
+    ck_assert_near(res.t.avg_power_W, 10 + f * (5 * (v * v + 0.06) + 20 * v * v), 1e-12);
+    ck_assert_near(res.t.energy_active_J, 20 * v * v * 0.2e-3, 1e-12);
+    ck_assert_msg(strstr(res.throttle_note, "clock 910 of 1000 MHz"), "%s", res.throttle_note);
     hw_apply_power_cap(&s->dev[0], 15);
     run_mm(s, &res);
-    ck_assert_near(res.t.latency_s, 0.4e-3, 1e-12);
-    ck_assert_near(res.t.avg_power_W, 14.65, 1e-12);
+    f = 0.515625, v = 0.6125;
+    ck_assert_near(res.t.latency_s, 0.2e-3 / f, 1e-12);
+    ck_assert_near(res.t.avg_power_W, 10 + f * (5 * (v * v + 0.06) + 20 * v * v), 1e-12);
     hw_apply_power_cap(&s->dev[0], 12);
     run_mm(s, &res);
     ck_assert_near(res.t.latency_s, 0.93e-3, 1e-12);

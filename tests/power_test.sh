@@ -371,5 +371,170 @@ assert a['totals']['avg_power_W'] <= 2*3*(1+1e-9) # each of its 2 devices within
 expect_refused power-cap-bad "--power-W: expected a power in (0, 1e6] W, got '-1'" \
     eval --hw nvidia-jetson-orin-nano-8gb --workload llama-3.2-1b --power-W -1
 
+# ---- thermal (docs/models.md, "Thermal") on the fixture with a thermal node ----
+# R 1 degC/W, C 10 J/degC (tau 10 s), throttle 80 degC, ambient 25: the sustained limit is (80 - 25) / 1
+# = 55 W. The 1000^3 fp16 GEMM above draws 80.3 W (settling at 25 + 80.3 = 105.3 degC): it throttles
+# after 10 ln(80.3 / (80.3 - 55)) = 11.55 s, then idles part of the time (no DVFS table) to 55 W:
+# T' = 14.06 mJ / (55 - 10) W = 0.312444 ms, 3200.57/s against the burst's 1 / 0.2 ms = 5000/s; over a
+# 60 s run (5000 x 11.55 + 3200.57 x 48.45) / 60 = 3547.1/s; it settles at 25 + 55 x 1 = 80 degC.
+python3 - "$SRC/tests/data/power-gpu.json" "$tmp/therm.json" "$tmp/mm.json" <<'PYEOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d['thermal'] = {"coolings": {"fan": {"resistance_C_per_W": 1, "heat_capacity_J_per_C": 10, "source": "test fixture"},
+                             "passive": {"resistance_C_per_W": 4, "source": "test fixture"}},
+                "cooling": "fan", "throttle_C": 80, "shutdown_C": 90, "source": "test fixture"}
+json.dump(d, open(sys.argv[2], 'w'))
+json.dump({"format": "dse-graph-1", "name": "mm", "tensors": [
+    {"name": "a", "shape": [1, 1000, 1000], "kind": "input"}, {"name": "w", "shape": [1000, 1000], "kind": "weight"},
+    {"name": "c", "shape": [1, 1000, 1000]}],
+    "ops": [{"name": "mm", "type": "matmul", "inputs": ["a", "w"], "outputs": ["c"]}]}, open(sys.argv[3], 'w'))
+PYEOF
+dse eval --hw "$tmp/therm.json" --workload "$tmp/mm.json" --precision fp16 --duration 60 --json
+py thermal-throttles "
+import json,sys,math
+t=json.load(open(sys.argv[1]))['totals']
+t1=10*math.log(80.3/(80.3-55)); sus=1/(14.06e-3/45)
+assert abs(t['time_to_throttle_s']-t1)<1e-9, t
+assert abs(t['throughput_per_s']-5000)<1e-6 and abs(t['sustained_throughput_per_s']-sus)<1e-6, t
+assert abs(t['mean_throughput_per_s']-(5000*t1+sus*(60-t1))/60)<1e-6, t
+assert abs(t['steady_temp_C']-80)<1e-9, t
+" "$OUT"
+# A 5 s run ends before it throttles: all burst, the sustained point still given.
+dse eval --hw "$tmp/therm.json" --workload "$tmp/mm.json" --precision fp16 --duration 5 --json
+py thermal-short-run "
+import json,sys
+t=json.load(open(sys.argv[1]))['totals']
+assert abs(t['mean_throughput_per_s']-5000)<1e-6 and t['sustained_throughput_per_s']<5000, t
+" "$OUT"
+# At 60 degC ambient the limit is (80 - 60) / 1 = 20 W, still above the 10 W idle: T' = 14.06 mJ / 10 W
+# = 1.406 ms, 711.24/s; at 75 degC, 5 W: below idle, so a 60 s run cannot be run.
+dse eval --hw "$tmp/therm.json" --workload "$tmp/mm.json" --precision fp16 --duration 60 --ambient 60 --json
+py thermal-ambient "
+import json,sys
+t=json.load(open(sys.argv[1]))['totals']
+assert abs(t['sustained_throughput_per_s']-1/1.406e-3)<1e-6, t
+" "$OUT"
+dse eval --hw "$tmp/therm.json" --workload "$tmp/mm.json" --precision fp16 --duration 60 --ambient 75
+if [ "$rc" -eq 0 ] && grep -q "INFEASIBLE: the board cannot run for 60 s at ambient 75 degC.*idle power 10 W alone settles at 85 degC" "$OUT"; then
+    ok thermal-idle-too-hot
+else
+    fail thermal-idle-too-hot "exit $rc: $(head -c 600 "$OUT")"
+fi
+# The passive cooling publishes no heat capacity: it settles at 25 + 4 x 80.3 > 80 degC, the time to
+# throttle (and so the mean over the run) is unknown, the sustained point (55 / 4 = 13.75 W: T' =
+# 14.06 mJ / 3.75 W = 3.7493 ms) is given.
+dse eval --hw "$tmp/therm.json" --workload "$tmp/mm.json" --precision fp16 --duration 60 --cooling passive --json
+py thermal-no-capacity "
+import json,sys
+t=json.load(open(sys.argv[1]))['totals']
+assert t['time_to_throttle_s'] is None and t['mean_throughput_per_s'] is None, t
+assert abs(t['sustained_throughput_per_s']-3.75/14.06e-3)<1e-6, t
+" "$OUT"
+dse eval --hw "$tmp/therm.json" --workload "$tmp/mm.json" --precision fp16 --duration 60 --cooling passive
+if grep -q "throttles after a time unknown (no published heat capacity)" "$OUT"; then ok thermal-no-capacity-text; else fail thermal-no-capacity-text "$(head -c 600 "$OUT")"; fi
+expect_refused thermal-unknown-cooling "--cooling: power-gpu has no cooling 'water' (it has: fan, passive)" \
+    eval --hw "$tmp/therm.json" --workload "$tmp/mm.json" --duration 60 --cooling water
+expect_refused thermal-needs-model "--duration: power-gpu has no thermal model" \
+    eval --hw tests/data/power-gpu.json --workload "$tmp/mm.json" --duration 60
+expect_refused thermal-needs-duration "--ambient: the thermal model needs the run's length: add --duration S" \
+    eval --hw "$tmp/therm.json" --workload "$tmp/mm.json" --ambient 30
+expect_refused thermal-ambient-range "--ambient: expected degC from -60 up to below power-gpu's throttle temperature 80, got '80'" \
+    eval --hw "$tmp/therm.json" --workload "$tmp/mm.json" --duration 60 --ambient 80
+# The Raspberry Pi 5 bare board (7.5 degC/W) cannot hold a llama decode's 8.8 W at 25 degC (limit 55 /
+# 7.5 = 7.33 W): it throttles along its 1500-2400 MHz range; with the Active Cooler (4.8 degC/W, limit
+# 11.5 W) it never does. The sustained rate is the burst's with the cooler, below it bare.
+dse eval --hw raspberry-pi-5 --workload llama-3.2-1b --phase decode --duration 600 --json
+cp "$OUT" "$tmp/pi-bare.json"
+dse eval --hw raspberry-pi-5 --workload llama-3.2-1b --phase decode --duration 600 --cooling active-cooler --json
+py thermal-pi5-cooling "
+import json,sys
+a,b=(json.load(open(f))['totals'] for f in sys.argv[1:3])
+assert a['sustained_tokens_per_s'] < a['tokens_per_s'] and a['steady_temp_C'] <= 80+1e-9 and a['time_to_throttle_s'] < 600, a
+assert b['time_to_throttle_s'] is None and b['sustained_tokens_per_s'] == b['tokens_per_s'], b
+" "$tmp/pi-bare.json" "$OUT"
+
+# dse serve heats the board at the run's mean power: 64 offline requests keep the bare Pi 5 at ~10 W
+# (above its 7.33 W sustained limit), so the run is served again at the sustained point, slower; with the
+# Active Cooler (limit 55 / 4.8 = 11.5 W) it is not.
+dse serve --hw raspberry-pi-5 --workload llama-3.2-1b --arrival offline --requests 64 --prompt-dist fixed:128 --output-dist fixed:64 --json
+cp "$OUT" "$tmp/srv-bare.json"
+dse serve --hw raspberry-pi-5 --workload llama-3.2-1b --arrival offline --requests 64 --prompt-dist fixed:128 --output-dist fixed:64 --cooling active-cooler --json
+py thermal-serve-sustained "
+import json,sys
+a,b=(json.load(open(f)) for f in sys.argv[1:3])
+ta,tb=a['thermal'],b['thermal']
+assert ta['sustained_point'] and abs(ta['sustained_limit_W']-55/7.5)<1e-9 and ta['time_to_throttle_s'] < a['metrics']['makespan_s'], ta
+assert not tb['sustained_point'] and tb['time_to_throttle_s'] is None, tb
+assert a['metrics']['output_tokens_per_s'] < b['metrics']['output_tokens_per_s'] and abs(ta['burst_output_tokens_per_s']-b['metrics']['output_tokens_per_s'])<1e-9
+" "$tmp/srv-bare.json" "$OUT"
+expect_refused thermal-serve-no-duration "unknown option '--duration'" \
+    serve --hw raspberry-pi-5 --workload llama-3.2-1b --arrival offline --requests 4 --duration 60
+
+# The sweep axes cooling, ambient_C and duration_s set the hwdesc's thermal conditions; a system without
+# a thermal model is refused with the reason.
+cat >"$tmp/therm-sweep.json" <<EOF
+{"name": "therm", "workload": {"model": "$tmp/mm.json"}, "system": ["$tmp/therm.json"],
+ "axes": {"precision": ["fp16"], "cooling": ["fan", "passive"], "ambient_C": [25, 60], "duration_s": [5, 60]},
+ "objectives": [{"metric": "sustained_throughput_per_s", "goal": "max"}, {"metric": "steady_temp_C", "goal": "min"}],
+ "store": ["mean_throughput_per_s", "time_to_throttle_s"]}
+EOF
+dse sweep "$tmp/therm-sweep.json" --db "$tmp/therm.db" --no-plot --quiet
+if [ "$rc" -eq 0 ] && command -v sqlite3 >/dev/null 2>&1; then
+    got=$(sqlite3 "$tmp/therm.db" "select cooling, ambient_C, duration_s, round(sustained_throughput_per_s, 3), round(mean_throughput_per_s, 3) from points order by point" | tr '\n' ' ')
+    # fan, 25 degC: 3200.569 sustained; mean 5000 (5 s) and, t1 = 10 ln(80.3 / 25.3) = 11.5499 s,
+    # (5000 x 11.5499 + 3200.569 x 48.4501) / 60 = 3546.949 (60 s); passive, 25 degC: 55 / 4 = 13.75 W:
+    # 3.75 / 14.06 mJ = 266.714/s, no heat capacity: the mean unknown (NULL); passive at 60 degC: 20 / 4
+    # = 5 W, below the idle 10 W: infeasible, no value.
+    case "$got" in
+        "fan|25|5|3200.569|5000.0 fan|25|60|3200.569|3546.949 "*"passive|25|5|266.714| passive|25|60|266.714| passive|60|5|| passive|60|60|| ") ok thermal-sweep-axes ;;
+        *) fail thermal-sweep-axes "$got" ;;
+    esac
+else
+    fail thermal-sweep-axes "exit $rc: $(first_err)"
+fi
+sed "s|$tmp/therm.json|$SRC/tests/data/power-gpu.json|" "$tmp/therm-sweep.json" >"$tmp/therm-sweep2.json"
+expect_refused thermal-sweep-no-model "the system has no thermal model" sweep "$tmp/therm-sweep2.json" --no-db --quiet
+
+# A board's configurable power-limit range bounds a cap: the H100 SXM accepts 200-700 W (nvidia-smi).
+dse eval --hw nvidia-h100-sxm5-80gb --workload llama-3.1-8b --phase decode --power-W 150
+if [ "$rc" -eq 0 ] && grep -q "INFEASIBLE: power cap 150 W is below the lowest limit device 'gpu' accepts, 200 W" "$OUT"; then
+    ok power-cap-below-limit-range
+else
+    fail power-cap-below-limit-range "exit $rc: $(grep INFEAS "$OUT" | head -c 300)"
+fi
+# The AGX Orin's nvpmodel modes: 15W runs the GPU at 408 of 1300 MHz on 3 of 8 TPCs, 30W at 612 MHz on 4,
+# 50W at 816 MHz on 8: the GPU peaks' ratios 408 x 3 : 612 x 4 : 816 x 8 = 1 : 2 : 5.33, so a
+# compute-bound prefill runs at most 2x faster in 30W than in 15W and 2.67x faster in 50W than in 30W.
+for m in 15W 30W 50W; do
+    dse eval --hw nvidia-jetson-agx-orin-64gb --workload llama-3.2-1b --phase prefill --prompt 2048 --batch 4 --set hw:mode=$m --json
+    cp "$OUT" "$tmp/agx$m.json"
+done
+py agx-orin-modes "
+import json,sys
+a,b,c=(json.load(open(f))['totals']['tokens_per_s'] for f in sys.argv[1:4])
+assert a < b < c, (a,b,c)
+assert 1.5 < b/a <= 2*(1+1e-9) and 2.0 < c/b <= 2.67*(1+1e-9), (b/a, c/b)
+" "$tmp/agx15W.json" "$tmp/agx30W.json" "$tmp/agx50W.json"
+
+# Malformed thermal sections and DVFS tables: exit 2, the field, what would be accepted.
+badhw() {
+    name=$1 sub=$2 edit=$3
+    python3 - "$tmp/therm.json" "$tmp/bad-$name.json" "$edit" <<'PYEOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+exec(sys.argv[3])
+json.dump(d, open(sys.argv[2], 'w'))
+PYEOF
+    expect_refused "$name" "$sub" eval --hw "$tmp/bad-$name.json" --workload "$tmp/mm.json"
+}
+badhw thermal-bad-shutdown "thermal.shutdown_C: expected above throttle_C (80), got 70" "d['thermal']['shutdown_C']=70"
+badhw thermal-bad-cooling "thermal.cooling: no cooling 'water' in coolings (fan, passive)" "d['thermal']['cooling']='water'"
+badhw thermal-no-resistance "thermal.coolings.fan.resistance_C_per_W: missing" "del d['thermal']['coolings']['fan']['resistance_C_per_W']"
+badhw thermal-bad-device "thermal.devices[0]: expected the name of a device of the system" "d['thermal']['devices']=['npu']"
+badhw thermal-bad-ambient "thermal.ambient_C: expected from -60 up to below throttle_C (80), got 90" "d['thermal']['ambient_C']=90"
+badhw thermal-no-source "thermal.coolings.passive.source: missing" "del d['thermal']['coolings']['passive']['source']"
+badhw dvfs-mixed-voltage "devices[0].dvfs.points[1]: give voltage_V on every point or on none" "d['devices'][0]['dvfs']={'points':[{'freq_MHz':500,'voltage_V':0.7},{'freq_MHz':1000}],'source':'t'}"
+badhw power-bad-min-limit "devices[0].power.min_limit_W: expected at most tdp_W (100), got 150" "d['devices'][0]['power']['min_limit_W']=150"
+
 echo "$suite: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
