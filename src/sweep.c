@@ -105,6 +105,10 @@ static cJSON *find_path(cJSON *root, const char *path, cJSON **parent_out, char 
     }
     dse_strlcpy(buf, path, sizeof buf);
     /* "mode" selects one of a system's modes: a hwdesc with modes and no mode of its own gets the field */
+    if (!strcmp(path, "mode") && cJSON_IsObject(root) && !cJSON_GetObjectItemCaseSensitive(root, "modes")) {
+        snprintf(why, n, "the system has no operating modes (a hwdesc \"modes\" section: a Jetson's nvpmodel modes)");
+        return NULL;
+    }
     if (!strcmp(path, "mode") && cJSON_IsObject(root) && cJSON_GetObjectItemCaseSensitive(root, "modes") &&
         !cJSON_GetObjectItemCaseSensitive(root, "mode") && !cJSON_AddStringToObject(root, "mode", "")) {
         snprintf(why, n, "out of memory");

@@ -182,7 +182,7 @@ assert 1.2<=r<=1.5, r
 " "$tmp/d15.json" "$OUT"
 expect_refused power-mode-unknown "mode: no mode '9W' in the system's modes (7W, 15W, 25W, MAXN_SUPER)" \
     eval --hw nvidia-jetson-orin-nano-8gb --workload llama-3.2-1b --set hw:mode=9W
-expect_refused power-mode-none "hw:mode: no field 'mode' at this point of the path" \
+expect_refused power-mode-none "hw:mode: the system has no operating modes" \
     eval --hw raspberry-pi-5 --workload llama-3.2-1b --set hw:mode=7W
 # A sweep takes the operating point as an axis (dvfs_mode): one point per mode, named in the database.
 cat >"$tmp/modes.json" <<EOF
@@ -494,6 +494,13 @@ else
 fi
 sed "s|$tmp/therm.json|$SRC/tests/data/power-gpu.json|" "$tmp/therm-sweep.json" >"$tmp/therm-sweep2.json"
 expect_refused thermal-sweep-no-model "the system has no thermal model" sweep "$tmp/therm-sweep2.json" --no-db --quiet
+# A dvfs_mode axis over a system without nvpmodel-style modes is refused with the reason.
+cat >"$tmp/mode-sweep.json" <<EOF
+{"name": "modes", "workload": {"model": "$tmp/mm.json"}, "system": ["$SRC/tests/data/power-gpu.json"],
+ "axes": {"dvfs_mode": ["15W", "30W"]},
+ "objectives": [{"metric": "latency_ms", "goal": "min"}]}
+EOF
+expect_refused dvfs-mode-sweep-no-modes "the system has no operating modes" sweep "$tmp/mode-sweep.json" --no-db --quiet
 
 # A board's configurable power-limit range bounds a cap: the H100 SXM accepts 200-700 W (nvidia-smi).
 dse eval --hw nvidia-h100-sxm5-80gb --workload llama-3.1-8b --phase decode --power-W 150
