@@ -3,7 +3,7 @@
 #
 # Usage: sh fuzz/run.sh [seconds] [target...]      or: FUZZ_RUNS=10000000 sh fuzz/run.sh 0 [target...]
 #   seconds  run time per target (default: $FUZZ_SECONDS, else 60)
-#   target   hwdesc workload topo prec suite sweep scalesim software errbars published multi trace serving onnx
+#   target   hwdesc workload topo prec suite sweep scalesim software errbars published multi trace serving onnx measured
 #            quality power (default: all sixteen)
 # Needs clang with libFuzzer (Debian/Ubuntu: apt-get install clang libclang-rt-14-dev), libcjson
 # and a configured tree (config.h at the repository root: ./configure). Binaries go to fuzz/build/,
@@ -19,7 +19,7 @@ case ${1:-} in
 '' | *[!0-9]*) ;;
 *) secs=$1; shift ;;
 esac
-targets=${*:-hwdesc workload topo prec suite sweep scalesim software errbars published multi trace serving onnx quality power}
+targets=${*:-hwdesc workload topo prec suite sweep scalesim software errbars published multi trace serving onnx quality power measured}
 # FUZZ_RUNS=N: run each target for N executions instead of a time (the 10 M campaigns of fuzz/README.md).
 limit="-max_total_time=$secs"
 [ -n "${FUZZ_RUNS:-}" ] && limit="-runs=$FUZZ_RUNS"
@@ -50,7 +50,7 @@ sweep_srcs="src/err.c src/jsonu.c src/csvu.c src/quality.c src/sbuf.c src/prec.c
       src/wl_load.c src/wl_onnx.c src/wl_onnx_ops.c src/onnx.pb-c.c src/wl_build.c src/wl_transformer.c src/wl_cnn.c src/model.c src/model_roofline.c
       src/model_systolic.c src/model_gpu.c src/model_cpu.c src/model_npu.c src/eval.c src/metric.c
       src/pass.c src/pass_load.c src/errbar.c src/sweep.c src/sweep_spec.c src/kern_prec.c src/par_coll.c src/par_layout.c
-      src/eval_par.c src/eval_train.c src/serve_trace.c src/serve_cost.c src/serve_sim.c"
+      src/eval_par.c src/eval_train.c src/serve_trace.c src/serve_cost.c src/serve_sim.c src/cost.c src/thermal.c"
 # The published corpus's loader links the prediction code beside it (and GSL's fit).
 published_srcs="$sweep_srcs src/validate_published.c src/validate_suite.c src/validate.c src/kern_gemm.c src/kern_nn.c"
 # The multi-device corpus's loader and predictions (validate_multi.c) sit beside the published one.
@@ -59,6 +59,8 @@ multi_srcs="$published_srcs src/validate_multi.c"
 serving_srcs="$multi_srcs src/validate_serving.c"
 # The power corpus's loader and its predictions (validate_power.c) sit beside the published one.
 power_srcs="$published_srcs src/validate_power.c"
+# The measured-kernel corpus's loader (validate_measured.c) reads kernel shapes through the published one's.
+measured_srcs="$published_srcs src/validate_measured.c"
 cflags="-g -O1 -std=c11 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
         -fno-omit-frame-pointer -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -I src -I ."
 
@@ -76,9 +78,9 @@ seed() { # seed CORPUS_DIR FILE... : copies the files that exist
 
 for t in $targets; do
     case $t in
-    hwdesc | workload | topo | prec | suite | sweep | scalesim | software | errbars | published | multi | trace | serving | onnx | quality | power) ;;
+    hwdesc | workload | topo | prec | suite | sweep | scalesim | software | errbars | published | multi | trace | serving | onnx | quality | power | measured) ;;
     *)
-        echo "run.sh: unknown target '$t' (hwdesc workload topo prec suite sweep scalesim software errbars published multi trace serving onnx quality power)" >&2
+        echo "run.sh: unknown target '$t' (hwdesc workload topo prec suite sweep scalesim software errbars published multi trace serving onnx quality power measured)" >&2
         exit 2
         ;;
     esac
@@ -95,6 +97,7 @@ for t in $targets; do
     [ "$t" = errbars ] && t_srcs="$srcs src/errbar.c"
     [ "$t" = published ] && t_srcs="$published_srcs $(pkg-config --cflags --libs gsl 2>/dev/null || echo -lgsl -lgslcblas)"
     [ "$t" = multi ] && t_srcs="$multi_srcs $(pkg-config --cflags --libs gsl 2>/dev/null || echo -lgsl -lgslcblas)"
+    [ "$t" = measured ] && t_srcs="$measured_srcs $(pkg-config --cflags --libs gsl 2>/dev/null || echo -lgsl -lgslcblas)"
     [ "$t" = power ] && t_srcs="$power_srcs $(pkg-config --cflags --libs gsl 2>/dev/null || echo -lgsl -lgslcblas)"
     [ "$t" = serving ] && t_srcs="$serving_srcs $(pkg-config --cflags --libs gsl 2>/dev/null || echo -lgsl -lgslcblas)"
     [ "$t" = quality ] && t_srcs="src/err.c src/jsonu.c src/sbuf.c src/csvu.c src/prec.c src/quality.c"
@@ -124,6 +127,7 @@ $t: BUILD FAILED"
     multi) seed "$corpus" validate/published/multi-device/*.csv tests/data/*multi-device*.csv ;;
     serving) seed "$corpus" validate/published/serving/*.csv ;;
     power) seed "$corpus" validate/published/power/*.csv tests/data/power-*.csv ;;
+    measured) seed "$corpus" validate/measured/xla-collective/kernels.csv ;;
     trace) seed "$corpus" tests/data/*serve-trace*.csv ;;
     quality) seed "$corpus" validate/quality/*.csv tests/data/quality-*.csv ;;
     onnx) # the test models (python3-onnx writes them); the big ones are beyond -max_len

@@ -193,5 +193,8 @@ int cmd_calibrate(int argc, char **argv);
 /* dse validate --published, dse calibrate --published (cli_published.c), with the parsed options. */
 int cli_validate_published(const struct cli_opt *opts);
 int cli_calibrate_published(const struct cli_opt *opts);
+/* dse validate --measured SOURCE (cli_measured.c). */
+int cli_validate_measured(const struct cli_opt *opts);
+int cli_calibrate_measured(const struct cli_opt *opts);
 
 #endif

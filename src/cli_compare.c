@@ -194,7 +194,7 @@ int cmd_compare(int argc, char **argv)
         dse_strlcpy(devname[row], sys[i].dev[r.dev].name, sizeof devname[row]);
         dse_strlcpy(sysname[row], sys[i].name, sizeof sysname[row]);
         dse_strlcpy(swname[row], r.sw->name, sizeof swname[row]);
-        calibrated[row] = sys[i].dev[r.dev].calib_mape_pct >= 0;
+        calibrated[row] = hw_calibrated(&sys[i].dev[r.dev]);
         if ((rc = eval_run(&r, &res[row], &e)))
             goto out;
         }

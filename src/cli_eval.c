@@ -95,7 +95,13 @@ int cli_ops_by_time(const struct eval_result *res, const struct eval_op **v)
 /* What is known of this device's error: a calibration's held-out error, else nothing yet. */
 static const char *validation_note(const struct hw_device *d, char *buf, size_t n)
 {
-    if (d->calib_mape_pct >= 0)
+    if (d->calib_mape_pct >= 0 && d->arch[0])
+        snprintf(buf, n, "calibrated (kernel terms of architecture %s, fitted on measured kernels; held-out MAPE "
+                         "%.1f%% on its published cases)", d->arch, d->calib_mape_pct);
+    else if (d->arch[0])
+        snprintf(buf, n, "calibrated (kernel terms of architecture %s, fitted on measured kernels: dse validate "
+                         "--measured)", d->arch);
+    else if (d->calib_mape_pct >= 0)
         snprintf(buf, n, "calibrated (held-out MAPE %.1f%%)", d->calib_mape_pct);
     else
         snprintf(buf, n, "uncalibrated: no fit of this device's own (dse calibrate)");
@@ -145,7 +151,7 @@ static const char *errbar_note(const struct eval_req *r, const struct eval_resul
                  "of validate/published): latency_ms likely %.4g to %.4g%s",
                  t->err_low_pct, t->err_high_pct, t->err_n, cls, t->err_fallback ? "(all kinds)" : kind,
                  ms(t->latency_s) / (1 + t->err_high_pct / 100), ms(t->latency_s) / (1 + t->err_low_pct / 100),
-                 d->calib_mape_pct >= 0 ? "" : "; this device is uncalibrated: the interval is its class's, from "
+                 hw_calibrated(d) ? "" : "; this device is uncalibrated: the interval is its class's, from "
                                                "calibrated devices, and its own error may be larger");
     int inference = ph == PH_PREFILL || ph == PH_DECODE || ph == PH_GENERATE;
     if (inference && d->infer_mape_pct >= 0) { /* this system's own multi-device cases */
@@ -280,7 +286,7 @@ static void print_human(const struct eval_req *r, const struct eval_result *res,
             printf("; batch %lld per replica, metrics for the whole system (latency: one replica's)\n",
                    (long long)r->batch);
     }
-    char vn[160], eb[900];
+    char vn[320], eb[900];
     printf("model: %s; software: %s; %s\n", r->x.fidelity == FID_CYCLE ? "cycle-approximate tier" : "analytical roofline",
            r->sw ? r->sw->name : "none", validation_note(d, vn, sizeof vn));
     if (r->model->kind == WLM_ONNX && wl_onnx_quantized(r->model->onnx) && r->x.prec.w != P_INT8)
@@ -589,8 +595,8 @@ static int print_json(const struct eval_req *r, const struct eval_result *res, c
     val = cJSON_AddObjectToObject(o, "validation");
     if (val) {
         const struct hw_device *d = &r->sys->dev[r->dev];
-        char vn[160], eb[900];
-        cJSON_AddBoolToObject(val, "calibrated", d->calib_mape_pct >= 0);
+        char vn[320], eb[900];
+        cJSON_AddBoolToObject(val, "calibrated", hw_calibrated(d));
         cJSON_AddBoolToObject(val, "layout_validated", res->t.devices <= 1); /* the multi-device corpus: below */
         if (ph == PH_TRAIN && d->train_mape_pct >= 0)
             cJSON_AddNumberToObject(val, "training_heldout_mape_pct", d->train_mape_pct);

@@ -1481,6 +1481,14 @@ int cli_calibrate_published(const struct cli_opt *opts)
         rc = dse_err_set(&e, DSE_EINPUT, NULL, "--hw", "'%s' has %d predicted fit cases: too few to fit", name, n_fit);
         goto done;
     }
+    const char *arch = x->sys[s]->dev[eval_default_device(x->sys[s])].arch;
+    if (arch[0]) { /* its kernel terms are the die's, fitted on kernels: an end-to-end fit would put a stack's
+                    * effects into them */
+        rc = dse_err_set(&e, DSE_EINPUT, NULL, "--hw", "'%s' takes its kernel terms from its architecture, "
+                         "hwdesc/arch/%s.json, shared by every board of the die: fit them to measured kernels "
+                         "(dse calibrate --measured ... --arch %s), not to end-to-end cases", name, arch, arch);
+        goto done;
+    }
     double factor[PP_COUNT];
     int free_param[PP_COUNT];
     if ((rc = pcalib_fit(pc.c, idx, n_fit, x->sys[s], models, stacks, f, factor, free_param, &e)))

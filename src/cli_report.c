@@ -171,7 +171,7 @@ static int break_down(const struct cli_rerun *rr, const struct gather *g, const 
     free(v);
     k->t = res->t;
     k->feasible = res->feasible;
-    k->calibrated = det->sys->dev[det->dev].calib_mape_pct >= 0;
+    k->calibrated = hw_calibrated(&det->sys->dev[det->dev]);
     k->i = i;
     cli_compare_errbar(res, k->calibrated, k->eb, sizeof k->eb);
     if (det->serving)

@@ -293,7 +293,7 @@ static void print_human(const struct eval_req *r, const struct serve_cfg *cfg, c
     printf("model: iterations costed by dse's analytical model (docs/serving.md)%s; the simulation's held-out MAPE "
            "against published serving runs is 16 %% on throughput, 23 %% on TTFT/TPOT (dse validate --published "
            "--serving)\n",
-           d->calib_mape_pct >= 0 ? ", its device calibrated" : ", its device uncalibrated");
+           hw_calibrated(d) ? ", its device calibrated" : ", its device uncalibrated");
     if (r->cost) {
         char cd[200];
         cost_describe(r->cost, 0, cd, sizeof cd); /* without utilisation: the run's is simulated */

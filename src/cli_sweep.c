@@ -360,6 +360,8 @@ static void print_accuracy(const struct sweep_prep *prep)
         const struct hw_device *d = &sys->dev[eval_default_device(sys)];
         if (d->calib_mape_pct >= 0)
             printf("%s %s calibrated (held-out MAPE %.1f%%)", i ? ";" : "", sys->name, d->calib_mape_pct);
+        else if (d->arch[0])
+            printf("%s %s calibrated (architecture %s)", i ? ";" : "", sys->name, d->arch);
         else
             printf("%s %s uncalibrated", i ? ";" : "", sys->name);
         /* its layouts' own calibration on the multi-device corpus, for each kind of phase the sweep runs */

@@ -34,13 +34,18 @@ static struct cli_opt validate_opts_proto[] = {
     {"published", 0, "predict the published measurements of validate/published (each case's device, stack and "
                      "workload) and report their errors", NULL},
     {"corpus", 1, "with --published: a folder of corpus CSV files, or one file (default validate/published)", NULL},
+    {"measured", 1, "predict a measured-kernel corpus: a source under validate/measured (vidur-mlp, xla-matmul, ...), "
+                    "'all', or a kernels.csv; MAPE, within +-10 %/+-15 % and worst shapes per device, kernel class and "
+                    "half (with --hw NAME: one device; --half; --plot FILE; --json)", NULL},
+    {"cases-csv", 1, "with --measured: write every predicted row (case, hw, class, half, precision, shape, measured_ms, "
+                     "predicted_ms, error_pct) to this CSV", NULL},
     {"serving", 0, "with --published: the serving corpus (CORPUS/serving/cases.csv: runs under load, each "
                    "simulated by dse serve)", NULL},
     {"multi-device", 0, "with --published: the multi-device corpus (CORPUS/multi-device/cases.csv: training steps and "
                         "multi-device inference, each case's layout)", NULL},
     {"power", 0, "with --published: the power corpus (CORPUS/power/*.csv: average power and energy per inference "
                  "or token measured on a device or system), predicted by the power model; MAPE per device and half", NULL},
-    {"half", 1, "with --published: show the fit half only ('fit', for choosing model terms without seeing the "
+    {"half", 1, "with --published or --measured: show the fit half only ('fit', for choosing model terms without seeing the "
                 "held-out cases), the held-out half, or all (default)", NULL},
     {"software", 1, "with --published: one stack for every case, or 'default' for each device's own", NULL},
     {"write-error-bars", 1, "with --published: write the held-out error bars per device class and workload kind "
@@ -74,6 +79,10 @@ static struct cli_opt calibrate_opts_proto[] = {
     {"power", 0, "with --published: fit the device's idle, active and engine power (power.idle_W, active_W, "
                  "matrix_W, vector_W) to its fit-half power_W cases of the power corpus, report the held-out error", NULL},
     {"software", 1, "with --published: one stack for every case, or 'default' for each device's own", NULL},
+    {"measured", 1, "fit an architecture's kernel terms (hwdesc/arch/NAME.json, shared by every board of the die) to "
+                    "the fit half of measured-kernel sources (validate/measured: vidur-mlp,xla-matmul,...) run on --hw; "
+                    "with --arch NAME; --out defaults to hwdesc/arch/NAME.json", NULL},
+    {"arch", 1, "with --measured: the architecture the terms are of (nvidia-gh100, nvidia-ga100, ...)", NULL},
     {"out", 1, "calibrated hwdesc to write (required)", NULL},
     {"suite", 1, "kernel suite (default validate/full.json, or validate/quick.json with --quick)", NULL},
     {"import", 1, "fit to external measurements instead of measuring", NULL},
@@ -635,6 +644,10 @@ int cmd_validate(int argc, char **argv)
         free(sys);
         return cli_validate_published(opts);
     }
+    if (cli_get(opts, "measured")) {
+        free(sys);
+        return cli_validate_measured(opts);
+    }
     if (cli_get(opts, "corpus") || cli_get(opts, "software") || cli_get(opts, "write-error-bars") || cli_get(opts, "half")) {
         rc = dse_err_set(&e, DSE_EINPUT, NULL, NULL, "validate: --corpus, --software and --write-error-bars go with --published");
         goto out;
@@ -900,6 +913,11 @@ int cmd_calibrate(int argc, char **argv)
         free(sys);
         free(cal);
         return cli_calibrate_published(opts);
+    }
+    if (cli_get(opts, "measured")) {
+        free(sys);
+        free(cal);
+        return cli_calibrate_measured(opts);
     }
     if (!cli_get(opts, "out")) {
         rc = dse_err_set(&e, DSE_EINPUT, NULL, NULL, "calibrate: --out CAL.json is required (see dse help calibrate)");

@@ -217,3 +217,5 @@ int hw_link_between(const struct hw_system *sys, int a, int b)
 int hw_topo_devices(const struct hw_system *sys) { return sys->topo.n_level > 0 ? sys->topo.devices : 1; }
 
 int hw_first_shared_level(const struct hw_device *d) { return d->n_mem >= 3 ? 1 : 0; }
+
+int hw_calibrated(const struct hw_device *d) { return d->calib_mape_pct >= 0 || d->arch[0]; }

@@ -104,6 +104,9 @@ struct hw_device {
     char software[64];              /* its default software stack (software/NAME.json); "" for none */
     double per_op_s;                /* fixed cost per kernel launch (a stream launch on a GPU) */
     double graph_node_s;            /* GPU: the same for a kernel replayed from a captured graph */
+    double kernel_s;                /* a kernel's fixed duration on the device, as a profiler's trace times it
+                                       (launch excluded): the measured-kernel corpora's (hwdesc/arch kernel_us) */
+    char arch[HW_NAME_LEN];         /* the architecture file its kernel terms come from ("": its own) */
     double per_step_s;              /* runtime work per forward pass on this system beyond the stack's (its
                                        host, driver and runtime: overhead.per_step_us) */
     double per_request_s;           /* the same per request (overhead.per_request_us) */
@@ -127,6 +130,8 @@ struct hw_device {
     double eff_prec[P_COUNT];       /* GEMM engines' efficiency per arithmetic precision (per_precision; 1) */
     double eff_mclass[EC_COUNT];    /* main-memory bandwidth efficiency per operator class, on top of the
                                        level's (memory_per_class; 1) */
+    double eff_fn[FN_COUNT];        /* an element-wise kernel's bandwidth factor by its function, on top of
+                                       eff_mclass (a library's rotary or gated kernels reach less than its add) */
     double gemm_k_half;             /* K at which a GEMM's K loop reaches half its rate (gemm_k_half; 0: none) */
     double bw_half_bytes;           /* bytes a kernel moves at main memory to reach half its bandwidth
                                        (efficiency.bw_half_MB; 0: none) */
@@ -230,6 +235,9 @@ int hw_load_buf(const char *buf, unsigned long len, const char *fname, struct hw
  * (level 0 is its engines' own: accumulators, a register file, an L1), else 0. The cost models' default
  * homes and the stacks' memory planner both start there. */
 int hw_first_shared_level(const struct hw_device *d);
+/* Whether the device's time terms were fitted to measurements: its own held-out error
+ * (efficiency.heldout_mape_pct) or kernel terms from an architecture file (fitted on measured kernels). */
+int hw_calibrated(const struct hw_device *d);
 int hw_find_device(const struct hw_system *sys, const char *name); /* index or -1 */
 /* Reads a SCALE-Sim configuration (.cfg) as a one-device systolic system (hw_scalesim.c). */
 int hw_load_scalesim_cfg(const char *path, struct hw_system *sys, struct dse_err *e);

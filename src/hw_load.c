@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "hw_memtech.h"
 #include "jsonu.h"
@@ -614,16 +615,20 @@ static int load_level_effs(struct ju *j, const cJSON *pl, struct hw_device *d)
     return rc;
 }
 
-/* efficiency (optional, default: the ideal roofline) */
-static int load_efficiency(struct ju *j, const cJSON *o, struct hw_system *sys, struct hw_device *d, int *bad)
+/* efficiency (optional, default: the ideal roofline). Its kernel terms (achieved compute, bandwidth,
+ * GEMM depth and size terms, the overlap, a kernel's fixed duration) come from the device's own section,
+ * or, for a device naming an "arch", from that architecture's file (hwdesc/arch/NAME.json), shared by
+ * every board of the die and kernel library; the board keeps the terms of whole runs (training, prefill,
+ * decode: fitted on end-to-end cases) and the held-out errors. */
+static const char *const eff_kernel_keys[] = {"compute",         "vector",          "memory",     "per_class",
+                                              "per_level",       "per_precision",   "gemm_k_half", "bw_half_MB",
+                                              "memory_per_class", "memory_per_function", "serial_fraction", NULL};
+static const char *const eff_board_keys[] = {"heldout_mape_pct",          "training",   "training_heldout_mape_pct",
+                                             "prefill",                   "decode",     "inference_heldout_mape_pct",
+                                             "training_software",         "inference_software", NULL};
+
+static void eff_defaults(struct hw_device *d)
 {
-    (void)sys;
-    static const char *const keys[] = {"compute",         "vector",           "memory",      "per_class",
-                                       "per_level",       "per_precision",    "gemm_k_half", "bw_half_MB",
-                                       "memory_per_class", "serial_fraction", "heldout_mape_pct", "training",
-                                       "training_heldout_mape_pct", "prefill",         "decode",
-                                       "inference_heldout_mape_pct", "training_software", "inference_software",
-                                       "source",          "note",             NULL};
     d->eff_compute = d->eff_vector = d->eff_memory = 1.0;
     d->calib_mape_pct = -1;
     d->eff_train = 1;
@@ -632,41 +637,43 @@ static int load_efficiency(struct ju *j, const cJSON *o, struct hw_system *sys, 
     d->infer_mape_pct = -1;
     d->train_sw[0] = d->infer_sw[0] = 0;
     d->serial_fraction = 0;
+    d->kernel_s = 0;
+    d->arch[0] = 0;
     for (int c = 0; c < EC_COUNT; c++)
-        d->eff_class[c] = 1;
+        d->eff_class[c] = d->eff_mclass[c] = 1;
+    for (int f = 0; f < FN_COUNT; f++)
+        d->eff_fn[f] = 1;
     for (int m = 0; m < HW_MAX_MEM; m++)
         d->eff_level[m] = 1;
     for (int p = 0; p < P_COUNT; p++)
         d->eff_prec[p] = 1;
-    for (int c = 0; c < EC_COUNT; c++)
-        d->eff_mclass[c] = 1;
     d->gemm_k_half = d->bw_half_bytes = 0;
+}
+
+/* The kernel terms of ef; arch: an architecture file's section, whose memory level is main_memory (the
+ * device's outermost, whatever its technology) rather than per_level's names. */
+static int eff_kernel_terms(struct ju *j, const cJSON *ef, struct hw_device *d, int arch)
+{
+    double bw_half_MB = 0, main = -1, kernel_us = 0;
     int rc;
-    size_t old;
-    double bw_half_MB = 0;
-    const cJSON *ef = section(j, o, "efficiency", &old);
-    if (!ef)
-        return DSE_OK;
-    if (!(rc = ju_object(j, ef, keys)) && !(rc = ju_num(j, ef, "compute", JU_OPT | JU_POS, 4, &d->eff_compute)) &&
+    if (!(rc = ju_num(j, ef, "compute", JU_OPT | JU_POS, 4, &d->eff_compute)) &&
         !(rc = ju_num(j, ef, "vector", JU_OPT | JU_POS, 4, &d->eff_vector)) &&
         !(rc = ju_num(j, ef, "memory", JU_OPT | JU_POS, 4, &d->eff_memory)) &&
         !(rc = ju_num(j, ef, "serial_fraction", JU_OPT | JU_NONNEG, 1, &d->serial_fraction)) &&
         !(rc = ju_num(j, ef, "gemm_k_half", JU_OPT | JU_NONNEG, 1e6, &d->gemm_k_half)) &&
-        !(rc = ju_num(j, ef, "bw_half_MB", JU_OPT | JU_NONNEG, 1e6, &bw_half_MB)) &&
-        !(rc = ju_num(j, ef, "heldout_mape_pct", JU_OPT | JU_NONNEG, 1e6, &d->calib_mape_pct)) &&
-        !(rc = ju_num(j, ef, "training", JU_OPT | JU_POS, 1, &d->eff_train)) &&
-        !(rc = ju_num(j, ef, "training_heldout_mape_pct", JU_OPT | JU_NONNEG, 1e6, &d->train_mape_pct)) &&
-        !(rc = ju_num(j, ef, "prefill", JU_OPT | JU_POS, 1, &d->eff_prefill)) &&
-        !(rc = ju_num(j, ef, "decode", JU_OPT | JU_POS, 1, &d->eff_decode)) &&
-        !(rc = ju_num(j, ef, "inference_heldout_mape_pct", JU_OPT | JU_NONNEG, 1e6, &d->infer_mape_pct)) &&
-        !(rc = ju_str(j, ef, "training_software", JU_OPT, d->train_sw, sizeof d->train_sw)) &&
-        !(rc = ju_str(j, ef, "inference_software", JU_OPT, d->infer_sw, sizeof d->infer_sw)))
-        rc = need_source(j, ef);
+        !(rc = ju_num(j, ef, "bw_half_MB", JU_OPT | JU_NONNEG, 1e6, &bw_half_MB)) && arch &&
+        !(rc = ju_num(j, ef, "main_memory", JU_OPT | JU_POS, 4, &main)))
+        rc = ju_num(j, ef, "kernel_us", JU_OPT | JU_NONNEG, 1e4, &kernel_us);
+    if (rc)
+        return rc;
+    d->kernel_s = kernel_us * 1e-6;
     for (int c = 0; c < EC_COUNT; c++)
         d->eff_class[c] = c <= EC_ATTENTION_DECODE ? d->eff_compute : d->eff_vector;
     for (int m = 0; m < HW_MAX_MEM; m++)
         d->eff_level[m] = d->eff_memory;
-    const cJSON *pc = rc ? NULL : cJSON_GetObjectItemCaseSensitive(ef, "per_class");
+    if (main > 0 && d->n_mem > 0)
+        d->eff_level[d->n_mem - 1] = main;
+    const cJSON *pc = cJSON_GetObjectItemCaseSensitive(ef, "per_class");
     if (pc && !(rc = ju_object(j, pc, hw_eff_class_names))) {
         size_t o2 = ju_key(j, "per_class");
         for (int c = 0; c < EC_COUNT && !rc; c++)
@@ -692,9 +699,127 @@ static int load_efficiency(struct ju *j, const cJSON *o, struct hw_system *sys, 
             rc = ju_num(j, mc, hw_eff_class_names[c], JU_OPT | JU_POS, 4, &d->eff_mclass[c]);
         ju_pop(j, o2);
     }
-    const cJSON *pl = rc ? NULL : cJSON_GetObjectItemCaseSensitive(ef, "per_level");
+    const cJSON *mf = rc ? NULL : cJSON_GetObjectItemCaseSensitive(ef, "memory_per_function");
+    if (mf && !(rc = ju_object(j, mf, wl_fn_names))) {
+        size_t o2 = ju_key(j, "memory_per_function");
+        for (int f = FN_NONE + 1; f < FN_COUNT && !rc; f++)
+            rc = ju_num(j, mf, wl_fn_names[f], JU_OPT | JU_POS, 4, &d->eff_fn[f]);
+        ju_pop(j, o2);
+    }
+    const cJSON *pl = rc || arch ? NULL : cJSON_GetObjectItemCaseSensitive(ef, "per_level");
     if (pl)
         rc = load_level_effs(j, pl, d);
+    return rc;
+}
+
+/* The architecture file a device names: DIR/arch/NAME.json beside the hwdesc, else hwdesc/arch/NAME.json
+ * under the working folder or DSE_PATH's folders (a hwdesc written elsewhere, as calibrate --out does). */
+static int load_arch(struct ju *j, const cJSON *o, struct hw_device *d)
+{
+    static const char *const keys[] = {"schema", "name", "description", "boards", "efficiency", "fit", "source",
+                                       "note", NULL};
+    int rc = ju_str(j, o, "arch", 0, d->arch, sizeof d->arch);
+    if (rc)
+        return rc;
+    for (const char *c = d->arch; *c; c++)
+        if (!((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') || *c == '-' || *c == '_' || *c == '.') ||
+            (c == d->arch && *c == '.')) {
+            ju_key(j, "arch");
+            return ju_fail(j, "expected an architecture name ([a-z0-9._-], the file hwdesc/arch/NAME.json), got '%s'",
+                           d->arch);
+        }
+    char path[DSE_PATH_LEN], dirs[JU_DATA_DIRS_BYTES];
+    const char *bases[1 + JU_MAX_DATA_DIRS] = {"."};
+    const char *slash = j->file ? strrchr(j->file, '/') : NULL;
+    int found = 0;
+    if (snprintf(path, sizeof path, "%.*s/arch/%s.json", slash ? (int)(slash - j->file) : 1, slash ? j->file : ".",
+                 d->arch) < (int)sizeof path &&
+        !access(path, R_OK))
+        found = 1;
+    int nb = found ? 0 : 1 + ju_data_dirs(bases + 1, JU_MAX_DATA_DIRS, dirs, sizeof dirs);
+    for (int b = 0; b < nb && !found; b++)
+        found = snprintf(path, sizeof path, "%s/hwdesc/arch/%s.json", bases[b], d->arch) < (int)sizeof path &&
+                !access(path, R_OK);
+    if (!found) {
+        ju_key(j, "arch");
+        return ju_fail(j, "no architecture file hwdesc/arch/%s.json beside the hwdesc or under the working folder",
+                       d->arch);
+    }
+    char *text = NULL, schema[32];
+    size_t len = 0;
+    cJSON *root = NULL;
+    struct dse_err *e = j->e;
+    if ((rc = ju_read_file(path, JU_MAX_FILE_BYTES, &text, &len, e)) || (rc = ju_parse(text, len, path, &root, e))) {
+        free(text);
+        return rc;
+    }
+    free(text);
+    struct ju aj;
+    ju_init(&aj, path, e);
+    const cJSON *ef = cJSON_GetObjectItemCaseSensitive(root, "efficiency");
+    size_t old;
+    if (!(rc = ju_object(&aj, root, keys)) && !(rc = ju_str(&aj, root, "schema", 0, schema, sizeof schema))) {
+        if (strcmp(schema, "dse-arch-1")) {
+            ju_key(&aj, "schema");
+            rc = ju_fail(&aj, "expected \"dse-arch-1\", got \"%s\"", schema);
+        } else if (!(rc = need_source(&aj, root)) && !ef) {
+            rc = ju_fail(&aj, "efficiency: missing (the architecture's kernel terms)");
+        }
+    }
+    if (!rc) {
+        static const char *const akeys[] = {"compute",       "vector",          "memory",      "main_memory",
+                                            "per_class",     "per_precision",   "gemm_k_half", "bw_half_MB",
+                                            "memory_per_class", "memory_per_function", "serial_fraction",
+                                            "kernel_us", "source",
+                                            "note",          NULL};
+        old = ju_key(&aj, "efficiency");
+        if (!(rc = ju_object(&aj, ef, akeys)) && !(rc = need_source(&aj, ef)))
+            rc = eff_kernel_terms(&aj, ef, d, 1);
+        ju_pop(&aj, old);
+    }
+    cJSON_Delete(root);
+    return rc;
+}
+
+static int load_efficiency(struct ju *j, const cJSON *o, struct hw_system *sys, struct hw_device *d, int *bad)
+{
+    (void)sys;
+    static const char *keys[sizeof eff_kernel_keys / sizeof *eff_kernel_keys + sizeof eff_board_keys /
+                             sizeof *eff_board_keys + 2];
+    int nk = 0, rc = DSE_OK;
+    for (int i = 0; eff_kernel_keys[i]; i++)
+        keys[nk++] = eff_kernel_keys[i];
+    for (int i = 0; eff_board_keys[i]; i++)
+        keys[nk++] = eff_board_keys[i];
+    keys[nk++] = "source";
+    keys[nk++] = "note";
+    keys[nk] = NULL;
+    eff_defaults(d);
+    int arch = cJSON_GetObjectItemCaseSensitive(o, "arch") != NULL;
+    if (arch && (rc = load_arch(j, o, d)))
+        return rc; /* its terms are every kernel's: nothing of the device is right without them */
+    size_t old;
+    const cJSON *ef = section(j, o, "efficiency", &old);
+    if (!ef)
+        return DSE_OK;
+    if (!(rc = ju_object(j, ef, keys)) && arch)
+        for (int i = 0; eff_kernel_keys[i] && !rc; i++)
+            if (cJSON_GetObjectItemCaseSensitive(ef, eff_kernel_keys[i])) {
+                ju_key(j, eff_kernel_keys[i]);
+                rc = ju_fail(j, "a kernel term of architecture '%s': set in hwdesc/arch/%s.json, which every board of "
+                                "the die shares (dse calibrate --measured fits it)", d->arch, d->arch);
+            }
+    if (!rc && !arch)
+        rc = eff_kernel_terms(j, ef, d, 0);
+    if (!rc && !(rc = ju_num(j, ef, "heldout_mape_pct", JU_OPT | JU_NONNEG, 1e6, &d->calib_mape_pct)) &&
+        !(rc = ju_num(j, ef, "training", JU_OPT | JU_POS, 1, &d->eff_train)) &&
+        !(rc = ju_num(j, ef, "training_heldout_mape_pct", JU_OPT | JU_NONNEG, 1e6, &d->train_mape_pct)) &&
+        !(rc = ju_num(j, ef, "prefill", JU_OPT | JU_POS, 1, &d->eff_prefill)) &&
+        !(rc = ju_num(j, ef, "decode", JU_OPT | JU_POS, 1, &d->eff_decode)) &&
+        !(rc = ju_num(j, ef, "inference_heldout_mape_pct", JU_OPT | JU_NONNEG, 1e6, &d->infer_mape_pct)) &&
+        !(rc = ju_str(j, ef, "training_software", JU_OPT, d->train_sw, sizeof d->train_sw)) &&
+        !(rc = ju_str(j, ef, "inference_software", JU_OPT, d->infer_sw, sizeof d->infer_sw)))
+        rc = need_source(j, ef);
     ju_pop(j, old);
     KEEP(rc);
     return DSE_OK;
@@ -743,7 +868,8 @@ static int load_device(struct ju *j, const cJSON *o, struct hw_system *sys, stru
 {
     static const char *const keys[] = {"name", "class", "model", "process_nm", "clock", "compute", "memory",
                                        "dvfs", "power", "cost", "area", "array", "gpu", "cpu", "overhead",
-                                       "efficiency", "ops", "software", "note", "description", "source", NULL};
+                                       "arch", "efficiency", "ops", "software", "note", "description", "source",
+                                       NULL};
     int rc, cls = 0, bad = 0;
     if (!cJSON_IsObject(o))
         return ju_object(j, o, keys);

@@ -162,6 +162,11 @@ void model_gpu_tiling(const struct hw_device *d, const struct wl_op *op, struct 
     }
     t->tiles *= t->split;
     t->waves = ceil(t->tiles / t->conc);
+    /* a CTA steps through K tile_k at a time: a chunk shorter than a step costs a whole one (so a deeper
+     * K split further is never cheaper than a shallower one) */
+    t->kc = ceil(K / t->split);
+    if (gp->tile_k > 0)
+        t->kc = ceil(t->kc / gp->tile_k) * gp->tile_k;
 }
 
 double model_gemm_eff(const struct hw_device *d, const struct wl_op *op, enum prec p, int quantize)
@@ -169,14 +174,21 @@ double model_gemm_eff(const struct hw_device *d, const struct wl_op *op, enum pr
     if (!op_type_is_gemm(op->type))
         return 1;
     double f = d->eff_prec[p];
-    if (d->gemm_k_half > 0 && op->gk > 0)
-        f *= op->gk / (op->gk + d->gemm_k_half);
+    enum hw_eff_class ec = model_eff_class(op);
+    /* the depth term of a GEMM library's matmul kernels (fitted on them: hwdesc/arch); attention's K is a
+     * head dimension and convolutions run other kernels, neither fitted: not applied */
+    int gpu = d->cls == HW_GPU && d->gpu.present && op->type != OP_ATTENTION && op->macs > 0;
+    struct gpu_tiling t;
+    if (gpu)
+        model_gpu_tiling(d, op, &t);
+    if (d->gemm_k_half > 0 && op->gk > 0 && (ec == EC_MATMUL || ec == EC_MATMUL_SKINNY)) {
+        double k = gpu ? t.kc : op->gk;
+        f *= k / (k + d->gemm_k_half);
+    }
     if (!quantize || !(op->macs > 0))
         return f;
-    if (d->cls == HW_GPU && d->gpu.present && op->type != OP_ATTENTION) {
-        struct gpu_tiling t;
-        model_gpu_tiling(d, op, &t);
-        f *= op->gbatch * op->gm * op->gn * op->gk / (t.waves * t.conc * t.tm * t.tn * ceil(op->gk / t.split) * t.split);
+    if (gpu) {
+        f *= op->gbatch * op->gm * op->gn * op->gk / (t.waves * t.conc * t.tm * t.tn * t.kc);
     } else if (d->array.present) {
         struct sa_gemm s;
         model_systolic_gemm(d->array.rows, d->array.cols, d->array.dataflow, op->gm, op->gk, op->gn, &s);
@@ -192,9 +204,14 @@ double model_mem_s(const struct hw_device *d, const struct wl_op *op, int l, dou
 {
     if (!(bytes > 0))
         return 0;
+    /* a kernel's achieved share of bandwidth (its class's and, element-wise, its function's factor) at
+     * whichever level bounds it: the library's kernel, not the memory, sets it; the small-transfer term at
+     * main memory */
+    double fn = op->type == OP_ELTWISE && op->fn > FN_NONE && op->fn < FN_COUNT ? d->eff_fn[op->fn] : 1;
+    double k = d->eff_mclass[model_eff_class(op)] * fn;
     if (l != d->n_mem - 1)
-        return bytes / bw;
-    return (bytes + d->bw_half_bytes) / (bw * d->eff_mclass[model_eff_class(op)]);
+        return bytes / (bw * k);
+    return (bytes + d->bw_half_bytes) / (bw * k);
 }
 
 double model_extra_bytes(const struct wl_graph *g, const struct wl_op *op, const struct exec_cfg *x)

@@ -110,10 +110,12 @@ int model_planned_home(const struct exec_cfg *x, int t);
  * split-K across CTAs when the tiles cannot fill the GPU; waves of SMs x ctas_per_sm tiles. */
 struct gpu_tiling {
     double tm, tn, tiles_m, tiles_n, tiles, split, waves, conc;
+    double kc; /* the K loop of one CTA: ceil(K / split) rounded up to whole tile_k steps */
 };
 void model_gpu_tiling(const struct hw_device *d, const struct wl_op *op, struct gpu_tiling *t);
 /* The factor on a GEMM-like op's achieved compute rate: the engine's efficiency at precision p
- * (efficiency.per_precision), the K loop's depth K / (K + gemm_k_half), and, with quantize set (the
+ * (efficiency.per_precision), the K loop's depth K / (K + gemm_k_half) (on a GPU of one CTA's K loop,
+ * kc / (kc + gemm_k_half): split-K shortens it; matmul classes only), and, with quantize set (the
  * analytical tier; the cycle tiers count these themselves), the work padded to whole tiles and waves:
  * a GPU's thread-block tiles (model_gpu_tiling), a systolic array's folds (model_systolic_gemm), a
  * CPU's mr x nr micro-tiles. In (0, 4]; 1 for other ops and for a device that describes none of it. */

@@ -102,7 +102,7 @@ enum op_status model_gpu_cycle(const struct hw_device *d, const struct wl_graph 
         tm = gt.tm;
         tn = gt.tn;
         tiles = gt.tiles;
-        work = 2 * tm * tn * ceil(K / split);
+        work = 2 * tm * tn * gt.kc;
         l2_bytes = tiles * (tm + tn) * ceil(K / split) * e + o_bytes * split;
         if (a_bytes + b_bytes <= d->mem[l2].capacity_bytes / 2 || last == 0) {
             dram = a_bytes + b_bytes + o_bytes;

@@ -30,6 +30,13 @@ enum op_type {
     OP_COUNT
 };
 
+/* The function of an element-wise operator. */
+enum wl_fn {
+    FN_NONE, FN_ADD, FN_SUB, FN_MUL, FN_DIV, FN_RELU, FN_RELU6, FN_GELU, FN_SILU, FN_SIGMOID, FN_TANH,
+    FN_EXP, FN_SCALE, FN_BATCHNORM, FN_ROPE, FN_COUNT
+};
+extern const char *const wl_fn_names[FN_COUNT + 1];
+
 /* Operator classes with their own achieved compute efficiency (calibrated separately). */
 enum hw_eff_class { EC_MATMUL, EC_MATMUL_SKINNY, EC_CONV, EC_CONV_DW, EC_ATTENTION, EC_ATTENTION_DECODE, EC_SOFTMAX,
                     EC_NORM, EC_ELTWISE, EC_COUNT };

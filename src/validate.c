@@ -207,9 +207,15 @@ int vk_graph(const struct vk *k, struct wl_graph *g, struct dse_err *e)
     wl_graph_init(g, vk->name);
     switch (vk->op) {
     case OP_MATMUL:
-        in[0] = tensor(g, "A", WL_INPUT, 2, k->M, k->K, 0, 0, e);
-        in[1] = tensor(g, "B", WL_WEIGHT, 2, k->K, k->N, 0, 0, e);
-        out = tensor(g, "C", WL_ACT, 2, k->M, k->N, 0, 0, e);
+        if (k->b > 1) { /* a batch of independent products: both operands [B, ., .] */
+            in[0] = tensor(g, "A", WL_INPUT, 3, k->b, k->M, k->K, 0, e);
+            in[1] = tensor(g, "B", WL_INPUT, 3, k->b, k->K, k->N, 0, e);
+            out = tensor(g, "C", WL_ACT, 3, k->b, k->M, k->N, 0, e);
+        } else {
+            in[0] = tensor(g, "A", WL_INPUT, 2, k->M, k->K, 0, 0, e);
+            in[1] = tensor(g, "B", WL_WEIGHT, 2, k->K, k->N, 0, 0, e);
+            out = tensor(g, "C", WL_ACT, 2, k->M, k->N, 0, 0, e);
+        }
         n_in = 2;
         op = wl_add_op(g, "gemm", OP_MATMUL, in, n_in, &out, 1, e);
         break;
@@ -334,7 +340,7 @@ int vk_predict(const struct vk *k, const struct wl_graph *g, const struct hw_sys
     r.x.prec = vk_prec(k, &sys->dev[dev]);
     r.x.fidelity = f;
     r.x.threads = threads > 0 ? threads : 0;
-    r.x.warm = 1;
+    r.x.warm = !k->cold;
     r.batch = r.prompt = 1;
     r.skip_capacity = 1;
     int rc = eval_scratch_fit(&s, &eg, e);

@@ -9,7 +9,9 @@
 #include "eval.h"
 
 enum vk_type { VK_GEMM, VK_CONV, VK_ATTENTION, VK_SOFTMAX, VK_LAYERNORM, VK_RMSNORM, VK_GELU, VK_SILU, VK_ADD,
-               VK_COPY, VK_TRIAD, VK_COUNT };
+               VK_COPY, VK_TRIAD, VK_SILU_MUL, VK_ROPE, VK_COUNT };
+/* Kinds from VK_NATIVE_END on have no native kernel here: measured elsewhere only (validate/measured). */
+#define VK_NATIVE_END VK_SILU_MUL
 /* Each kernel kind measures one operator of the operator table (optype.h): the workload graph of a
  * case is that operator at the case's shape (vk_graph). */
 struct vk_kind {
@@ -20,8 +22,8 @@ struct vk_kind {
 extern const struct vk_kind vk_kinds[VK_COUNT];
 int vk_kind_from_name(const char *s); /* -1 when unknown */
 
-/* One kernel case. Shape fields are used per type (gemm M N K; conv n c h w oc kh kw stride pad
- * groups; attention b h hkv s t d causal; row ops rows cols; streams and element-wise n). */
+/* One kernel case. Shape fields are used per type (gemm M N K and a batch b of them; conv n c h w oc kh kw stride pad
+ * groups; attention b h hkv s t d causal; row ops and rope rows cols; streams and element-wise n). */
 struct vk {
     enum vk_type type;
     enum prec prec; /* gemm: fp32, bf16, fp16, int8; others fp32 */
@@ -35,6 +37,8 @@ struct vk {
     char device[HW_NAME_LEN]; /* imported: the hwdesc device it ran on ("": the default device) */
     int dev;                  /* that device's index, resolved before predicting */
     double measured_mJ;       /* imported energy of one run; < 0 when not given */
+    int cold;                 /* its operands start in main memory (a kernel of a model's run, not one
+                                 timed alone over and over: the measured corpora) */
     double predicted_mJ;
 };
 
@@ -138,6 +142,59 @@ int pcorpus_load(const char *const *paths, int n, struct pcorpus *pc, struct dse
 int pcorpus_load_buf(const char *text, size_t len, const char *fname, struct pcorpus *pc, struct dse_err *e);
 void pcorpus_free(struct pcorpus *pc);
 int pcase_is_heldout(const char *id);
+
+/* ---- measured kernels (validate_measured.c; validate/measured/README.md) ---- */
+
+struct kcase {
+    char id[64], hw[HW_NAME_LEN], group[96], note[192], file[DSE_PATH_LEN];
+    int line;
+    int coll;         /* enum coll_kind (par.h) of a collective row, or -1: a kernel (k) */
+    struct vk k;      /* the kernel, its shape and precision (a collective: precision and shape text) */
+    double bytes;     /* a collective's buffer per rank */
+    int ranks, nodes; /* a collective's group: ranks spread evenly over nodes */
+    double measured_ms;
+    int heldout;      /* the row's half, by its folder's split rule */
+    /* set by kcase_predict */
+    int ok;           /* predicted (else reason says why not) */
+    char reason[200];
+    double predicted_ms;
+};
+
+struct kcorpus {
+    struct kcase *c;
+    int n, cap;
+};
+
+/* Appends the rows of a kernels.csv (every field checked; case ids unique within the file). */
+int kcorpus_load(const char *path, struct kcorpus *mc, struct dse_err *e);
+int kcorpus_load_buf(const char *text, size_t len, const char *fname, struct kcorpus *mc, struct dse_err *e);
+void kcorpus_free(struct kcorpus *mc);
+/* The class errors are reported by: the kernel's name, attention split into prefill and decode (S = 1),
+ * a collective's name. */
+const char *kcase_class(const struct kcase *c);
+/* Predicts c on sys (the hwdesc c->hw): a kernel on the system's default device at tier f, a collective
+ * over its topology. A case the model cannot take (a precision without an engine, a group the topology
+ * does not hold) gets ok = 0 and the reason; other errors are returned. */
+int kcase_predict(struct kcase *c, const struct hw_system *sys, enum fidelity f, struct dse_err *e);
+/* sys as the corpora time kernels (a profiler's trace): each kernel costs its device's fixed duration
+ * (kernel_s) in place of the host's launch (per_op_s, graph_node_s). */
+void kc_trace_view(struct hw_system *sys);
+
+/* An architecture's kernel terms fitted to measured kernels (calib_arch.c): which terms are free (kind,
+ * and the class or precision each is of) and their fitted values. */
+enum kc_knob { KN_CLASS, KN_MCLASS, KN_PREC, KN_KHALF, KN_MAIN, KN_KERNEL, KN_FN, KN_COUNT };
+extern const char *const kc_knob_names[KN_COUNT + 1];
+#define KC_MAX_KNOBS 24
+struct kc_fit {
+    int n;
+    int kind[KC_MAX_KNOBS], arg[KC_MAX_KNOBS];
+    double value[KC_MAX_KNOBS];
+};
+/* Fits the terms the kernel rows cs[fit[0..n_fit)] can show to their measurements on sys's default
+ * device at tier f (collective rows are skipped); *n_used: the rows the fit ran on (a stride sample). */
+int kc_fit_arch(const struct hw_system *sys, const struct kcase *cs, const int *fit, int n_fit, enum fidelity f,
+                struct kc_fit *out, int *n_used, struct dse_err *e);
+void kc_fit_apply(struct hw_device *d, const struct kc_fit *k);
 /* Whether the metric grows as the system gets faster (throughput, tokens/s, TFLOPS). */
 int pmetric_is_rate(enum pmetric m);
 /* The error of the predicted time: predicted / measured time - 1 (negative: dse too fast). */

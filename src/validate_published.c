@@ -331,7 +331,7 @@ static double source_flops(const struct vk *k)
 {
     if (k->type == VK_ATTENTION)
         return 4.0 * k->b * k->heads * k->s * k->t * k->d * (k->causal ? 0.5 : 1);
-    return 2.0 * k->M * k->N * k->K;
+    return 2.0 * (k->b > 1 ? (double)k->b : 1) * k->M * k->N * k->K;
 }
 
 static enum pkind kind_of(const struct pcase *c, const struct wl_model *m)

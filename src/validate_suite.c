@@ -22,6 +22,11 @@ const struct vk_kind vk_kinds[VK_COUNT] = {
     [VK_ADD] = {"add", OP_ELTWISE, FN_ADD},
     [VK_COPY] = {"copy", OP_ELTWISE, FN_SCALE}, /* a one-input pass over the data */
     [VK_TRIAD] = {"triad", OP_ELTWISE, FN_ADD}, /* a + s b: two inputs, one output */
+    /* measured elsewhere only: vLLM's silu_and_mul (gate and up in, their product out: the traffic of a
+     * two-input multiply; the SiLU's few FLOPs per element are not counted) and the rotary embedding of
+     * q and k in place */
+    [VK_SILU_MUL] = {"silu_mul", OP_ELTWISE, FN_MUL},
+    [VK_ROPE] = {"rope", OP_ELTWISE, FN_ROPE},
 };
 _Static_assert(sizeof vk_kinds / sizeof vk_kinds[0] == VK_COUNT, "one vk_kinds row per enum vk_type");
 
@@ -48,7 +53,8 @@ struct field {
 #define FLD(n, f, lo, hi, d) {n, offsetof(struct vk, f), lo, hi, d}
 
 static const struct field fields[VK_COUNT][11] = {
-    [VK_GEMM] = {FLD("M", M, 1, 1 << 16, -1), FLD("N", N, 1, 1 << 16, -1), FLD("K", K, 1, 1 << 16, -1)},
+    [VK_GEMM] = {FLD("M", M, 1, 1 << 20, -1), FLD("N", N, 1, 1 << 20, -1), FLD("K", K, 1, 1 << 20, -1),
+                 FLD("B", b, 1, 1 << 16, 1)},
     [VK_CONV] = {FLD("N", n, 1, 4096, 1), FLD("C", c, 1, 1 << 14, -1), FLD("H", h, 1, 4096, -1), FLD("W", w, 1, 4096, -1),
                  FLD("OC", oc, 1, 1 << 14, -1), FLD("KH", kh, 1, 64, -1), FLD("KW", kw, 1, 64, -1),
                  FLD("stride", stride, 1, 64, 1), FLD("pad", pad, 0, 64, 0), FLD("groups", groups, 1, 1 << 14, 1)},
@@ -63,6 +69,8 @@ static const struct field fields[VK_COUNT][11] = {
     [VK_ADD] = {FLD("n", n, 1, 1LL << 32, -1)},
     [VK_COPY] = {FLD("n", n, 1, 1LL << 32, -1)},
     [VK_TRIAD] = {FLD("n", n, 1, 1LL << 32, -1)},
+    [VK_SILU_MUL] = {FLD("n", n, 1, 1LL << 32, -1)},
+    [VK_ROPE] = {FLD("rows", rows, 1, 1 << 24, -1), FLD("cols", cols, 1, 1 << 24, -1)},
 };
 
 static long long *fld(struct vk *k, const struct field *f)
@@ -88,6 +96,8 @@ static int finish_case(struct vk *k, struct ju *j)
         if (k->heads % k->hkv || k->t < k->s)
             return ju_fail(j, "attention needs Hkv dividing H and T >= S");
     }
+    if (k->type == VK_ROPE)
+        k->n = k->rows * k->cols; /* element-wise over the rotated elements */
     if (k->type == VK_CONV && (k->c % k->groups || k->oc % k->groups || k->h + 2 * k->pad < k->kh ||
                                k->w + 2 * k->pad < k->kw))
         return ju_fail(j, "conv2d: groups must divide C and OC, and the kernel fit the padded input");
@@ -96,6 +106,8 @@ static int finish_case(struct vk *k, struct ju *j)
     for (int i = 0; i < 11 && fields[k->type][i].name; i++) {
         const struct field *f = &fields[k->type][i];
         long long v = f->off == offsetof(struct vk, causal) ? k->causal : *fld(k, f);
+        if (k->type == VK_GEMM && f->off == offsetof(struct vk, b) && v == 1)
+            continue; /* one product: the shape as it always read */
         at += (size_t)snprintf(k->shape + at, sizeof k->shape - at, "%s%s=%lld", i ? "," : "", f->name, v);
         if (at >= sizeof k->shape)
             break;
@@ -135,6 +147,9 @@ static int load_case(struct ju *j, const cJSON *o, struct vk *k)
                            p, name, k->type == VK_GEMM ? "fp32, bf16, fp16 or int8" : "fp32");
         k->prec = (enum prec)pi;
     }
+    if (!elsewhere && t >= VK_NATIVE_END)
+        return ju_fail(j, "kernel '%s' has no native kernel here: only a measurement from elsewhere (with measured_ms)",
+                       name);
     const cJSON *sh = cJSON_GetObjectItemCaseSensitive(o, "shape");
     size_t old = ju_key(j, "shape");
     const char *allowed[12];
@@ -164,6 +179,9 @@ static int load_case(struct ju *j, const cJSON *o, struct vk *k)
     ju_pop(j, old);
     if (rc)
         return rc;
+    if (!elsewhere && k->type == VK_GEMM && k->b > 1)
+        return ju_fail(j, "gemm: the native kernel runs one product (B = 1); a batch B > 1 only as a measurement from "
+                          "elsewhere (with measured_ms)");
     if ((rc = ju_num(j, o, "measured_ms", JU_OPT | JU_POS, 1e9, &k->measured_ms)))
         return rc;
     return ju_num(j, o, "measured_mJ", JU_OPT | JU_POS, 1e12, &k->measured_mJ);

@@ -38,11 +38,7 @@ extern const char *const wl_kind_names[WL_KIND_COUNT + 1];
 /* The layout groups a graph's collectives run over (par.h's enum par_dim has the same values). */
 enum wl_group { WG_TP, WG_DP, WG_PP, WG_CP, WG_EP, WG_COUNT };
 
-enum wl_fn {
-    FN_NONE, FN_ADD, FN_SUB, FN_MUL, FN_DIV, FN_RELU, FN_RELU6, FN_GELU, FN_SILU, FN_SIGMOID, FN_TANH,
-    FN_EXP, FN_SCALE, FN_BATCHNORM, FN_ROPE, FN_COUNT
-};
-extern const char *const wl_fn_names[FN_COUNT + 1];
+/* enum wl_fn: optype.h (a device's per-function bandwidth factors use it too) */
 double wl_fn_flops(enum wl_fn f); /* arithmetic per output element */
 int wl_fn_binary(enum wl_fn f);    /* takes a second operand (add, sub, mul, div, batchnorm's [2, C]) */
 

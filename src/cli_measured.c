@@ -1,0 +1,705 @@
+/* cli_measured.c -- `dse validate --measured SOURCE`: every row of a measured-kernel corpus
+ * (validate/measured/SOURCE/kernels.csv) predicted on the hwdesc it names; MAPE, the share within
+ * +-10 % and +-15 % and the worst shapes per device, kernel class and half; a predicted-vs-measured
+ * plot. */
+#include <dirent.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include <cjson/cJSON.h>
+
+#include "cli.h"
+#include "jsonu.h"
+#include "plot.h"
+#include "validate.h"
+
+#define KC_MAX_SYS 32
+#define KC_WORST 3
+
+struct kc_systems {
+    int n;
+    char name[KC_MAX_SYS][HW_NAME_LEN];
+    struct hw_system *sys[KC_MAX_SYS];
+};
+
+static int kc_sys(struct kc_systems *x, const char *name, int trace, int *out, struct dse_err *e)
+{
+    for (int i = 0; i < x->n; i++)
+        if (!strcmp(x->name[i], name))
+            return *out = i, DSE_OK;
+    if (x->n == KC_MAX_SYS)
+        return dse_err_set(e, DSE_EINPUT, NULL, NULL, "more than %d systems in the corpus", KC_MAX_SYS);
+    static const char *const ext[] = {".json", NULL};
+    char path[1024];
+    int rc = cli_resolve("hw", "hwdesc", name, ext, path, sizeof path, e);
+    if (rc)
+        return rc;
+    struct hw_system *s = malloc(sizeof *s);
+    if (!s)
+        return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+    if ((rc = hw_load_file(path, s, e))) {
+        free(s);
+        return rc;
+    }
+    if (trace)
+        kc_trace_view(s);
+    dse_strlcpy(x->name[x->n], name, sizeof x->name[0]);
+    x->sys[x->n] = s;
+    *out = x->n++;
+    return DSE_OK;
+}
+
+static int name_cmp(const void *a, const void *b)
+{
+    return strcmp((const char *)a, (const char *)b);
+}
+
+/* The corpus files SOURCE names: a folder's kernels.csv, a file, a source under validate/measured, or
+ * all of them ('all'). */
+static int kc_files1(const char *src, char (*files)[1024], int max, int *n, struct dse_err *e);
+
+/* SOURCE[,SOURCE...]: each as kc_files1 reads it. */
+static int kc_files(const char *list, char (*files)[1024], int max, int *n, struct dse_err *e)
+{
+    char buf[1024];
+    *n = 0;
+    if (strlen(list) >= sizeof buf)
+        return dse_err_set(e, DSE_EINPUT, NULL, "--measured", "too long");
+    dse_strlcpy(buf, list, sizeof buf);
+    char *save = NULL;
+    for (char *s = strtok_r(buf, ",", &save); s; s = strtok_r(NULL, ",", &save)) {
+        int k = 0, rc = kc_files1(s, files + *n, max - *n, &k, e);
+        if (rc)
+            return rc;
+        for (int i = 0; i < *n; i++)
+            for (int j = *n; j < *n + k; j++)
+                if (!strcmp(files[i], files[j]))
+                    return dse_err_set(e, DSE_EINPUT, NULL, "--measured", "%s named twice", files[j]);
+        *n += k;
+    }
+    return *n ? DSE_OK : dse_err_set(e, DSE_EINPUT, NULL, "--measured", "no source named");
+}
+
+static int kc_files1(const char *src, char (*files)[1024], int max, int *n, struct dse_err *e)
+{
+    if (max < 1)
+        return dse_err_set(e, DSE_EINPUT, NULL, "--measured", "more than 64 corpus files");
+    struct stat st;
+    *n = 0;
+    if (!strcmp(src, "all")) {
+        DIR *d = opendir("validate/measured");
+        if (!d)
+            return dse_err_set(e, DSE_EINPUT, "validate/measured", NULL, "cannot open the folder (run from the "
+                                                                         "repository root)");
+        struct dirent *de;
+        char names[64][256];
+        int k = 0;
+        while ((de = readdir(d)) && k < 64) {
+            char p[1024];
+            snprintf(p, sizeof p, "validate/measured/%.200s/kernels.csv", de->d_name);
+            if (de->d_name[0] != '.' && !stat(p, &st) && S_ISREG(st.st_mode))
+                dse_strlcpy(names[k++], de->d_name, sizeof names[0]);
+        }
+        closedir(d);
+        qsort(names, (size_t)k, sizeof names[0], name_cmp);
+        for (int i = 0; i < k && *n < max; i++)
+            snprintf(files[(*n)++], 1024, "validate/measured/%.200s/kernels.csv", names[i]);
+        return *n ? DSE_OK : dse_err_set(e, DSE_EINPUT, "validate/measured", NULL, "no SOURCE/kernels.csv in the folder");
+    }
+    if (strchr(src, '/') || strstr(src, ".csv")) {
+        if (!stat(src, &st) && S_ISDIR(st.st_mode))
+            snprintf(files[0], 1024, "%.1000s/kernels.csv", src);
+        else
+            snprintf(files[0], 1024, "%.1000s", src);
+    } else {
+        snprintf(files[0], 1024, "validate/measured/%.200s/kernels.csv", src);
+    }
+    if (stat(files[0], &st) || !S_ISREG(st.st_mode))
+        return dse_err_set(e, DSE_EINPUT, NULL, "--measured", "no corpus '%s' (%s not found; sources: the folders of "
+                                                             "validate/measured, or 'all')", src, files[0]);
+    *n = 1;
+    return DSE_OK;
+}
+
+struct kc_stat {
+    int n, w10, w15;
+    double sum_abs, *err; /* signed errors, for the median */
+    int worst[KC_WORST];  /* case indices, largest |log(predicted / measured)| first; -1 empty */
+};
+
+static double kc_err(const struct kcase *c)
+{
+    return c->predicted_ms / c->measured_ms - 1;
+}
+
+static void kc_stat_add(struct kc_stat *s, const struct kcase *cs, int i)
+{
+    double r = kc_err(&cs[i]), a = fabs(r), lg = fabs(log(cs[i].predicted_ms / cs[i].measured_ms));
+    s->err[s->n++] = r;
+    s->sum_abs += a;
+    s->w10 += a <= 0.10;
+    s->w15 += a <= 0.15;
+    for (int w = 0; w < KC_WORST; w++) {
+        int j = s->worst[w];
+        if (j < 0 || lg > fabs(log(cs[j].predicted_ms / cs[j].measured_ms))) {
+            memmove(&s->worst[w + 1], &s->worst[w], sizeof s->worst[0] * (size_t)(KC_WORST - 1 - w));
+            s->worst[w] = i;
+            break;
+        }
+    }
+}
+
+static int dcmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double kc_median(struct kc_stat *s)
+{
+    if (!s->n)
+        return 0;
+    qsort(s->err, (size_t)s->n, sizeof *s->err, dcmp);
+    return s->n % 2 ? s->err[s->n / 2] : (s->err[s->n / 2 - 1] + s->err[s->n / 2]) / 2;
+}
+
+/* One row of the report: hw x class x half ("" hw and class: over all of them). */
+struct kc_row {
+    char hw[HW_NAME_LEN], cls[32];
+    int heldout;
+    struct kc_stat st;
+};
+
+static int kc_row_of(struct kc_row **rows, int *n, int *cap, const char *hw, const char *cls, int heldout)
+{
+    for (int i = 0; i < *n; i++)
+        if (!strcmp((*rows)[i].hw, hw) && !strcmp((*rows)[i].cls, cls) && (*rows)[i].heldout == heldout)
+            return i;
+    if (*n == *cap) {
+        int nc = *cap ? *cap * 2 : 32;
+        struct kc_row *r = realloc(*rows, sizeof *r * (size_t)nc);
+        if (!r)
+            return -1;
+        *rows = r;
+        *cap = nc;
+    }
+    struct kc_row *r = &(*rows)[*n];
+    memset(r, 0, sizeof *r);
+    dse_strlcpy(r->hw, hw, sizeof r->hw);
+    dse_strlcpy(r->cls, cls, sizeof r->cls);
+    r->heldout = heldout;
+    for (int w = 0; w < KC_WORST; w++)
+        r->st.worst[w] = -1;
+    return (*n)++;
+}
+
+static int row_cmp(const void *a, const void *b)
+{
+    const struct kc_row *x = a, *y = b;
+    int all_x = !x->hw[0], all_y = !y->hw[0];
+    if (all_x != all_y)
+        return all_x - all_y; /* the overall rows last */
+    int c = strcmp(x->hw, y->hw);
+    if (!c)
+        c = strcmp(x->cls, y->cls);
+    return c ? c : x->heldout - y->heldout;
+}
+
+static void stat_json(cJSON *o, const struct kc_row *r, const struct kcase *cs, double median)
+{
+    const struct kc_stat *s = &r->st;
+    if (r->hw[0])
+        cJSON_AddStringToObject(o, "hw", r->hw);
+    if (r->cls[0])
+        cJSON_AddStringToObject(o, "class", r->cls);
+    cJSON_AddStringToObject(o, "half", r->heldout ? "heldout" : "fit");
+    cJSON_AddNumberToObject(o, "n", s->n);
+    cJSON_AddNumberToObject(o, "mape_pct", s->n ? 100 * s->sum_abs / s->n : 0);
+    cJSON_AddNumberToObject(o, "within10_pct", s->n ? 100.0 * s->w10 / s->n : 0);
+    cJSON_AddNumberToObject(o, "within15_pct", s->n ? 100.0 * s->w15 / s->n : 0);
+    cJSON_AddNumberToObject(o, "median_error_pct", 100 * median);
+    cJSON *w = cJSON_AddArrayToObject(o, "worst");
+    for (int k = 0; k < KC_WORST && s->worst[k] >= 0; k++) {
+        const struct kcase *c = &cs[s->worst[k]];
+        cJSON *x = cJSON_CreateObject();
+        cJSON_AddStringToObject(x, "case", c->id);
+        cJSON_AddStringToObject(x, "shape", c->k.shape);
+        cJSON_AddStringToObject(x, "precision", prec_names[c->k.prec]);
+        cJSON_AddNumberToObject(x, "measured_ms", c->measured_ms);
+        cJSON_AddNumberToObject(x, "predicted_ms", c->predicted_ms);
+        cJSON_AddNumberToObject(x, "error_pct", 100 * kc_err(c));
+        cJSON_AddItemToArray(w, x);
+    }
+}
+
+int cli_validate_measured(const struct cli_opt *opts)
+{
+    struct dse_err e;
+    dse_err_clear(&e);
+    const char *src = cli_get(opts, "measured"), *hw = cli_get(opts, "hw"), *half = cli_get(opts, "half");
+    int json = cli_get(opts, "json") != NULL, rc = DSE_OK, nf = 0, want = -1; /* want: -1 both halves */
+    enum fidelity f = FID_ANALYTICAL;
+    char (*files)[1024] = malloc(sizeof *files * 64);
+    struct kcorpus mc = {0};
+    struct kc_systems xs = {0};
+    struct kc_row *rows = NULL;
+    int n_rows = 0, cap_rows = 0, *sysof = NULL;
+    double *m = NULL, *p = NULL;
+    if (!files)
+        return fprintf(stderr, "dse: out of memory\n"), DSE_ERUNTIME;
+    if (half && !strcmp(half, "fit"))
+        want = 0;
+    else if (half && !strcmp(half, "heldout"))
+        want = 1;
+    else if (half && strcmp(half, "all")) {
+        rc = dse_err_set(&e, DSE_EINPUT, NULL, "--half", "expected fit, heldout or all, got '%s'", half);
+        goto out;
+    }
+    if (cli_get(opts, "fidelity") && (rc = cli_fidelity(cli_get(opts, "fidelity"), &f, &e)))
+        goto out;
+    for (const char *bad[] = {"published", "import", "suite", "corpus", "software", "write-error-bars", "db", NULL},
+                    **b = bad;
+         *b; b++)
+        if (cli_get(opts, *b)) {
+            rc = dse_err_set(&e, DSE_EINPUT, NULL, NULL, "validate: --measured does not go with --%s", *b);
+            goto out;
+        }
+    if ((rc = kc_files(src, files, 64, &nf, &e)))
+        goto out;
+    for (int i = 0; i < nf && !rc; i++)
+        rc = kcorpus_load(files[i], &mc, &e);
+    if (rc)
+        goto out;
+    if (!(sysof = malloc(sizeof *sysof * (size_t)mc.n))) {
+        rc = dse_err_set(&e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+        goto out;
+    }
+    int n_sel = 0;
+    for (int i = 0; i < mc.n && !rc; i++) { /* the systems, loaded once, before anything is predicted */
+        struct kcase *c = &mc.c[i];
+        sysof[i] = -1;
+        if ((hw && strcmp(hw, c->hw)) || (want >= 0 && c->heldout != want))
+            continue;
+        rc = kc_sys(&xs, c->hw, 1, &sysof[i], &e);
+        n_sel++;
+    }
+    if (rc)
+        goto out;
+    if (!n_sel) {
+        rc = dse_err_set(&e, DSE_EINPUT, NULL, NULL, "no case of %s ran on %s%s%s", src, hw ? hw : "any device",
+                         half ? " in half " : "", half ? half : "");
+        goto out;
+    }
+    int failed = 0;
+    struct dse_err fe;
+    dse_err_clear(&fe);
+#pragma omp parallel for schedule(dynamic, 64)
+    for (int i = 0; i < mc.n; i++) {
+        if (sysof[i] < 0 || failed)
+            continue;
+        struct dse_err le;
+        dse_err_clear(&le);
+        if (kcase_predict(&mc.c[i], xs.sys[sysof[i]], f, &le)) {
+#pragma omp critical(kc_fail)
+            if (!failed) {
+                failed = 1;
+                fe = le;
+            }
+        }
+    }
+    if (failed) {
+        e = fe;
+        rc = e.code ? e.code : DSE_ERUNTIME;
+        goto out;
+    }
+    int n_ok = 0, n_skip = 0, first_skip = -1;
+    m = malloc(sizeof *m * (size_t)n_sel);
+    p = malloc(sizeof *p * (size_t)n_sel);
+    if (!m || !p) {
+        rc = dse_err_set(&e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+        goto out;
+    }
+    for (int i = 0; i < mc.n; i++) {
+        const struct kcase *c = &mc.c[i];
+        if (sysof[i] < 0)
+            continue;
+        if (!c->ok) {
+            if (first_skip < 0)
+                first_skip = i;
+            n_skip++;
+            continue;
+        }
+        m[n_ok] = c->measured_ms;
+        p[n_ok++] = c->predicted_ms;
+        const char *keys[3][2] = {{c->hw, kcase_class(c)}, {c->hw, ""}, {"", ""}};
+        for (int k = 0; k < 3; k++) {
+            int r = kc_row_of(&rows, &n_rows, &cap_rows, keys[k][0], keys[k][1], c->heldout);
+            if (r < 0) {
+                rc = dse_err_set(&e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+                goto out;
+            }
+            if (!rows[r].st.err && !(rows[r].st.err = malloc(sizeof(double) * (size_t)n_sel))) {
+                rc = dse_err_set(&e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+                goto out;
+            }
+            kc_stat_add(&rows[r].st, mc.c, i);
+        }
+    }
+    qsort(rows, (size_t)n_rows, sizeof *rows, row_cmp);
+    const char *csv = cli_get(opts, "cases-csv");
+    if (csv) {
+        FILE *fo = fopen(csv, "w");
+        if (!fo) {
+            rc = dse_err_set(&e, DSE_EINPUT, csv, "--cases-csv", "cannot write");
+            goto out;
+        }
+        fprintf(fo, "case,hw,class,half,precision,shape,measured_ms,predicted_ms,error_pct\n");
+        for (int i = 0; i < mc.n; i++) {
+            const struct kcase *c = &mc.c[i];
+            if (sysof[i] < 0 || !c->ok)
+                continue;
+            char shape[sizeof c->k.shape];
+            dse_strlcpy(shape, c->k.shape, sizeof shape);
+            for (char *q = shape; *q; q++)
+                if (*q == ',')
+                    *q = ';';
+            fprintf(fo, "%s,%s,%s,%s,%s,%s,%.6g,%.6g,%.2f\n", c->id, c->hw, kcase_class(c),
+                    c->heldout ? "heldout" : "fit", prec_names[c->k.prec], shape, c->measured_ms, c->predicted_ms,
+                    100 * kc_err(c));
+        }
+        if (fclose(fo)) {
+            rc = dse_err_set(&e, DSE_ERUNTIME, csv, "--cases-csv", "write failed");
+            goto out;
+        }
+    }
+    char title[300], plot_path[1024] = "";
+    snprintf(title, sizeof title, "dse validate --measured %s (%s tier)%s%s", src, fidelity_names[f],
+             half ? ": " : "", half ? half : "");
+    const char *pl = cli_get(opts, "plot");
+    if (pl && strcmp(pl, "none") && n_ok) {
+        struct dse_err pe;
+        if (plot_pred_vs_meas(m, p, n_ok, title, pl, &pe))
+            fprintf(stderr, "dse: plot not written: %s\n", pe.msg);
+        else
+            dse_strlcpy(plot_path, pl, sizeof plot_path);
+    }
+    if (json) {
+        cJSON *o = cJSON_CreateObject(), *arr;
+        cJSON_AddStringToObject(o, "measured", src);
+        cJSON_AddStringToObject(o, "fidelity", fidelity_names[f]);
+        cJSON_AddNumberToObject(o, "n", n_sel);
+        cJSON_AddNumberToObject(o, "n_predicted", n_ok);
+        arr = cJSON_AddArrayToObject(o, "rows");
+        for (int r = 0; r < n_rows; r++) {
+            cJSON *x = cJSON_CreateObject();
+            double med = kc_median(&rows[r].st);
+            stat_json(x, &rows[r], mc.c, med);
+            cJSON_AddItemToArray(arr, x);
+        }
+        arr = cJSON_AddArrayToObject(o, "not_predicted");
+        for (int i = 0, shown = 0; i < mc.n && shown < 20; i++)
+            if (sysof[i] >= 0 && !mc.c[i].ok) {
+                cJSON *x = cJSON_CreateObject();
+                cJSON_AddStringToObject(x, "case", mc.c[i].id);
+                cJSON_AddStringToObject(x, "reason", mc.c[i].reason);
+                cJSON_AddItemToArray(arr, x);
+                shown++;
+            }
+        cJSON_AddNumberToObject(o, "n_not_predicted", n_skip);
+        if (plot_path[0])
+            cJSON_AddStringToObject(o, "plot", plot_path);
+        char *txt = ju_print(o, 1);
+        if (txt)
+            puts(txt);
+        free(txt);
+        cJSON_Delete(o);
+    } else {
+        printf("%s: %d kernels from %d file%s, %d predicted", title, n_sel, nf, nf > 1 ? "s" : "", n_ok);
+        if (n_skip)
+            printf(", %d not (first: %s: %s)", n_skip, mc.c[first_skip].id, mc.c[first_skip].reason);
+        printf("\n\n%-28s %-18s %-8s %8s %8s %9s %9s %9s\n", "hw", "class", "half", "n", "MAPE", "within10", "within15",
+               "median");
+        for (int r = 0; r < n_rows; r++) {
+            struct kc_row *x = &rows[r];
+            double med = kc_median(&x->st);
+            printf("%-28s %-18s %-8s %8d %7.1f%% %8.0f%% %8.0f%% %+8.1f%%\n", x->hw[0] ? x->hw : "all",
+                   x->cls[0] ? x->cls : "all", x->heldout ? "heldout" : "fit", x->st.n, 100 * x->st.sum_abs / x->st.n,
+                   100.0 * x->st.w10 / x->st.n, 100.0 * x->st.w15 / x->st.n, 100 * med);
+        }
+        printf("\nworst shapes per device and class (|log(predicted / measured)| largest first):\n");
+        for (int r = 0; r < n_rows; r++) {
+            struct kc_row *x = &rows[r];
+            if (!x->cls[0])
+                continue;
+            for (int k = 0; k < KC_WORST && x->st.worst[k] >= 0; k++) {
+                const struct kcase *c = &mc.c[x->st.worst[k]];
+                printf("  %-26s %-18s %-7s %-5s %-44s measured %10.4f ms predicted %10.4f ms %+7.1f%%\n", c->hw,
+                       kcase_class(c), c->heldout ? "heldout" : "fit", prec_names[c->k.prec], c->k.shape,
+                       c->measured_ms, c->predicted_ms, 100 * kc_err(c));
+            }
+        }
+        if (plot_path[0])
+            printf("\nplot: %s\n", plot_path);
+    }
+out:
+    if (rc)
+        dse_err_print(stderr, &e);
+    for (int r = 0; r < n_rows; r++)
+        free(rows[r].st.err);
+    free(rows);
+    for (int i = 0; i < xs.n; i++)
+        free(xs.sys[i]);
+    free(sysof);
+    free(m);
+    free(p);
+    free(files);
+    kcorpus_free(&mc);
+    return rc;
+}
+
+/* MAPE and the share within +-10 % of the predicted rows among idx[0..n) whose class is cls ("": all). */
+static void kc_summary(const struct kcase *cs, const int *idx, int n, const char *cls, int *count, double *mape,
+                       double *w10)
+{
+    int k = 0, w = 0;
+    double sum = 0;
+    for (int i = 0; i < n; i++) {
+        const struct kcase *c = &cs[idx[i]];
+        if (!c->ok || (cls[0] && strcmp(kcase_class(c), cls)))
+            continue;
+        double a = fabs(kc_err(c));
+        sum += a;
+        w += a <= 0.10;
+        k++;
+    }
+    *count = k;
+    *mape = k ? 100 * sum / k : 0;
+    *w10 = k ? 100.0 * w / k : 0;
+}
+
+static int kc_predict_all(struct kcorpus *mc, const int *idx, int n, const struct hw_system *sys, enum fidelity f,
+                          struct dse_err *e)
+{
+    int failed = 0;
+    struct dse_err fe;
+    dse_err_clear(&fe);
+#pragma omp parallel for schedule(dynamic, 64)
+    for (int i = 0; i < n; i++) {
+        if (failed)
+            continue;
+        struct dse_err le;
+        dse_err_clear(&le);
+        if (kcase_predict(&mc->c[idx[i]], sys, f, &le)) {
+#pragma omp critical(kc_fail)
+            if (!failed) {
+                failed = 1;
+                fe = le;
+            }
+        }
+    }
+    if (failed)
+        *e = fe;
+    return failed ? (fe.code ? fe.code : DSE_ERUNTIME) : DSE_OK;
+}
+
+int cli_calibrate_measured(const struct cli_opt *opts)
+{
+    struct dse_err e;
+    dse_err_clear(&e);
+    const char *src = cli_get(opts, "measured"), *hw = cli_get(opts, "hw"), *arch = cli_get(opts, "arch");
+    enum fidelity f = FID_ANALYTICAL;
+    char (*files)[1024] = malloc(sizeof *files * 64), out[1024];
+    struct kcorpus mc = {0};
+    struct kc_systems xs = {0};
+    int rc = DSE_OK, nf = 0, *fit = NULL, *held = NULL, *all = NULL, nfit = 0, nheld = 0, nall = 0, si = -1, n_suspect = 0;
+    struct hw_system *cal = malloc(sizeof *cal);
+    if (!files || !cal) {
+        free(files);
+        free(cal);
+        return fprintf(stderr, "dse: out of memory\n"), DSE_ERUNTIME;
+    }
+    if (!hw || !arch) {
+        rc = dse_err_set(&e, DSE_EINPUT, NULL, NULL, "calibrate --measured needs --hw NAME (the board whose rows are "
+                                                     "fitted) and --arch NAME (the architecture file written)");
+        goto out;
+    }
+    for (const char *c = arch; *c; c++)
+        if (!((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') || *c == '-' || *c == '_' || *c == '.') || *arch == '.') {
+            rc = dse_err_set(&e, DSE_EINPUT, NULL, "--arch", "expected a name of [a-z0-9._-], got '%s'", arch);
+            goto out;
+        }
+    snprintf(out, sizeof out, "%s", cli_get(opts, "out") ? cli_get(opts, "out") : "");
+    if (!out[0] && snprintf(out, sizeof out, "hwdesc/arch/%s.json", arch) >= (int)sizeof out) {
+        rc = dse_err_set(&e, DSE_EINPUT, NULL, "--arch", "too long");
+        goto out;
+    }
+    if (cli_get(opts, "fidelity") && (rc = cli_fidelity(cli_get(opts, "fidelity"), &f, &e)))
+        goto out;
+    if ((rc = kc_files(src, files, 64, &nf, &e)))
+        goto out;
+    for (int i = 0; i < nf; i++)
+        if (!strcmp(files[i], out)) {
+            rc = dse_err_set(&e, DSE_EINPUT, NULL, "--out", "%s is a corpus file this run reads", out);
+            goto out;
+        }
+    for (int i = 0; i < nf && !rc; i++)
+        rc = kcorpus_load(files[i], &mc, &e);
+    if (rc || (rc = kc_sys(&xs, hw, 0, &si, &e)))
+        goto out;
+    fit = malloc(sizeof *fit * (size_t)mc.n);
+    held = malloc(sizeof *held * (size_t)mc.n);
+    all = malloc(sizeof *all * (size_t)mc.n);
+    if (!fit || !held || !all) {
+        rc = dse_err_set(&e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+        goto out;
+    }
+    for (int i = 0; i < mc.n; i++) {
+        if (strcmp(mc.c[i].hw, hw) || mc.c[i].coll >= 0)
+            continue;
+        if (strstr(mc.c[i].note, "suspect")) { /* a row its source README doubts: not fitted, not scored */
+            n_suspect++;
+            continue;
+        }
+        all[nall++] = i;
+        if (mc.c[i].heldout)
+            held[nheld++] = i;
+        else
+            fit[nfit++] = i;
+    }
+    if (!nfit || !nheld) {
+        rc = dse_err_set(&e, DSE_EINPUT, NULL, NULL, "%s has %d fit-half and %d held-out kernel rows in %s: both "
+                                                     "halves are needed", hw, nfit, nheld, src);
+        goto out;
+    }
+    const struct hw_system *base = xs.sys[si];
+    *cal = *base;
+    kc_trace_view(cal);
+    if ((rc = kc_predict_all(&mc, all, nall, cal, f, &e)))
+        goto out;
+    static const char *const classes[] = {"", "gemm", "attention_prefill", "attention_decode", "rmsnorm", "layernorm",
+                                          "softmax", "silu_mul", "gelu", "silu", "add", "rope", NULL};
+    int bn[16][2];
+    double bm[16][2], bw[16][2];
+    for (int k = 0; classes[k]; k++) {
+        kc_summary(mc.c, fit, nfit, classes[k], &bn[k][0], &bm[k][0], &bw[k][0]);
+        kc_summary(mc.c, held, nheld, classes[k], &bn[k][1], &bm[k][1], &bw[k][1]);
+    }
+    struct kc_fit kf;
+    int used = 0;
+    int dev = eval_default_device(base);
+    fprintf(stderr, "dse calibrate: fitting %s's kernel terms to %d fit-half rows of %s on %s\n", arch, nfit, src, hw);
+    if ((rc = kc_fit_arch(base, mc.c, fit, nfit, f, &kf, &used, &e)))
+        goto out;
+    *cal = *base;
+    kc_fit_apply(&cal->dev[dev], &kf);
+    const struct hw_device fitted = cal->dev[dev];
+    kc_trace_view(cal);
+    if ((rc = kc_predict_all(&mc, all, nall, cal, f, &e)))
+        goto out;
+    printf("dse calibrate --measured %s: architecture %s, fitted on %d of %d fit-half kernel rows of %s (%s tier); "
+           "%d rows held out; %d rows whose note says suspect left out of both\n\nfitted terms:\n", src, arch, used, nfit, hw,
+           fidelity_names[f], nheld, n_suspect);
+    for (int i = 0; i < kf.n; i++) {
+        const char *what = kf.kind[i] == KN_CLASS || kf.kind[i] == KN_MCLASS ? hw_eff_class_names[kf.arg[i]]
+                           : kf.kind[i] == KN_PREC                           ? prec_names[kf.arg[i]]
+                           : kf.kind[i] == KN_FN                             ? wl_fn_names[kf.arg[i]]
+                                                                             : "";
+        printf("  %-12s %-18s %10.4g\n", kc_knob_names[kf.kind[i]], what, kf.value[i]);
+    }
+    printf("\n%-18s %7s %9s %9s %10s %9s %9s %10s\n", "class", "fit n", "MAPE", "-> after", "within10", "held n",
+           "MAPE", "-> after");
+    double after[2] = {0, 0};
+    for (int k = 0; classes[k]; k++) {
+        int an[2];
+        double am[2], aw[2];
+        kc_summary(mc.c, fit, nfit, classes[k], &an[0], &am[0], &aw[0]);
+        kc_summary(mc.c, held, nheld, classes[k], &an[1], &am[1], &aw[1]);
+        if (!k) {
+            after[0] = am[0];
+            after[1] = am[1];
+        }
+        if (!an[0] && !an[1])
+            continue;
+        printf("%-18s %7d %8.1f%% %8.1f%% %4.0f->%3.0f%% %9d %8.1f%% %8.1f%% (within10 %.0f -> %.0f %%)\n",
+               classes[k][0] ? classes[k] : "all", an[0], bm[k][0], am[0], bw[k][0], aw[0], an[1], bm[k][1], am[1],
+               bw[k][1], aw[1]);
+    }
+    /* The architecture file: every kernel term of the device as fitted (the ones the rows could not show
+     * kept from the board it was fitted on, and said so). */
+    cJSON *root = cJSON_CreateObject(), *ef, *pc, *mcl, *pp;
+    char date[16], srcline[1400], kept[400] = "";
+    time_t now = time(NULL);
+    struct tm tmv;
+    strftime(date, sizeof date, "%Y-%m-%d", gmtime_r(&now, &tmv));
+    cJSON_AddStringToObject(root, "schema", "dse-arch-1");
+    cJSON_AddStringToObject(root, "name", arch);
+    cJSON_AddStringToObject(root, "description", fitted.model[0] ? fitted.model : arch);
+    ef = cJSON_AddObjectToObject(root, "efficiency");
+    pc = cJSON_AddObjectToObject(ef, "per_class");
+    mcl = cJSON_AddObjectToObject(ef, "memory_per_class");
+    for (int c = 0; c < EC_COUNT; c++) {
+        cJSON_AddNumberToObject(pc, hw_eff_class_names[c], round(fitted.eff_class[c] * 1e4) / 1e4);
+        cJSON_AddNumberToObject(mcl, hw_eff_class_names[c], round(fitted.eff_mclass[c] * 1e4) / 1e4);
+    }
+    cJSON *mf = cJSON_AddObjectToObject(ef, "memory_per_function");
+    for (int fn = FN_NONE + 1; fn < FN_COUNT; fn++)
+        if (fitted.eff_fn[fn] != 1)
+            cJSON_AddNumberToObject(mf, wl_fn_names[fn], round(fitted.eff_fn[fn] * 1e4) / 1e4);
+    pp = cJSON_AddObjectToObject(ef, "per_precision");
+    for (int p = 0; p < P_COUNT; p++)
+        if (fitted.eff_prec[p] != 1)
+            cJSON_AddNumberToObject(pp, prec_names[p], round(fitted.eff_prec[p] * 1e4) / 1e4);
+    cJSON_AddNumberToObject(ef, "gemm_k_half", round(fitted.gemm_k_half * 10) / 10);
+    cJSON_AddNumberToObject(ef, "main_memory", round(fitted.eff_level[fitted.n_mem - 1] * 1e4) / 1e4);
+    if (fitted.bw_half_bytes > 0)
+        cJSON_AddNumberToObject(ef, "bw_half_MB", fitted.bw_half_bytes * 1e-6);
+    if (fitted.serial_fraction > 0)
+        cJSON_AddNumberToObject(ef, "serial_fraction", fitted.serial_fraction);
+    cJSON_AddNumberToObject(ef, "kernel_us", round(fitted.kernel_s * 1e8) / 100);
+    for (int c = 0; c < EC_COUNT; c++) {
+        int free_c = 0;
+        for (int i = 0; i < kf.n; i++)
+            free_c |= (kf.kind[i] == KN_CLASS || kf.kind[i] == KN_MCLASS) && kf.arg[i] == c;
+        if (!free_c)
+            snprintf(kept + strlen(kept), sizeof kept - strlen(kept), "%s%s", kept[0] ? ", " : "",
+                     hw_eff_class_names[c]);
+    }
+    snprintf(srcline, sizeof srcline,
+             "fitted by dse calibrate --measured %s --hw %s --arch %s (%s, %s tier) on %d of the %d fit-half kernel "
+             "rows (validate/measured: the split rules of its README); held-out MAPE over %d rows %.1f %% before, "
+             "%.1f %% after; fit half %.1f %% -> %.1f %%. Classes without kernel rows (%s) keep %s's values from its "
+             "end-to-end fit",
+             src, hw, arch, date, fidelity_names[f], used, nfit, nheld, bm[0][1], after[1], bm[0][0], after[0],
+             kept[0] ? kept : "none", hw);
+    cJSON_AddStringToObject(ef, "source", srcline);
+    cJSON *fo = cJSON_AddObjectToObject(root, "fit");
+    cJSON_AddStringToObject(fo, "measured", src);
+    cJSON_AddStringToObject(fo, "hw", hw);
+    cJSON_AddStringToObject(fo, "date", date);
+    cJSON_AddNumberToObject(fo, "fit_rows", nfit);
+    cJSON_AddNumberToObject(fo, "rows_used", used);
+    cJSON_AddNumberToObject(fo, "heldout_rows", nheld);
+    cJSON_AddNumberToObject(fo, "heldout_mape_before_pct", round(bm[0][1] * 10) / 10);
+    cJSON_AddNumberToObject(fo, "heldout_mape_after_pct", round(after[1] * 10) / 10);
+    cJSON_AddStringToObject(root, "source", "dse calibrate --measured (src/calib_arch.c; docs/models.md, "
+                                            "\"Architecture terms\")");
+    if ((rc = cli_write_json(root, out, 0, &e)))
+        goto out;
+    printf("\nwrote %s\n", out);
+out:
+    if (rc)
+        dse_err_print(stderr, &e);
+    for (int i = 0; i < xs.n; i++)
+        free(xs.sys[i]);
+    free(files);
+    free(cal);
+    free(fit);
+    free(held);
+    free(all);
+    kcorpus_free(&mc);
+    return rc;
+}
