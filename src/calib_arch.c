@@ -259,3 +259,102 @@ done:
     free(x.work);
     return rc;
 }
+
+/* ---- a topology level's collective terms (dse calibrate --measured --level) ----
+ * Free: the level's efficiency (its achieved share of the line rate), its latency per message step and
+ * its base latency per collective (docs/models.md, "Collectives"), fitted as exponentials (efficiency
+ * capped at 1) to sum log(predicted / measured)^2 over the collective rows given, each predicted by
+ * kcase_predict over the system's topology. */
+struct kt_ctx {
+    const struct hw_system *sys;
+    struct hw_system *work;
+    struct kcase *c;
+    const int *rows;
+    int n, level, failed;
+};
+
+static void kt_apply(struct hw_system *s, int level, const double *v)
+{
+    struct hw_topo_level *L = &s->topo.level[level];
+    L->bandwidth_Bps = L->line_rate_Bps * v[0];
+    L->latency_s = v[1] * 1e-6;
+    L->base_latency_s = v[2] * 1e-6;
+}
+
+static void kt_unmap(const gsl_vector *x, double *v)
+{
+    double u0 = gsl_vector_get(x, 0);
+    v[0] = 1 / (1 + exp(-u0)); /* efficiency in (0, 1) */
+    for (int i = 1; i < 3; i++) {
+        double u = gsl_vector_get(x, (size_t)i);
+        v[i] = exp(u < 10 ? u : 10);
+    }
+}
+
+static int kt_resid(const gsl_vector *x, void *data, gsl_vector *r)
+{
+    struct kt_ctx *k = data;
+    double v[3];
+    kt_unmap(x, v);
+    *k->work = *k->sys;
+    kt_apply(k->work, k->level, v);
+    for (int i = 0; i < k->n; i++) {
+        struct kcase c = k->c[k->rows[i]]; /* a copy: the fit leaves the cases' predictions alone */
+        struct dse_err e;
+        dse_err_clear(&e);
+        if (kcase_predict(&c, k->work, FID_ANALYTICAL, &e) || !c.ok) {
+            k->failed = 1;
+            return GSL_EDOM;
+        }
+        gsl_vector_set(r, (size_t)i, log(c.predicted_ms / c.measured_ms));
+    }
+    return GSL_SUCCESS;
+}
+
+int kc_fit_topo(const struct hw_system *sys, int level, struct kcase *cs, const int *rows, int n, double out[3],
+                struct dse_err *e)
+{
+    if (level < 0 || level >= sys->topo.n_level)
+        return dse_err_set(e, DSE_EINPUT, NULL, NULL, "%s has no topology level %d", sys->name, level);
+    if (n < 6)
+        return dse_err_set(e, DSE_EINPUT, NULL, NULL, "%d collective rows to fit 3 terms: at least 6 needed", n);
+    const struct hw_topo_level *L = &sys->topo.level[level];
+    struct kt_ctx k = {sys, malloc(sizeof *k.work), cs, rows, n, level, 0};
+    if (!k.work)
+        return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+    double eff = L->line_rate_Bps > 0 ? L->bandwidth_Bps / L->line_rate_Bps : 0.8;
+    eff = eff > 0.98 ? 0.98 : eff < 0.05 ? 0.05 : eff;
+    double x0[3] = {log(eff / (1 - eff)), log(L->latency_s > 0 ? L->latency_s * 1e6 : 1),
+                    log(L->base_latency_s > 0 ? L->base_latency_s * 1e6 : 5)};
+    gsl_vector_view xv = gsl_vector_view_array(x0, 3);
+    gsl_multifit_nlinear_parameters params = gsl_multifit_nlinear_default_parameters();
+    gsl_multifit_nlinear_fdf fdf;
+    memset(&fdf, 0, sizeof fdf);
+    fdf.f = kt_resid;
+    fdf.n = (size_t)n;
+    fdf.p = 3;
+    fdf.params = &k;
+    gsl_multifit_nlinear_workspace *w = gsl_multifit_nlinear_alloc(gsl_multifit_nlinear_trust, &params, fdf.n, 3);
+    int rc = DSE_OK;
+    if (!w) {
+        free(k.work);
+        return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+    }
+    gsl_error_handler_t *old = gsl_set_error_handler_off();
+    int info = 0, st = gsl_multifit_nlinear_init(&xv.vector, &fdf, w);
+    if (st == GSL_SUCCESS)
+        st = gsl_multifit_nlinear_driver(100, 1e-8, 1e-8, 1e-8, NULL, NULL, &info, w);
+    gsl_set_error_handler(old);
+    if (k.failed)
+        rc = dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "calibrate --measured: a collective's prediction failed");
+    else if (st != GSL_SUCCESS && st != GSL_EMAXITER)
+        rc = dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "calibrate --measured: the fit did not converge: %s",
+                         gsl_strerror(st));
+    else
+        kt_unmap(gsl_multifit_nlinear_position(w), out);
+    gsl_multifit_nlinear_free(w);
+    free(k.work);
+    return rc;
+}
+
+void kc_topo_apply(struct hw_system *sys, int level, const double v[3]) { kt_apply(sys, level, v); }

@@ -83,6 +83,8 @@ static struct cli_opt calibrate_opts_proto[] = {
                     "the fit half of measured-kernel sources (validate/measured: vidur-mlp,xla-matmul,...) run on --hw; "
                     "with --arch NAME; --out defaults to hwdesc/arch/NAME.json", NULL},
     {"arch", 1, "with --measured: the architecture the terms are of (nvidia-gh100, nvidia-ga100, ...)", NULL},
+    {"level", 1, "with --measured: fit a system's innermost topology level (efficiency, latency_us, base_latency_us) "
+                 "to the fit-half collective rows within one node instead; writes the system's hwdesc to --out", NULL},
     {"out", 1, "calibrated hwdesc to write (required)", NULL},
     {"suite", 1, "kernel suite (default validate/full.json, or validate/quick.json with --quick)", NULL},
     {"import", 1, "fit to external measurements instead of measuring", NULL},

@@ -195,6 +195,11 @@ struct kc_fit {
 int kc_fit_arch(const struct hw_system *sys, const struct kcase *cs, const int *fit, int n_fit, enum fidelity f,
                 struct kc_fit *out, int *n_used, struct dse_err *e);
 void kc_fit_apply(struct hw_device *d, const struct kc_fit *k);
+/* Fits topology level `level` of sys (efficiency, latency_us, base_latency_us: out[0..2]) to the
+ * collective rows cs[rows[0..n)]; kc_topo_apply sets them on a system. */
+int kc_fit_topo(const struct hw_system *sys, int level, struct kcase *cs, const int *rows, int n, double out[3],
+                struct dse_err *e);
+void kc_topo_apply(struct hw_system *sys, int level, const double v[3]);
 /* Whether the metric grows as the system gets faster (throughput, tokens/s, TFLOPS). */
 int pmetric_is_rate(enum pmetric m);
 /* The error of the predicted time: predicted / measured time - 1 (negative: dse too fast). */

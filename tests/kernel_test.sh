@@ -248,6 +248,20 @@ for x in d['devices']:
 json.dump(d,open(sys.argv[2],'w'))
 " "$tmp/hw/h200.json" "$tmp/hw/h200-noarch.json"
 expect_refused kc-arch-missing "no architecture file hwdesc/arch/nosuch.json" eval --hw "$tmp/hw/h200-noarch.json" --workload llama-3.2-1b
+# calibrate --measured --level fits a system's innermost topology level to the collectives within one node
+# and writes a hwdesc that loads, its level's figures replaced (efficiency in (0, 1)) and the fit noted.
+dse calibrate --measured vidur-nccl,xla-collective --hw nvidia-dgx-h100 --level nvlink --out "$tmp/hw/dgx.json"
+py kc-calibrate-level "
+import json,sys
+out=open(sys.argv[1]).read()
+assert 'wrote' in out and 'all_reduce' in out, out[:300]
+L=json.load(open(sys.argv[2]))['topology']['levels'][0]
+assert 0<L['efficiency']<1 and L['latency_us']>0 and L['base_latency_us']>0, L
+assert 'fitted by dse calibrate --measured' in L['note'], L['note'][:100]
+" "$OUT" "$tmp/hw/dgx.json"
+dse eval --hw "$tmp/hw/dgx.json" --workload llama-2-7b --tp 8 --batch 1
+[ "$rc" -eq 0 ] && ok kc-level-loads || fail kc-level-loads "exit $rc: $(first_err)"
+expect_refused kc-level-outer "only the innermost level" calibrate --measured vidur-nccl --hw nvidia-h100-cluster-32node --level infiniband --out "$tmp/x.json"
 expect_refused kc-published-refuses-arch "takes its kernel terms from its architecture" \
     calibrate --published --hw nvidia-h100-sxm5-80gb --out "$tmp/x.json"
 
