@@ -127,6 +127,38 @@ static int resid(const gsl_vector *v, void *data, gsl_vector *r)
     return GSL_SUCCESS;
 }
 
+/* Minimises sum r_i(x)^2 from x[0..p) (n residuals, f: the residual function over params), leaving the
+ * solution in x; *failed: set by f when a prediction failed. */
+static int solve(int (*f)(const gsl_vector *, void *, gsl_vector *), void *params, const int *failed, size_t n,
+                 size_t p, double *x, struct dse_err *e)
+{
+    gsl_vector_view xv = gsl_vector_view_array(x, p);
+    gsl_multifit_nlinear_parameters par = gsl_multifit_nlinear_default_parameters();
+    gsl_multifit_nlinear_fdf fdf;
+    memset(&fdf, 0, sizeof fdf);
+    fdf.f = f; /* finite-difference Jacobian */
+    fdf.n = n;
+    fdf.p = p;
+    fdf.params = params;
+    gsl_multifit_nlinear_workspace *w = gsl_multifit_nlinear_alloc(gsl_multifit_nlinear_trust, &par, n, p);
+    if (!w)
+        return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+    gsl_error_handler_t *old = gsl_set_error_handler_off(); /* GSL's default handler aborts */
+    int info = 0, rc = DSE_OK, st = gsl_multifit_nlinear_init(&xv.vector, &fdf, w);
+    if (st == GSL_SUCCESS)
+        st = gsl_multifit_nlinear_driver(100, 1e-8, 1e-8, 1e-8, NULL, NULL, &info, w);
+    gsl_set_error_handler(old);
+    if (*failed)
+        rc = dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "calibrate --measured: a prediction failed during the fit");
+    else if (st != GSL_SUCCESS && st != GSL_EMAXITER)
+        rc = dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "calibrate --measured: the fit did not converge: %s",
+                         gsl_strerror(st));
+    else
+        memcpy(x, gsl_vector_const_ptr(gsl_multifit_nlinear_position(w), 0), sizeof *x * p);
+    gsl_multifit_nlinear_free(w);
+    return rc;
+}
+
 /* Adds a knob unless there. */
 static void knob(struct kc_fit *k, int kind, int arg)
 {
@@ -223,32 +255,10 @@ int kc_fit_arch(const struct hw_system *sys, const struct kcase *cs, const int *
         double now = knob_now(d, out->kind[i], out->arg[i]);
         x0[i] = is_log_knob(out->kind[i]) ? log(now) : unsquash(now < 0.98 * hi_of(out->kind[i]) ? now : 0.98 * hi_of(out->kind[i]), hi_of(out->kind[i]));
     }
-    gsl_vector_view xv = gsl_vector_view_array(x0, (size_t)out->n);
-    gsl_multifit_nlinear_parameters params = gsl_multifit_nlinear_default_parameters();
-    gsl_multifit_nlinear_fdf fdf;
-    memset(&fdf, 0, sizeof fdf);
-    fdf.f = resid;
-    fdf.n = (size_t)n;
-    fdf.p = (size_t)out->n;
-    fdf.params = &x;
-    gsl_multifit_nlinear_workspace *w = gsl_multifit_nlinear_alloc(gsl_multifit_nlinear_trust, &params, fdf.n, fdf.p);
-    if (!w) {
-        rc = dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+    if ((rc = solve(resid, &x, &x.failed, (size_t)n, (size_t)out->n, x0, e)))
         goto done;
-    }
-    gsl_error_handler_t *old = gsl_set_error_handler_off();
-    int info = 0, st = gsl_multifit_nlinear_init(&xv.vector, &fdf, w);
-    if (st == GSL_SUCCESS)
-        st = gsl_multifit_nlinear_driver(100, 1e-8, 1e-8, 1e-8, NULL, NULL, &info, w);
-    gsl_set_error_handler(old);
-    if (x.failed)
-        rc = dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "calibrate --measured: a prediction failed during the fit");
-    else if (st != GSL_SUCCESS && st != GSL_EMAXITER)
-        rc = dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "calibrate --measured: the fit did not converge: %s",
-                         gsl_strerror(st));
-    else
-        unmap(&x, gsl_multifit_nlinear_position(w), out);
-    gsl_multifit_nlinear_free(w);
+    gsl_vector_view xv = gsl_vector_view_array(x0, (size_t)out->n);
+    unmap(&x, &xv.vector, out);
     *n_used = n;
 done:
     for (int i = 0; i < n; i++)
@@ -326,33 +336,11 @@ int kc_fit_topo(const struct hw_system *sys, int level, struct kcase *cs, const 
     eff = eff > 0.98 ? 0.98 : eff < 0.05 ? 0.05 : eff;
     double x0[3] = {log(eff / (1 - eff)), log(L->latency_s > 0 ? L->latency_s * 1e6 : 1),
                     log(L->base_latency_s > 0 ? L->base_latency_s * 1e6 : 5)};
-    gsl_vector_view xv = gsl_vector_view_array(x0, 3);
-    gsl_multifit_nlinear_parameters params = gsl_multifit_nlinear_default_parameters();
-    gsl_multifit_nlinear_fdf fdf;
-    memset(&fdf, 0, sizeof fdf);
-    fdf.f = kt_resid;
-    fdf.n = (size_t)n;
-    fdf.p = 3;
-    fdf.params = &k;
-    gsl_multifit_nlinear_workspace *w = gsl_multifit_nlinear_alloc(gsl_multifit_nlinear_trust, &params, fdf.n, 3);
-    int rc = DSE_OK;
-    if (!w) {
-        free(k.work);
-        return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+    int rc = solve(kt_resid, &k, &k.failed, (size_t)n, 3, x0, e);
+    if (!rc) {
+        gsl_vector_view xv = gsl_vector_view_array(x0, 3);
+        kt_unmap(&xv.vector, out);
     }
-    gsl_error_handler_t *old = gsl_set_error_handler_off();
-    int info = 0, st = gsl_multifit_nlinear_init(&xv.vector, &fdf, w);
-    if (st == GSL_SUCCESS)
-        st = gsl_multifit_nlinear_driver(100, 1e-8, 1e-8, 1e-8, NULL, NULL, &info, w);
-    gsl_set_error_handler(old);
-    if (k.failed)
-        rc = dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "calibrate --measured: a collective's prediction failed");
-    else if (st != GSL_SUCCESS && st != GSL_EMAXITER)
-        rc = dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "calibrate --measured: the fit did not converge: %s",
-                         gsl_strerror(st));
-    else
-        kt_unmap(gsl_multifit_nlinear_position(w), out);
-    gsl_multifit_nlinear_free(w);
     free(k.work);
     return rc;
 }

@@ -14,7 +14,9 @@
 
 #include "cli.h"
 #include "jsonu.h"
+#include "outfile.h"
 #include "plot.h"
+#include "sbuf.h"
 #include "validate.h"
 
 #define KC_MAX_SYS 32
@@ -22,7 +24,7 @@
 
 struct kc_systems {
     int n;
-    char name[KC_MAX_SYS][HW_NAME_LEN];
+    char name[KC_MAX_SYS][HW_NAME_LEN], path[KC_MAX_SYS][1024];
     struct hw_system *sys[KC_MAX_SYS];
 };
 
@@ -34,8 +36,8 @@ static int kc_sys(struct kc_systems *x, const char *name, int trace, int *out, s
     if (x->n == KC_MAX_SYS)
         return dse_err_set(e, DSE_EINPUT, NULL, NULL, "more than %d systems in the corpus", KC_MAX_SYS);
     static const char *const ext[] = {".json", NULL};
-    char path[1024];
-    int rc = cli_resolve("hw", "hwdesc", name, ext, path, sizeof path, e);
+    char *path = x->path[x->n];
+    int rc = cli_resolve("hw", "hwdesc", name, ext, path, sizeof x->path[0], e);
     if (rc)
         return rc;
     struct hw_system *s = malloc(sizeof *s);
@@ -60,36 +62,36 @@ static int name_cmp(const void *a, const void *b)
 
 /* The corpus files SOURCE names: a folder's kernels.csv, a file, a source under validate/measured, or
  * all of them ('all'). */
-static int kc_files1(const char *src, char (*files)[1024], int max, int *n, struct dse_err *e);
-
-/* SOURCE[,SOURCE...]: each as kc_files1 reads it. */
-static int kc_files(const char *list, char (*files)[1024], int max, int *n, struct dse_err *e)
+/* The kernels*.csv of folder dir (a source is kept in parts under 2 MiB: kernels-01.csv, ...), sorted,
+ * appended to files[*n..max); how many. */
+static int kc_folder(const char *dir, char (*files)[1024], int max, int *n)
 {
-    char buf[1024];
-    *n = 0;
-    if (strlen(list) >= sizeof buf)
-        return dse_err_set(e, DSE_EINPUT, NULL, "--measured", "too long");
-    dse_strlcpy(buf, list, sizeof buf);
-    char *save = NULL;
-    for (char *s = strtok_r(buf, ",", &save); s; s = strtok_r(NULL, ",", &save)) {
-        int k = 0, rc = kc_files1(s, files + *n, max - *n, &k, e);
-        if (rc)
-            return rc;
-        for (int i = 0; i < *n; i++)
-            for (int j = *n; j < *n + k; j++)
-                if (!strcmp(files[i], files[j]))
-                    return dse_err_set(e, DSE_EINPUT, NULL, "--measured", "%s named twice", files[j]);
-        *n += k;
+    DIR *d = opendir(dir);
+    if (!d)
+        return 0;
+    struct dirent *de;
+    int k0 = *n;
+    while ((de = readdir(d)) && *n < max) {
+        size_t l = strlen(de->d_name);
+        struct stat st;
+        if (strncmp(de->d_name, "kernels", 7) || l < 11 || strcmp(de->d_name + l - 4, ".csv") ||
+            snprintf(files[*n], 1024, "%.800s/%.200s", dir, de->d_name) >= 1024 || stat(files[*n], &st) ||
+            !S_ISREG(st.st_mode))
+            continue;
+        (*n)++;
     }
-    return *n ? DSE_OK : dse_err_set(e, DSE_EINPUT, NULL, "--measured", "no source named");
+    closedir(d);
+    qsort(files + k0, (size_t)(*n - k0), sizeof *files, name_cmp);
+    return *n - k0;
 }
 
-static int kc_files1(const char *src, char (*files)[1024], int max, int *n, struct dse_err *e)
+/* One source's files: a folder's parts, a file, a source under validate/measured, or every source ('all'),
+ * each loaded into mc; case ids unique within a source. */
+static int kc_load1(const char *src, struct kcorpus *mc, char (*files)[1024], int max, int *nf, struct dse_err *e)
 {
-    if (max < 1)
-        return dse_err_set(e, DSE_EINPUT, NULL, "--measured", "more than 64 corpus files");
     struct stat st;
-    *n = 0;
+    char dir[1024];
+    int rc = DSE_OK;
     if (!strcmp(src, "all")) {
         DIR *d = opendir("validate/measured");
         if (!d)
@@ -98,31 +100,62 @@ static int kc_files1(const char *src, char (*files)[1024], int max, int *n, stru
         struct dirent *de;
         char names[64][256];
         int k = 0;
-        while ((de = readdir(d)) && k < 64) {
-            char p[1024];
-            snprintf(p, sizeof p, "validate/measured/%.200s/kernels.csv", de->d_name);
-            if (de->d_name[0] != '.' && !stat(p, &st) && S_ISREG(st.st_mode))
+        while ((de = readdir(d)) && k < 64)
+            if (de->d_name[0] != '.')
                 dse_strlcpy(names[k++], de->d_name, sizeof names[0]);
-        }
         closedir(d);
         qsort(names, (size_t)k, sizeof names[0], name_cmp);
-        for (int i = 0; i < k && *n < max; i++)
-            snprintf(files[(*n)++], 1024, "validate/measured/%.200s/kernels.csv", names[i]);
-        return *n ? DSE_OK : dse_err_set(e, DSE_EINPUT, "validate/measured", NULL, "no SOURCE/kernels.csv in the folder");
+        int before = *nf;
+        for (int i = 0; i < k && !rc; i++) {
+            char probe[16][1024];
+            int np = 0;
+            snprintf(dir, sizeof dir, "validate/measured/%.200s", names[i]);
+            if (!stat(dir, &st) && S_ISDIR(st.st_mode) && kc_folder(dir, probe, 16, &np) > 0)
+                rc = kc_load1(dir, mc, files, max, nf, e);
+        }
+        return rc ? rc : *nf > before ? DSE_OK
+                                      : dse_err_set(e, DSE_EINPUT, "validate/measured", NULL, "no SOURCE/kernels*.csv there");
     }
-    if (strchr(src, '/') || strstr(src, ".csv")) {
-        if (!stat(src, &st) && S_ISDIR(st.st_mode))
-            snprintf(files[0], 1024, "%.1000s/kernels.csv", src);
-        else
-            snprintf(files[0], 1024, "%.1000s", src);
-    } else {
-        snprintf(files[0], 1024, "validate/measured/%.200s/kernels.csv", src);
+    char own[16][1024];
+    int n = 0, n0 = mc->n;
+    if (!strchr(src, '/') && !strstr(src, ".csv"))
+        snprintf(dir, sizeof dir, "validate/measured/%.200s", src);
+    else
+        snprintf(dir, sizeof dir, "%.1000s", src);
+    if (!stat(dir, &st) && S_ISDIR(st.st_mode))
+        kc_folder(dir, own, 16, &n);
+    else if (!stat(dir, &st) && S_ISREG(st.st_mode))
+        snprintf(own[n++], 1024, "%s", dir);
+    if (!n)
+        return dse_err_set(e, DSE_EINPUT, NULL, "--measured", "no corpus '%s' (no %s/kernels*.csv; sources: the folders "
+                                                             "of validate/measured, or 'all')", src, dir);
+    for (int i = 0; i < n && !rc; i++) {
+        rc = kcorpus_load(own[i], mc, e);
+        if (files && !rc) {
+            if (*nf >= max)
+                return dse_err_set(e, DSE_EINPUT, NULL, "--measured", "more than %d corpus files", max);
+            for (int k = 0; k < *nf; k++)
+                if (!strcmp(files[k], own[i]))
+                    return dse_err_set(e, DSE_EINPUT, NULL, "--measured", "%s named twice", own[i]);
+            snprintf(files[(*nf)++], 1024, "%s", own[i]);
+        }
     }
-    if (stat(files[0], &st) || !S_ISREG(st.st_mode))
-        return dse_err_set(e, DSE_EINPUT, NULL, "--measured", "no corpus '%s' (%s not found; sources: the folders of "
-                                                             "validate/measured, or 'all')", src, files[0]);
-    *n = 1;
-    return DSE_OK;
+    return rc ? rc : kcorpus_unique(mc, n0, src, e);
+}
+
+/* SOURCE[,SOURCE...], each as kc_load1 reads it; files: every file read (for the outputs' checks). */
+static int kc_load(const char *list, struct kcorpus *mc, char (*files)[1024], int max, int *nf, struct dse_err *e)
+{
+    char buf[1024];
+    *nf = 0;
+    if (strlen(list) >= sizeof buf)
+        return dse_err_set(e, DSE_EINPUT, NULL, "--measured", "too long");
+    dse_strlcpy(buf, list, sizeof buf);
+    char *save = NULL;
+    int rc = DSE_OK;
+    for (char *s = strtok_r(buf, ",", &save); s && !rc; s = strtok_r(NULL, ",", &save))
+        rc = kc_load1(s, mc, files, max, nf, e);
+    return rc ? rc : *nf ? DSE_OK : dse_err_set(e, DSE_EINPUT, NULL, "--measured", "no source named");
 }
 
 struct kc_stat {
@@ -236,6 +269,25 @@ static void stat_json(cJSON *o, const struct kc_row *r, const struct kcase *cs, 
     }
 }
 
+/* Refuses an output (option opt) that is a file this run read: a corpus file, the hwdesc of system si and
+ * the architecture file its default device takes its kernel terms from. */
+static int kc_out_checked(const char *out, const char *opt, char (*files)[1024], int nf, const struct kc_systems *xs,
+                          int si, struct dse_err *e)
+{
+    const char *in[66], *what[66];
+    char arch[1024];
+    int n = 0;
+    for (int i = 0; i < nf && n < 64; i++)
+        in[n] = files[i], what[n++] = "a corpus file";
+    if (si >= 0) {
+        const struct hw_device *d = &xs->sys[si]->dev[eval_default_device(xs->sys[si])];
+        in[n] = xs->path[si], what[n++] = "the hwdesc";
+        if (d->arch[0] && !hw_arch_path(xs->path[si], d->arch, arch, sizeof arch))
+            in[n] = arch, what[n++] = "the architecture file the hwdesc reads";
+    }
+    return out_file_not_input(out, opt, in, what, n, 0, e);
+}
+
 int cli_validate_measured(const struct cli_opt *opts)
 {
     struct dse_err e;
@@ -268,11 +320,7 @@ int cli_validate_measured(const struct cli_opt *opts)
             rc = dse_err_set(&e, DSE_EINPUT, NULL, NULL, "validate: --measured does not go with --%s", *b);
             goto out;
         }
-    if ((rc = kc_files(src, files, 64, &nf, &e)))
-        goto out;
-    for (int i = 0; i < nf && !rc; i++)
-        rc = kcorpus_load(files[i], &mc, &e);
-    if (rc)
+    if ((rc = kc_load(src, &mc, files, 64, &nf, &e)))
         goto out;
     if (!(sysof = malloc(sizeof *sysof * (size_t)mc.n))) {
         rc = dse_err_set(&e, DSE_ERUNTIME, NULL, NULL, "out of memory");
@@ -351,13 +399,9 @@ int cli_validate_measured(const struct cli_opt *opts)
     }
     qsort(rows, (size_t)n_rows, sizeof *rows, row_cmp);
     const char *csv = cli_get(opts, "cases-csv");
-    if (csv) {
-        FILE *fo = fopen(csv, "w");
-        if (!fo) {
-            rc = dse_err_set(&e, DSE_EINPUT, csv, "--cases-csv", "cannot write");
-            goto out;
-        }
-        fprintf(fo, "case,hw,class,half,precision,shape,measured_ms,predicted_ms,error_pct\n");
+    if (csv) { /* every predicted row, written whole or not at all, never over an input */
+        struct sb b = {0};
+        sb_add(&b, "case,hw,class,half,precision,shape,measured_ms,predicted_ms,error_pct\n");
         for (int i = 0; i < mc.n; i++) {
             const struct kcase *c = &mc.c[i];
             if (sysof[i] < 0 || !c->ok)
@@ -367,19 +411,24 @@ int cli_validate_measured(const struct cli_opt *opts)
             for (char *q = shape; *q; q++)
                 if (*q == ',')
                     *q = ';';
-            fprintf(fo, "%s,%s,%s,%s,%s,%s,%.6g,%.6g,%.2f\n", c->id, c->hw, kcase_class(c),
-                    c->heldout ? "heldout" : "fit", prec_names[c->k.prec], shape, c->measured_ms, c->predicted_ms,
-                    100 * kc_err(c));
+            sb_add(&b, "%s,%s,%s,%s,%s,%s,%.6g,%.6g,%.2f\n", c->id, c->hw, kcase_class(c),
+                   c->heldout ? "heldout" : "fit", prec_names[c->k.prec], shape, c->measured_ms, c->predicted_ms,
+                   100 * kc_err(c));
         }
-        if (fclose(fo)) {
-            rc = dse_err_set(&e, DSE_ERUNTIME, csv, "--cases-csv", "write failed");
+        rc = b.oom ? dse_err_set(&e, DSE_ERUNTIME, NULL, NULL, "out of memory")
+                   : kc_out_checked(csv, "--cases-csv", files, nf, &xs, -1, &e);
+        if (!rc)
+            rc = out_file_write(csv, b.s, b.len, NULL, NULL, NULL, &e);
+        free(b.s);
+        if (rc)
             goto out;
-        }
     }
     char title[300], plot_path[1024] = "";
     snprintf(title, sizeof title, "dse validate --measured %s (%s tier)%s%s", src, fidelity_names[f],
              half ? ": " : "", half ? half : "");
     const char *pl = cli_get(opts, "plot");
+    if (pl && strcmp(pl, "none") && (rc = kc_out_checked(pl, "--plot", files, nf, &xs, -1, &e)))
+        goto out;
     if (pl && strcmp(pl, "none") && n_ok) {
         struct dse_err pe;
         if (plot_pred_vs_meas(m, p, n_ok, title, pl, &pe))
@@ -528,11 +577,8 @@ static int calibrate_level(const struct cli_opt *opts)
         rc = dse_err_set(&e, DSE_EINPUT, NULL, NULL, "calibrate --measured --level needs --hw SYSTEM and --out FILE");
         goto out;
     }
-    if ((rc = kc_files(src, files, 64, &nf, &e)))
-        goto out;
-    for (int i = 0; i < nf && !rc; i++)
-        rc = kcorpus_load(files[i], &mc, &e);
-    if (rc || (rc = kc_sys(&xs, hw, 1, &si, &e)))
+    if ((rc = kc_load(src, &mc, files, 64, &nf, &e)) || (rc = kc_sys(&xs, hw, 1, &si, &e)) ||
+        (rc = kc_out_checked(out, "--out", files, nf, &xs, si, &e)))
         goto out;
     const struct hw_system *base = xs.sys[si];
     for (int l = 0; l < base->topo.n_level; l++)
@@ -629,6 +675,11 @@ static int calibrate_level(const struct cli_opt *opts)
     cJSON_ReplaceItemInObjectCaseSensitive(lv, "base_latency_us", cJSON_CreateNumber(round(v[2] * 1e3) / 1e3));
     cJSON_DeleteItemFromObjectCaseSensitive(lv, "note");
     cJSON_AddStringToObject(lv, "note", note + 2);
+    if (am[0][1] > bm[0][1] && !cli_get(opts, "force")) {
+        rc = dse_err_set(&e, DSE_ERUNTIME, NULL, NULL, "calibrate: %s not written: held-out MAPE %.1f %% after fitting, "
+                         "%.1f %% before (--force writes it anyway)", out, am[0][1], bm[0][1]);
+        goto held_out;
+    }
     rc = cli_write_json(root, out, 1, &e);
     root = NULL;
     if (!rc)
@@ -677,23 +728,16 @@ int cli_calibrate_measured(const struct cli_opt *opts)
             rc = dse_err_set(&e, DSE_EINPUT, NULL, "--arch", "expected a name of [a-z0-9._-], got '%s'", arch);
             goto out;
         }
-    snprintf(out, sizeof out, "%s", cli_get(opts, "out") ? cli_get(opts, "out") : "");
-    if (!out[0] && snprintf(out, sizeof out, "hwdesc/arch/%s.json", arch) >= (int)sizeof out) {
-        rc = dse_err_set(&e, DSE_EINPUT, NULL, "--arch", "too long");
+    if (!cli_get(opts, "out") || snprintf(out, sizeof out, "%s", cli_get(opts, "out")) >= (int)sizeof out) {
+        rc = dse_err_set(&e, DSE_EINPUT, NULL, "--out", "calibrate --measured --arch needs --out FILE (the architecture "
+                                                        "file to write: not the one the board reads, which stays "
+                                                        "until the new one is checked and copied there)");
         goto out;
     }
     if (cli_get(opts, "fidelity") && (rc = cli_fidelity(cli_get(opts, "fidelity"), &f, &e)))
         goto out;
-    if ((rc = kc_files(src, files, 64, &nf, &e)))
-        goto out;
-    for (int i = 0; i < nf; i++)
-        if (!strcmp(files[i], out)) {
-            rc = dse_err_set(&e, DSE_EINPUT, NULL, "--out", "%s is a corpus file this run reads", out);
-            goto out;
-        }
-    for (int i = 0; i < nf && !rc; i++)
-        rc = kcorpus_load(files[i], &mc, &e);
-    if (rc || (rc = kc_sys(&xs, hw, 0, &si, &e)))
+    if ((rc = kc_load(src, &mc, files, 64, &nf, &e)) || (rc = kc_sys(&xs, hw, 0, &si, &e)) ||
+        (rc = kc_out_checked(out, "--out", files, nf, &xs, si, &e)))
         goto out;
     fit = malloc(sizeof *fit * (size_t)mc.n);
     held = malloc(sizeof *held * (size_t)mc.n);
@@ -832,6 +876,12 @@ int cli_calibrate_measured(const struct cli_opt *opts)
     cJSON_AddNumberToObject(fo, "heldout_mape_after_pct", round(after[1] * 10) / 10);
     cJSON_AddStringToObject(root, "source", "dse calibrate --measured (src/calib_arch.c; docs/models.md, "
                                             "\"Architecture terms\")");
+    if (after[1] > bm[0][1] && !cli_get(opts, "force")) { /* a fit worse held out than what it replaces */
+        cJSON_Delete(root);
+        rc = dse_err_set(&e, DSE_ERUNTIME, NULL, NULL, "calibrate: %s not written: held-out MAPE %.1f %% after fitting, "
+                         "%.1f %% before (--force writes it anyway)", out, after[1], bm[0][1]);
+        goto out;
+    }
     if ((rc = cli_write_json(root, out, 0, &e)))
         goto out;
     printf("\nwrote %s\n", out);

@@ -81,7 +81,7 @@ static struct cli_opt calibrate_opts_proto[] = {
     {"software", 1, "with --published: one stack for every case, or 'default' for each device's own", NULL},
     {"measured", 1, "fit an architecture's kernel terms (hwdesc/arch/NAME.json, shared by every board of the die) to "
                     "the fit half of measured-kernel sources (validate/measured: vidur-mlp,xla-matmul,...) run on --hw; "
-                    "with --arch NAME; --out defaults to hwdesc/arch/NAME.json", NULL},
+                    "with --arch NAME and --out FILE", NULL},
     {"arch", 1, "with --measured: the architecture the terms are of (nvidia-gh100, nvidia-ga100, ...)", NULL},
     {"level", 1, "with --measured: fit a system's innermost topology level (efficiency, latency_us, base_latency_us) "
                  "to the fit-half collective rows within one node instead; writes the system's hwdesc to --out", NULL},

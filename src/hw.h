@@ -238,6 +238,9 @@ int hw_first_shared_level(const struct hw_device *d);
 /* Whether the device's time terms were fitted to measurements: its own held-out error
  * (efficiency.heldout_mape_pct) or kernel terms from an architecture file (fitted on measured kernels). */
 int hw_calibrated(const struct hw_device *d);
+/* The file of architecture `arch` for the hwdesc at path hwdesc: arch/NAME.json beside it, else
+ * hwdesc/arch/NAME.json under the working folder or DSE_PATH's folders; 0, or -1 when none is readable. */
+int hw_arch_path(const char *hwdesc, const char *arch, char *out, size_t n);
 int hw_find_device(const struct hw_system *sys, const char *name); /* index or -1 */
 /* Reads a SCALE-Sim configuration (.cfg) as a one-device systolic system (hw_scalesim.c). */
 int hw_load_scalesim_cfg(const char *path, struct hw_system *sys, struct dse_err *e);

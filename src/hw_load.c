@@ -712,6 +712,21 @@ static int eff_kernel_terms(struct ju *j, const cJSON *ef, struct hw_device *d, 
     return rc;
 }
 
+int hw_arch_path(const char *hwdesc, const char *arch, char *out, size_t n)
+{
+    const char *slash = hwdesc ? strrchr(hwdesc, '/') : NULL;
+    if (snprintf(out, n, "%.*s/arch/%s.json", slash ? (int)(slash - hwdesc) : 1, slash ? hwdesc : ".", arch) < (int)n &&
+        !access(out, R_OK))
+        return 0;
+    char dirs[JU_DATA_DIRS_BYTES];
+    const char *bases[1 + JU_MAX_DATA_DIRS] = {"."};
+    int nb = 1 + ju_data_dirs(bases + 1, JU_MAX_DATA_DIRS, dirs, sizeof dirs);
+    for (int b = 0; b < nb; b++)
+        if (snprintf(out, n, "%s/hwdesc/arch/%s.json", bases[b], arch) < (int)n && !access(out, R_OK))
+            return 0;
+    return -1;
+}
+
 /* The architecture file a device names: DIR/arch/NAME.json beside the hwdesc, else hwdesc/arch/NAME.json
  * under the working folder or DSE_PATH's folders (a hwdesc written elsewhere, as calibrate --out does). */
 static int load_arch(struct ju *j, const cJSON *o, struct hw_device *d)
@@ -728,19 +743,8 @@ static int load_arch(struct ju *j, const cJSON *o, struct hw_device *d)
             return ju_fail(j, "expected an architecture name ([a-z0-9._-], the file hwdesc/arch/NAME.json), got '%s'",
                            d->arch);
         }
-    char path[DSE_PATH_LEN], dirs[JU_DATA_DIRS_BYTES];
-    const char *bases[1 + JU_MAX_DATA_DIRS] = {"."};
-    const char *slash = j->file ? strrchr(j->file, '/') : NULL;
-    int found = 0;
-    if (snprintf(path, sizeof path, "%.*s/arch/%s.json", slash ? (int)(slash - j->file) : 1, slash ? j->file : ".",
-                 d->arch) < (int)sizeof path &&
-        !access(path, R_OK))
-        found = 1;
-    int nb = found ? 0 : 1 + ju_data_dirs(bases + 1, JU_MAX_DATA_DIRS, dirs, sizeof dirs);
-    for (int b = 0; b < nb && !found; b++)
-        found = snprintf(path, sizeof path, "%s/hwdesc/arch/%s.json", bases[b], d->arch) < (int)sizeof path &&
-                !access(path, R_OK);
-    if (!found) {
+    char path[DSE_PATH_LEN];
+    if (hw_arch_path(j->file, d->arch, path, sizeof path)) {
         ju_key(j, "arch");
         return ju_fail(j, "no architecture file hwdesc/arch/%s.json beside the hwdesc or under the working folder",
                        d->arch);

@@ -146,8 +146,7 @@ int pcase_is_heldout(const char *id);
 /* ---- measured kernels (validate_measured.c; validate/measured/README.md) ---- */
 
 struct kcase {
-    char id[64], hw[HW_NAME_LEN], group[96], note[192], file[DSE_PATH_LEN];
-    int line;
+    char id[64], hw[HW_NAME_LEN], group[96], note[192];
     int coll;         /* enum coll_kind (par.h) of a collective row, or -1: a kernel (k) */
     struct vk k;      /* the kernel, its shape and precision (a collective: precision and shape text) */
     double bytes;     /* a collective's buffer per rank */
@@ -169,6 +168,9 @@ struct kcorpus {
 int kcorpus_load(const char *path, struct kcorpus *mc, struct dse_err *e);
 int kcorpus_load_buf(const char *text, size_t len, const char *fname, struct kcorpus *mc, struct dse_err *e);
 void kcorpus_free(struct kcorpus *mc);
+/* DSE_EINPUT naming `what` when two of the cases from index `from` on share an id (a source kept in
+ * several files checks its whole range). */
+int kcorpus_unique(const struct kcorpus *mc, int from, const char *what, struct dse_err *e);
 /* The class errors are reported by: the kernel's name, attention split into prefill and decode (S = 1),
  * a collective's name. */
 const char *kcase_class(const struct kcase *c);

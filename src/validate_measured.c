@@ -97,7 +97,6 @@ static int kc_row(char **f, int line, void *ctx, struct dse_err *e)
     }
     struct kcase *c = &mc->c[mc->n];
     memset(c, 0, sizeof *c);
-    c->line = line;
     c->coll = -1;
     if (!slug_ok(f[KC_CASE], sizeof c->id))
         return dse_err_set(e, DSE_EINPUT, L->file, where, "case: expected a slug of [a-z0-9._-] under %zu characters, "
@@ -154,6 +153,24 @@ static int kc_strcmp(const void *a, const void *b)
     return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
+int kcorpus_unique(const struct kcorpus *mc, int from, const char *what, struct dse_err *e)
+{
+    int m = mc->n - from, rc = DSE_OK;
+    if (m < 2)
+        return DSE_OK;
+    const char **ids = malloc(sizeof *ids * (size_t)m); /* a sorted copy: n log n */
+    if (!ids)
+        return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+    for (int i = 0; i < m; i++)
+        ids[i] = mc->c[from + i].id;
+    qsort(ids, (size_t)m, sizeof *ids, kc_strcmp);
+    for (int i = 1; i < m && !rc; i++)
+        if (!strcmp(ids[i], ids[i - 1]))
+            rc = dse_err_set(e, DSE_EINPUT, what, NULL, "case '%s' appears twice", ids[i]);
+    free(ids);
+    return rc;
+}
+
 int kcorpus_load_buf(const char *text, size_t len, const char *fname, struct kcorpus *mc, struct dse_err *e)
 {
     struct kc_load L = {mc, fname};
@@ -162,21 +179,8 @@ int kcorpus_load_buf(const char *text, size_t len, const char *fname, struct kco
                            kc_row, &L, e);
     if (!rc && mc->n == n0)
         rc = dse_err_set(e, DSE_EINPUT, fname, NULL, "no rows");
-    for (int i = n0; !rc && i < mc->n; i++) /* ids unique within the file (sorted copy: n log n) */
-        dse_strlcpy(mc->c[i].file, fname, sizeof mc->c[i].file);
-    if (!rc && mc->n - n0 > 1) {
-        int m = mc->n - n0;
-        const char **ids = malloc(sizeof *ids * (size_t)m);
-        if (!ids)
-            return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
-        for (int i = 0; i < m; i++)
-            ids[i] = mc->c[n0 + i].id;
-        qsort(ids, (size_t)m, sizeof *ids, kc_strcmp);
-        for (int i = 1; i < m && !rc; i++)
-            if (!strcmp(ids[i], ids[i - 1]))
-                rc = dse_err_set(e, DSE_EINPUT, fname, NULL, "case '%s' appears twice", ids[i]);
-        free(ids);
-    }
+    if (!rc)
+        rc = kcorpus_unique(mc, n0, fname, e);
     if (rc)
         mc->n = n0;
     return rc;
