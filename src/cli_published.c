@@ -16,6 +16,7 @@
 #include "cli.h"
 #include "outfile.h"
 #include "progress.h"
+#include "serve.h"
 #include "jsonu.h"
 #include "validate.h"
 
@@ -472,10 +473,50 @@ static int mcase_fn(void *c, const struct hw_system *node, const struct wl_model
     return mcase_predict(c, node, m, sw, e);
 }
 
-static int scase_fn(void *c, const struct hw_system *node, const struct wl_model *m, const struct sw_stack *sw,
+/* A serving case and the trace standing for its lengths' dataset (none: NULL). */
+struct scase_arg {
+    struct scase *c;
+    const struct serve_req *lengths;
+    int64_t n_lengths;
+};
+
+static int scase_fn(void *arg, const struct hw_system *node, const struct wl_model *m, const struct sw_stack *sw,
                     struct dse_err *e)
 {
-    return scase_predict(c, node, m, sw, e);
+    struct scase_arg *a = arg;
+    return scase_predict(a->c, node, m, sw, a->lengths, a->n_lengths, e);
+}
+
+/* The shipped traces the serving cases' datasets stand for, each loaded once. */
+struct lengths_cache {
+    int n;
+    const char *file[4];
+    char path[4][1024];
+    struct serve_req *req[4];
+    int64_t n_req[4];
+};
+
+static int lengths_of(struct lengths_cache *lc, const struct scase *c, struct scase_arg *a, struct dse_err *e)
+{
+    const char *file = scase_lengths_file(c);
+    a->lengths = NULL;
+    a->n_lengths = 0;
+    if (!file)
+        return DSE_OK;
+    int i = 0;
+    while (i < lc->n && strcmp(lc->file[i], file))
+        i++;
+    if (i == lc->n) {
+        if (lc->n == 4)
+            return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "more than 4 length traces");
+        int rc = cli_resolve("lengths", "models/traces", file, NULL, lc->path[i], sizeof lc->path[i], e);
+        if (rc || (rc = serve_trace_load(lc->path[i], 1000000, &lc->req[i], &lc->n_req[i], e)))
+            return rc;
+        lc->file[lc->n++] = file;
+    }
+    a->lengths = lc->req[i];
+    a->n_lengths = lc->n_req[i];
+    return DSE_OK;
 }
 
 /* dse validate --published --multi-device: the multi-device corpus predicted case by case. */
@@ -535,6 +576,8 @@ static int validate_serving(const struct cli_opt *opts)
     struct scase *c = NULL;
     struct vrow *v = NULL;
     int n = 0, rc;
+    struct lengths_cache lc;
+    memset(&lc, 0, sizeof lc);
     struct pctx *x = calloc(1, sizeof *x);
     if (!x)
         return fprintf(stderr, "dse: out of memory\n"), DSE_ERUNTIME;
@@ -544,7 +587,9 @@ static int validate_serving(const struct cli_opt *opts)
     progress_begin(&pg, 1, "dse validate: serving cases", "cases", n);
     for (int i = 0; i < n; i++) {
         progress_step(&pg, i);
-        if ((rc = predict_case(x, path, c[i].id, c[i].system, c[i].software, c[i].workload, scase_fn, &c[i], &e))) {
+        struct scase_arg a = {&c[i], NULL, 0};
+        if ((rc = lengths_of(&lc, &c[i], &a, &e)) ||
+            (rc = predict_case(x, path, c[i].id, c[i].system, c[i].software, c[i].workload, scase_fn, &a, &e))) {
             progress_end(&pg, 0);
             goto out;
         }
@@ -566,6 +611,8 @@ out:
         dse_err_print(stderr, &e);
     free(v);
     free(c);
+    for (int i = 0; i < lc.n; i++)
+        free(lc.req[i]);
     pctx_free(x);
     return rc;
 }

@@ -8,6 +8,8 @@
 #include "errbar.h"
 #include "eval.h"
 
+struct serve_req; /* serve.h */
+
 enum vk_type { VK_GEMM, VK_CONV, VK_ATTENTION, VK_SOFTMAX, VK_LAYERNORM, VK_RMSNORM, VK_GELU, VK_SILU, VK_ADD,
                VK_COPY, VK_TRIAD, VK_SILU_MUL, VK_ROPE, VK_COUNT };
 /* Kinds from VK_NATIVE_END on have no native kernel here: measured elsewhere only (validate/measured). */
@@ -319,7 +321,11 @@ int scorpus_load_buf(const char *text, size_t len, const char *path, struct scas
  * simulate (lengths from a dataset not shipped, closed-loop clients, a figure it does not report)
  * leaves c->ok 0 with the reason. */
 int scase_predict(struct scase *c, const struct hw_system *node, const struct wl_model *m, const struct sw_stack *sw,
-                  struct dse_err *e);
+                  const struct serve_req *lengths, int64_t n_lengths, struct dse_err *e);
+/* The shipped trace (a file of models/traces) whose rows stand for the dataset c's lengths name, or NULL
+ * when none is shipped. scase_predict draws both lengths of each request jointly from its rows (lengths,
+ * n_lengths) and refuses such a case without them. */
+const char *scase_lengths_file(const struct scase *c);
 const char *smetric_name(enum smetric m);
 enum skind smetric_kind(enum smetric m);
 int mmetric_is_rate(enum mmetric m);

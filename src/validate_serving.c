@@ -111,11 +111,29 @@ int scorpus_load(const char *path, struct scase **out, int *n, struct dse_err *e
 
 #define SC_MAX_REQUESTS 50000 /* a source's longer run is simulated over its first 50,000 requests */
 
+/* Datasets a source names for its lengths whose rows a shipped trace stands for. "sharegpt": vLLM's
+ * benchmark_serving sampling (the first human turn as prompt, the first reply's length as output, prompt
+ * 4..1024 and prompt + output <= 2048); the trace holds the first turns of Sarathi-Serve's ShareGPT turns
+ * under the same filter: a proxy (another ShareGPT subset, Llama-2's tokenizer; models/traces/README-sharegpt.md). */
+static const struct {
+    const char *name, *file;
+} named_lengths[] = {{"sharegpt", "sharegpt-first-turns.csv"}};
+
+const char *scase_lengths_file(const struct scase *c)
+{
+    for (size_t i = 0; i < sizeof named_lengths / sizeof named_lengths[0]; i++)
+        if (!strcmp(c->prompt, named_lengths[i].name) && !strcmp(c->output, named_lengths[i].name))
+            return named_lengths[i].file;
+    return NULL;
+}
+
 int scase_predict(struct scase *c, const struct hw_system *node, const struct wl_model *m, const struct sw_stack *sw,
-                  struct dse_err *e)
+                  const struct serve_req *lengths, int64_t n_lengths, struct dse_err *e)
 {
     c->ok = 0;
     struct serve_dist pd, od;
+    memset(&pd, 0, sizeof pd);
+    memset(&od, 0, sizeof od);
     struct dse_err le;
     int sched = ju_lookup(serve_sched_names, c->scheduler);
     enum serve_arrival arr = !strcmp(c->arrival, "poisson")    ? SA_POISSON
@@ -135,7 +153,15 @@ int scase_predict(struct scase *c, const struct hw_system *node, const struct wl
         snprintf(c->reason, sizeof c->reason, "arrivals '%s' (closed-loop clients) are not modelled", c->arrival);
         return DSE_OK;
     }
-    if (serve_dist_parse("prompt_dist", c->prompt, &pd, &le) || serve_dist_parse("output_dist", c->output, &od, &le)) {
+    if (!scase_lengths_file(c))
+        lengths = NULL, n_lengths = 0;
+    else if (!lengths || n_lengths < 1) {
+        snprintf(c->reason, sizeof c->reason, "the trace standing for the source's lengths ('%s') was not given",
+                 c->prompt);
+        return DSE_OK;
+    }
+    if (!lengths &&
+        (serve_dist_parse("prompt_dist", c->prompt, &pd, &le) || serve_dist_parse("output_dist", c->output, &od, &le))) {
         snprintf(c->reason, sizeof c->reason, "the source's lengths ('%s', '%s') are a dataset's whose distribution "
                  "is not shipped", c->prompt, c->output);
         return DSE_OK;
@@ -186,7 +212,7 @@ int scase_predict(struct scase *c, const struct hw_system *node, const struct wl
     int64_t n = c->requests ? c->requests : sched == SCHED_STATIC ? c->max_batch : 1000;
     if (n > SC_MAX_REQUESTS)
         n = SC_MAX_REQUESTS;
-    if ((rc = serve_trace_make(arr, arr == SA_OFFLINE ? 0 : c->rate, 0, n, &pd, &od, NULL, 0, 1, &req, e)))
+    if ((rc = serve_trace_make(arr, arr == SA_OFFLINE ? 0 : c->rate, 0, n, &pd, &od, lengths, n_lengths, 1, &req, e)))
         goto done;
     int64_t longest = 0;
     for (int64_t i = 0; i < n; i++)

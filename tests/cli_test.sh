@@ -1971,6 +1971,7 @@ need(len(c) >= 70, 'cases %d' % len(c))
 need(all(('predicted' in x) != ('reason' in x) for x in c), 'each case a prediction or a reason')
 need(d['throughput_heldout']['n'] >= 5 and d['latency_heldout']['n'] >= 5, 'held-out counts %r %r' % (d['throughput_heldout'], d['latency_heldout']))
 need(any('not shipped' in x.get('reason', '') for x in c), 'dataset lengths refused')
+need(sum('sharegpt' in x['id'] and 'predicted' in x for x in c) == 20, 'the 20 ShareGPT cases predicted from models/traces/sharegpt-first-turns.csv')
 " validate --published --serving --json
 # a sweep of serving runs: scheduler x token budget x rate; 1 and 2 threads give the same rows
 "$BIN" sweep "$D/sweep-serving.json" --db "$tmp/ss1.db" --threads 1 --no-plot --quiet >/dev/null 2>"$tmp/ss1.err"
