@@ -100,11 +100,12 @@ void cli_today(char *buf, unsigned n);
 int cli_hwdesc_device(const char *path, const char *name, struct cJSON **root, struct cJSON **dev,
                       struct dse_err *e);
 /* Writes root as JSON in the shipped files' layout (two-space indents, "key": value) to path through a
- * temporary file renamed into place, so a failure leaves path as it was; with is_hwdesc the
- * temporary must load as a hwdesc first. root is deleted. */
+ * temporary file renamed into place, so a failure leaves path as it was; of kind CLI_JSON_HWDESC
+ * (CLI_JSON_STACK) the temporary must load as a hwdesc (a software stack file) first. root is deleted. */
+enum { CLI_JSON_ANY, CLI_JSON_HWDESC, CLI_JSON_STACK };
 /* Prints o on stdout (indented) and deletes it. */
 void cli_print_json(struct cJSON *o);
-int cli_write_json(struct cJSON *root, const char *path, int is_hwdesc, struct dse_err *e);
+int cli_write_json(struct cJSON *root, const char *path, int kind, struct dse_err *e);
 
 struct eval_req;
 /* A design point's system, workload, device (--device or --placement) and precision from --hw,

@@ -1,5 +1,6 @@
 /* cli_common.c -- option parsing and data-file lookup shared by the commands. */
 #include "cli.h"
+#include "pass.h"
 #include "eval.h"
 #include "jsonu.h"
 #include "outfile.h"
@@ -541,7 +542,16 @@ static int check_hwdesc(const char *tmp, void *ctx, struct dse_err *e)
     return rc;
 }
 
-int cli_write_json(cJSON *root, const char *path, int is_hwdesc, struct dse_err *e)
+static int check_stack(const char *tmp, void *ctx, struct dse_err *e)
+{
+    (void)ctx;
+    struct sw_stack *check = malloc(sizeof *check);
+    int rc = check ? pass_load_file(tmp, check, e) : dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+    free(check);
+    return rc;
+}
+
+int cli_write_json(cJSON *root, const char *path, int kind, struct dse_err *e)
 {
     char *txt = ju_print(root, 1);
     cJSON_Delete(root);
@@ -553,8 +563,10 @@ int cli_write_json(cJSON *root, const char *path, int is_hwdesc, struct dse_err 
         free(txt);
         return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
     }
-    buf[n] = '\n'; /* never a calibrated hwdesc that dse itself would refuse */
-    int rc = out_file_write(path, buf, n + 1, is_hwdesc ? check_hwdesc : NULL, NULL, NULL, e);
+    buf[n] = '\n'; /* never a calibrated hwdesc or stack file that dse itself would refuse */
+    int rc = out_file_write(path, buf, n + 1, kind == CLI_JSON_HWDESC ? check_hwdesc : kind == CLI_JSON_STACK ? check_stack
+                                                                                                       : NULL,
+                            NULL, NULL, e);
     free(buf);
     return rc;
 }

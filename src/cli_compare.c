@@ -85,7 +85,7 @@ int cmd_compare(int argc, char **argv)
     int nsw = 0, nrow = 0;
     static struct eval_result res[MAX_ROWS];
     static char devname[MAX_ROWS][HW_NAME_LEN], prec[MAX_ROWS][64], sysname[MAX_ROWS][HW_NAME_LEN],
-        swname[MAX_ROWS][SW_NAME_LEN];
+        swname[MAX_ROWS][SW_LABEL_LEN];
     static int calibrated[MAX_ROWS];
     struct eval_req base;
     struct cost_cfg cost;
@@ -126,7 +126,7 @@ int cmd_compare(int argc, char **argv)
             else
                 rc = pass_load_named(t, NULL, &stacks[nsw++], &e);
             for (int k = 0; k < nsw - 1 && !rc; k++)
-                if (!strcmp(stacks[k].name, stacks[nsw - 1].name))
+                if (!strcmp(stacks[k].name, stacks[nsw - 1].name) && !strcmp(stacks[k].version, stacks[nsw - 1].version))
                     rc = dse_err_set(&e, DSE_EINPUT, NULL, "--software", "stack '%s' given twice", t);
         }
         if (rc)
@@ -193,7 +193,7 @@ int cmd_compare(int argc, char **argv)
         prec_format(&r.x.prec, prec[row], sizeof prec[row]);
         dse_strlcpy(devname[row], sys[i].dev[r.dev].name, sizeof devname[row]);
         dse_strlcpy(sysname[row], sys[i].name, sizeof sysname[row]);
-        dse_strlcpy(swname[row], r.sw->name, sizeof swname[row]);
+        pass_label(r.sw, swname[row], sizeof swname[row]);
         calibrated[row] = hw_calibrated(&sys[i].dev[r.dev]);
         if ((rc = eval_run(&r, &res[row], &e)))
             goto out;

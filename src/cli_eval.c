@@ -124,18 +124,18 @@ static const char *errbar_note(const struct eval_req *r, const struct eval_resul
     const struct eval_totals *t = &res->t;
     const struct hw_device *d = &r->sys->dev[r->dev];
     const char *cls = hw_class_names[d->cls], *kind = pkind_names[eb_kind_of(r->model, ph)];
-    const char *sw = r->sw ? r->sw->name : "none";
-    if (ph == PH_TRAIN && d->train_mape_pct >= 0)
-        snprintf(buf, n, "training step: efficiency.training %.3g calibrated on the multi-device corpus, held-out MAPE "
-                 "%.1f %% (dse validate --published --multi-device)%s%s%s%s%s; no interval", d->eff_train,
-                 d->train_mape_pct, d->train_sw[0] && strcmp(d->train_sw, sw) ? ", with stack '" : "",
-                 d->train_sw[0] && strcmp(d->train_sw, sw) ? d->train_sw : "",
-                 d->train_sw[0] && strcmp(d->train_sw, sw) ? "': this step runs '" : "",
-                 d->train_sw[0] && strcmp(d->train_sw, sw) ? sw : "",
-                 d->train_sw[0] && strcmp(d->train_sw, sw) ? "', whose error is unmeasured" : "");
+    const struct sw_stack *st = r->sw;
+    char sw[SW_NAME_LEN + SW_VERSION_LEN + 2] = "none";
+    if (st)
+        pass_label(st, sw, sizeof sw);
+    double train_mape = st ? st->mape_pct[0] : -1, infer_mape = st ? st->mape_pct[1] : -1;
+    if (ph == PH_TRAIN && train_mape >= 0)
+        snprintf(buf, n, "training step: %s's efficiency.training %.3g calibrated on the multi-device corpus, held-out "
+                 "MAPE %.1f %% over the cases that ran it (dse validate --published --multi-device); no interval", sw,
+                 st->eff[SW_TRAIN], train_mape);
     else if (ph == PH_TRAIN)
-        snprintf(buf, n, "no error bars: %s's training step is not calibrated on the multi-device corpus, so this "
-                         "step time is unvalidated", d->name);
+        snprintf(buf, n, "no error bars: training with %s is not calibrated on the multi-device corpus, so this "
+                         "step time is unvalidated", sw);
     else if (!r->errbars)
         snprintf(buf, n, "no error bars (no validate/published/error-bars.json found; dse validate --published "
                          "--write-error-bars writes one)");
@@ -154,15 +154,12 @@ static const char *errbar_note(const struct eval_req *r, const struct eval_resul
                  hw_calibrated(d) ? "" : "; this device is uncalibrated: the interval is its class's, from "
                                                "calibrated devices, and its own error may be larger");
     int inference = ph == PH_PREFILL || ph == PH_DECODE || ph == PH_GENERATE;
-    if (inference && d->infer_mape_pct >= 0) { /* this system's own multi-device cases */
+    if (inference && infer_mape >= 0) { /* the release's own multi-device cases */
         size_t at = strlen(buf);
-        int other = d->infer_sw[0] && strcmp(d->infer_sw, sw);
-        snprintf(buf + at, n - at, "; %s's kernels calibrated on the multi-device corpus (efficiency.prefill %.3g, "
-                 "decode %.3g): held-out MAPE %.1f %% (dse validate --published --multi-device)%s%s%s%s%s", r->sys->name,
-                 d->eff_prefill, d->eff_decode, d->infer_mape_pct, other ? ", with stack '" : "",
-                 other ? d->infer_sw : "", other ? "': this runs '" : "", other ? sw : "",
-                 other ? "', whose error is unmeasured" : "");
-    } else if (t->devices > 1 && r->errbars && !(ph == PH_TRAIN && d->train_mape_pct >= 0)) { /* single-device cases */
+        snprintf(buf + at, n - at, "; %s's runs calibrated on the multi-device corpus (efficiency.prefill %.3g, decode "
+                 "%.3g): held-out MAPE %.1f %% over the cases that ran it (dse validate --published --multi-device)",
+                 sw, st->eff[SW_PREFILL], st->eff[SW_DECODE], infer_mape);
+    } else if (t->devices > 1 && r->errbars && !(ph == PH_TRAIN && train_mape >= 0)) { /* single-device cases */
         size_t at = strlen(buf);
         snprintf(buf + at, n - at, "; these are single-device cases: a layout's own error, larger, is what dse validate "
                                    "--published --multi-device reports");
@@ -205,7 +202,7 @@ static void print_kernels(const struct eval_req *r, const struct eval_result *re
             k[b] = k[b - 1];
             k[b - 1] = tmp;
         }
-    printf("\nfused kernels (software %s): %d kernels hold %d operators\n", r->sw ? r->sw->name : "none", nk, fused_ops);
+    printf("\nfused kernels (software %s): %d kernels hold %d operators\n", pass_label(r->sw, (char[SW_LABEL_LEN]){0}, SW_LABEL_LEN), nk, fused_ops);
     printf("%-8s %11s  %s\n", "phase", "time_ms", "operators");
     for (int a = 0; a < nk && a < top; a++) {
         printf("%-8s %11.4f  ", cli_op_phase(&res->ops[k[a].first]), ms(k[a].time_s));
@@ -288,7 +285,7 @@ static void print_human(const struct eval_req *r, const struct eval_result *res,
     }
     char vn[320], eb[900];
     printf("model: %s; software: %s; %s\n", r->x.fidelity == FID_CYCLE ? "cycle-approximate tier" : "analytical roofline",
-           r->sw ? r->sw->name : "none", validation_note(d, vn, sizeof vn));
+           pass_label(r->sw, (char[SW_LABEL_LEN]){0}, SW_LABEL_LEN), validation_note(d, vn, sizeof vn));
     if (r->model->kind == WLM_ONNX && wl_onnx_quantized(r->model->onnx) && r->x.prec.w != P_INT8)
         printf("note: a quantized ONNX model (%s): its operators are costed at %s, not as stored; --precision int8 "
                "costs them at 8 bits\n", wl_onnx_quantized(r->model->onnx), prec);
@@ -545,6 +542,7 @@ static int print_json(const struct eval_req *r, const struct eval_result *res, c
         cJSON_AddNumberToObject(o, "generate", (double)r->gen);
     cJSON_AddStringToObject(o, "model_tier", fidelity_names[r->x.fidelity]);
     cJSON_AddStringToObject(o, "software", r->sw ? r->sw->name : "none");
+    cJSON_AddStringToObject(o, "software_version", r->sw ? r->sw->version : ""); /* "": none */
     cJSON *lay = cJSON_AddObjectToObject(o, "layout");
     if (lay) {
         for (int k = 0; k < PAR_DIM_COUNT; k++)
@@ -598,10 +596,11 @@ static int print_json(const struct eval_req *r, const struct eval_result *res, c
         char vn[320], eb[900];
         cJSON_AddBoolToObject(val, "calibrated", hw_calibrated(d));
         cJSON_AddBoolToObject(val, "layout_validated", res->t.devices <= 1); /* the multi-device corpus: below */
-        if (ph == PH_TRAIN && d->train_mape_pct >= 0)
-            cJSON_AddNumberToObject(val, "training_heldout_mape_pct", d->train_mape_pct);
-        if ((ph == PH_PREFILL || ph == PH_DECODE || ph == PH_GENERATE) && d->infer_mape_pct >= 0)
-            cJSON_AddNumberToObject(val, "inference_heldout_mape_pct", d->infer_mape_pct);
+        const struct sw_stack *st = r->sw;
+        if (ph == PH_TRAIN && st && st->mape_pct[0] >= 0)
+            cJSON_AddNumberToObject(val, "training_heldout_mape_pct", st->mape_pct[0]);
+        if ((ph == PH_PREFILL || ph == PH_DECODE || ph == PH_GENERATE) && st && st->mape_pct[1] >= 0)
+            cJSON_AddNumberToObject(val, "inference_heldout_mape_pct", st->mape_pct[1]);
         if (d->calib_mape_pct >= 0)
             cJSON_AddNumberToObject(val, "heldout_mape_pct", d->calib_mape_pct);
         else

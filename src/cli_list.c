@@ -282,16 +282,26 @@ static int list_software(const char *dir, char **names, int n, struct lout *o)
             if (pass_has(&s, (enum pass_id)p))
                 snprintf(passes + strlen(passes), sizeof passes - strlen(passes), "%s%s", passes[0] ? " " : "",
                          pass_table[p].name);
+        char vers[SW_MAX_VERSIONS * (SW_VERSION_LEN + 12) + 16] = ""; /* its releases, the default marked */
+        for (int v = 0; v < s.n_versions; v++)
+            snprintf(vers + strlen(vers), sizeof vers - strlen(vers), "%s%s%s", v ? ", " : "  releases: ",
+                     s.versions[v].name, strcmp(s.versions[v].name, s.default_version) ? "" : " (default)");
         cJSON *r = lout_row(o);
         if (r) {
             cJSON_AddStringToObject(r, "name", s.name);
+            char names_v[sizeof vers] = "";
+            for (int v = 0; v < s.n_versions; v++)
+                snprintf(names_v + strlen(names_v), sizeof names_v - strlen(names_v), "%s%s", v ? " " : "",
+                         s.versions[v].name);
+            cJSON_AddStringToObject(r, "versions", names_v);
+            cJSON_AddStringToObject(r, "default_version", s.default_version);
             cJSON_AddStringToObject(r, "targets", targets);
             cJSON_AddStringToObject(r, "kv_cache", kv_alloc_names[s.kv]);
             cJSON_AddNumberToObject(r, "host_us", s.host_kernel_s * 1e6);
             cJSON_AddStringToObject(r, "passes", passes);
         } else {
-            printf("%-16s %-22s %-10s %-8.3g %s\n", s.name, targets, kv_alloc_names[s.kv], s.host_kernel_s * 1e6,
-                   passes);
+            printf("%-16s %-22s %-10s %-8.3g %s%s\n", s.name, targets, kv_alloc_names[s.kv], s.host_kernel_s * 1e6,
+                   passes, vers);
         }
     }
     return bad ? DSE_EINPUT : DSE_OK;

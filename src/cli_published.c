@@ -933,14 +933,12 @@ static int write_published(const char *in, const char *out, const struct hw_devi
     return cli_write_json(root, out, 1, e);
 }
 
-/* The factors a multi-device calibration fits, each the share of the inference-calibrated kernel rate
- * a kind of case's kernels reach on the system (what its framework adds: a training step's backward and
- * optimizer, an inference runtime's prefill or decode kernels): efficiency.training, .prefill, .decode. */
-enum { FAC_TRAIN, FAC_PREFILL, FAC_DECODE, FAC_COUNT };
-static const char *const mf_key[FAC_COUNT] = {"training", "prefill", "decode"};
+/* The factors a multi-device calibration fits, each the share of the architecture's kernel rate a kind of
+ * case's kernels reach under one software release (what its framework adds: a training step's backward
+ * and optimizer, an inference runtime's prefill or decode kernels): versions[].efficiency.training,
+ * .prefill, .decode of the stack file. */
+enum { FAC_TRAIN = SW_TRAIN, FAC_PREFILL = SW_PREFILL, FAC_DECODE = SW_DECODE, FAC_COUNT = SW_RUN_COUNT };
 static const char *const mf_kind_name[2] = {"training", "inference"};
-static const char *const mf_clause[2] = {"training: fitted by dse calibrate --published --multi-device",
-                                         "inference: fitted by dse calibrate --published --multi-device"};
 
 static int mcase_kind(const struct mcase *c) { return c->phase != PH_TRAIN; } /* 0 training, 1 inference */
 
@@ -951,35 +949,51 @@ static int mcase_uses(const struct mcase *c, int k)
     return c->phase == PH_GENERATE || c->phase == (k == FAC_PREFILL ? PH_PREFILL : PH_DECODE);
 }
 
+#define MF_MAX_RELEASES 8
+
+/* The releases fitted together (NAME@VERSION, one stack) and the cases that ran them. */
 struct mfit {
     struct mcase *c;
-    int n, si;
-    const char *sys;
+    int n;
+    int n_rel;
+    char rel[MF_MAX_RELEASES][SW_NAME_LEN + SW_VERSION_LEN + 2];
     struct pctx *x;
     double f[FAC_COUNT];
     int failed; /* a prediction failed (the error in *e) */
     struct dse_err *e;
 };
 
-/* The squared log time errors of the system's predicted cases of one kind and half (-1: both),
- * re-predicted with the factors m->f; returns the count (their MAPE in *mape), -1 on an error. */
+static int mfit_has(const struct mfit *m, const char *sw)
+{
+    for (int r = 0; r < m->n_rel; r++)
+        if (!strcmp(m->rel[r], sw))
+            return 1;
+    return 0;
+}
+
+/* The squared log time errors of the releases' predicted cases of one kind and half (-1: both),
+ * re-predicted with the factors m->f set on every loaded copy of the releases; returns the count (their
+ * MAPE in *mape), -1 on an error. */
 static int mfit_cost(struct mfit *m, int kind, int half, double *cost, double *mape)
 {
-    struct hw_system *sys = m->x->sys[m->si];
-    struct hw_device *d = &sys->dev[sys->topo.dev];
-    d->eff_train = m->f[FAC_TRAIN];
-    d->eff_prefill = m->f[FAC_PREFILL];
-    d->eff_decode = m->f[FAC_DECODE];
     int k = 0;
     double sum = 0, ape = 0;
     for (int i = 0; i < m->n; i++) {
         struct mcase *c = &m->c[i];
-        if (strcmp(c->system, m->sys) || mcase_kind(c) != kind || (half >= 0 && c->heldout != half))
+        if (!mfit_has(m, c->software) || mcase_kind(c) != kind || (half >= 0 && c->heldout != half))
             continue;
+        int si;
         const struct sw_stack *sw;
         const struct wl_model *wm;
-        if (get_sw(m->x, m->si, c->software, &sw, m->e) || get_wl(m->x, c->workload, &wm, m->e) ||
-            mcase_predict(c, sys, wm, sw, m->e)) {
+        if (get_sys(m->x, c->system, &si, m->e) || get_sw(m->x, si, c->software, &sw, m->e) ||
+            get_wl(m->x, c->workload, &wm, m->e)) {
+            m->failed = 1;
+            return -1;
+        }
+        struct sw_stack *st = (struct sw_stack *)sw; /* the cache's own copy: the factors under fit */
+        for (int f = 0; f < FAC_COUNT; f++)
+            st->eff[f] = m->f[f];
+        if (mcase_predict(c, m->x->sys[si], wm, sw, m->e)) {
             m->failed = 1;
             return -1;
         }
@@ -1076,8 +1090,8 @@ static int set_note_clause(cJSON *obj, const char *key, const char *clause, stru
     return n ? DSE_OK : dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
 }
 
-/* The hwdesc at path as a JSON tree (*root; NULL and an error when it does not parse). */
-static int read_hwdesc_tree(const char *path, cJSON **root, struct dse_err *e)
+/* The JSON file at path (a hwdesc, a stack file) as a tree (*root; NULL and an error when it does not parse). */
+static int read_json_tree(const char *path, cJSON **root, struct dse_err *e)
 {
     char *text;
     size_t len;
@@ -1089,38 +1103,74 @@ static int read_hwdesc_tree(const char *path, cJSON **root, struct dse_err *e)
     return *root ? DSE_OK : dse_err_set(e, DSE_ERUNTIME, path, NULL, "cannot parse it again (out of memory?)");
 }
 
-/* dse calibrate --published --multi-device --hw SYSTEM --out FILE: the system's factors (mf_key) that its
- * fit-half cases determine (at least two cases using a factor), training's alone and prefill's and
- * decode's together (coordinate descent: a generate case uses both), their held-out error before and
- * after, and the hwdesc written with them; a kind whose held-out error gets worse is not written. */
+/* dse calibrate --published --multi-device --software NAME@VERSION[,NAME@VERSION...] --out FILE: the whole-run
+ * factors (training; prefill and decode) that the fit-half cases which ran those releases of one stack
+ * determine, on whatever systems they ran (at least two cases using a factor): training's alone, prefill's
+ * and decode's together (coordinate descent: a generate case uses both); their held-out error before and
+ * after; the stack file written with them in each release's versions[].efficiency. A software effect is
+ * never fitted into a board: the hwdesc is not touched. A kind whose held-out error gets worse is not
+ * written unless --force. */
 static int calibrate_multi(const struct cli_opt *opts)
 {
     struct dse_err e;
     dse_err_clear(&e);
-    const char *name = cli_get(opts, "hw"), *out = cli_get(opts, "out"), *corpus = cli_get(opts, "corpus");
+    const char *rels = cli_get(opts, "software"), *out = cli_get(opts, "out"), *corpus = cli_get(opts, "corpus");
     struct mcase *c = NULL;
-    int n = 0, rc, si = -1;
-    char path[1100];
+    int n = 0, rc;
+    char path[1100], stack_path[DSE_PATH_LEN] = "";
     cJSON *root = NULL;
     struct pctx *x = calloc(1, sizeof *x);
+    struct mfit m;
+    memset(&m, 0, sizeof m);
     if (!x)
         return fprintf(stderr, "dse: out of memory\n"), DSE_ERUNTIME;
-    if (!name || !out) {
-        rc = dse_err_set(&e, DSE_EINPUT, NULL, NULL, "calibrate --published --multi-device: --hw SYSTEM and --out FILE "
-                                                     "are required");
+    if (cli_get(opts, "hw")) {
+        rc = dse_err_set(&e, DSE_EINPUT, NULL, "--hw", "a whole run's factor is its software release's, not a board's: "
+                         "give --software NAME@VERSION (the releases the cases ran: dse validate --published "
+                         "--multi-device lists them) and --out FILE for the stack file");
         goto out;
+    }
+    if (!rels || !out) {
+        rc = dse_err_set(&e, DSE_EINPUT, NULL, NULL, "calibrate --published --multi-device: --software NAME@VERSION[,...] "
+                                                     "and --out FILE are required");
+        goto out;
+    }
+    if ((rc = cli_list_check("--software", rels, &e)))
+        goto out;
+    char name0[SW_NAME_LEN] = "";
+    for (const char *p = rels; *p;) {
+        const char *end = strchr(p, ',');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        const char *at = memchr(p, '@', len);
+        if (m.n_rel == MF_MAX_RELEASES || len >= sizeof m.rel[0] || !at || at == p || at + 1 == p + len) {
+            rc = dse_err_set(&e, DSE_EINPUT, NULL, "--software", "expected up to %d releases NAME@VERSION of one stack, "
+                             "comma-separated, got '%s'", MF_MAX_RELEASES, rels);
+            goto out;
+        }
+        snprintf(m.rel[m.n_rel], sizeof m.rel[0], "%.*s", (int)len, p);
+        char nm[SW_NAME_LEN];
+        snprintf(nm, sizeof nm, "%.*s", (int)(at - p), p);
+        if (!name0[0])
+            dse_strlcpy(name0, nm, sizeof name0);
+        else if (strcmp(name0, nm)) {
+            rc = dse_err_set(&e, DSE_EINPUT, NULL, "--software", "'%s' and '%s' are releases of different stacks: one "
+                             "stack file is written", m.rel[0], m.rel[m.n_rel]);
+            goto out;
+        }
+        m.n_rel++;
+        p += len + (end ? 1 : 0);
     }
     multi_corpus_path(corpus, path, sizeof path);
-    if ((rc = mcorpus_load(path, &c, &n, &e)) || (rc = get_sys(x, name, &si, &e)) ||
-        (rc = out_not_read(out, "--out", x, NULL, path, &e)))
+    if ((rc = mcorpus_load(path, &c, &n, &e)))
         goto out;
-    if (!x->sys[si]->topo.n_level) {
-        rc = dse_err_set(&e, DSE_EINPUT, NULL, "--hw", "'%s' has no topology", name);
-        goto out;
-    }
-    struct mfit m = {c, n, si, name, x, {1, 1, 1}, 0, &e};
+    m.c = c;
+    m.n = n;
+    m.x = x;
+    m.e = &e;
+    for (int f = 0; f < FAC_COUNT; f++)
+        m.f[f] = 1;
     double junk, m0[2][2], m1[2][2]; /* [kind][half] MAPE before and after */
-    int cnt[2][2], uses[FAC_COUNT] = {0}, fitk[2] = {0};
+    int cnt[2][2], uses[FAC_COUNT] = {0}, fitk[2] = {0}, ran = 0;
     for (int kind = 0; kind < 2; kind++)
         for (int h = 0; h < 2; h++)
             cnt[kind][h] = mfit_cost(&m, kind, h, &junk, &m0[kind][h]);
@@ -1128,17 +1178,27 @@ static int calibrate_multi(const struct cli_opt *opts)
         rc = e.code ? e.code : DSE_ERUNTIME;
         goto out;
     }
-    for (int i = 0; i < n; i++)
+    for (int i = 0; i < n; i++) {
+        ran += mfit_has(&m, c[i].software);
         for (int k = 0; k < FAC_COUNT; k++)
-            uses[k] += !strcmp(c[i].system, name) && !c[i].heldout && c[i].ok && mcase_uses(&c[i], k);
+            uses[k] += mfit_has(&m, c[i].software) && !c[i].heldout && c[i].ok && mcase_uses(&c[i], k);
+    }
+    for (int i = 0; i < x->n_sw && !stack_path[0]; i++)
+        if (mfit_has(&m, strchr(x->sw_key[i], '/') + 1))
+            dse_strlcpy(stack_path, x->sw[i].path, sizeof stack_path);
     fitk[0] = uses[FAC_TRAIN] >= 2;
     fitk[1] = uses[FAC_PREFILL] >= 2 || uses[FAC_DECODE] >= 2;
     if (!fitk[0] && !fitk[1]) {
-        rc = dse_err_set(&e, DSE_EINPUT, NULL, "--hw", "'%s' has %d predicted fit-half training cases and %d prefill and "
-                         "%d decode ones in %s: a factor needs at least 2 to fit", name, uses[FAC_TRAIN],
-                         uses[FAC_PREFILL], uses[FAC_DECODE], path);
+        rc = dse_err_set(&e, DSE_EINPUT, NULL, "--software", "'%s': %d cases of %s ran it, %d predicted fit-half training "
+                         "ones and %d prefill and %d decode ones: a factor needs at least 2 to fit", rels, ran, path,
+                         uses[FAC_TRAIN], uses[FAC_PREFILL], uses[FAC_DECODE]);
         goto out;
     }
+    if ((rc = out_not_read(out, "--out", x, NULL, path, &e)))
+        goto out;
+    const char *in_stack[] = {stack_path}, *in_what[] = {"the stack file this run reads"};
+    if (stack_path[0] && (rc = out_file_not_input(out, "--out", in_stack, in_what, 1, 0, &e)))
+        goto out;
     if (fitk[0])
         mfit_golden(&m, 0, FAC_TRAIN);
     for (int round = 0; round < 4 && fitk[1]; round++) /* a generate case ties prefill to decode */
@@ -1153,14 +1213,14 @@ static int calibrate_multi(const struct cli_opt *opts)
         goto out;
     }
     printf("dse calibrate --published --multi-device: %s, cases of %s: %d fit and %d held-out training, %d fit and %d "
-           "held-out inference\n", name, path, cnt[0][0], cnt[0][1], cnt[1][0], cnt[1][1]);
+           "held-out inference\n", rels, path, cnt[0][0], cnt[0][1], cnt[1][0], cnt[1][1]);
     int worse = 0;
     for (int kind = 0; kind < 2; kind++) {
         if (!fitk[kind])
             continue;
         for (int k = 0; k < FAC_COUNT; k++)
             if ((k == FAC_TRAIN) == (kind == 0) && uses[k] >= 2)
-                printf("  efficiency.%s: 1 -> %.3g (%d fit cases use it)\n", mf_key[k], m.f[k], uses[k]);
+                printf("  efficiency.%s: 1 -> %.3g (%d fit cases use it)\n", sw_run_keys[k], m.f[k], uses[k]);
         printf("  %s MAPE, fit half:      %.1f %% -> %.1f %%\n", mf_kind_name[kind], m0[kind][0], m1[kind][0]);
         if (cnt[kind][1])
             printf("  %s MAPE, held-out half: %.1f %% -> %.1f %%\n", mf_kind_name[kind], m0[kind][1], m1[kind][1]);
@@ -1177,50 +1237,63 @@ static int calibrate_multi(const struct cli_opt *opts)
             }
         }
     }
-    /* the hwdesc with the factors (and their held-out error) in the replicated device's efficiency */
-    if ((rc = read_hwdesc_tree(x->sys_path[si], &root, &e)))
+    /* the stack file with the factors (and their held-out error) in each release's efficiency */
+    if ((rc = read_json_tree(stack_path, &root, &e)))
         goto out;
-    cJSON *devs = root ? cJSON_GetObjectItemCaseSensitive(root, "devices") : NULL;
-    cJSON *dev = devs ? cJSON_GetArrayItem(devs, x->sys[si]->topo.dev) : NULL;
-    cJSON *ef = dev ? cJSON_GetObjectItemCaseSensitive(dev, "efficiency") : NULL;
-    if (!ef) {
-        rc = dse_err_set(&e, DSE_EINPUT, x->sys_path[si], NULL, "the topology's device has no efficiency section to add "
-                         "the fitted factors to");
-        goto out;
-    }
+    cJSON *vs = cJSON_GetObjectItemCaseSensitive(root, "versions");
     static const char *const mape_key[2] = {"training_heldout_mape_pct", "inference_heldout_mape_pct"};
-    static const char *const sw_key[2] = {"training_software", "inference_software"};
-    for (int kind = 0; kind < 2; kind++) {
-        if (!fitk[kind])
-            continue;
-        const char *sw = NULL; /* the stack the kind's cases ran, where they share one */
-        for (int i = 0; i < n; i++)
-            if (!strcmp(c[i].system, name) && mcase_kind(&c[i]) == kind && c[i].ok)
-                sw = !sw ? c[i].software : strcmp(sw, c[i].software) ? "" : sw;
-        cJSON_DeleteItemFromObjectCaseSensitive(ef, sw_key[kind]);
-        if (sw && *sw)
-            cJSON_AddStringToObject(ef, sw_key[kind], sw);
-        for (int k = 0; k < FAC_COUNT; k++)
-            if ((k == FAC_TRAIN) == (kind == 0)) {
-                cJSON_DeleteItemFromObjectCaseSensitive(ef, mf_key[k]);
-                if (uses[k] >= 2)
-                    cJSON_AddNumberToObject(ef, mf_key[k], m.f[k]);
-            }
-        cJSON_DeleteItemFromObjectCaseSensitive(ef, mape_key[kind]);
-        if (cnt[kind][1])
-            cJSON_AddNumberToObject(ef, mape_key[kind], floor(m1[kind][1] * 10 + 0.5) / 10);
-        /* the note keeps its other clauses; an earlier fit's clause of this kind gives way to this one's */
-        char clause[400];
-        snprintf(clause, sizeof clause, "%s on %d fit-half %s cases of validate/published/multi-device (held-out %d)%s",
-                 mf_clause[kind], cnt[kind][0], mf_kind_name[kind], cnt[kind][1],
-                 worse ? " (written with --force: worse on the held-out cases than the uncalibrated model)" : "");
-        if ((rc = set_note_clause(ef, mf_clause[kind], clause, &e)))
+    for (int r = 0; r < m.n_rel; r++) {
+        const char *ver = strchr(m.rel[r], '@') + 1;
+        cJSON *v = NULL, *it;
+        cJSON_ArrayForEach(it, vs)
+        {
+            const cJSON *nm = cJSON_GetObjectItemCaseSensitive(it, "version");
+            if (cJSON_IsString(nm) && !strcmp(nm->valuestring, ver))
+                v = it;
+        }
+        if (!v) { /* get_sw loaded the release, so the file lists it */
+            rc = dse_err_set(&e, DSE_ERUNTIME, stack_path, NULL, "no versions[] entry '%s' to write", ver);
             goto out;
+        }
+        cJSON *ef = cJSON_GetObjectItemCaseSensitive(v, "efficiency");
+        if (!ef && !(ef = cJSON_AddObjectToObject(v, "efficiency"))) {
+            rc = dse_err_set(&e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+            goto out;
+        }
+        char src[1200] = "";
+        for (int kind = 0; kind < 2; kind++) {
+            if (!fitk[kind])
+                continue;
+            for (int k = 0; k < FAC_COUNT; k++)
+                if ((k == FAC_TRAIN) == (kind == 0)) {
+                    cJSON_DeleteItemFromObjectCaseSensitive(ef, sw_run_keys[k]);
+                    if (uses[k] >= 2)
+                        cJSON_AddNumberToObject(ef, sw_run_keys[k], m.f[k]);
+                }
+            cJSON_DeleteItemFromObjectCaseSensitive(ef, mape_key[kind]);
+            if (cnt[kind][1])
+                cJSON_AddNumberToObject(ef, mape_key[kind], floor(m1[kind][1] * 10 + 0.5) / 10);
+            snprintf(src + strlen(src), sizeof src - strlen(src), "%s%s: fitted by dse calibrate --published "
+                     "--multi-device --software %s on %d fit-half %s cases of validate/published/multi-device "
+                     "(held-out %d)%s", src[0] ? "; " : "", mf_kind_name[kind], rels, cnt[kind][0], mf_kind_name[kind],
+                     cnt[kind][1], worse ? " (written with --force: worse on the held-out cases than none)" : "");
+        }
+        const cJSON *old = cJSON_GetObjectItemCaseSensitive(ef, "source");
+        char *keep = NULL; /* the other kind's clause of an earlier fit */
+        if (cJSON_IsString(old)) {
+            for (int kind = 0; kind < 2; kind++)
+                if (!fitk[kind] && strstr(old->valuestring, mf_kind_name[kind]) == old->valuestring)
+                    keep = old->valuestring;
+        }
+        char both[2600];
+        snprintf(both, sizeof both, "%s%s%s", src, keep ? "; " : "", keep ? keep : "");
+        cJSON_DeleteItemFromObjectCaseSensitive(ef, "source");
+        cJSON_AddStringToObject(ef, "source", both);
     }
-    rc = cli_write_json(root, out, 1, &e); /* it frees root */
+    rc = cli_write_json(root, out, CLI_JSON_STACK, &e); /* it frees root */
     root = NULL;
     if (!rc)
-        printf("wrote %s\n", out);
+        printf("wrote %s (%s; put it in place of %s)\n", out, rels, stack_path);
 out:
     if (rc)
         dse_err_print(stderr, &e);
@@ -1411,7 +1484,7 @@ static int calibrate_power(const struct cli_opt *opts)
         goto out;
     }
     /* the hwdesc with the fitted figures in the device's power section */
-    if ((rc = read_hwdesc_tree(x->sys_path[si], &root, &e)))
+    if ((rc = read_json_tree(x->sys_path[si], &root, &e)))
         goto out;
     cJSON *devs = root ? cJSON_GetObjectItemCaseSensitive(root, "devices") : NULL;
     cJSON *dev = devs ? cJSON_GetArrayItem(devs, m.dev) : NULL;

@@ -195,6 +195,7 @@ static int print_json(const struct eval_req *r, const struct serve_cfg *cfg, con
         cJSON_AddStringToObject(o, "what_if", what_if);
     cJSON_AddStringToObject(o, "workload", r->model->name);
     cJSON_AddStringToObject(o, "software", r->sw ? r->sw->name : "none");
+    cJSON_AddStringToObject(o, "software_version", r->sw ? r->sw->version : ""); /* "": none */
     cJSON_AddStringToObject(o, "scheduler", serve_sched_names[cfg->sched]);
     cJSON_AddNumberToObject(o, "max_batch", cfg->max_batch);
     cJSON_AddNumberToObject(o, "max_batched_tokens", (double)cfg->max_batched_tokens);
@@ -282,7 +283,7 @@ static void print_human(const struct eval_req *r, const struct serve_cfg *cfg, c
 {
     const struct hw_device *d = &r->sys->dev[r->dev];
     printf("dse serve: %s on %s/%s, software %s, %s scheduler (max batch %d, %lld tokens an iteration, KV blocks of "
-           "%d)\n", r->model->name, r->sys->name, d->name, r->sw ? r->sw->name : "none", serve_sched_names[cfg->sched],
+           "%d)\n", r->model->name, r->sys->name, d->name, pass_label(r->sw, (char[SW_LABEL_LEN]){0}, SW_LABEL_LEN), serve_sched_names[cfg->sched],
            cfg->max_batch, (long long)cfg->max_batched_tokens, cfg->block_tokens);
     cli_print_whatif(opts);
     printf("replicas: %d of %d device%s each; KV cache %.0f tokens a replica (%.3g GB of the %.3g GB usable of %.3g GB "
@@ -739,6 +740,7 @@ int cmd_serve(int argc, char **argv)
             goto out;
         cfg.max_batched_tokens = v;
     }
+    cfg.sched_steps = sw.sched_steps; /* the stack release's scheduler */
     serve_cfg_defaults(&cfg, longest);
     int64_t max_tokens = serve_grid_tokens(&cfg);
     struct serve_cost cost;

@@ -773,13 +773,16 @@ void eval_capacity(const struct hw_system *sys, const struct sw_stack *sw, int p
     res->feasible = 0;
 }
 
-/* The kernels' time factor of a phase (links are not scaled): 1 / the system's multi-device calibration
- * for it (efficiency.training, .prefill, .decode, fitted by dse calibrate --published --multi-device on
- * that kind's fit-half cases: what the corpus's frameworks reach beyond the inference-calibrated
- * kernels), 1 where none is fitted. Encoders and CNNs (phase none) are not scaled: no case fitted them. */
-static double kernel_scale(const struct hw_device *d, enum wl_phase ph)
+/* The kernels' time factor of a phase (links are not scaled): 1 / the stack version's whole-run factor for
+ * it (versions[].efficiency.training, .prefill, .decode, fitted by dse calibrate --published --multi-device
+ * --software on the fit-half cases that ran that release: what its runs reach of the architecture's
+ * kernel rate), 1 where none is fitted or no stack is named. Encoders and CNNs (phase none) are not
+ * scaled: no case fitted them. The factor is the software's, never the board's: a board of the same
+ * architecture under the same release gets the same one. */
+static double kernel_scale(const struct sw_stack *sw, enum wl_phase ph)
 {
-    double f = ph == PH_TRAIN ? d->eff_train : ph == PH_PREFILL ? d->eff_prefill : ph == PH_DECODE ? d->eff_decode : 1;
+    double f = !sw ? 1 : ph == PH_TRAIN ? sw->eff[SW_TRAIN] : ph == PH_PREFILL ? sw->eff[SW_PREFILL]
+                       : ph == PH_DECODE ? sw->eff[SW_DECODE] : 1;
     return f > 0 ? 1 / f : 1;
 }
 
@@ -808,7 +811,7 @@ static int eval_ops(const struct eval_req *r, const struct eval_graphs *eg, stru
     res->t.devices = tp * cp * dp * pp;
     res->escale = dp * tp * cp * M;
     res->dscale = res->tscale = 1; /* set per op from the pipeline's factors (eval_graph) */
-    res->kscale = kernel_scale(pd, eg->phase == PH_GENERATE ? PH_PREFILL : eg->phase);
+    res->kscale = kernel_scale(r->sw, eg->phase == PH_GENERATE ? PH_PREFILL : eg->phase);
     if ((rc = model_for(pd->cls)->check(pd, e)))
         return rc;
     enum wl_phase ph = eg->phase;
@@ -859,7 +862,7 @@ static int eval_ops(const struct eval_req *r, const struct eval_graphs *eg, stru
         const struct wl_graph *g = &eg->decode;
         int row0 = res->n_ops;
         res->part = 1;
-        res->kscale = kernel_scale(pd, PH_DECODE);
+        res->kscale = kernel_scale(r->sw, PH_DECODE);
         /* the cache at the last step: prompt + gen - 1 past tokens (a window's fewer) and the new one */
         double t0 = res->t.latency_s;
         rc = eval_graph(r, g, eg->decode_params, PH_DECODE, (r->gen - 1 + eg->cp - 1) / eg->cp, s, &ud, &used, s->contrib,

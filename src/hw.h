@@ -117,14 +117,6 @@ struct hw_device {
     double eff_compute, eff_vector, eff_memory; /* achieved fraction of peak (GEMM, other ops, memory), (0, 1] */
     double serial_fraction;         /* share of min(compute, memory) not overlapped, [0, 1] (default 0) */
     double calib_mape_pct;          /* held-out error of a calibration (efficiency.heldout_mape_pct), or -1 */
-    double eff_train;               /* a training step's kernels' share of their inference rate (efficiency.training,
-                                       fitted by dse calibrate --published --multi-device; 1) */
-    double train_mape_pct;          /* that calibration's held-out error (efficiency.training_heldout_mape_pct), or -1 */
-    double eff_prefill, eff_decode; /* the same for an LLM inference's prefill and its decode steps
-                                       (efficiency.prefill, efficiency.decode; 1) */
-    double infer_mape_pct;          /* their calibration's held-out error (efficiency.inference_heldout_mape_pct), or -1 */
-    char train_sw[64], infer_sw[64]; /* the stack those calibrations' cases ran (efficiency.training_software,
-                                       .inference_software; "" when unnamed or mixed) */
     double eff_class[EC_COUNT];     /* compute efficiency per operator class (compute / vector, or per_class) */
     double eff_level[HW_MAX_MEM];   /* bandwidth efficiency per memory level (memory, or per_level) */
     double eff_prec[P_COUNT];       /* GEMM engines' efficiency per arithmetic precision (per_precision; 1) */

@@ -618,24 +618,20 @@ static int load_level_effs(struct ju *j, const cJSON *pl, struct hw_device *d)
 /* efficiency (optional, default: the ideal roofline). Its kernel terms (achieved compute, bandwidth,
  * GEMM depth and size terms, the overlap, a kernel's fixed duration) come from the device's own section,
  * or, for a device naming an "arch", from that architecture's file (hwdesc/arch/NAME.json), shared by
- * every board of the die and kernel library; the board keeps the terms of whole runs (training, prefill,
- * decode: fitted on end-to-end cases) and the held-out errors. */
+ * every board of the die and kernel library; the board keeps its held-out error. Whole runs' factors
+ * (training, prefill, decode, fitted on end-to-end cases) are a software release's (software/NAME.json
+ * versions[].efficiency), never a board's: the keys are refused with that reason. */
 static const char *const eff_kernel_keys[] = {"compute",         "vector",          "memory",     "per_class",
                                               "per_level",       "per_precision",   "gemm_k_half", "bw_half_MB",
                                               "memory_per_class", "memory_per_function", "serial_fraction", NULL};
-static const char *const eff_board_keys[] = {"heldout_mape_pct",          "training",   "training_heldout_mape_pct",
-                                             "prefill",                   "decode",     "inference_heldout_mape_pct",
-                                             "training_software",         "inference_software", NULL};
+static const char *const eff_board_keys[] = {"heldout_mape_pct", NULL};
+static const char *const eff_run_keys[] = {"training", "prefill", "decode", "training_heldout_mape_pct",
+                                           "inference_heldout_mape_pct", "training_software", "inference_software", NULL};
 
 static void eff_defaults(struct hw_device *d)
 {
     d->eff_compute = d->eff_vector = d->eff_memory = 1.0;
     d->calib_mape_pct = -1;
-    d->eff_train = 1;
-    d->train_mape_pct = -1;
-    d->eff_prefill = d->eff_decode = 1;
-    d->infer_mape_pct = -1;
-    d->train_sw[0] = d->infer_sw[0] = 0;
     d->serial_fraction = 0;
     d->kernel_s = 0;
     d->arch[0] = 0;
@@ -806,7 +802,14 @@ static int load_efficiency(struct ju *j, const cJSON *o, struct hw_system *sys, 
     const cJSON *ef = section(j, o, "efficiency", &old);
     if (!ef)
         return DSE_OK;
-    if (!(rc = ju_object(j, ef, keys)) && arch)
+    for (int i = 0; eff_run_keys[i] && !rc; i++)
+        if (cJSON_GetObjectItemCaseSensitive(ef, eff_run_keys[i])) {
+            ju_key(j, eff_run_keys[i]);
+            rc = ju_fail(j, "a whole run's factor is its software release's, not the board's: set it in "
+                            "software/NAME.json versions[].efficiency (dse calibrate --published --multi-device "
+                            "--software NAME@VERSION fits it)");
+        }
+    if (!rc && !(rc = ju_object(j, ef, keys)) && arch)
         for (int i = 0; eff_kernel_keys[i] && !rc; i++)
             if (cJSON_GetObjectItemCaseSensitive(ef, eff_kernel_keys[i])) {
                 ju_key(j, eff_kernel_keys[i]);
@@ -815,14 +818,7 @@ static int load_efficiency(struct ju *j, const cJSON *o, struct hw_system *sys, 
             }
     if (!rc && !arch)
         rc = eff_kernel_terms(j, ef, d, 0);
-    if (!rc && !(rc = ju_num(j, ef, "heldout_mape_pct", JU_OPT | JU_NONNEG, 1e6, &d->calib_mape_pct)) &&
-        !(rc = ju_num(j, ef, "training", JU_OPT | JU_POS, 1, &d->eff_train)) &&
-        !(rc = ju_num(j, ef, "training_heldout_mape_pct", JU_OPT | JU_NONNEG, 1e6, &d->train_mape_pct)) &&
-        !(rc = ju_num(j, ef, "prefill", JU_OPT | JU_POS, 1, &d->eff_prefill)) &&
-        !(rc = ju_num(j, ef, "decode", JU_OPT | JU_POS, 1, &d->eff_decode)) &&
-        !(rc = ju_num(j, ef, "inference_heldout_mape_pct", JU_OPT | JU_NONNEG, 1e6, &d->infer_mape_pct)) &&
-        !(rc = ju_str(j, ef, "training_software", JU_OPT, d->train_sw, sizeof d->train_sw)) &&
-        !(rc = ju_str(j, ef, "inference_software", JU_OPT, d->infer_sw, sizeof d->infer_sw)))
+    if (!rc && !(rc = ju_num(j, ef, "heldout_mape_pct", JU_OPT | JU_NONNEG, 1e6, &d->calib_mape_pct)))
         rc = need_source(j, ef);
     ju_pop(j, old);
     KEEP(rc);

@@ -52,8 +52,29 @@ enum partition {
 };
 extern const char *const partition_names[PART_COUNT + 1];
 
+#define SW_MAX_VERSIONS 16
+#define SW_VERSION_LEN 24
+
+/* Whole-run factors a stack version's end-to-end cases determine, by kind of run. */
+enum sw_run { SW_TRAIN, SW_PREFILL, SW_DECODE, SW_RUN_COUNT };
+extern const char *const sw_run_keys[SW_RUN_COUNT + 1]; /* "training", "prefill", "decode" */
+
+/* One release of a stack ("versions"[]): its date, the kernel library generation it ships, runtime costs
+ * that differ from the stack's, and the whole-run factors fitted on the end-to-end cases that ran it (the
+ * share of the architecture's kernel rate its runs reach: a software effect, never a board's). */
+struct sw_version {
+    char name[SW_VERSION_LEN];
+    char released[16];          /* "YYYY-MM" */
+    char kernels[160];          /* its kernel library generation (free text) */
+    double host_kernel_s, per_step_s, per_request_s; /* < 0: the stack's */
+    int sched_steps;            /* < 0: the stack's */
+    double eff[SW_RUN_COUNT];   /* (0, 1]; 1: not fitted */
+    double mape_pct[2];         /* held-out MAPE of its training (0) and inference (1) fit, or -1 */
+};
+
 struct sw_stack {
     char name[SW_NAME_LEN];
+    char version[SW_VERSION_LEN]; /* the release this is ("": a stack without versions) */
     char description[512];
     char path[DSE_PATH_LEN];  /* the file it came from ("" for the built-in "none") */
     unsigned targets;         /* bit per enum hw_class it compiles for */
@@ -71,6 +92,8 @@ struct sw_stack {
                                  kernels are not replayed from a captured graph */
     double per_step_s;        /* runtime work per forward pass (scheduling, sampling, synchronisation) */
     double per_request_s;     /* per request (tokenisation, set-up) */
+    int sched_steps;          /* decode steps its scheduler runs back to back before scheduling again
+                                 (runtime.scheduler_steps: vLLM's --num-scheduler-steps; 0: every step) */
     int trains;               /* it runs training steps (a backward pass, optimizers): "training": true */
     unsigned train_precs;     /* bit per enum prec a training step may compute in ("training_precisions";
                                  default fp32, tf32, bf16, fp16: PASS_TRAIN_PRECS) */
@@ -84,6 +107,13 @@ struct sw_stack {
                                  "parallel": {"tp_padding": true} */
     int sequence_parallel;    /* training with tp splits norms' and residual adds' activations along the
                                  sequence (Megatron-LM): "parallel": {"sequence_parallel": true} */
+    double base_rt[3];        /* the stack's own host_kernel_s, per_step_s, per_request_s (a version may change them) */
+    int base_sched_steps;
+    double eff[SW_RUN_COUNT]; /* the selected version's whole-run factors (1: none) */
+    double mape_pct[2];       /* and their held-out errors, training and inference (-1: none) */
+    int n_versions;
+    char default_version[SW_VERSION_LEN];
+    struct sw_version versions[SW_MAX_VERSIONS];
 };
 
 /* The precisions mixed-precision training computes in where a stack declares none: fp32 (and TF32, its
@@ -104,14 +134,23 @@ int pass_has(const struct sw_stack *s, enum pass_id p);
  * vLLM, ... are inference-only): megatron on GPUs, compiled (XLA, torch.compile) elsewhere. */
 const char *pass_train_default(int hw_class);
 
-/* Loads and checks a stack file. */
+/* Makes release ver ("": the stack's default_version, or none) the one s describes: its runtime costs and
+ * whole-run factors. DSE_EINPUT naming the releases when s has no such one. */
+int pass_select_version(struct sw_stack *s, const char *ver, struct dse_err *e);
+/* "name" or "name@version" as written ("tensorrt@0.6.1"): the stack and release s is (NULL: "none"), in
+ * out, which it returns. */
+#define SW_LABEL_LEN (SW_NAME_LEN + SW_VERSION_LEN + 2)
+const char *pass_label(const struct sw_stack *s, char *out, unsigned long n);
+
+/* Loads and checks a stack file (its default version selected). */
 int pass_load_file(const char *path, struct sw_stack *s, struct dse_err *e);
 int pass_load_buf(const char *buf, unsigned long len, const char *fname, struct sw_stack *s, struct dse_err *e);
 /* Finds the file of stack `name` (a path, or NAME for software/NAME.json) under the current
  * directory, the directory above near_file's folder (a hwdesc's or a sweep spec's), or the installed
  * data directory; writes the path to out. Returns DSE_OK, or DSE_EINPUT naming what was tried. */
 int pass_resolve(const char *name, const char *near_file, char *out, unsigned long n, struct dse_err *e);
-/* pass_resolve then pass_load_file; the name "none" is the built-in stack. */
+/* pass_resolve then pass_load_file, then the release after an '@' (NAME@VERSION, PATH@VERSION), else the
+ * default; the name "none" is the built-in stack. */
 int pass_load_named(const char *name, const char *near_file, struct sw_stack *s, struct dse_err *e);
 /* DSE_OK when the stack compiles for devices of class cls; else DSE_EINPUT with the reason. */
 int pass_check_target(const struct sw_stack *s, const struct hw_device *d, struct dse_err *e);

@@ -25,9 +25,20 @@ _Static_assert(sizeof pass_table / sizeof pass_table[0] == PASS_COUNT, "one pass
 const char *const kv_alloc_names[KV_COUNT + 1] = {"contiguous", "paged", "concat", NULL};
 const char *const partition_names[PART_COUNT + 1] = {"any", "prefix", NULL};
 
+const char *const sw_run_keys[SW_RUN_COUNT + 1] = {"training", "prefill", "decode", NULL};
+
+static void no_version(struct sw_stack *s)
+{
+    s->version[0] = 0;
+    for (int k = 0; k < SW_RUN_COUNT; k++)
+        s->eff[k] = 1;
+    s->mape_pct[0] = s->mape_pct[1] = -1;
+}
+
 void pass_none(struct sw_stack *s)
 {
     memset(s, 0, sizeof *s);
+    no_version(s);
     dse_strlcpy(s->name, "none", sizeof s->name);
     dse_strlcpy(s->description, "no software stack: every operator its own kernel, as the graph is written",
                 sizeof s->description);
@@ -238,17 +249,21 @@ static int load_train_precs(struct ju *j, const cJSON *root, struct sw_stack *s)
 
 static int load_runtime(struct ju *j, const cJSON *root, struct sw_stack *s)
 {
-    static const char *const keys[] = {"host_us_per_kernel", "per_step_us", "per_request_us", "source", "note", NULL};
+    static const char *const keys[] = {"host_us_per_kernel", "per_step_us", "per_request_us", "scheduler_steps",
+                                       "source", "note", NULL};
     const cJSON *o = cJSON_GetObjectItemCaseSensitive(root, "runtime");
     if (!o)
         return DSE_OK;
     size_t old = ju_key(j, "runtime");
     double h = 0, step = 0, req = 0;
+    long long ss = 0;
     int rc;
     if (!(rc = ju_object(j, o, keys)) && !(rc = ju_num(j, o, "host_us_per_kernel", JU_OPT | JU_NONNEG, 1e6, &h)) &&
         !(rc = ju_num(j, o, "per_step_us", JU_OPT | JU_NONNEG, 1e7, &step)) &&
-        !(rc = ju_num(j, o, "per_request_us", JU_OPT | JU_NONNEG, 1e8, &req)))
+        !(rc = ju_num(j, o, "per_request_us", JU_OPT | JU_NONNEG, 1e8, &req)) &&
+        !(rc = ju_int(j, o, "scheduler_steps", JU_OPT, 1, 1024, &ss)))
         rc = need_source(j, o);
+    s->sched_steps = (int)ss;
     ju_pop(j, old);
     s->host_kernel_s = h * 1e-6;
     s->per_step_s = step * 1e-6;
@@ -256,11 +271,154 @@ static int load_runtime(struct ju *j, const cJSON *root, struct sw_stack *s)
     return rc;
 }
 
+/* One "versions"[] entry: {"version", "released", "kernels", "runtime" (the keys of the stack's),
+ * "efficiency": {"training", "prefill", "decode", "training_heldout_mape_pct", "inference_heldout_mape_pct",
+ * "source", "note"}, "source", "note"}. */
+static int load_version(struct ju *j, const cJSON *o, struct sw_stack *s, struct sw_version *v)
+{
+    static const char *const keys[] = {"version", "released", "kernels", "runtime", "efficiency", "source", "note",
+                                       NULL};
+    static const char *const rkeys[] = {"host_us_per_kernel", "per_step_us", "per_request_us", "scheduler_steps",
+                                        "source", "note", NULL};
+    static const char *const ekeys[] = {"training", "prefill", "decode", "training_heldout_mape_pct",
+                                        "inference_heldout_mape_pct", "source", "note", NULL};
+    int rc;
+    memset(v, 0, sizeof *v);
+    v->host_kernel_s = v->per_step_s = v->per_request_s = -1;
+    v->sched_steps = -1;
+    v->mape_pct[0] = v->mape_pct[1] = -1;
+    for (int k = 0; k < SW_RUN_COUNT; k++)
+        v->eff[k] = 1;
+    if ((rc = ju_object(j, o, keys)) || (rc = ju_str(j, o, "version", 0, v->name, sizeof v->name)) ||
+        (rc = ju_str(j, o, "released", 0, v->released, sizeof v->released)) ||
+        (rc = ju_str(j, o, "kernels", JU_OPT, v->kernels, sizeof v->kernels)) || (rc = need_source(j, o)))
+        return rc;
+    for (const char *c = v->name; *c; c++)
+        if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '.' ||
+              *c == '-' || *c == '_')) {
+            ju_key(j, "version");
+            return ju_fail(j, "expected [A-Za-z0-9._-] (it follows '@' in NAME@VERSION), got '%s'", v->name);
+        }
+    for (int i = 0; i < s->n_versions; i++)
+        if (!strcmp(s->versions[i].name, v->name)) {
+            ju_key(j, "version");
+            return ju_fail(j, "'%s' is listed twice", v->name);
+        }
+    const cJSON *r = cJSON_GetObjectItemCaseSensitive(o, "runtime");
+    if (r) {
+        size_t old = ju_key(j, "runtime");
+        double h = -1, step = -1, req = -1;
+        long long ss = -1;
+        if (!(rc = ju_object(j, r, rkeys)) && !(rc = ju_num(j, r, "host_us_per_kernel", JU_OPT | JU_NONNEG, 1e6, &h)) &&
+            !(rc = ju_num(j, r, "per_step_us", JU_OPT | JU_NONNEG, 1e7, &step)) &&
+            !(rc = ju_num(j, r, "per_request_us", JU_OPT | JU_NONNEG, 1e8, &req)) &&
+            !(rc = ju_int(j, r, "scheduler_steps", JU_OPT, 1, 1024, &ss)))
+            rc = need_source(j, r);
+        v->sched_steps = ss >= 1 ? (int)ss : -1;
+        ju_pop(j, old);
+        v->host_kernel_s = h >= 0 ? h * 1e-6 : -1;
+        v->per_step_s = step >= 0 ? step * 1e-6 : -1;
+        v->per_request_s = req >= 0 ? req * 1e-6 : -1;
+        if (rc)
+            return rc;
+    }
+    const cJSON *ef = cJSON_GetObjectItemCaseSensitive(o, "efficiency");
+    if (ef) {
+        size_t old = ju_key(j, "efficiency");
+        if (!(rc = ju_object(j, ef, ekeys)))
+            for (int k = 0; k < SW_RUN_COUNT && !rc; k++)
+                rc = ju_num(j, ef, sw_run_keys[k], JU_OPT | JU_POS, 1, &v->eff[k]);
+        if (!rc && !(rc = ju_num(j, ef, "training_heldout_mape_pct", JU_OPT | JU_NONNEG, 1e6, &v->mape_pct[0])) &&
+            !(rc = ju_num(j, ef, "inference_heldout_mape_pct", JU_OPT | JU_NONNEG, 1e6, &v->mape_pct[1])))
+            rc = need_source(j, ef);
+        ju_pop(j, old);
+    }
+    return rc;
+}
+
+static int load_versions(struct ju *j, const cJSON *root, struct sw_stack *s)
+{
+    const cJSON *arr;
+    int n, rc;
+    if ((rc = ju_array(j, root, "versions", JU_OPT, SW_MAX_VERSIONS, &arr, &n)) ||
+        (rc = ju_str(j, root, "default_version", JU_OPT, s->default_version, sizeof s->default_version)))
+        return rc;
+    size_t old = ju_key(j, "versions");
+    for (int i = 0; i < n && !rc; i++) {
+        size_t o2 = ju_idx(j, i);
+        const cJSON *v = cJSON_GetArrayItem(arr, i);
+        if (!cJSON_IsObject(v))
+            rc = ju_fail(j, "expected an object (version, released, kernels, runtime, efficiency, source)");
+        else if (!(rc = load_version(j, v, s, &s->versions[s->n_versions])))
+            s->n_versions++;
+        ju_pop(j, o2);
+    }
+    ju_pop(j, old);
+    if (!rc && s->default_version[0]) {
+        int found = 0;
+        for (int i = 0; i < s->n_versions; i++)
+            found |= !strcmp(s->versions[i].name, s->default_version);
+        if (!found) {
+            ju_key(j, "default_version");
+            rc = ju_fail(j, "'%s' is not one of the stack's versions", s->default_version);
+        }
+    }
+    return rc;
+}
+
+int pass_select_version(struct sw_stack *s, const char *ver, struct dse_err *e)
+{
+    if (!*ver)
+        ver = s->default_version;
+    no_version(s);
+    s->host_kernel_s = s->base_rt[0];
+    s->per_step_s = s->base_rt[1];
+    s->per_request_s = s->base_rt[2];
+    s->sched_steps = s->base_sched_steps;
+    if (!*ver)
+        return DSE_OK;
+    const struct sw_version *v = NULL;
+    for (int i = 0; i < s->n_versions && !v; i++)
+        if (!strcmp(s->versions[i].name, ver))
+            v = &s->versions[i];
+    if (!v) {
+        char list[SW_MAX_VERSIONS * (SW_VERSION_LEN + 2) + 8] = "";
+        for (int i = 0; i < s->n_versions; i++)
+            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", s->versions[i].name);
+        return dse_err_set(e, DSE_EINPUT, s->path[0] ? s->path : NULL, "software",
+                           "stack '%s' has no version '%s' (%s%s)", s->name, ver, s->n_versions ? "it has: " : "it lists none",
+                           list);
+    }
+    dse_strlcpy(s->version, v->name, sizeof s->version);
+    if (v->host_kernel_s >= 0)
+        s->host_kernel_s = v->host_kernel_s;
+    if (v->per_step_s >= 0)
+        s->per_step_s = v->per_step_s;
+    if (v->per_request_s >= 0)
+        s->per_request_s = v->per_request_s;
+    if (v->sched_steps >= 0)
+        s->sched_steps = v->sched_steps;
+    for (int k = 0; k < SW_RUN_COUNT; k++)
+        s->eff[k] = v->eff[k];
+    s->mape_pct[0] = v->mape_pct[0];
+    s->mape_pct[1] = v->mape_pct[1];
+    return DSE_OK;
+}
+
+const char *pass_label(const struct sw_stack *s, char *out, unsigned long n)
+{
+    if (!s)
+        snprintf(out, n, "none");
+    else
+        snprintf(out, n, "%s%s%s", s->name, s->version[0] ? "@" : "", s->version);
+    return out;
+}
+
 int pass_load_buf(const char *buf, unsigned long len, const char *fname, struct sw_stack *s, struct dse_err *e)
 {
     static const char *const keys[] = {"schema",  "name",     "description", "targets", "passes", "memory",
                                        "runtime", "training", "overlap",     "parallel", "source", "note",
-                                       "training_precisions", NULL};
+                                       "training_precisions", "versions", "default_version", NULL};
     cJSON *root = NULL;
     struct ju j;
     char schema[32];
@@ -288,14 +446,19 @@ int pass_load_buf(const char *buf, unsigned long len, const char *fname, struct 
         goto out;
     }
     s->trains = cJSON_IsTrue(tr);
-    if ((rc = load_train_precs(&j, root, s)))
+    if ((rc = load_train_precs(&j, root, s)) || (rc = load_versions(&j, root, s)))
         goto out;
+    s->base_rt[0] = s->host_kernel_s;
+    s->base_rt[1] = s->per_step_s;
+    s->base_rt[2] = s->per_request_s;
+    s->base_sched_steps = s->sched_steps;
     if (!strcmp(s->name, "none")) {
         ju_key(&j, "name");
         rc = ju_fail(&j, "\"none\" is the built-in stack of a device that names none; choose another name");
         goto out;
     }
     dse_strlcpy(s->path, fname, sizeof s->path);
+    rc = pass_select_version(s, "", e);
 out:
     cJSON_Delete(root);
     if (rc)
@@ -351,13 +514,30 @@ int pass_resolve(const char *name, const char *near_file, char *out, unsigned lo
 
 int pass_load_named(const char *name, const char *near_file, struct sw_stack *s, struct dse_err *e)
 {
-    char path[1024];
+    char path[1024], base[1024];
     if (!strcmp(name, "none")) {
         pass_none(s);
         return DSE_OK;
     }
+    const char *at = strrchr(name, '@'), *ver = "";
+    if (at && !strchr(at, '/')) { /* NAME@VERSION: the release after the last '@' */
+        if (at == name || !at[1])
+            return dse_err_set(e, DSE_EINPUT, NULL, "software", "expected NAME@VERSION, got '%s'", name);
+        if ((size_t)(at - name) >= sizeof base)
+            return dse_err_set(e, DSE_EINPUT, NULL, "software", "a name of %zu bytes: at most %zu", strlen(name),
+                               sizeof base - 1);
+        snprintf(base, sizeof base, "%.*s", (int)(at - name), name);
+        name = base;
+        ver = at + 1;
+        if (!strcmp(name, "none"))
+            return dse_err_set(e, DSE_EINPUT, NULL, "software", "the built-in stack 'none' has no versions");
+    }
     int rc = pass_resolve(name, near_file, path, sizeof path, e);
-    return rc ? rc : pass_load_file(path, s, e);
+    if (!rc)
+        rc = pass_load_file(path, s, e);
+    if (!rc && *ver && (rc = pass_select_version(s, ver, e)))
+        memset(s, 0, sizeof *s);
+    return rc;
 }
 
 int pass_check_target(const struct sw_stack *s, const struct hw_device *d, struct dse_err *e)

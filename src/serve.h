@@ -136,6 +136,9 @@ struct serve_cfg {
     int max_batch;             /* running sequences at most (vLLM max_num_seqs) */
     int64_t max_batched_tokens; /* tokens an iteration runs at most (vLLM max_num_batched_tokens) */
     int block_tokens;          /* the paged KV cache's block (vLLM block_size); static: contiguous */
+    int sched_steps;           /* continuous: decode steps run back to back once scheduled, waiting requests
+                                  admitted only between such runs (vLLM's --num-scheduler-steps, multi-step
+                                  scheduling; 0 or 1: every iteration schedules) */
     double slo_ttft_s, slo_tpot_s, slo_e2e_s; /* per-request limits for goodput (0: none) */
     int timeline;              /* keep up to this many (time, running, KV use) samples (0: none) */
     /* called every 4,096 iterations with the requests completed and all of them (NULL: never) */

@@ -70,6 +70,7 @@ struct sim {
     double kv_peak, swap_bytes; /* swap_bytes: copied to or from the host since the last iteration */
     int64_t prefix_cached;      /* tokens of the shared prefix in cached blocks (0: not yet computed) */
     int64_t stuck;              /* a request that can never be scheduled (its index + 1), 0: none */
+    int multi_left;             /* decode steps of the current multi-step run still to go (cfg sched_steps) */
     int64_t evictions;          /* of the cached prefix */
     int64_t overdrawn, overdrawn_free; /* the iteration + 1 at which the blocks were first over-committed, and
                                           the free count then (0: never) */
@@ -405,7 +406,9 @@ static void run_dynamic(struct sim *s)
         }
         double N = 0, L = 0, C = 0, P = 0;
         int64_t budget = cfg->max_batched_tokens, ndec = 0;
-        if (!chunked) { /* whole prefills of waiting requests first, as many as fit */
+        if (!chunked && s->multi_left > 0 && s->nrun) { /* within a multi-step run: no scheduling */
+        } else if (!chunked) { /* whole prefills of waiting requests first, as many as fit */
+            s->multi_left = 0;
             int64_t first = s->nrun;
             while (s->wn && s->nrun < cfg->max_batch) {
                 int64_t k = s->wait[s->wh];
@@ -546,6 +549,8 @@ static void run_dynamic(struct sim *s)
         if (ndec) {
             s->dec_iters++;
             s->dec_seqs += ndec;
+            /* multi-step: a scheduled decode run goes on for sched_steps steps before the next scheduling */
+            s->multi_left = s->multi_left > 0 ? s->multi_left - 1 : cfg->sched_steps > 1 ? cfg->sched_steps - 1 : 0;
         }
         int64_t w = 0;
         for (int64_t i = 0; i < s->nrun; i++) {

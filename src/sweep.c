@@ -1048,6 +1048,7 @@ static int serve_point(const struct sweep_prep *p, long long key, struct eval_re
         rate = sp->axes[p->ax_srv[3]].v[sweep_axis_index(sp, key, p->ax_srv[3])].num;
     if (cfg.sched == SCHED_STATIC)
         cfg.block_tokens = 1;
+    cfg.sched_steps = r->sw ? r->sw->sched_steps : 0; /* the stack release's scheduler */
     serve_cfg_defaults(&cfg, sv->longest);
     struct serve_req *q = p->srv_req[thread];
     for (int64_t i = 0; i < sv->n; i++) {

@@ -297,17 +297,19 @@ START_TEST(tensor_parallel_shard)
     ck_assert(res.t.devices == 8 && res.layout.n[PAR_DP] == 4);
     eval_result_free(&res);
 
-    /* the multi-device inference calibration: efficiency.prefill 0.5 doubles the prefill's kernel times,
-     * efficiency.decode 0.25 quadruples the decode steps', and neither touches the links */
-    struct hw_system *cal = malloc(sizeof *cal);
-    *cal = *s;
-    cal->dev[0].eff_prefill = 0.5;
-    cal->dev[0].eff_decode = 0.25;
+    /* a stack release's multi-device inference calibration: efficiency.prefill 0.5 doubles the prefill's
+     * kernel times, efficiency.decode 0.25 quadruples the decode steps', and neither touches the links */
+    struct sw_stack plain, cal;
+    pass_none(&plain);
+    pass_none(&cal);
+    cal.eff[SW_PREFILL] = 0.5;
+    cal.eff[SW_DECODE] = 0.25;
     struct eval_req rg = r, rgc;
     rg.phase = PH_GENERATE;
     rg.gen = 4;
+    rg.sw = &plain;
     rgc = rg;
-    rgc.sys = cal;
+    rgc.sw = &cal;
     struct eval_result g0 = {0}, g1 = {0};
     lrun(&rg, &g0);
     lrun(&rgc, &g1);
@@ -325,7 +327,6 @@ START_TEST(tensor_parallel_shard)
     ck_assert(seen[0] && seen[1]);
     eval_result_free(&g0);
     eval_result_free(&g1);
-    free(cal);
 
     /* a runtime that pads (Neuron: heads up to a multiple of tp) rounds each share up: 32 heads over 3
      * are 11 a device, 8 KV heads 3, the FFN's 8192 2731 */
@@ -673,19 +674,22 @@ START_TEST(training_step)
     ck_assert_near(sa.t.act_bytes - sb.t.act_bytes, 8 * 16 * 128 * 2048.0 / 2 * 2, 1e-9); /* fp16 */
     eval_result_free(&sa);
     eval_result_free(&sb);
-    /* a calibrated training efficiency of 0.5 doubles every kernel's time in the step, not the links' */
-    struct hw_system *half = malloc(sizeof *half);
-    *half = *s;
-    half->dev[0].eff_train = 0.5;
+    /* a release's calibrated training efficiency of 0.5 doubles every kernel's time in the step, not the
+     * links' (the same stack as z's, or the built-in one) */
+    struct sw_stack half;
+    if (z.sw)
+        half = *z.sw;
+    else
+        pass_none(&half);
+    half.eff[SW_TRAIN] = 0.5;
     struct eval_req rh = z;
-    rh.sys = half;
+    rh.sw = &half;
     struct eval_result h = {0};
     lrun(&rh, &h);
     ck_assert_near(row(&h, "layers.q_proj")->time_s, 2 * row(&b, "layers.q_proj")->time_s, 1e-12);
     ck_assert_near(row(&h, "optimizer_adamw")->time_s, 2 * row(&b, "optimizer_adamw")->time_s, 1e-12);
     ck_assert_near(h.t.comm_s, b.t.comm_s, 1e-12);
     eval_result_free(&h);
-    free(half);
     /* an inference stack refuses to train */
     struct sw_stack trt;
     pass_none(&trt);
