@@ -555,8 +555,10 @@ static int kc_predict_all(struct kcorpus *mc, const int *idx, int n, const struc
     return failed ? (fe.code ? fe.code : DSE_ERUNTIME) : DSE_OK;
 }
 
-/* dse calibrate --measured SOURCES --hw SYSTEM --level NAME --out FILE: the innermost topology level's
- * collective terms fitted to the fit-half collective rows that ran within one node of SYSTEM. */
+/* dse calibrate --measured SOURCES --hw SYSTEM --level NAME --out FILE: a topology level's collective terms
+ * fitted to the fit-half collective rows it carries: the innermost level's to the rows within one node of
+ * SYSTEM, an outer level's to the rows spread over more than one node (the levels inside it as they stand,
+ * fitted first). */
 static int calibrate_level(const struct cli_opt *opts)
 {
     struct dse_err e;
@@ -584,13 +586,12 @@ static int calibrate_level(const struct cli_opt *opts)
     for (int l = 0; l < base->topo.n_level; l++)
         if (!strcmp(base->topo.level[l].name, lname))
             level = l;
-    if (level != 0) {
-        rc = dse_err_set(&e, DSE_EINPUT, NULL, "--level", level < 0 ? "%s has no topology level '%s'"
-                                                                     : "%s: only the innermost level (%s) is fitted "
-                                                                       "(from collectives within one node)",
-                         hw, level < 0 ? lname : base->topo.level[0].name);
+    if (level < 0) {
+        rc = dse_err_set(&e, DSE_EINPUT, NULL, "--level", "%s has no topology level '%s'", hw, lname);
         goto out;
     }
+    const struct hw_topo_level *L0 = &base->topo.level[level];
+    const char *span = level ? "across nodes" : "within one node";
     fit = malloc(sizeof *fit * (size_t)(mc.n ? mc.n : 1));
     all = malloc(sizeof *all * (size_t)(mc.n ? mc.n : 1));
     if (!fit || !all) {
@@ -599,8 +600,8 @@ static int calibrate_level(const struct cli_opt *opts)
     }
     for (int i = 0; i < mc.n; i++) {
         const struct kcase *c = &mc.c[i];
-        if (strcmp(c->hw, hw) || c->coll < 0 || c->nodes != 1 || c->ranks > base->topo.level[0].count ||
-            strstr(c->note, "suspect"))
+        if (strcmp(c->hw, base->name) || c->coll < 0 || strstr(c->note, "suspect") ||
+            (level == 0 ? c->nodes != 1 || c->ranks > base->topo.level[0].count : c->nodes < 2))
             continue;
         all[nall++] = i;
         if (!c->heldout)
@@ -631,10 +632,10 @@ static int calibrate_level(const struct cli_opt *opts)
     kc_topo_apply(cal, level, v);
     if ((rc = kc_predict_all(&mc, all, nall, cal, FID_ANALYTICAL, &e)))
         goto held_out;
-    printf("dse calibrate --measured %s: %s level %s, fitted on %d fit-half collective rows within one node; %d "
+    printf("dse calibrate --measured %s: %s level %s, fitted on %d fit-half collective rows %s; %d "
            "held out\n\n  efficiency %.3f (was %.3f), latency_us %.3g (was %.3g), base_latency_us %.3g (was %.3g)\n\n",
-           src, hw, lname, nfit, nheld, v[0], base->topo.level[0].bandwidth_Bps / base->topo.level[0].line_rate_Bps,
-           v[1], base->topo.level[0].latency_s * 1e6, v[2], base->topo.level[0].base_latency_s * 1e6);
+           src, hw, lname, nfit, span, nheld, v[0], L0->bandwidth_Bps / L0->line_rate_Bps, v[1], L0->latency_s * 1e6,
+           v[2], L0->base_latency_s * 1e6);
     printf("%-16s %7s %9s %9s %9s %9s %9s\n", "collective", "fit n", "MAPE", "-> after", "held n", "MAPE", "-> after");
     for (int k = 0; classes[k]; k++) {
         kc_summary(mc.c, fit, nfit, classes[k], &an[k][0], &am[k][0], &aw[k][0]);
@@ -654,9 +655,9 @@ static int calibrate_level(const struct cli_opt *opts)
     }
     free(text);
     cJSON *lv = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(root, "topology"),
-                                                                     "levels"), 0);
+                                                                     "levels"), level);
     if (!cJSON_IsObject(lv)) {
-        rc = dse_err_set(&e, DSE_EINPUT, hwpath, NULL, "topology.levels[0]: not an object");
+        rc = dse_err_set(&e, DSE_EINPUT, hwpath, NULL, "topology.levels[%d]: not an object", level);
         goto held_out;
     }
     char date[16], note[700];
@@ -664,17 +665,39 @@ static int calibrate_level(const struct cli_opt *opts)
     struct tm tmv;
     strftime(date, sizeof date, "%Y-%m-%d", gmtime_r(&now, &tmv));
     snprintf(note, sizeof note, "; efficiency, latency_us and base_latency_us fitted by dse calibrate --measured %s "
-             "--hw %s --level %s (%s) on %d fit-half collective rows within one node (held-out MAPE over %d rows "
+             "--hw %s --level %s (%s) on %d fit-half collective rows %s (held-out MAPE over %d rows "
              "%.1f %% before, %.1f %% after; before: %.3f, %.3g us, %.3g us)",
-             src, hw, lname, date, nfit, nheld, bm[0][1], am[0][1],
-             base->topo.level[0].bandwidth_Bps / base->topo.level[0].line_rate_Bps, base->topo.level[0].latency_s * 1e6,
-             base->topo.level[0].base_latency_s * 1e6);
+             src, hw, lname, date, nfit, span, nheld, bm[0][1], am[0][1], L0->bandwidth_Bps / L0->line_rate_Bps,
+             L0->latency_s * 1e6, L0->base_latency_s * 1e6);
     /* the fit's provenance in the level's note (its source keeps the line rate's derivation) */
-    cJSON_ReplaceItemInObjectCaseSensitive(lv, "efficiency", cJSON_CreateNumber(round(v[0] * 1e4) / 1e4));
-    cJSON_ReplaceItemInObjectCaseSensitive(lv, "latency_us", cJSON_CreateNumber(round(v[1] * 1e3) / 1e3));
-    cJSON_ReplaceItemInObjectCaseSensitive(lv, "base_latency_us", cJSON_CreateNumber(round(v[2] * 1e3) / 1e3));
+    static const char *const keys[3] = {"efficiency", "latency_us", "base_latency_us"};
+    static const double scale[3] = {1e4, 1e3, 1e3};
+    for (int k = 0; k < 3; k++) { /* set, whether the level had the key or not */
+        cJSON_DeleteItemFromObjectCaseSensitive(lv, keys[k]);
+        cJSON_AddNumberToObject(lv, keys[k], round(v[k] * scale[k]) / scale[k]);
+    }
+    /* the level's note keeps what it said before the first fit; a refit's clause replaces the last one's */
+    const cJSON *on = cJSON_GetObjectItemCaseSensitive(lv, "note");
+    char *old = cJSON_IsString(on) ? strdup(on->valuestring) : strdup("");
+    if (!old) {
+        rc = dse_err_set(&e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+        goto held_out;
+    }
+    char *cut = strstr(old, "efficiency, latency_us and base_latency_us fitted by dse calibrate --measured");
+    if (cut)
+        *(cut > old + 1 && cut[-2] == ';' ? cut - 2 : cut) = 0;
+    size_t nl = strlen(old) + strlen(note) + 1;
+    char *merged = malloc(nl);
+    if (!merged) {
+        free(old);
+        rc = dse_err_set(&e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+        goto held_out;
+    }
+    snprintf(merged, nl, "%s%s", old, old[0] ? note : note + 2);
     cJSON_DeleteItemFromObjectCaseSensitive(lv, "note");
-    cJSON_AddStringToObject(lv, "note", note + 2);
+    cJSON_AddStringToObject(lv, "note", merged);
+    free(merged);
+    free(old);
     if (am[0][1] > bm[0][1] && !cli_get(opts, "force")) {
         rc = dse_err_set(&e, DSE_ERUNTIME, NULL, NULL, "calibrate: %s not written: held-out MAPE %.1f %% after fitting, "
                          "%.1f %% before (--force writes it anyway)", out, am[0][1], bm[0][1]);

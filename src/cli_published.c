@@ -1103,6 +1103,34 @@ static int read_json_tree(const char *path, cJSON **root, struct dse_err *e)
     return *root ? DSE_OK : dse_err_set(e, DSE_ERUNTIME, path, NULL, "cannot parse it again (out of memory?)");
 }
 
+/* --software NAME@VERSION[,NAME@VERSION...]: up to MF_MAX_RELEASES releases of one stack into m->rel. */
+static int parse_releases(const char *rels, struct mfit *m, struct dse_err *e)
+{
+    int rc = cli_list_check("--software", rels, e);
+    if (rc)
+        return rc;
+    char name0[SW_NAME_LEN] = "";
+    for (const char *p = rels; *p;) {
+        const char *end = strchr(p, ',');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        const char *at = memchr(p, '@', len);
+        if (m->n_rel == MF_MAX_RELEASES || len >= sizeof m->rel[0] || !at || at == p || at + 1 == p + len)
+            return dse_err_set(e, DSE_EINPUT, NULL, "--software", "expected up to %d releases NAME@VERSION of one "
+                               "stack, comma-separated, got '%s'", MF_MAX_RELEASES, rels);
+        snprintf(m->rel[m->n_rel], sizeof m->rel[0], "%.*s", (int)len, p);
+        char nm[SW_NAME_LEN];
+        snprintf(nm, sizeof nm, "%.*s", (int)(at - p), p);
+        if (!name0[0])
+            dse_strlcpy(name0, nm, sizeof name0);
+        else if (strcmp(name0, nm))
+            return dse_err_set(e, DSE_EINPUT, NULL, "--software", "'%s' and '%s' are releases of different stacks: "
+                               "one stack file is written", m->rel[0], m->rel[m->n_rel]);
+        m->n_rel++;
+        p += len + (end ? 1 : 0);
+    }
+    return DSE_OK;
+}
+
 /* dse calibrate --published --multi-device --software NAME@VERSION[,NAME@VERSION...] --out FILE: the whole-run
  * factors (training; prefill and decode) that the fit-half cases which ran those releases of one stack
  * determine, on whatever systems they ran (at least two cases using a factor): training's alone, prefill's
@@ -1135,31 +1163,8 @@ static int calibrate_multi(const struct cli_opt *opts)
                                                      "and --out FILE are required");
         goto out;
     }
-    if ((rc = cli_list_check("--software", rels, &e)))
+    if ((rc = parse_releases(rels, &m, &e)))
         goto out;
-    char name0[SW_NAME_LEN] = "";
-    for (const char *p = rels; *p;) {
-        const char *end = strchr(p, ',');
-        size_t len = end ? (size_t)(end - p) : strlen(p);
-        const char *at = memchr(p, '@', len);
-        if (m.n_rel == MF_MAX_RELEASES || len >= sizeof m.rel[0] || !at || at == p || at + 1 == p + len) {
-            rc = dse_err_set(&e, DSE_EINPUT, NULL, "--software", "expected up to %d releases NAME@VERSION of one stack, "
-                             "comma-separated, got '%s'", MF_MAX_RELEASES, rels);
-            goto out;
-        }
-        snprintf(m.rel[m.n_rel], sizeof m.rel[0], "%.*s", (int)len, p);
-        char nm[SW_NAME_LEN];
-        snprintf(nm, sizeof nm, "%.*s", (int)(at - p), p);
-        if (!name0[0])
-            dse_strlcpy(name0, nm, sizeof name0);
-        else if (strcmp(name0, nm)) {
-            rc = dse_err_set(&e, DSE_EINPUT, NULL, "--software", "'%s' and '%s' are releases of different stacks: one "
-                             "stack file is written", m.rel[0], m.rel[m.n_rel]);
-            goto out;
-        }
-        m.n_rel++;
-        p += len + (end ? 1 : 0);
-    }
     multi_corpus_path(corpus, path, sizeof path);
     if ((rc = mcorpus_load(path, &c, &n, &e)))
         goto out;
@@ -1298,6 +1303,239 @@ out:
     if (rc)
         dse_err_print(stderr, &e);
     cJSON_Delete(root);
+    free(c);
+    pctx_free(x);
+    return rc;
+}
+
+/* ---- dse calibrate --published --serving --software NAME@VERSION[,...] ---- */
+
+/* A serving release's runtime costs under fit: per_step_us (every forward pass: scheduling, input
+ * preparation, sampling, output processing) and per_request_us (before a request's first token: the API
+ * server, tokenisation), in microseconds. */
+enum { SF_STEP, SF_REQUEST, SF_COUNT };
+static const char *const sf_key[SF_COUNT] = {"per_step_us", "per_request_us"};
+
+struct sfit {
+    struct scase *c;
+    int n;
+    struct mfit rel; /* the releases (rel.rel, rel.n_rel; mfit_has) */
+    struct pctx *x;
+    struct lengths_cache *lc;
+    double us[SF_COUNT];
+    int failed;
+    struct dse_err *e;
+};
+
+/* The squared log errors of the releases' predicted serving cases of one half (-1: both), simulated with
+ * the runtime costs m->us set on every loaded copy of the releases; the count (their MAPE in *mape). */
+static int sfit_cost(struct sfit *m, int half, double *cost, double *mape)
+{
+    int k = 0;
+    double sum = 0, ape = 0;
+    for (int i = 0; i < m->n; i++) {
+        struct scase *c = &m->c[i];
+        if (!mfit_has(&m->rel, c->software) || (half >= 0 && c->heldout != half))
+            continue;
+        int si;
+        const struct sw_stack *sw;
+        const struct wl_model *wm;
+        struct scase_arg a = {c, NULL, 0};
+        if (get_sys(m->x, c->system, &si, m->e) || get_sw(m->x, si, c->software, &sw, m->e) ||
+            get_wl(m->x, c->workload, &wm, m->e) || lengths_of(m->lc, c, &a, m->e)) {
+            m->failed = 1;
+            return -1;
+        }
+        struct sw_stack *st = (struct sw_stack *)sw; /* the cache's own copy: the costs under fit */
+        st->per_step_s = m->us[SF_STEP] * 1e-6;
+        st->per_request_s = m->us[SF_REQUEST] * 1e-6;
+        if (scase_predict(c, m->x->sys[si], wm, sw, a.lengths, a.n_lengths, m->e)) {
+            m->failed = 1;
+            return -1;
+        }
+        if (!c->ok)
+            continue;
+        double l = log(1 + c->error);
+        sum += l * l;
+        ape += fabs(c->error);
+        k++;
+    }
+    *cost = sum;
+    *mape = k ? 100 * ape / k : NAN;
+    return k;
+}
+
+struct sfit_at {
+    struct sfit *m;
+    int k;
+};
+
+static double sfit_cost_at(double f, void *ctx)
+{
+    struct sfit_at *a = ctx;
+    double c = INFINITY, junk;
+    a->m->us[a->k] = f;
+    if (!a->m->failed)
+        sfit_cost(a->m, 0, &c, &junk);
+    return c;
+}
+
+/* dse calibrate --published --serving --software NAME@VERSION[,...] --out FILE: a serving release's
+ * per-step and per-request runtime costs fitted on the fit-half serving cases that ran it (golden-section
+ * search of the squared log error over 1 us - 50 ms a step and 1 us - 1 s a request, coordinate descent,
+ * 3 rounds), their held-out error before and after, the stack file written with them in each release's
+ * runtime (its other runtime keys kept). A fit worse on the held-out half than the release's present
+ * costs is refused unless --force. */
+static int calibrate_serving(const struct cli_opt *opts)
+{
+    struct dse_err e;
+    dse_err_clear(&e);
+    const char *rels = cli_get(opts, "software"), *out = cli_get(opts, "out");
+    struct scase *c = NULL;
+    int n = 0, rc;
+    char path[1100], stack_path[DSE_PATH_LEN] = "";
+    cJSON *root = NULL;
+    struct pctx *x = calloc(1, sizeof *x);
+    struct lengths_cache lc;
+    memset(&lc, 0, sizeof lc);
+    struct sfit m;
+    memset(&m, 0, sizeof m);
+    if (!x)
+        return fprintf(stderr, "dse: out of memory\n"), DSE_ERUNTIME;
+    if (!rels || !out) {
+        rc = dse_err_set(&e, DSE_EINPUT, NULL, NULL, "calibrate --published --serving: --software NAME@VERSION[,...] "
+                                                     "and --out FILE are required");
+        goto out;
+    }
+    if ((rc = parse_releases(rels, &m.rel, &e)))
+        goto out;
+    sub_corpus_path(cli_get(opts, "corpus"), "serving", path, sizeof path);
+    if ((rc = scorpus_load(path, &c, &n, &e)))
+        goto out;
+    m.c = c;
+    m.n = n;
+    m.x = x;
+    m.lc = &lc;
+    m.e = &e;
+    /* start from the releases' present costs (the first that any case loads) */
+    int ran = 0;
+    for (int i = 0; i < n; i++)
+        ran += mfit_has(&m.rel, c[i].software);
+    double junk, m0[2], m1[2];
+    int cnt[2];
+    for (int i = 0; i < n && !stack_path[0]; i++) {
+        int si;
+        const struct sw_stack *sw;
+        if (!mfit_has(&m.rel, c[i].software))
+            continue;
+        if ((rc = get_sys(x, c[i].system, &si, &e)) || (rc = get_sw(x, si, c[i].software, &sw, &e)))
+            goto out;
+        dse_strlcpy(stack_path, sw->path, sizeof stack_path);
+        m.us[SF_STEP] = sw->per_step_s * 1e6;
+        m.us[SF_REQUEST] = sw->per_request_s * 1e6;
+    }
+    for (int h = 0; h < 2; h++)
+        cnt[h] = sfit_cost(&m, h, &junk, &m0[h]);
+    if (m.failed) {
+        rc = e.code ? e.code : DSE_ERUNTIME;
+        goto out;
+    }
+    if (cnt[0] < 3) {
+        rc = dse_err_set(&e, DSE_EINPUT, NULL, "--software", "'%s': %d cases of %s ran it, %d of them predicted in the "
+                         "fit half: the two costs need at least 3", rels, ran, path, cnt[0] < 0 ? 0 : cnt[0]);
+        goto out;
+    }
+    if ((rc = out_not_read(out, "--out", x, NULL, path, &e)))
+        goto out;
+    const char *in_stack[] = {stack_path}, *in_what[] = {"the stack file this run reads"};
+    if ((rc = out_file_not_input(out, "--out", in_stack, in_what, 1, 0, &e)))
+        goto out;
+    double before[SF_COUNT] = {m.us[SF_STEP], m.us[SF_REQUEST]};
+    static const double hi[SF_COUNT] = {5e4, 1e6};
+    /* a request's own cost shows only in its time to first token and end to end: fitted where at least two
+     * fit-half cases report one (throughput over a run's makespan cannot tell it) */
+    int lat = 0;
+    for (int i = 0; i < n; i++)
+        lat += mfit_has(&m.rel, c[i].software) && !c[i].heldout && c[i].ok &&
+               (c[i].metric == SM_TTFT_P50 || c[i].metric == SM_TTFT_P99 || c[i].metric == SM_TTFT_MEAN ||
+                c[i].metric == SM_E2E_P50 || c[i].metric == SM_E2E_MEAN);
+    for (int round = 0; round < 3; round++)
+        for (int k = 0; k < SF_COUNT; k++) {
+            if (k == SF_REQUEST && lat < 2)
+                continue;
+            struct sfit_at a = {&m, k};
+            m.us[k] = golden_log(1, hi[k], sfit_cost_at, &a);
+        }
+    for (int h = 0; h < 2; h++)
+        sfit_cost(&m, h, &junk, &m1[h]);
+    if (m.failed) {
+        rc = e.code ? e.code : DSE_ERUNTIME;
+        goto out;
+    }
+    printf("dse calibrate --published --serving: %s, cases of %s: %d fit, %d held-out predicted\n", rels, path, cnt[0],
+           cnt[1]);
+    for (int k = 0; k < SF_COUNT; k++)
+        if (k == SF_REQUEST && lat < 2)
+            printf("  runtime.%s: %.4g, not fitted (%d fit-half cases report a time to first token or end to end: "
+                   "2 needed)\n", sf_key[k], before[k], lat);
+        else
+            printf("  runtime.%s: %.4g -> %.4g\n", sf_key[k], before[k], m.us[k]);
+    printf("  MAPE, fit half:      %.1f %% -> %.1f %%\n", m0[0], m1[0]);
+    if (cnt[1] > 0)
+        printf("  MAPE, held-out half: %.1f %% -> %.1f %%\n", m0[1], m1[1]);
+    else
+        printf("  no held-out case: the fit's error is unknown\n");
+    int worse = cnt[1] > 0 && m1[1] > m0[1];
+    if (worse && !cli_get(opts, "force")) {
+        rc = dse_err_set(&e, DSE_ERUNTIME, NULL, NULL, "calibrate: the fit is worse on the held-out cases (%.1f%% "
+                         "against %.1f%% before): %s not written (--force writes it anyway)", m1[1], m0[1], out);
+        goto out;
+    }
+    if ((rc = read_json_tree(stack_path, &root, &e)))
+        goto out;
+    cJSON *vs = cJSON_GetObjectItemCaseSensitive(root, "versions");
+    for (int r = 0; r < m.rel.n_rel; r++) {
+        const char *ver = strchr(m.rel.rel[r], '@') + 1;
+        cJSON *v = NULL, *it;
+        cJSON_ArrayForEach(it, vs)
+        {
+            const cJSON *nm = cJSON_GetObjectItemCaseSensitive(it, "version");
+            if (cJSON_IsString(nm) && !strcmp(nm->valuestring, ver))
+                v = it;
+        }
+        cJSON *rt = v ? cJSON_GetObjectItemCaseSensitive(v, "runtime") : NULL;
+        if (v && !rt)
+            rt = cJSON_AddObjectToObject(v, "runtime");
+        if (!rt) {
+            rc = dse_err_set(&e, DSE_ERUNTIME, stack_path, NULL, "no versions[] entry '%s' to write", ver);
+            goto out;
+        }
+        for (int k = 0; k < SF_COUNT; k++) {
+            cJSON_DeleteItemFromObjectCaseSensitive(rt, sf_key[k]);
+            cJSON_AddNumberToObject(rt, sf_key[k], m.us[k]);
+        }
+        const cJSON *old = cJSON_GetObjectItemCaseSensitive(rt, "source");
+        char src[2400], *keep = cJSON_IsString(old) ? old->valuestring : "";
+        const char *cut = strstr(keep, "per_step_us and per_request_us: fitted by dse calibrate --published --serving");
+        int klen = cut ? (int)(cut - keep) - (cut - keep >= 2 ? 2 : 0) : (int)strlen(keep);
+        snprintf(src, sizeof src, "%.*s%sper_step_us and per_request_us: fitted by dse calibrate --published --serving "
+                 "--software %s on %d fit-half cases of validate/published/serving (held-out %d: MAPE %.1f %% -> "
+                 "%.1f %%)%s%s", klen, keep, klen ? "; " : "", rels, cnt[0], cnt[1], m0[1], m1[1],
+                 lat < 2 ? "; per_request_us kept: no fit-half case reports a time to first token" : "",
+                 worse ? " (written with --force: worse on the held-out cases)" : "");
+        cJSON_DeleteItemFromObjectCaseSensitive(rt, "source");
+        cJSON_AddStringToObject(rt, "source", src);
+    }
+    rc = cli_write_json(root, out, CLI_JSON_STACK, &e);
+    root = NULL;
+    if (!rc)
+        printf("wrote %s (%s; put it in place of %s)\n", out, rels, stack_path);
+out:
+    if (rc)
+        dse_err_print(stderr, &e);
+    cJSON_Delete(root);
+    for (int i = 0; i < lc.n; i++)
+        free(lc.req[i]);
     free(c);
     pctx_free(x);
     return rc;
@@ -1544,6 +1782,8 @@ int cli_calibrate_published(const struct cli_opt *opts)
         return calibrate_power(opts);
     if (cli_get(opts, "multi-device"))
         return calibrate_multi(opts);
+    if (cli_get(opts, "serving"))
+        return calibrate_serving(opts);
     struct dse_err e;
     struct pcorpus pc;
     int rc, *idx = NULL, n_fit = 0;

@@ -741,6 +741,7 @@ int cmd_serve(int argc, char **argv)
         cfg.max_batched_tokens = v;
     }
     cfg.sched_steps = sw.sched_steps; /* the stack release's scheduler */
+    cfg.per_request_s = sw.per_request_s + r.sys->dev[r.dev].per_request_s;
     serve_cfg_defaults(&cfg, longest);
     int64_t max_tokens = serve_grid_tokens(&cfg);
     struct serve_cost cost;

@@ -47,7 +47,8 @@ static struct cli_opt validate_opts_proto[] = {
                  "or token measured on a device or system), predicted by the power model; MAPE per device and half", NULL},
     {"half", 1, "with --published or --measured: show the fit half only ('fit', for choosing model terms without seeing the "
                 "held-out cases), the held-out half, or all (default)", NULL},
-    {"software", 1, "with --published: one stack for every case, or 'default' for each device's own", NULL},
+    {"software", 1, "with --published: one stack for every case, or 'default' for each device's own; with "
+                    "--multi-device: the releases to fit (NAME@VERSION, comma-separated, one stack)", NULL},
     {"write-error-bars", 1, "with --published: write the held-out error bars per device class and workload kind "
                             "(JSON; dse eval reads validate/published/error-bars.json)", NULL},
     {"suite", 1, "kernel suite (default validate/full.json, or validate/quick.json with --quick)", NULL},
@@ -74,18 +75,24 @@ static struct cli_opt calibrate_opts_proto[] = {
     {"published", 0, "fit the device's efficiencies to its fit half of validate/published, report the held-out "
                      "error, write the calibrated hwdesc", NULL},
     {"corpus", 1, "with --published: a folder of corpus CSV files, or one file (default validate/published)", NULL},
-    {"multi-device", 0, "with --published: fit a system's training-step efficiency (efficiency.training) to its fit "
-                        "half of the multi-device corpus, report the held-out error", NULL},
+    {"multi-device", 0, "with --published: fit a software release's whole-run factors (efficiency.training, .prefill, "
+                        ".decode of --software NAME@VERSION[,...]) to the fit half of the multi-device cases that ran "
+                        "it, report the held-out error, write the stack file to --out", NULL},
+    {"serving", 0, "with --published: fit a serving release's runtime costs (runtime.per_step_us, per_request_us of "
+                   "--software NAME@VERSION[,...]) to the fit half of the serving cases that ran it, report the "
+                   "held-out error, write the stack file to --out", NULL},
     {"power", 0, "with --published: fit the device's idle, active and engine power (power.idle_W, active_W, "
                  "matrix_W, vector_W) to its fit-half power_W cases of the power corpus, report the held-out error", NULL},
-    {"software", 1, "with --published: one stack for every case, or 'default' for each device's own", NULL},
+    {"software", 1, "with --published: one stack for every case, or 'default' for each device's own; with "
+                    "--multi-device: the releases to fit (NAME@VERSION, comma-separated, one stack)", NULL},
     {"measured", 1, "fit an architecture's kernel terms (hwdesc/arch/NAME.json, shared by every board of the die) to "
                     "the fit half of measured-kernel sources (validate/measured: vidur-mlp,xla-matmul,...) run on --hw; "
                     "with --arch NAME and --out FILE", NULL},
     {"arch", 1, "with --measured: the architecture the terms are of (nvidia-gh100, nvidia-ga100, ...)", NULL},
-    {"level", 1, "with --measured: fit a system's innermost topology level (efficiency, latency_us, base_latency_us) "
-                 "to the fit-half collective rows within one node instead; writes the system's hwdesc to --out", NULL},
-    {"out", 1, "calibrated hwdesc to write (required)", NULL},
+    {"level", 1, "with --measured: fit a system's topology level NAME (efficiency, latency_us, base_latency_us) "
+                 "instead: the innermost to the fit-half collective rows within one node, an outer one to the rows "
+                 "spread over nodes; writes the system's hwdesc to --out", NULL},
+    {"out", 1, "calibrated hwdesc (with --multi-device: stack file) to write (required)", NULL},
     {"suite", 1, "kernel suite (default validate/full.json, or validate/quick.json with --quick)", NULL},
     {"import", 1, "fit to external measurements instead of measuring", NULL},
     {"device", 1, "with --import: the hwdesc device to calibrate (default: its first device)", NULL},

@@ -49,6 +49,8 @@ struct eval_req {
     int64_t gen;         /* generated tokens (generate) */
     double capacity_bytes; /* > 0: overrides the primary device's main memory capacity */
     int skip_capacity;     /* leave the capacity check to the caller (eval_capacity) */
+    int no_request_cost;   /* leave the request's own runtime work (per_request_us) out: a serving iteration's
+                              cost, the simulator adding it to each request's time to first token */
     int want_ops;          /* fill per-operator rows */
     const struct ql_est *quality; /* the expected quality loss of this precision for this model
                                      (eval_quality); NULL: quality_loss_pct is NAN (not estimated) */

@@ -140,6 +140,9 @@ struct serve_cfg {
                                   admitted only between such runs (vLLM's --num-scheduler-steps, multi-step
                                   scheduling; 0 or 1: every iteration schedules) */
     double slo_ttft_s, slo_tpot_s, slo_e2e_s; /* per-request limits for goodput (0: none) */
+    double per_request_s;      /* the runtime's own work per request before its first token (tokenisation, the
+                                  API server: the stack's and the system's per_request_us), off the GPU: each
+                                  request's TTFT and end-to-end time gain it, the schedule does not change */
     int timeline;              /* keep up to this many (time, running, KV use) samples (0: none) */
     /* called every 4,096 iterations with the requests completed and all of them (NULL: never) */
     void (*progress)(void *ctx, int64_t done, int64_t total);

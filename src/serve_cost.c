@@ -52,6 +52,7 @@ static int run_at(const struct eval_req *base, enum wl_phase ph, int64_t batch, 
     q.want_ops = 1;
     q.share_sig = 0;     /* another batch and length: nothing of the caller's to share (eval.c: pick_mode) */
     q.skip_capacity = 1; /* the KV cache's room is the simulation's to manage */
+    q.no_request_cost = 1; /* an iteration's cost: each request's own runtime work is the simulator's */
     int rc = eval_run(&q, res, e);
     if (rc) {
         char why[sizeof e->msg];

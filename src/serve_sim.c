@@ -892,7 +892,7 @@ int serve_run(const struct serve_cost *c, const struct serve_cfg *cfg, const str
     int64_t nt = 0, np = 0, ok = 0, out_tokens = 0;
     for (int64_t i = 0; i < n; i++) { /* the times are since each request's arrival */
         const struct serve_req *rq = &req[i];
-        double a = tf[i], d = td[i], tp = NAN;
+        double a = tf[i] + cfg->per_request_s, d = td[i] + cfg->per_request_s, tp = NAN;
         ttft[nt] = a;
         e2e[nt++] = d;
         out_tokens += rq->output;

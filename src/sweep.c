@@ -1049,6 +1049,7 @@ static int serve_point(const struct sweep_prep *p, long long key, struct eval_re
     if (cfg.sched == SCHED_STATIC)
         cfg.block_tokens = 1;
     cfg.sched_steps = r->sw ? r->sw->sched_steps : 0; /* the stack release's scheduler */
+    cfg.per_request_s = (r->sw ? r->sw->per_request_s : 0) + r->sys->dev[r->dev].per_request_s;
     serve_cfg_defaults(&cfg, sv->longest);
     struct serve_req *q = p->srv_req[thread];
     for (int64_t i = 0; i < sv->n; i++) {

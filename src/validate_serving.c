@@ -218,6 +218,7 @@ int scase_predict(struct scase *c, const struct hw_system *node, const struct wl
     for (int64_t i = 0; i < n; i++)
         longest = req[i].prompt > longest ? req[i].prompt : longest;
     cfg.sched_steps = sw ? sw->sched_steps : 0; /* the stack release's scheduler */
+    cfg.per_request_s = (sw ? sw->per_request_s : 0) + sys->dev[r.dev].per_request_s;
     serve_cfg_defaults(&cfg, longest);
     struct serve_cost cost;
     if (serve_cost_build(&r, serve_grid_tokens(&cfg), 0, &cost, &le) || serve_run(&cost, &cfg, req, n, 0, &res, &le)) {

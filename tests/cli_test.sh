@@ -851,6 +851,33 @@ if python3 -c "import sys; a, b = map(float, sys.argv[1:]); sys.exit(0 if b > 2.
 else
     fail serve-scheduler-steps "ttft p50: 1 step $t1 ms, 10 steps $t10 ms"
 fi
+# a release's per-request cost (50 ms, before the first token, off the GPU) adds to every request's TTFT and
+# end-to-end time and changes nothing else: the schedule, TPOT and throughput stay
+ra=$("$BIN" serve --hw nvidia-h100-sxm5-80gb --workload llama-3.2-1b --software "$D/stack-request-cost.json@a" --rate 2 --requests 200 --prompt-dist fixed:128 --output-dist fixed:64 --json 2>/dev/null)
+rb=$("$BIN" serve --hw nvidia-h100-sxm5-80gb --workload llama-3.2-1b --software "$D/stack-request-cost.json@b" --rate 2 --requests 200 --prompt-dist fixed:128 --output-dist fixed:64 --json 2>/dev/null)
+if python3 -c "
+import json,sys
+a=json.loads(sys.argv[1])['metrics']; b=json.loads(sys.argv[2])['metrics']
+assert abs(b['ttft_ms']['p50'] - a['ttft_ms']['p50'] - 50) < 1e-6, (a['ttft_ms'], b['ttft_ms'])
+assert abs(b['e2e_ms']['mean'] - a['e2e_ms']['mean'] - 50) < 1e-6, (a['e2e_ms'], b['e2e_ms'])
+assert all(abs(a['tpot_ms'][k] - b['tpot_ms'][k]) < 1e-9 for k in a['tpot_ms']), (a['tpot_ms'], b['tpot_ms'])
+" "$ra" "$rb" 2>/dev/null; then ok serve-request-cost; else fail serve-request-cost "$(echo "$ra" | head -c 200) / $(echo "$rb" | head -c 200)"; fi
+# dse calibrate --published --serving fits a release's per-step and per-request costs on its fit-half cases
+# and writes the stack file; one without enough fit-half cases, or writing over its input, is refused
+dse calibrate --published --serving --software tensorrt@0.14 --out "$tmp/trt-serving.json" --force
+if [ "$rc" -eq 0 ] && grep -q "runtime.per_step_us: .* -> " "$OUT" && grep -q "MAPE, held-out half" "$OUT" &&
+    python3 -c "
+import json,sys
+v=[x for x in json.load(open(sys.argv[1]))['versions'] if x['version']=='0.14'][0]['runtime']
+assert v['per_step_us'] > 0 and v['per_request_us'] > 0 and 'fitted by dse calibrate --published --serving' in v['source'], v
+" "$tmp/trt-serving.json" && "$BIN" serve --hw nvidia-h100-sxm5-80gb --workload llama-3.2-1b --software "$tmp/trt-serving.json@0.14" --rate 2 --requests 50 >/dev/null 2>&1; then
+    ok calibrate-serving
+else
+    fail calibrate-serving "exit $rc; $(tail -n 2 "$ERR") $(head -c 300 "$OUT")"
+fi
+expect_fail calibrate-serving-few 2 "'tensorrt@mlperf-4.0': 14 cases of validate/published/serving/cases.csv ran it, 0 of them predicted in the fit half" calibrate --published --serving --software tensorrt@mlperf-4.0 --out "$tmp/x.json"
+expect_fail calibrate-serving-needs 2 "--software NAME@VERSION[,...] and --out FILE are required" calibrate --published --serving --out "$tmp/x.json"
+expect_fail calibrate-serving-out-is-input 2 "the stack file this run reads" calibrate --published --serving --software tensorrt@0.14 --out software/tensorrt.json
 expect_fail software-bad-overlap 2 "bad-overlap.json: overlap.tp_comm: expected true or false" eval --hw nvidia-dgx-h100 --workload llama-2-7b --phase train --batch 8 --prompt 512 --tp 2 --software "$D/bad-overlap.json"
 # Megatron Core's overlaps (software/megatron-core.json) hide tp all-reduces and the weight gather:
 # the same step is faster than with megatron, whose tp all-reduces stay whole

@@ -292,7 +292,25 @@ assert 'fitted by dse calibrate --measured' in L['note'], L['note'][:100]
 " "$OUT" "$tmp/hw/dgx.json"
 dse eval --hw "$tmp/hw/dgx.json" --workload llama-2-7b --tp 8 --batch 1
 [ "$rc" -eq 0 ] && ok kc-level-loads || fail kc-level-loads "exit $rc: $(first_err)"
-expect_refused kc-level-outer "only the innermost level" calibrate --measured vidur-nccl --hw nvidia-h100-cluster-32node --level infiniband --out "$tmp/x.json"
+# an outer level is fitted to the rows spread over nodes (the H100 cluster's InfiniBand: Vidur's 2-node
+# send/recv); the level gets an efficiency it did not have, and its note keeps its sources before the fit's
+dse calibrate --measured vidur-nccl --hw nvidia-h100-cluster-32node --level infiniband --out "$tmp/hw/h100c.json"
+py kc-calibrate-level-outer "
+import json,sys
+out=open(sys.argv[1]).read()
+assert 'across nodes' in out and 'send_recv' in out, out[:300]
+L=json.load(open(sys.argv[2]))['topology']['levels'][1]
+assert L['name']=='infiniband' and 0<L['efficiency']<1, L
+assert L['note'].startswith('base_latency_us 6.6') and L['note'].count('fitted by dse calibrate --measured')==1, L['note'][:200]
+" "$OUT" "$tmp/hw/h100c.json"
+# refitting the shipped, already fitted level keeps one fit clause
+dse calibrate --measured vidur-nccl --hw "$tmp/hw/h100c.json" --level infiniband --out "$tmp/hw/h100c2.json"
+py kc-calibrate-level-refit "
+import json,sys
+L=json.load(open(sys.argv[1]))['topology']['levels'][1]
+assert L['note'].count('fitted by dse calibrate --measured')==1, L['note'][-300:]
+" "$tmp/hw/h100c2.json"
+expect_refused kc-level-unknown "has no topology level 'ethernet'" calibrate --measured vidur-nccl --hw nvidia-h100-cluster-32node --level ethernet --out "$tmp/x.json"
 expect_refused kc-published-refuses-arch "takes its kernel terms from its architecture" \
     calibrate --published --hw nvidia-h100-sxm5-80gb --out "$tmp/x.json"
 
