@@ -453,7 +453,8 @@ static char *json_inputs(const struct sweep_spec *sp)
         cJSON_AddStringToObject(o, sp->wl[i].path, h);
     }
     for (int i = 0; i < sp->n_stacks; i++)
-        if (sp->stack[i].path[0]) {
+        if (sp->stack[i].path[0] && !cJSON_GetObjectItemCaseSensitive(o, sp->stack[i].path)) { /* a file once, its
+                                                                                                 releases in the spec */
             snprintf(h, sizeof h, "%016llx", sp->stack_hash[i]);
             cJSON_AddStringToObject(o, sp->stack[i].path, h);
         }

@@ -66,6 +66,8 @@ struct hw_gpu {
     int sms, ctas_per_sm;
     int tile_m, tile_n, tile_k;
     double bw_fraction; /* achieved fraction of main-memory bandwidth by streaming kernels */
+    int split_k_max;    /* the most K chunks its GEMM library splits a GEMM into to fill the SMs (gpu.split_k_max;
+                           0: as many as fill them; 1: a library without split-K) */
 };
 
 /* CPU execution parameters for the cycle tier (optional). */

@@ -496,9 +496,9 @@ static int load_array(struct ju *j, const cJSON *o, struct hw_system *sys, struc
 static int load_gpu(struct ju *j, const cJSON *o, struct hw_system *sys, struct hw_device *d, int *bad)
 {
     (void)sys;
-    static const char *const keys[] = {"sms", "ctas_per_sm", "tile_m", "tile_n", "tile_k", "bw_fraction", "source",
-                                       "note", NULL};
-    long long sms = 0, ctas = 1, tm = 128, tn = 128, tk = 32;
+    static const char *const keys[] = {"sms", "ctas_per_sm", "tile_m", "tile_n", "tile_k", "bw_fraction",
+                                       "split_k_max", "source", "note", NULL};
+    long long sms = 0, ctas = 1, tm = 128, tn = 128, tk = 32, skm = 0;
     double frac = 1;
     int rc;
     size_t old;
@@ -508,11 +508,12 @@ static int load_gpu(struct ju *j, const cJSON *o, struct hw_system *sys, struct 
     if (!(rc = ju_object(j, gp, keys)) && !(rc = ju_int(j, gp, "sms", 0, 1, 100000, &sms)) &&
         !(rc = ju_int(j, gp, "ctas_per_sm", JU_OPT, 1, 64, &ctas)) && !(rc = ju_int(j, gp, "tile_m", JU_OPT, 1, 4096, &tm)) &&
         !(rc = ju_int(j, gp, "tile_n", JU_OPT, 1, 4096, &tn)) && !(rc = ju_int(j, gp, "tile_k", JU_OPT, 1, 4096, &tk)) &&
-        !(rc = ju_num(j, gp, "bw_fraction", JU_OPT | JU_POS, 1, &frac)))
+        !(rc = ju_num(j, gp, "bw_fraction", JU_OPT | JU_POS, 1, &frac)) &&
+        !(rc = ju_int(j, gp, "split_k_max", JU_OPT, 1, 1024, &skm)))
         rc = need_source(j, gp);
     ju_pop(j, old);
     KEEP(rc);
-    d->gpu = (struct hw_gpu){1, (int)sms, (int)ctas, (int)tm, (int)tn, (int)tk, frac};
+    d->gpu = (struct hw_gpu){1, (int)sms, (int)ctas, (int)tm, (int)tn, (int)tk, frac, (int)skm};
     return DSE_OK;
 }
 

@@ -157,6 +157,8 @@ void model_gpu_tiling(const struct hw_device *d, const struct wl_op *op, struct 
         double kmax = ceil(K / gp->tile_k);
         if (t->split > kmax)
             t->split = kmax;
+        if (gp->split_k_max >= 1 && t->split > gp->split_k_max) /* the library's limit (1: no split-K) */
+            t->split = gp->split_k_max;
         if (t->split < 1)
             t->split = 1;
     }

@@ -142,6 +142,11 @@ int pass_select_version(struct sw_stack *s, const char *ver, struct dse_err *e);
 #define SW_LABEL_LEN (SW_NAME_LEN + SW_VERSION_LEN + 2)
 const char *pass_label(const struct sw_stack *s, char *out, unsigned long n);
 
+/* Splits "NAME@VERSION" (or PATH@VERSION: the release after the last '@' that no '/' follows) into base
+ * (the stack's name or path) and *ver (the release; "" without one); DSE_EINPUT for "NAME@", "@V",
+ * "none@V" or a base longer than n - 1. */
+int pass_split_version(const char *name, char *base, unsigned long n, const char **ver, struct dse_err *e);
+
 /* Loads and checks a stack file (its default version selected). */
 int pass_load_file(const char *path, struct sw_stack *s, struct dse_err *e);
 int pass_load_buf(const char *buf, unsigned long len, const char *fname, struct sw_stack *s, struct dse_err *e);

@@ -512,6 +512,27 @@ int pass_resolve(const char *name, const char *near_file, char *out, unsigned lo
                        name, name, near_file ? near_file : ".", nb > 3 ? "DSE_PATH's folders and " : "", bases[nb - 1]);
 }
 
+int pass_split_version(const char *name, char *base, unsigned long n, const char **ver, struct dse_err *e)
+{
+    const char *at = strrchr(name, '@');
+    *ver = "";
+    if (!at || strchr(at, '/')) {
+        if (strlen(name) >= n)
+            return dse_err_set(e, DSE_EINPUT, NULL, "software", "a name of %zu bytes: at most %lu", strlen(name), n - 1);
+        snprintf(base, n, "%s", name);
+        return DSE_OK;
+    }
+    if (at == name || !at[1])
+        return dse_err_set(e, DSE_EINPUT, NULL, "software", "expected NAME@VERSION, got '%s'", name);
+    if ((unsigned long)(at - name) >= n)
+        return dse_err_set(e, DSE_EINPUT, NULL, "software", "a name of %zu bytes: at most %lu", strlen(name), n - 1);
+    snprintf(base, n, "%.*s", (int)(at - name), name);
+    if (!strcmp(base, "none"))
+        return dse_err_set(e, DSE_EINPUT, NULL, "software", "the built-in stack 'none' has no versions");
+    *ver = at + 1;
+    return DSE_OK;
+}
+
 int pass_load_named(const char *name, const char *near_file, struct sw_stack *s, struct dse_err *e)
 {
     char path[1024], base[1024];
@@ -519,20 +540,11 @@ int pass_load_named(const char *name, const char *near_file, struct sw_stack *s,
         pass_none(s);
         return DSE_OK;
     }
-    const char *at = strrchr(name, '@'), *ver = "";
-    if (at && !strchr(at, '/')) { /* NAME@VERSION: the release after the last '@' */
-        if (at == name || !at[1])
-            return dse_err_set(e, DSE_EINPUT, NULL, "software", "expected NAME@VERSION, got '%s'", name);
-        if ((size_t)(at - name) >= sizeof base)
-            return dse_err_set(e, DSE_EINPUT, NULL, "software", "a name of %zu bytes: at most %zu", strlen(name),
-                               sizeof base - 1);
-        snprintf(base, sizeof base, "%.*s", (int)(at - name), name);
-        name = base;
-        ver = at + 1;
-        if (!strcmp(name, "none"))
-            return dse_err_set(e, DSE_EINPUT, NULL, "software", "the built-in stack 'none' has no versions");
-    }
-    int rc = pass_resolve(name, near_file, path, sizeof path, e);
+    const char *ver;
+    int rc = pass_split_version(name, base, sizeof base, &ver, e);
+    if (rc)
+        return rc;
+    rc = pass_resolve(base, near_file, path, sizeof path, e);
     if (!rc)
         rc = pass_load_file(path, s, e);
     if (!rc && *ver && (rc = pass_select_version(s, ver, e)))

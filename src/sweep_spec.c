@@ -425,20 +425,25 @@ static int placement_key(const char *s, char *key, size_t n, char *why, size_t w
  * file (the spec's or a hwdesc's path), loading it the first time; -1 with the error in j. */
 static int add_stack(struct ju *j, struct sweep_spec *sp, const char *name, const char *file, unsigned flags)
 {
-    char path[DSE_PATH_LEN] = "";
+    char path[DSE_PATH_LEN] = "", base[DSE_PATH_LEN];
     struct dse_err pe;
+    const char *ver = ""; /* NAME@VERSION: a release of the stack */
     if (strcmp(name, "none")) {
         static const char *const ext[] = {".json", NULL};
+        if (pass_split_version(name, base, sizeof base, &ver, &pe))
+            return ju_fail(j, "%s", pe.msg), -1;
         if (flags & SW_LOAD_SHIPPED_ONLY) {
-            int r = resolve(file, "software", name, ext, path, sizeof path, flags);
+            int r = resolve(file, "software", base, ext, path, sizeof path, flags);
             if (r)
-                return unresolved(j, r, "shipped software stack", name, "a name in software/"), -1;
-        } else if (pass_resolve(name, file, path, sizeof path, &pe)) {
+                return unresolved(j, r, "shipped software stack", base, "a name in software/"), -1;
+        } else if (pass_resolve(base, file, path, sizeof path, &pe)) {
             return ju_fail(j, "%s", pe.msg), -1;
         }
     }
-    for (int k = 0; k < sp->n_stacks; k++)
-        if (!strcmp(sp->stack[k].path, path) || (!path[0] && !strcmp(sp->stack[k].name, "none")))
+    for (int k = 0; k < sp->n_stacks; k++) /* the same file and release (a bare name: its default) */
+        if ((!strcmp(sp->stack[k].path, path) &&
+             !strcmp(sp->stack[k].version, *ver ? ver : sp->stack[k].default_version)) ||
+            (!path[0] && !strcmp(sp->stack[k].name, "none")))
             return k;
     if (sp->n_stacks >= SW_MAX_STACKS)
         return ju_fail(j, "more than %d software stacks (axis values and devices' defaults)", SW_MAX_STACKS), -1;
@@ -453,7 +458,9 @@ static int add_stack(struct ju *j, struct sweep_spec *sp, const char *name, cons
     int rc = ju_read_file(path, JU_MAX_FILE_BYTES, &buf, &len, j->e);
     if (!rc) {
         rc = pass_load_buf(buf, len, path, s, j->e);
-        sp->stack_hash[sp->n_stacks] = dse_fnv1a64(buf, len);
+        if (!rc && *ver && pass_select_version(s, ver, &pe))
+            rc = ju_fail(j, "%s", pe.msg);
+        sp->stack_hash[sp->n_stacks] = dse_fnv1a64(buf, len); /* the file's (a release is the spec's to name) */
         free(buf);
     }
     return rc ? -1 : sp->n_stacks++;

@@ -1877,6 +1877,18 @@ expect_json sweep-software-axis "
 need(d['points'] == 8 and d['feasible'] == 6, 'points %r feasible %r' % (d['points'], d['feasible']))
 need(d['front'][0]['software'] == 'vllm' and d['front'][0]['batch'] == 8, 'front %r' % d['front'])
 " sweep "$tmp/sw.json" --no-db --json
+# a software axis over releases of one stack: two points, the old release's decode slower by its fitted
+# factor (1 / 0.592 = 1.69: TensorRT-LLM 0.6.1 against 1.0, which has none); each row stores its release
+printf '{"name":"swv","workload":{"model":"models/llama-3.1-8b.json","phase":"decode","prompt":512},"system":"hwdesc/nvidia-h100-sxm5-80gb.json","axes":{"software":["tensorrt@0.6.1","tensorrt@1.0"],"batch":[8]},"objectives":[{"metric":"tokens_per_s","goal":"max"}]}' >"$tmp/swv.json"
+"$BIN" sweep "$tmp/swv.json" --db "$tmp/swv.db" --no-plot --quiet >/dev/null 2>&1
+if python3 -c "
+import sqlite3,sys
+r=dict(sqlite3.connect(sys.argv[1]).execute('select software, tokens_per_s from points').fetchall())
+assert set(r) == {'tensorrt@0.6.1', 'tensorrt@1.0'}, r
+assert 1.6 < r['tensorrt@1.0'] / r['tensorrt@0.6.1'] < 1.75, r
+" "$tmp/swv.db" 2>/dev/null; then ok sweep-software-releases; else fail sweep-software-releases "$(sqlite3 "$tmp/swv.db" 'select software, tokens_per_s from points' 2>&1 | head -3)"; fi
+printf '{"name":"swv","workload":{"model":"models/llama-3.1-8b.json","phase":"decode","prompt":512},"system":"hwdesc/nvidia-h100-sxm5-80gb.json","axes":{"software":["tensorrt@9.9"],"batch":[8]},"objectives":[{"metric":"tokens_per_s","goal":"max"}]}' >"$tmp/swv2.json"
+expect_fail sweep-software-release-unknown 2 "axes.software[0]: ./software/tensorrt.json: software: stack 'tensorrt' has no version '9.9'" sweep "$tmp/swv2.json" --no-db --no-plot
 printf '{"name":"sw2","workload":{"model":"models/tiny-mlp.json"},"system":"hwdesc/nvidia-h100-sxm5-80gb.json","software":"vllm","axes":{"software":["eager"]},"objectives":[{"metric":"latency_ms","goal":"min"}]}' >"$tmp/sw2.json"
 expect_fail sweep-software-twice 2 "not both" sweep "$tmp/sw2.json" --no-db
 printf '{"name":"sw3","workload":{"model":"models/tiny-mlp.json"},"system":"hwdesc/nvidia-h100-sxm5-80gb.json","axes":{"software":["nosuch"]},"objectives":[{"metric":"latency_ms","goal":"min"}]}' >"$tmp/sw3.json"

@@ -311,6 +311,20 @@ L=json.load(open(sys.argv[1]))['topology']['levels'][1]
 assert L['note'].count('fitted by dse calibrate --measured')==1, L['note'][-300:]
 " "$tmp/hw/h100c2.json"
 expect_refused kc-level-unknown "has no topology level 'ethernet'" calibrate --measured vidur-nccl --hw nvidia-h100-cluster-32node --level ethernet --out "$tmp/x.json"
+# a GEMM library without split-K (the K80's MAGMA: gpu.split_k_max 1) leaves a skinny GEMM's SMs idle: the
+# TPU paper's MLP0 at batch 16 on the K80 takes longer than with split-K allowed (the key removed); its
+# 16 x 2000-class GEMMs fill ceil(16/96) x ceil(N/96) of the 13 x 8 CTA slots
+python3 -c "
+import json,sys
+d=json.load(open('hwdesc/nvidia-k80.json')); del d['devices'][0]['gpu']['split_k_max']
+json.dump(d, open(sys.argv[1],'w'))" "$tmp/hw/k80-splitk.json"
+t1=$("$BIN" eval --hw hwdesc/nvidia-k80.json --workload models/tpuv1/mlp0.json --batch 16 --json 2>/dev/null | python3 -c "import json,sys; print(json.load(sys.stdin)['totals']['latency_ms'])")
+t2=$("$BIN" eval --hw "$tmp/hw/k80-splitk.json" --workload models/tpuv1/mlp0.json --batch 16 --json 2>/dev/null | python3 -c "import json,sys; print(json.load(sys.stdin)['totals']['latency_ms'])")
+if python3 -c "import sys; a, b = map(float, sys.argv[1:]); sys.exit(0 if a > 1.5 * b else 1)" "$t1" "$t2" 2>/dev/null; then
+    ok kc-no-split-k
+else
+    fail kc-no-split-k "K80 MLP0 without split-K $t1 ms, with $t2 ms"
+fi
 expect_refused kc-published-refuses-arch "takes its kernel terms from its architecture" \
     calibrate --published --hw nvidia-h100-sxm5-80gb --out "$tmp/x.json"
 
