@@ -842,8 +842,11 @@ static int eval_ops(const struct eval_req *r, const struct eval_graphs *eg, stru
     if ((rc = eval_pipe_sends(r, res, eg->boundary_elems, e)))
         return rc;
     double act = u.act;
-    double req = r->no_request_cost ? 0 : pd->per_request_s + (r->sw ? r->sw->per_request_s : 0); /* the
-                                                                      request's own runtime work */
+    /* the request's own runtime work, once before its first token: a decode step or a training step is no
+     * request's start */
+    double req = r->no_request_cost || ph == PH_DECODE || ph == PH_TRAIN
+                     ? 0
+                     : pd->per_request_s + (r->sw ? r->sw->per_request_s : 0);
     res->t.latency_s += req;
     res->t.runtime_s += req;
     eval_runtime_step(r, res, res->t.latency_s - res->t.runtime_s, eg->first_launches);
