@@ -878,6 +878,21 @@ fi
 expect_fail calibrate-serving-few 2 "'tensorrt@mlperf-4.0': 14 cases of validate/published/serving/cases.csv ran it, 0 of them predicted in the fit half" calibrate --published --serving --software tensorrt@mlperf-4.0 --out "$tmp/x.json"
 expect_fail calibrate-serving-needs 2 "--software NAME@VERSION[,...] and --out FILE are required" calibrate --published --serving --out "$tmp/x.json"
 expect_fail calibrate-serving-out-is-input 2 "the stack file this run reads" calibrate --published --serving --software tensorrt@0.14 --out software/tensorrt.json
+# a decode step carries its release's per-step cost, not its per-request one: vllm@0.6.0-steps10 (per_step_us
+# 2712.811, per_request_us 46996.44, software/vllm.json) against vllm@0.6.0 (neither), the same kernels (the
+# stack's passes are the same): 2.712811 ms more a step; a prefill carries both (49.7 ms, of which the
+# power model gives back some: the GPU idles while the host works and throttles less, so more than 30 ms)
+dstep() { "$BIN" eval --hw nvidia-h100-sxm5-80gb --workload llama-3.1-8b --phase "$1" --batch 8 --prompt 512 --software "$2" --json 2>/dev/null | python3 -c "import json,sys; print(json.load(sys.stdin)['totals']['latency_ms'])"; }
+if python3 -c "
+import sys
+d0, d1, p0, p1 = map(float, sys.argv[1:])
+assert abs((d1 - d0) - 2.712811) < 1e-6, d1 - d0
+assert 30 < p1 - p0 <= 2.712811 + 46.99644 + 1e-6, p1 - p0
+" "$(dstep decode vllm@0.6.0)" "$(dstep decode vllm@0.6.0-steps10)" "$(dstep prefill vllm@0.6.0)" "$(dstep prefill vllm@0.6.0-steps10)" 2>/dev/null; then
+    ok eval-release-runtime-costs
+else
+    fail eval-release-runtime-costs "decode $(dstep decode vllm@0.6.0) / $(dstep decode vllm@0.6.0-steps10), prefill $(dstep prefill vllm@0.6.0) / $(dstep prefill vllm@0.6.0-steps10)"
+fi
 expect_fail software-bad-overlap 2 "bad-overlap.json: overlap.tp_comm: expected true or false" eval --hw nvidia-dgx-h100 --workload llama-2-7b --phase train --batch 8 --prompt 512 --tp 2 --software "$D/bad-overlap.json"
 # Megatron Core's overlaps (software/megatron-core.json) hide tp all-reduces and the weight gather:
 # the same step is faster than with megatron, whose tp all-reduces stay whole
