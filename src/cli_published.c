@@ -1319,6 +1319,8 @@ static const char *const sf_key[SF_COUNT] = {"per_step_us", "per_request_us"};
 struct sfit {
     struct scase *c;
     int n;
+    struct mcase *mc; /* the multi-device cases: a release's costs serve both corpora, fitted on both */
+    int mn;
     struct mfit rel; /* the releases (rel.rel, rel.n_rel; mfit_has) */
     struct pctx *x;
     struct lengths_cache *lc;
@@ -1327,13 +1329,46 @@ struct sfit {
     struct dse_err *e;
 };
 
-/* The squared log errors of the releases' predicted serving cases of one half (-1: both), simulated with
- * the runtime costs m->us set on every loaded copy of the releases; the count (their MAPE in *mape). */
-static int sfit_cost(struct sfit *m, int half, double *cost, double *mape)
+/* The runtime costs under fit on the cache's own copy of the stack (system si, release sw). */
+static void sfit_set(struct sfit *m, const struct sw_stack *sw)
+{
+    struct sw_stack *st = (struct sw_stack *)sw;
+    st->per_step_s = m->us[SF_STEP] * 1e-6;
+    st->per_request_s = m->us[SF_REQUEST] * 1e-6;
+}
+
+/* The squared log errors of the releases' predicted cases of one half (-1: both) of one corpus (which: 0
+ * serving, 1 multi-device, -1 both), predicted with the runtime costs m->us set on every loaded copy of
+ * the releases; the count (their MAPE in *mape). */
+static int sfit_cost(struct sfit *m, int half, int which, double *cost, double *mape)
 {
     int k = 0;
     double sum = 0, ape = 0;
-    for (int i = 0; i < m->n; i++) {
+    for (int i = 0; i < m->mn && which != 0; i++) {
+        struct mcase *c = &m->mc[i];
+        if (!mfit_has(&m->rel, c->software) || (half >= 0 && c->heldout != half))
+            continue;
+        int si;
+        const struct sw_stack *sw;
+        const struct wl_model *wm;
+        if (get_sys(m->x, c->system, &si, m->e) || get_sw(m->x, si, c->software, &sw, m->e) ||
+            get_wl(m->x, c->workload, &wm, m->e)) {
+            m->failed = 1;
+            return -1;
+        }
+        sfit_set(m, sw);
+        if (mcase_predict(c, m->x->sys[si], wm, sw, m->e)) {
+            m->failed = 1;
+            return -1;
+        }
+        if (!c->ok)
+            continue;
+        double l = log(1 + c->error);
+        sum += l * l;
+        ape += fabs(c->error);
+        k++;
+    }
+    for (int i = 0; i < m->n && which != 1; i++) {
         struct scase *c = &m->c[i];
         if (!mfit_has(&m->rel, c->software) || (half >= 0 && c->heldout != half))
             continue;
@@ -1346,9 +1381,7 @@ static int sfit_cost(struct sfit *m, int half, double *cost, double *mape)
             m->failed = 1;
             return -1;
         }
-        struct sw_stack *st = (struct sw_stack *)sw; /* the cache's own copy: the costs under fit */
-        st->per_step_s = m->us[SF_STEP] * 1e-6;
-        st->per_request_s = m->us[SF_REQUEST] * 1e-6;
+        sfit_set(m, sw);
         if (scase_predict(c, m->x->sys[si], wm, sw, a.lengths, a.n_lengths, m->e)) {
             m->failed = 1;
             return -1;
@@ -1376,7 +1409,7 @@ static double sfit_cost_at(double f, void *ctx)
     double c = INFINITY, junk;
     a->m->us[a->k] = f;
     if (!a->m->failed)
-        sfit_cost(a->m, 0, &c, &junk);
+        sfit_cost(a->m, 0, -1, &c, &junk);
     return c;
 }
 
@@ -1412,6 +1445,10 @@ static int calibrate_serving(const struct cli_opt *opts)
     sub_corpus_path(cli_get(opts, "corpus"), "serving", path, sizeof path);
     if ((rc = scorpus_load(path, &c, &n, &e)))
         goto out;
+    char mpath[1100];
+    multi_corpus_path(cli_get(opts, "corpus"), mpath, sizeof mpath);
+    if ((rc = mcorpus_load(mpath, &m.mc, &m.mn, &e)))
+        goto out;
     m.c = c;
     m.n = n;
     m.x = x;
@@ -1421,8 +1458,8 @@ static int calibrate_serving(const struct cli_opt *opts)
     int ran = 0;
     for (int i = 0; i < n; i++)
         ran += mfit_has(&m.rel, c[i].software);
-    double junk, m0[2], m1[2];
-    int cnt[2];
+    double junk, m0[2][2], m1[2][2]; /* [corpus: serving, multi-device][half] */
+    int cnt[2][2];
     for (int i = 0; i < n && !stack_path[0]; i++) {
         int si;
         const struct sw_stack *sw;
@@ -1434,15 +1471,16 @@ static int calibrate_serving(const struct cli_opt *opts)
         m.us[SF_STEP] = sw->per_step_s * 1e6;
         m.us[SF_REQUEST] = sw->per_request_s * 1e6;
     }
-    for (int h = 0; h < 2; h++)
-        cnt[h] = sfit_cost(&m, h, &junk, &m0[h]);
+    for (int w = 0; w < 2; w++)
+        for (int h = 0; h < 2; h++)
+            cnt[w][h] = sfit_cost(&m, h, w, &junk, &m0[w][h]);
     if (m.failed) {
         rc = e.code ? e.code : DSE_ERUNTIME;
         goto out;
     }
-    if (cnt[0] < 3) {
+    if (cnt[0][0] < 3) {
         rc = dse_err_set(&e, DSE_EINPUT, NULL, "--software", "'%s': %d cases of %s ran it, %d of them predicted in the "
-                         "fit half: the two costs need at least 3", rels, ran, path, cnt[0] < 0 ? 0 : cnt[0]);
+                         "fit half: the two costs need at least 3", rels, ran, path, cnt[0][0] < 0 ? 0 : cnt[0][0]);
         goto out;
     }
     if ((rc = out_not_read(out, "--out", x, NULL, path, &e)))
@@ -1466,31 +1504,43 @@ static int calibrate_serving(const struct cli_opt *opts)
             struct sfit_at a = {&m, k};
             m.us[k] = golden_log(1, hi[k], sfit_cost_at, &a);
         }
-    for (int h = 0; h < 2; h++)
-        sfit_cost(&m, h, &junk, &m1[h]);
+    for (int w = 0; w < 2; w++)
+        for (int h = 0; h < 2; h++)
+            sfit_cost(&m, h, w, &junk, &m1[w][h]);
     if (m.failed) {
         rc = e.code ? e.code : DSE_ERUNTIME;
         goto out;
     }
-    printf("dse calibrate --published --serving: %s, cases of %s: %d fit, %d held-out predicted\n", rels, path, cnt[0],
-           cnt[1]);
+    printf("dse calibrate --published --serving: %s, cases of %s: %d fit, %d held-out predicted; of %s (the same "
+           "costs, fitted with them): %d fit, %d held-out\n", rels, path, cnt[0][0], cnt[0][1], mpath, cnt[1][0],
+           cnt[1][1]);
     for (int k = 0; k < SF_COUNT; k++)
         if (k == SF_REQUEST && lat < 2)
             printf("  runtime.%s: %.4g, not fitted (%d fit-half cases report a time to first token or end to end: "
                    "2 needed)\n", sf_key[k], before[k], lat);
         else
             printf("  runtime.%s: %.4g -> %.4g\n", sf_key[k], before[k], m.us[k]);
-    printf("  MAPE, fit half:      %.1f %% -> %.1f %%\n", m0[0], m1[0]);
-    if (cnt[1] > 0)
-        printf("  MAPE, held-out half: %.1f %% -> %.1f %%\n", m0[1], m1[1]);
-    else
-        printf("  no held-out case: the fit's error is unknown\n");
-    int worse = cnt[1] > 0 && m1[1] > m0[1];
-    if (worse && !cli_get(opts, "force")) {
-        rc = dse_err_set(&e, DSE_ERUNTIME, NULL, NULL, "calibrate: the fit is worse on the held-out cases (%.1f%% "
-                         "against %.1f%% before): %s not written (--force writes it anyway)", m1[1], m0[1], out);
-        goto out;
+    static const char *const wname[2] = {"serving", "multi-device"};
+    int worse = 0;
+    for (int w = 0; w < 2; w++) {
+        if (!cnt[w][0] && !cnt[w][1])
+            continue;
+        printf("  %s MAPE, fit half:      %.1f %% -> %.1f %%\n", wname[w], m0[w][0], m1[w][0]);
+        if (cnt[w][1] > 0)
+            printf("  %s MAPE, held-out half: %.1f %% -> %.1f %%\n", wname[w], m0[w][1], m1[w][1]);
+        else
+            printf("  no held-out %s case: the fit's error there is unknown\n", wname[w]);
     }
+    for (int w = 0; w < 2 && !worse; w++) /* worse on either corpus's held-out half: refused */
+        if (cnt[w][1] > 0 && m1[w][1] > m0[w][1]) {
+            worse = 1;
+            if (!cli_get(opts, "force")) {
+                rc = dse_err_set(&e, DSE_ERUNTIME, NULL, NULL, "calibrate: the fit is worse on the held-out %s cases "
+                                 "(%.1f%% against %.1f%% before): %s not written (--force writes it anyway)", wname[w],
+                                 m1[w][1], m0[w][1], out);
+                goto out;
+            }
+        }
     if ((rc = read_json_tree(stack_path, &root, &e)))
         goto out;
     cJSON *vs = cJSON_GetObjectItemCaseSensitive(root, "versions");
@@ -1520,7 +1570,9 @@ static int calibrate_serving(const struct cli_opt *opts)
         int klen = cut ? (int)(cut - keep) - (cut - keep >= 2 ? 2 : 0) : (int)strlen(keep);
         snprintf(src, sizeof src, "%.*s%sper_step_us and per_request_us: fitted by dse calibrate --published --serving "
                  "--software %s on %d fit-half cases of validate/published/serving (held-out %d: MAPE %.1f %% -> "
-                 "%.1f %%)%s%s", klen, keep, klen ? "; " : "", rels, cnt[0], cnt[1], m0[1], m1[1],
+                 "%.1f %%) and %d of validate/published/multi-device (held-out %d: %.1f %% -> %.1f %%)%s%s", klen, keep,
+                 klen ? "; " : "", rels, cnt[0][0], cnt[0][1], m0[0][1], m1[0][1], cnt[1][0], cnt[1][1],
+                 cnt[1][1] > 0 ? m0[1][1] : 0.0, cnt[1][1] > 0 ? m1[1][1] : 0.0,
                  lat < 2 ? "; per_request_us kept: no fit-half case reports a time to first token" : "",
                  worse ? " (written with --force: worse on the held-out cases)" : "");
         cJSON_DeleteItemFromObjectCaseSensitive(rt, "source");
@@ -1536,6 +1588,7 @@ out:
     cJSON_Delete(root);
     for (int i = 0; i < lc.n; i++)
         free(lc.req[i]);
+    free(m.mc);
     free(c);
     pctx_free(x);
     return rc;

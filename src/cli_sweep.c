@@ -389,7 +389,7 @@ static void print_accuracy(const struct sweep_prep *prep)
     for (int w = 0; w < sp->n_workloads; w++)
         serving |= sp->wl[w].serving.on;
     if (serving)
-        printf("\n  serving points are simulated runs (docs/serving.md): held-out MAPE 17 %% on throughput, 14 %% on "
+        printf("\n  serving points are simulated runs (docs/serving.md): held-out MAPE 14 %% on throughput, 13 %% on "
                "TTFT/TPOT against published serving runs (dse validate --published --serving); they carry no error "
                "bars");
     for (int w = 0; w < sp->n_workloads; w++) { /* what "too_long" did */

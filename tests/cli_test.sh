@@ -875,6 +875,15 @@ assert v['per_step_us'] > 0 and v['per_request_us'] > 0 and 'fitted by dse calib
 else
     fail calibrate-serving "exit $rc; $(tail -n 2 "$ERR") $(head -c 300 "$OUT")"
 fi
+# a release that ran in both corpora (Neuron 2.18 on inf2.48xlarge) is fitted on both: the report gives
+# each corpus's error, and the stack file's source names both
+dse calibrate --published --serving --software vendor-npu@neuron-2.18.0,vendor-npu@neuron-2.18.1 --out "$tmp/vnpu.json" --force
+if [ "$rc" -eq 0 ] && grep -q "serving MAPE, held-out half" "$OUT" && grep -q "multi-device MAPE, held-out half" "$OUT" &&
+    grep -q "of validate/published/multi-device (held-out 8" "$tmp/vnpu.json"; then
+    ok calibrate-serving-both-corpora
+else
+    fail calibrate-serving-both-corpora "exit $rc; $(tail -n 1 "$ERR") $(head -c 400 "$OUT")"
+fi
 expect_fail calibrate-serving-few 2 "'tensorrt@mlperf-4.0': 14 cases of validate/published/serving/cases.csv ran it, 0 of them predicted in the fit half" calibrate --published --serving --software tensorrt@mlperf-4.0 --out "$tmp/x.json"
 expect_fail calibrate-serving-needs 2 "--software NAME@VERSION[,...] and --out FILE are required" calibrate --published --serving --out "$tmp/x.json"
 expect_fail calibrate-serving-out-is-input 2 "the stack file this run reads" calibrate --published --serving --software tensorrt@0.14 --out software/tensorrt.json
