@@ -933,6 +933,16 @@ static int write_published(const char *in, const char *out, const struct hw_devi
     return cli_write_json(root, out, 1, e);
 }
 
+/* One predicted case's error (predicted / measured - 1) into a fit's loss: its squared log error (the same
+ * whether the figure is a time or a rate) and the sums a MAPE comes from. */
+static void err_add(double err, double *sum, double *ape, int *k)
+{
+    double l = log(1 + err);
+    *sum += l * l;
+    *ape += fabs(err);
+    (*k)++;
+}
+
 /* The factors a multi-device calibration fits, each the share of the architecture's kernel rate a kind of
  * case's kernels reach under one software release (what its framework adds: a training step's backward
  * and optimizer, an inference runtime's prefill or decode kernels): versions[].efficiency.training,
@@ -951,25 +961,44 @@ static int mcase_uses(const struct mcase *c, int k)
 
 #define MF_MAX_RELEASES 8
 
-/* The releases fitted together (NAME@VERSION, one stack) and the cases that ran them. */
+/* Releases of one stack fitted together (--software NAME@VERSION[,...]). */
+struct releases {
+    int n;
+    char rel[MF_MAX_RELEASES][SW_LABEL_LEN];
+};
+
+static int releases_has(const struct releases *r, const char *sw)
+{
+    for (int i = 0; i < r->n; i++)
+        if (!strcmp(r->rel[i], sw))
+            return 1;
+    return 0;
+}
+
+/* The versions[] entry of the stack file's tree root that release label (NAME@VERSION) names, or NULL. */
+static cJSON *release_entry(cJSON *root, const char *label)
+{
+    const char *ver = strchr(label, '@') + 1;
+    cJSON *it;
+    cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(root, "versions"))
+    {
+        const cJSON *nm = cJSON_GetObjectItemCaseSensitive(it, "version");
+        if (cJSON_IsString(nm) && !strcmp(nm->valuestring, ver))
+            return it;
+    }
+    return NULL;
+}
+
+/* The releases fitted together and the cases that ran them. */
 struct mfit {
     struct mcase *c;
     int n;
-    int n_rel;
-    char rel[MF_MAX_RELEASES][SW_NAME_LEN + SW_VERSION_LEN + 2];
+    struct releases rel;
     struct pctx *x;
     double f[FAC_COUNT];
     int failed; /* a prediction failed (the error in *e) */
     struct dse_err *e;
 };
-
-static int mfit_has(const struct mfit *m, const char *sw)
-{
-    for (int r = 0; r < m->n_rel; r++)
-        if (!strcmp(m->rel[r], sw))
-            return 1;
-    return 0;
-}
 
 /* The squared log time errors of the releases' predicted cases of one kind and half (-1: both),
  * re-predicted with the factors m->f set on every loaded copy of the releases; returns the count (their
@@ -980,7 +1009,7 @@ static int mfit_cost(struct mfit *m, int kind, int half, double *cost, double *m
     double sum = 0, ape = 0;
     for (int i = 0; i < m->n; i++) {
         struct mcase *c = &m->c[i];
-        if (!mfit_has(m, c->software) || mcase_kind(c) != kind || (half >= 0 && c->heldout != half))
+        if (!releases_has(&m->rel, c->software) || mcase_kind(c) != kind || (half >= 0 && c->heldout != half))
             continue;
         int si;
         const struct sw_stack *sw;
@@ -999,10 +1028,7 @@ static int mfit_cost(struct mfit *m, int kind, int half, double *cost, double *m
         }
         if (!c->ok)
             continue;
-        double lt = log(1 + c->error) * (mmetric_is_rate(c->metric) ? -1 : 1); /* of the time */
-        sum += lt * lt;
-        ape += fabs(c->error);
-        k++;
+        err_add(c->error, &sum, &ape, &k);
     }
     *cost = sum;
     *mape = k ? 100 * ape / k : NAN;
@@ -1103,8 +1129,8 @@ static int read_json_tree(const char *path, cJSON **root, struct dse_err *e)
     return *root ? DSE_OK : dse_err_set(e, DSE_ERUNTIME, path, NULL, "cannot parse it again (out of memory?)");
 }
 
-/* --software NAME@VERSION[,NAME@VERSION...]: up to MF_MAX_RELEASES releases of one stack into m->rel. */
-static int parse_releases(const char *rels, struct mfit *m, struct dse_err *e)
+/* --software NAME@VERSION[,NAME@VERSION...]: up to MF_MAX_RELEASES releases of one stack into *m. */
+static int parse_releases(const char *rels, struct releases *m, struct dse_err *e)
 {
     int rc = cli_list_check("--software", rels, e);
     if (rc)
@@ -1114,18 +1140,18 @@ static int parse_releases(const char *rels, struct mfit *m, struct dse_err *e)
         const char *end = strchr(p, ',');
         size_t len = end ? (size_t)(end - p) : strlen(p);
         const char *at = memchr(p, '@', len);
-        if (m->n_rel == MF_MAX_RELEASES || len >= sizeof m->rel[0] || !at || at == p || at + 1 == p + len)
+        if (m->n == MF_MAX_RELEASES || len >= sizeof m->rel[0] || !at || at == p || at + 1 == p + len)
             return dse_err_set(e, DSE_EINPUT, NULL, "--software", "expected up to %d releases NAME@VERSION of one "
                                "stack, comma-separated, got '%s'", MF_MAX_RELEASES, rels);
-        snprintf(m->rel[m->n_rel], sizeof m->rel[0], "%.*s", (int)len, p);
+        snprintf(m->rel[m->n], sizeof m->rel[0], "%.*s", (int)len, p);
         char nm[SW_NAME_LEN];
         snprintf(nm, sizeof nm, "%.*s", (int)(at - p), p);
         if (!name0[0])
             dse_strlcpy(name0, nm, sizeof name0);
         else if (strcmp(name0, nm))
             return dse_err_set(e, DSE_EINPUT, NULL, "--software", "'%s' and '%s' are releases of different stacks: "
-                               "one stack file is written", m->rel[0], m->rel[m->n_rel]);
-        m->n_rel++;
+                               "one stack file is written", m->rel[0], m->rel[m->n]);
+        m->n++;
         p += len + (end ? 1 : 0);
     }
     return DSE_OK;
@@ -1163,7 +1189,7 @@ static int calibrate_multi(const struct cli_opt *opts)
                                                      "and --out FILE are required");
         goto out;
     }
-    if ((rc = parse_releases(rels, &m, &e)))
+    if ((rc = parse_releases(rels, &m.rel, &e)))
         goto out;
     multi_corpus_path(corpus, path, sizeof path);
     if ((rc = mcorpus_load(path, &c, &n, &e)))
@@ -1184,12 +1210,12 @@ static int calibrate_multi(const struct cli_opt *opts)
         goto out;
     }
     for (int i = 0; i < n; i++) {
-        ran += mfit_has(&m, c[i].software);
+        ran += releases_has(&m.rel, c[i].software);
         for (int k = 0; k < FAC_COUNT; k++)
-            uses[k] += mfit_has(&m, c[i].software) && !c[i].heldout && c[i].ok && mcase_uses(&c[i], k);
+            uses[k] += releases_has(&m.rel, c[i].software) && !c[i].heldout && c[i].ok && mcase_uses(&c[i], k);
     }
     for (int i = 0; i < x->n_sw && !stack_path[0]; i++)
-        if (mfit_has(&m, strchr(x->sw_key[i], '/') + 1))
+        if (releases_has(&m.rel, strchr(x->sw_key[i], '/') + 1))
             dse_strlcpy(stack_path, x->sw[i].path, sizeof stack_path);
     fitk[0] = uses[FAC_TRAIN] >= 2;
     fitk[1] = uses[FAC_PREFILL] >= 2 || uses[FAC_DECODE] >= 2;
@@ -1245,19 +1271,11 @@ static int calibrate_multi(const struct cli_opt *opts)
     /* the stack file with the factors (and their held-out error) in each release's efficiency */
     if ((rc = read_json_tree(stack_path, &root, &e)))
         goto out;
-    cJSON *vs = cJSON_GetObjectItemCaseSensitive(root, "versions");
     static const char *const mape_key[2] = {"training_heldout_mape_pct", "inference_heldout_mape_pct"};
-    for (int r = 0; r < m.n_rel; r++) {
-        const char *ver = strchr(m.rel[r], '@') + 1;
-        cJSON *v = NULL, *it;
-        cJSON_ArrayForEach(it, vs)
-        {
-            const cJSON *nm = cJSON_GetObjectItemCaseSensitive(it, "version");
-            if (cJSON_IsString(nm) && !strcmp(nm->valuestring, ver))
-                v = it;
-        }
+    for (int r = 0; r < m.rel.n; r++) {
+        cJSON *v = release_entry(root, m.rel.rel[r]);
         if (!v) { /* get_sw loaded the release, so the file lists it */
-            rc = dse_err_set(&e, DSE_ERUNTIME, stack_path, NULL, "no versions[] entry '%s' to write", ver);
+            rc = dse_err_set(&e, DSE_ERUNTIME, stack_path, NULL, "no versions[] entry for '%s' to write", m.rel.rel[r]);
             goto out;
         }
         cJSON *ef = cJSON_GetObjectItemCaseSensitive(v, "efficiency");
@@ -1321,7 +1339,7 @@ struct sfit {
     int n;
     struct mcase *mc; /* the multi-device cases: a release's costs serve both corpora, fitted on both */
     int mn;
-    struct mfit rel; /* the releases (rel.rel, rel.n_rel; mfit_has) */
+    struct releases rel;
     struct pctx *x;
     struct lengths_cache *lc;
     double us[SF_COUNT];
@@ -1346,7 +1364,7 @@ static int sfit_cost(struct sfit *m, int half, int which, double *cost, double *
     double sum = 0, ape = 0;
     for (int i = 0; i < m->mn && which != 0; i++) {
         struct mcase *c = &m->mc[i];
-        if (!mfit_has(&m->rel, c->software) || (half >= 0 && c->heldout != half))
+        if (!releases_has(&m->rel, c->software) || (half >= 0 && c->heldout != half))
             continue;
         int si;
         const struct sw_stack *sw;
@@ -1363,14 +1381,11 @@ static int sfit_cost(struct sfit *m, int half, int which, double *cost, double *
         }
         if (!c->ok)
             continue;
-        double l = log(1 + c->error);
-        sum += l * l;
-        ape += fabs(c->error);
-        k++;
+        err_add(c->error, &sum, &ape, &k);
     }
     for (int i = 0; i < m->n && which != 1; i++) {
         struct scase *c = &m->c[i];
-        if (!mfit_has(&m->rel, c->software) || (half >= 0 && c->heldout != half))
+        if (!releases_has(&m->rel, c->software) || (half >= 0 && c->heldout != half))
             continue;
         int si;
         const struct sw_stack *sw;
@@ -1388,10 +1403,7 @@ static int sfit_cost(struct sfit *m, int half, int which, double *cost, double *
         }
         if (!c->ok)
             continue;
-        double l = log(1 + c->error);
-        sum += l * l;
-        ape += fabs(c->error);
-        k++;
+        err_add(c->error, &sum, &ape, &k);
     }
     *cost = sum;
     *mape = k ? 100 * ape / k : NAN;
@@ -1457,13 +1469,13 @@ static int calibrate_serving(const struct cli_opt *opts)
     /* start from the releases' present costs (the first that any case loads) */
     int ran = 0;
     for (int i = 0; i < n; i++)
-        ran += mfit_has(&m.rel, c[i].software);
+        ran += releases_has(&m.rel, c[i].software);
     double junk, m0[2][2], m1[2][2]; /* [corpus: serving, multi-device][half] */
     int cnt[2][2];
     for (int i = 0; i < n && !stack_path[0]; i++) {
         int si;
         const struct sw_stack *sw;
-        if (!mfit_has(&m.rel, c[i].software))
+        if (!releases_has(&m.rel, c[i].software))
             continue;
         if ((rc = get_sys(x, c[i].system, &si, &e)) || (rc = get_sw(x, si, c[i].software, &sw, &e)))
             goto out;
@@ -1494,7 +1506,7 @@ static int calibrate_serving(const struct cli_opt *opts)
      * fit-half cases report one (throughput over a run's makespan cannot tell it) */
     int lat = 0;
     for (int i = 0; i < n; i++)
-        lat += mfit_has(&m.rel, c[i].software) && !c[i].heldout && c[i].ok &&
+        lat += releases_has(&m.rel, c[i].software) && !c[i].heldout && c[i].ok &&
                (c[i].metric == SM_TTFT_P50 || c[i].metric == SM_TTFT_P99 || c[i].metric == SM_TTFT_MEAN ||
                 c[i].metric == SM_E2E_P50 || c[i].metric == SM_E2E_MEAN);
     for (int round = 0; round < 3; round++)
@@ -1543,21 +1555,13 @@ static int calibrate_serving(const struct cli_opt *opts)
         }
     if ((rc = read_json_tree(stack_path, &root, &e)))
         goto out;
-    cJSON *vs = cJSON_GetObjectItemCaseSensitive(root, "versions");
-    for (int r = 0; r < m.rel.n_rel; r++) {
-        const char *ver = strchr(m.rel.rel[r], '@') + 1;
-        cJSON *v = NULL, *it;
-        cJSON_ArrayForEach(it, vs)
-        {
-            const cJSON *nm = cJSON_GetObjectItemCaseSensitive(it, "version");
-            if (cJSON_IsString(nm) && !strcmp(nm->valuestring, ver))
-                v = it;
-        }
+    for (int r = 0; r < m.rel.n; r++) {
+        cJSON *v = release_entry(root, m.rel.rel[r]);
         cJSON *rt = v ? cJSON_GetObjectItemCaseSensitive(v, "runtime") : NULL;
         if (v && !rt)
             rt = cJSON_AddObjectToObject(v, "runtime");
         if (!rt) {
-            rc = dse_err_set(&e, DSE_ERUNTIME, stack_path, NULL, "no versions[] entry '%s' to write", ver);
+            rc = dse_err_set(&e, DSE_ERUNTIME, stack_path, NULL, "no versions[] entry for '%s' to write", m.rel.rel[r]);
             goto out;
         }
         for (int k = 0; k < SF_COUNT; k++) {
@@ -1646,10 +1650,7 @@ static int pwfit_cost(struct pwfit *m, int half, double *cost, double *mape)
         }
         if (!c->ok)
             continue;
-        double l = log(1 + c->error);
-        sum += l * l;
-        ape += fabs(c->error);
-        k++;
+        err_add(c->error, &sum, &ape, &k);
     }
     for (int f = 0; f < PWF_COUNT; f++) /* the pull towards the hwdesc's figures */
         sum += PCALIB_RIDGE * log(m->f[f]) * log(m->f[f]);
