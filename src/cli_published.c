@@ -1337,8 +1337,9 @@ static const char *const sf_key[SF_COUNT] = {"per_step_us", "per_request_us"};
 struct sfit {
     struct scase *c;
     int n;
-    struct mcase *mc; /* the multi-device cases: a release's costs serve both corpora, fitted on both */
+    struct mcase *mc; /* the multi-device cases: a release's costs serve every corpus, fitted on all three */
     int mn;
+    struct pcorpus *pc; /* the single-device corpus (one device, a batch of requests at once) */
     struct releases rel;
     struct pctx *x;
     struct lengths_cache *lc;
@@ -1356,13 +1357,34 @@ static void sfit_set(struct sfit *m, const struct sw_stack *sw)
 }
 
 /* The squared log errors of the releases' predicted cases of one half (-1: both) of one corpus (which: 0
- * serving, 1 multi-device, -1 both), predicted with the runtime costs m->us set on every loaded copy of
- * the releases; the count (their MAPE in *mape). */
+ * serving, 1 multi-device, 2 single-device, -1 all three), predicted with the runtime costs m->us set on
+ * every loaded copy of the releases; the count (their MAPE in *mape). */
 static int sfit_cost(struct sfit *m, int half, int which, double *cost, double *mape)
 {
     int k = 0;
     double sum = 0, ape = 0;
-    for (int i = 0; i < m->mn && which != 0; i++) {
+    for (int i = 0; m->pc && i < m->pc->n && (which == 2 || which < 0); i++) {
+        struct pcase *c = &m->pc->c[i];
+        if (!releases_has(&m->rel, c->software) || (half >= 0 && c->heldout != half))
+            continue;
+        int si;
+        const struct sw_stack *sw;
+        const struct wl_model *wm = NULL;
+        if (get_sys(m->x, c->device, &si, m->e) || get_sw(m->x, si, c->software, &sw, m->e) ||
+            (!c->is_kernel && get_wl(m->x, c->workload, &wm, m->e))) {
+            m->failed = 1;
+            return -1;
+        }
+        sfit_set(m, sw);
+        if (pcase_predict(c, m->x->sys[si], wm, sw, FID_ANALYTICAL, m->e)) {
+            m->failed = 1;
+            return -1;
+        }
+        if (!c->ok)
+            continue;
+        err_add(c->error, &sum, &ape, &k);
+    }
+    for (int i = 0; i < m->mn && (which == 1 || which < 0); i++) {
         struct mcase *c = &m->mc[i];
         if (!releases_has(&m->rel, c->software) || (half >= 0 && c->heldout != half))
             continue;
@@ -1383,7 +1405,7 @@ static int sfit_cost(struct sfit *m, int half, int which, double *cost, double *
             continue;
         err_add(c->error, &sum, &ape, &k);
     }
-    for (int i = 0; i < m->n && which != 1; i++) {
+    for (int i = 0; i < m->n && (which == 0 || which < 0); i++) {
         struct scase *c = &m->c[i];
         if (!releases_has(&m->rel, c->software) || (half >= 0 && c->heldout != half))
             continue;
@@ -1425,8 +1447,9 @@ static double sfit_cost_at(double f, void *ctx)
     return c;
 }
 
-/* dse calibrate --published --serving --software NAME@VERSION[,...] --out FILE: a serving release's
- * per-step and per-request runtime costs fitted on the fit-half serving cases that ran it (golden-section
+/* dse calibrate --published --serving --software NAME@VERSION[,...] --out FILE: a release's per-step and
+ * per-request runtime costs fitted on the fit-half cases that ran it, of all three corpora (serving,
+ * multi-device, single-device: the same costs reach each) (golden-section
  * search of the squared log error over 1 us - 50 ms a step and 1 us - 1 s a request, coordinate descent,
  * 3 rounds), their held-out error before and after, the stack file written with them in each release's
  * runtime (its other runtime keys kept). A fit worse on the held-out half than the release's present
@@ -1445,6 +1468,8 @@ static int calibrate_serving(const struct cli_opt *opts)
     memset(&lc, 0, sizeof lc);
     struct sfit m;
     memset(&m, 0, sizeof m);
+    struct pcorpus pc;
+    memset(&pc, 0, sizeof pc);
     if (!x)
         return fprintf(stderr, "dse: out of memory\n"), DSE_ERUNTIME;
     if (!rels || !out) {
@@ -1454,13 +1479,34 @@ static int calibrate_serving(const struct cli_opt *opts)
     }
     if ((rc = parse_releases(rels, &m.rel, &e)))
         goto out;
+    int want[SF_COUNT] = {1, 1}; /* --terms: which costs are fitted */
+    const char *terms = cli_get(opts, "terms");
+    if (terms) {
+        if ((rc = cli_list_check("--terms", terms, &e)))
+            goto out;
+        want[SF_STEP] = want[SF_REQUEST] = 0;
+        for (const char *t = terms; *t;) {
+            size_t l = strcspn(t, ",");
+            int k = 0;
+            while (k < SF_COUNT && (strlen(sf_key[k]) != l || strncmp(t, sf_key[k], l)))
+                k++;
+            if (k == SF_COUNT) {
+                rc = dse_err_set(&e, DSE_EINPUT, NULL, "--terms", "'%.*s': expected per_step_us or per_request_us",
+                                 (int)l, t);
+                goto out;
+            }
+            want[k] = 1;
+            t += l + (t[l] == ',');
+        }
+    }
     sub_corpus_path(cli_get(opts, "corpus"), "serving", path, sizeof path);
     if ((rc = scorpus_load(path, &c, &n, &e)))
         goto out;
     char mpath[1100];
     multi_corpus_path(cli_get(opts, "corpus"), mpath, sizeof mpath);
-    if ((rc = mcorpus_load(mpath, &m.mc, &m.mn, &e)))
+    if ((rc = mcorpus_load(mpath, &m.mc, &m.mn, &e)) || (rc = load_corpus(cli_get(opts, "corpus"), &pc, &e)))
         goto out;
+    m.pc = &pc;
     m.c = c;
     m.n = n;
     m.x = x;
@@ -1470,29 +1516,36 @@ static int calibrate_serving(const struct cli_opt *opts)
     int ran = 0;
     for (int i = 0; i < n; i++)
         ran += releases_has(&m.rel, c[i].software);
-    double junk, m0[2][2], m1[2][2]; /* [corpus: serving, multi-device][half] */
-    int cnt[2][2];
-    for (int i = 0; i < n && !stack_path[0]; i++) {
+    for (int i = 0; i < m.mn; i++)
+        ran += releases_has(&m.rel, m.mc[i].software);
+    for (int i = 0; i < pc.n; i++)
+        ran += releases_has(&m.rel, pc.c[i].software);
+    double junk, m0[3][2], m1[3][2]; /* [corpus: serving, multi-device, single-device][half] */
+    int cnt[3][2];
+    for (int i = 0; i < n + m.mn + pc.n && !stack_path[0]; i++) {
         int si;
         const struct sw_stack *sw;
-        if (!releases_has(&m.rel, c[i].software))
+        const char *rel = i < n ? c[i].software : i < n + m.mn ? m.mc[i - n].software : pc.c[i - n - m.mn].software;
+        const char *sys = i < n ? c[i].system : i < n + m.mn ? m.mc[i - n].system : pc.c[i - n - m.mn].device;
+        if (!releases_has(&m.rel, rel))
             continue;
-        if ((rc = get_sys(x, c[i].system, &si, &e)) || (rc = get_sw(x, si, c[i].software, &sw, &e)))
+        if ((rc = get_sys(x, sys, &si, &e)) || (rc = get_sw(x, si, rel, &sw, &e)))
             goto out;
         dse_strlcpy(stack_path, sw->path, sizeof stack_path);
         m.us[SF_STEP] = sw->per_step_s * 1e6;
         m.us[SF_REQUEST] = sw->per_request_s * 1e6;
     }
-    for (int w = 0; w < 2; w++)
+    for (int w = 0; w < 3; w++)
         for (int h = 0; h < 2; h++)
             cnt[w][h] = sfit_cost(&m, h, w, &junk, &m0[w][h]);
     if (m.failed) {
         rc = e.code ? e.code : DSE_ERUNTIME;
         goto out;
     }
-    if (cnt[0][0] < 3) {
-        rc = dse_err_set(&e, DSE_EINPUT, NULL, "--software", "'%s': %d cases of %s ran it, %d of them predicted in the "
-                         "fit half: the two costs need at least 3", rels, ran, path, cnt[0][0] < 0 ? 0 : cnt[0][0]);
+    int fit_n = cnt[0][0] + cnt[1][0] + cnt[2][0];
+    if (fit_n < 3) {
+        rc = dse_err_set(&e, DSE_EINPUT, NULL, "--software", "'%s': %d cases of the three corpora ran it, %d of them "
+                         "predicted in the fit half: the two costs need at least 3", rels, ran, fit_n);
         goto out;
     }
     if ((rc = out_not_read(out, "--out", x, NULL, path, &e)))
@@ -1509,14 +1562,17 @@ static int calibrate_serving(const struct cli_opt *opts)
         lat += releases_has(&m.rel, c[i].software) && !c[i].heldout && c[i].ok &&
                (c[i].metric == SM_TTFT_P50 || c[i].metric == SM_TTFT_P99 || c[i].metric == SM_TTFT_MEAN ||
                 c[i].metric == SM_E2E_P50 || c[i].metric == SM_E2E_MEAN);
+    for (int i = 0; i < pc.n; i++) /* a single-device case's latency or time to first token of a prefill */
+        lat += releases_has(&m.rel, pc.c[i].software) && !pc.c[i].heldout && pc.c[i].ok &&
+               (pc.c[i].metric == PM_TTFT || (pc.c[i].metric == PM_LATENCY && pc.c[i].phase != PH_DECODE));
     for (int round = 0; round < 3; round++)
         for (int k = 0; k < SF_COUNT; k++) {
-            if (k == SF_REQUEST && lat < 2)
+            if (!want[k] || (k == SF_REQUEST && lat < 2))
                 continue;
             struct sfit_at a = {&m, k};
             m.us[k] = golden_log(1, hi[k], sfit_cost_at, &a);
         }
-    for (int w = 0; w < 2; w++)
+    for (int w = 0; w < 3; w++)
         for (int h = 0; h < 2; h++)
             sfit_cost(&m, h, w, &junk, &m1[w][h]);
     if (m.failed) {
@@ -1524,17 +1580,19 @@ static int calibrate_serving(const struct cli_opt *opts)
         goto out;
     }
     printf("dse calibrate --published --serving: %s, cases of %s: %d fit, %d held-out predicted; of %s (the same "
-           "costs, fitted with them): %d fit, %d held-out\n", rels, path, cnt[0][0], cnt[0][1], mpath, cnt[1][0],
-           cnt[1][1]);
+           "costs, fitted with them): %d fit, %d held-out; single-device: %d fit, %d held-out\n", rels, path, cnt[0][0],
+           cnt[0][1], mpath, cnt[1][0], cnt[1][1], cnt[2][0], cnt[2][1]);
     for (int k = 0; k < SF_COUNT; k++)
-        if (k == SF_REQUEST && lat < 2)
+        if (!want[k])
+            printf("  runtime.%s: %.4g, not fitted (--terms)\n", sf_key[k], before[k]);
+        else if (k == SF_REQUEST && lat < 2)
             printf("  runtime.%s: %.4g, not fitted (%d fit-half cases report a time to first token or end to end: "
                    "2 needed)\n", sf_key[k], before[k], lat);
         else
             printf("  runtime.%s: %.4g -> %.4g\n", sf_key[k], before[k], m.us[k]);
-    static const char *const wname[2] = {"serving", "multi-device"};
+    static const char *const wname[3] = {"serving", "multi-device", "single-device"};
     int worse = 0;
-    for (int w = 0; w < 2; w++) {
+    for (int w = 0; w < 3; w++) {
         if (!cnt[w][0] && !cnt[w][1])
             continue;
         printf("  %s MAPE, fit half:      %.1f %% -> %.1f %%\n", wname[w], m0[w][0], m1[w][0]);
@@ -1543,7 +1601,7 @@ static int calibrate_serving(const struct cli_opt *opts)
         else
             printf("  no held-out %s case: the fit's error there is unknown\n", wname[w]);
     }
-    for (int w = 0; w < 2 && !worse; w++) /* worse on either corpus's held-out half: refused */
+    for (int w = 0; w < 3 && !worse; w++) /* worse on any corpus's held-out half: refused */
         if (cnt[w][1] > 0 && m1[w][1] > m0[w][1]) {
             worse = 1;
             if (!cli_get(opts, "force")) {
@@ -1572,12 +1630,27 @@ static int calibrate_serving(const struct cli_opt *opts)
         char src[2400], *keep = cJSON_IsString(old) ? old->valuestring : "";
         const char *cut = strstr(keep, "per_step_us and per_request_us: fitted by dse calibrate --published --serving");
         int klen = cut ? (int)(cut - keep) - (cut - keep >= 2 ? 2 : 0) : (int)strlen(keep);
+        /* the corpora the fit saw, each with its fit and held-out counts */
+        static const char *const wfile[3] = {"validate/published/serving", "validate/published/multi-device",
+                                             "the single-device corpus validate/published"};
+        char seen[900] = "";
+        for (int w = 0, first = 1; w < 3; w++) {
+            if (!cnt[w][0] && !cnt[w][1])
+                continue;
+            size_t l = strlen(seen);
+            if (cnt[w][1] > 0)
+                snprintf(seen + l, sizeof seen - l, "%s%d fit-half cases of %s (held-out %d: MAPE %.1f %% -> %.1f %%)",
+                         first ? "" : "; ", cnt[w][0], wfile[w], cnt[w][1], m0[w][1], m1[w][1]);
+            else
+                snprintf(seen + l, sizeof seen - l, "%s%d fit-half cases of %s (none held out)", first ? "" : "; ",
+                         cnt[w][0], wfile[w]);
+            first = 0;
+        }
         snprintf(src, sizeof src, "%.*s%sper_step_us and per_request_us: fitted by dse calibrate --published --serving "
-                 "--software %s on %d fit-half cases of validate/published/serving (held-out %d: MAPE %.1f %% -> "
-                 "%.1f %%) and %d of validate/published/multi-device (held-out %d: %.1f %% -> %.1f %%)%s%s", klen, keep,
-                 klen ? "; " : "", rels, cnt[0][0], cnt[0][1], m0[0][1], m1[0][1], cnt[1][0], cnt[1][1],
-                 cnt[1][1] > 0 ? m0[1][1] : 0.0, cnt[1][1] > 0 ? m1[1][1] : 0.0,
-                 lat < 2 ? "; per_request_us kept: no fit-half case reports a time to first token" : "",
+                 "--software %s on %s%s%s", klen, keep, klen ? "; " : "", rels, seen,
+                 !want[SF_REQUEST] || lat < 2 ? (!want[SF_REQUEST] ? "; per_request_us kept: not fitted (--terms)"
+                                                 : "; per_request_us kept: no fit-half case reports a time to first token")
+                                              : !want[SF_STEP] ? "; per_step_us kept: not fitted (--terms)" : "",
                  worse ? " (written with --force: worse on the held-out cases)" : "");
         cJSON_DeleteItemFromObjectCaseSensitive(rt, "source");
         cJSON_AddStringToObject(rt, "source", src);
@@ -1594,6 +1667,7 @@ out:
         free(lc.req[i]);
     free(m.mc);
     free(c);
+    pcorpus_free(&pc);
     pctx_free(x);
     return rc;
 }

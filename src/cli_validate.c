@@ -78,9 +78,12 @@ static struct cli_opt calibrate_opts_proto[] = {
     {"multi-device", 0, "with --published: fit a software release's whole-run factors (efficiency.training, .prefill, "
                         ".decode of --software NAME@VERSION[,...]) to the fit half of the multi-device cases that ran "
                         "it, report the held-out error, write the stack file to --out", NULL},
-    {"serving", 0, "with --published: fit a serving release's runtime costs (runtime.per_step_us, per_request_us of "
-                   "--software NAME@VERSION[,...]) to the fit half of the serving cases that ran it, report the "
-                   "held-out error, write the stack file to --out", NULL},
+    {"serving", 0, "with --published: fit a release's runtime costs (runtime.per_step_us, per_request_us of "
+                   "--software NAME@VERSION[,...]) to the fit half of the cases that ran it in the serving, "
+                   "multi-device and single-device corpora, report each corpus's held-out error, write the stack "
+                   "file to --out", NULL},
+    {"terms", 1, "with --serving: the runtime costs to fit, comma-separated (per_step_us, per_request_us; default "
+                 "both); the others keep the release's present values", NULL},
     {"power", 0, "with --published: fit the device's idle, active and engine power (power.idle_W, active_W, "
                  "matrix_W, vector_W) to its fit-half power_W cases of the power corpus, report the held-out error", NULL},
     {"software", 1, "with --published: one stack for every case, or 'default' for each device's own; with "

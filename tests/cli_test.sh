@@ -835,7 +835,7 @@ for hw in nvidia-h100-sxm5-80gb nvidia-a100-sxm4-80gb; do
         fail "eval-software-version-$hw" "tensorrt@0.6.1 $a ms, @1.0 $b ms, default $c ms"
     fi
 done
-expect_fail eval-software-version-unknown 2 "stack 'tensorrt' has no version '0.7' (it has: 0.5, 0.6.1, mlperf-4.0, mlperf-4.1, 0.14, 0.17, 1.0)" eval --hw nvidia-h100-sxm5-80gb --workload llama-3.1-8b --software tensorrt@0.7
+expect_fail eval-software-version-unknown 2 "stack 'tensorrt' has no version '0.7' (it has: 0.5, 0.6.1, 0.9, mlperf-4.0, mlperf-4.1, 0.14, 0.17, 1.0)" eval --hw nvidia-h100-sxm5-80gb --workload llama-3.1-8b --software tensorrt@0.7
 expect_fail eval-software-version-empty 2 "expected NAME@VERSION, got 'tensorrt@'" eval --hw nvidia-h100-sxm5-80gb --workload llama-3.1-8b --software tensorrt@
 expect_fail eval-software-version-none 2 "the built-in stack 'none' has no versions" eval --hw nvidia-h100-sxm5-80gb --workload llama-3.1-8b --software none@1
 expect_fail software-version-decode 2 "bad-version-decode.json: versions[0].efficiency.decode: expected at most 1, got 1.5" eval --hw nvidia-h100-sxm5-80gb --workload llama-3.1-8b --software "$D/bad-version-decode.json"
@@ -884,7 +884,21 @@ if [ "$rc" -eq 0 ] && grep -q "serving MAPE, held-out half" "$OUT" && grep -q "m
 else
     fail calibrate-serving-both-corpora "exit $rc; $(tail -n 1 "$ERR") $(head -c 400 "$OUT")"
 fi
-expect_fail calibrate-serving-few 2 "'tensorrt@mlperf-4.0': 14 cases of validate/published/serving/cases.csv ran it, 0 of them predicted in the fit half" calibrate --published --serving --software tensorrt@mlperf-4.0 --out "$tmp/x.json"
+# the same fit reaches the single-device corpus: TensorRT-LLM 0.9's gptSessionBenchmark cases
+# (validate/published/gpu-datacenter.csv); --terms fits the per-request cost alone, the per-step one kept
+dse calibrate --published --serving --software tensorrt@0.9 --terms per_request_us --out "$tmp/trt09.json"
+if [ "$rc" -eq 0 ] && grep -q "single-device MAPE, held-out half" "$OUT" && grep -q "runtime.per_step_us: 0, not fitted (--terms)" "$OUT" &&
+    python3 -c "
+import json,sys
+v=[x for x in json.load(open(sys.argv[1]))['versions'] if x['version']=='0.9'][0]['runtime']
+assert v['per_step_us'] == 0 and v['per_request_us'] > 0 and 'single-device corpus' in v['source'] and 'not fitted (--terms)' in v['source'], v
+" "$tmp/trt09.json"; then
+    ok calibrate-serving-single-device
+else
+    fail calibrate-serving-single-device "exit $rc; $(tail -n 1 "$ERR") $(head -c 400 "$OUT")"
+fi
+expect_fail calibrate-serving-terms 2 "--terms: 'per_step': expected per_step_us or per_request_us" calibrate --published --serving --software tensorrt@0.9 --terms per_step --out "$tmp/x.json"
+expect_fail calibrate-serving-few 2 "'tensorrt@mlperf-4.0': 18 cases of the three corpora ran it, 0 of them predicted in the fit half" calibrate --published --serving --software tensorrt@mlperf-4.0 --out "$tmp/x.json"
 expect_fail calibrate-serving-needs 2 "--software NAME@VERSION[,...] and --out FILE are required" calibrate --published --serving --out "$tmp/x.json"
 expect_fail calibrate-serving-out-is-input 2 "the stack file this run reads" calibrate --published --serving --software tensorrt@0.14 --out software/tensorrt.json
 # a decode step carries its release's per-step cost, not its per-request one: vllm@0.6.0-steps10 (per_step_us
