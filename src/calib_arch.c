@@ -23,6 +23,7 @@
 #include "validate.h"
 
 #define KC_PER_CLASS 3000
+#define KC_PREC_MIN 20 /* GEMM rows a precision's factor needs */
 #define KC_EFF_LO 0.02
 #define KC_EFF_HI 2.5
 
@@ -213,6 +214,30 @@ int kc_fit_arch(const struct hw_system *sys, const struct kcase *cs, const int *
         if (op_type_is_gemm(g[n - 1].op[0].type) && g[n - 1].op[0].type != OP_ATTENTION)
             gemm_prec[cs[fit[i]].k.prec]++;
     }
+    /* A precision whose GEMM rows the stride thinned below what its factor needs is taken whole: a few
+     * rows of one precision (DeepGEMM's FP8 tables) among thousands of another's. */
+    int all_prec[P_COUNT] = {0};
+    for (int i = 0; i < n_fit; i++)
+        if (cls[i] >= 0 && (cls[i] / FN_COUNT == EC_MATMUL || cls[i] / FN_COUNT == EC_MATMUL_SKINNY))
+            all_prec[cs[fit[i]].k.prec]++;
+    for (int p = 0; p < P_COUNT; p++) {
+        if (p == P_FP16 || p == P_BF16 || gemm_prec[p] >= KC_PREC_MIN || all_prec[p] < KC_PREC_MIN)
+            continue;
+        for (int i = 0, c; i < n_fit; i++) {
+            if ((c = cls[i]) < 0 || (int)cs[fit[i]].k.prec != p ||
+                (c / FN_COUNT != EC_MATMUL && c / FN_COUNT != EC_MATMUL_SKINNY))
+                continue;
+            int have = 0;
+            for (int j = 0; j < n && !have; j++)
+                have = rows[j] == fit[i];
+            if (have)
+                continue;
+            if ((rc = vk_graph(&cs[fit[i]].k, &g[n], e)))
+                goto done;
+            rows[n++] = fit[i];
+            gemm_prec[p]++;
+        }
+    }
     for (int c = 0; c < EC_COUNT; c++) {
         if (!per[c])
             continue;
@@ -232,7 +257,7 @@ int kc_fit_arch(const struct hw_system *sys, const struct kcase *cs, const int *
             knob(out, KN_FN, fn);
     int base_prec = gemm_prec[P_FP16] >= gemm_prec[P_BF16] ? P_FP16 : P_BF16;
     for (int p = 0; p < P_COUNT; p++)
-        if (p != P_FP16 && p != P_BF16 && gemm_prec[p] >= 20)
+        if (p != P_FP16 && p != P_BF16 && gemm_prec[p] >= KC_PREC_MIN)
             knob(out, KN_PREC, p);
     if (gemm_prec[base_prec] > 0)
         knob(out, KN_KHALF, 0);

@@ -952,11 +952,19 @@ static const char *const mf_kind_name[2] = {"training", "inference"};
 
 static int mcase_kind(const struct mcase *c) { return c->phase != PH_TRAIN; } /* 0 training, 1 inference */
 
-static int mcase_uses(const struct mcase *c, int k)
+static int phase_uses(enum wl_phase ph, int k)
 {
     if (k == FAC_TRAIN)
-        return c->phase == PH_TRAIN;
-    return c->phase == PH_GENERATE || c->phase == (k == FAC_PREFILL ? PH_PREFILL : PH_DECODE);
+        return ph == PH_TRAIN;
+    return ph == PH_GENERATE || ph == (k == FAC_PREFILL ? PH_PREFILL : PH_DECODE);
+}
+
+static int mcase_uses(const struct mcase *c, int k) { return phase_uses(c->phase, k); }
+
+/* A single-device case's factor: its phase's (a time to first token: the prefill's alone). */
+static int pcase_uses(const struct pcase *c, int k)
+{
+    return c->metric == PM_TTFT ? k == FAC_PREFILL : phase_uses(c->phase, k);
 }
 
 #define MF_MAX_RELEASES 8
@@ -993,6 +1001,7 @@ static cJSON *release_entry(cJSON *root, const char *label)
 struct mfit {
     struct mcase *c;
     int n;
+    struct pcorpus *pc; /* the single-device corpus: its cases of the releases are fitted too */
     struct releases rel;
     struct pctx *x;
     double f[FAC_COUNT];
@@ -1000,14 +1009,38 @@ struct mfit {
     struct dse_err *e;
 };
 
-/* The squared log time errors of the releases' predicted cases of one kind and half (-1: both),
- * re-predicted with the factors m->f set on every loaded copy of the releases; returns the count (their
- * MAPE in *mape), -1 on an error. */
-static int mfit_cost(struct mfit *m, int kind, int half, double *cost, double *mape)
+/* The squared log time errors of the releases' predicted cases of one kind and half (-1: both) of one
+ * corpus (which: 0 multi-device, 1 single-device, -1 both), re-predicted with the factors m->f set on
+ * every loaded copy of the releases; returns the count (their MAPE in *mape), -1 on an error. */
+static int mfit_cost(struct mfit *m, int kind, int half, int which, double *cost, double *mape)
 {
     int k = 0;
     double sum = 0, ape = 0;
-    for (int i = 0; i < m->n; i++) {
+    for (int i = 0; m->pc && which != 0 && i < m->pc->n; i++) {
+        struct pcase *c = &m->pc->c[i];
+        if (!releases_has(&m->rel, c->software) || (c->phase != PH_TRAIN) != kind || c->is_kernel ||
+            (half >= 0 && c->heldout != half))
+            continue;
+        int si;
+        const struct sw_stack *sw;
+        const struct wl_model *wm;
+        if (get_sys(m->x, c->device, &si, m->e) || get_sw(m->x, si, c->software, &sw, m->e) ||
+            get_wl(m->x, c->workload, &wm, m->e)) {
+            m->failed = 1;
+            return -1;
+        }
+        struct sw_stack *st = (struct sw_stack *)sw;
+        for (int f = 0; f < FAC_COUNT; f++)
+            st->eff[f] = m->f[f];
+        if (pcase_predict(c, m->x->sys[si], wm, sw, FID_ANALYTICAL, m->e)) {
+            m->failed = 1;
+            return -1;
+        }
+        if (!c->ok)
+            continue;
+        err_add(c->error, &sum, &ape, &k);
+    }
+    for (int i = 0; which != 1 && i < m->n; i++) {
         struct mcase *c = &m->c[i];
         if (!releases_has(&m->rel, c->software) || mcase_kind(c) != kind || (half >= 0 && c->heldout != half))
             continue;
@@ -1070,7 +1103,7 @@ static double mfit_cost_at(double f, void *ctx)
     double c = INFINITY, junk;
     a->m->f[a->k] = f;
     if (!a->m->failed)
-        mfit_cost(a->m, a->kind, 0, &c, &junk);
+        mfit_cost(a->m, a->kind, 0, -1, &c, &junk);
     return c;
 }
 
@@ -1176,6 +1209,8 @@ static int calibrate_multi(const struct cli_opt *opts)
     struct pctx *x = calloc(1, sizeof *x);
     struct mfit m;
     memset(&m, 0, sizeof m);
+    struct pcorpus pc;
+    memset(&pc, 0, sizeof pc);
     if (!x)
         return fprintf(stderr, "dse: out of memory\n"), DSE_ERUNTIME;
     if (cli_get(opts, "hw")) {
@@ -1192,19 +1227,22 @@ static int calibrate_multi(const struct cli_opt *opts)
     if ((rc = parse_releases(rels, &m.rel, &e)))
         goto out;
     multi_corpus_path(corpus, path, sizeof path);
-    if ((rc = mcorpus_load(path, &c, &n, &e)))
+    /* the single-device corpus beside it: none when --corpus names one multi-device file */
+    if ((rc = mcorpus_load(path, &c, &n, &e)) || (!(corpus && strstr(corpus, ".csv")) && (rc = load_corpus(corpus, &pc, &e))))
         goto out;
     m.c = c;
     m.n = n;
+    m.pc = &pc;
     m.x = x;
     m.e = &e;
     for (int f = 0; f < FAC_COUNT; f++)
         m.f[f] = 1;
-    double junk, m0[2][2], m1[2][2]; /* [kind][half] MAPE before and after */
-    int cnt[2][2], uses[FAC_COUNT] = {0}, fitk[2] = {0}, ran = 0;
-    for (int kind = 0; kind < 2; kind++)
-        for (int h = 0; h < 2; h++)
-            cnt[kind][h] = mfit_cost(&m, kind, h, &junk, &m0[kind][h]);
+    double junk, m0[2][2][2], m1[2][2][2]; /* [corpus: multi-device, single-device][kind][half] MAPE before, after */
+    int cnt[2][2][2], uses[FAC_COUNT] = {0}, fitk[2] = {0}, ran = 0;
+    for (int w = 0; w < 2; w++)
+        for (int kind = 0; kind < 2; kind++)
+            for (int h = 0; h < 2; h++)
+                cnt[w][kind][h] = mfit_cost(&m, kind, h, w, &junk, &m0[w][kind][h]);
     if (m.failed) {
         rc = e.code ? e.code : DSE_ERUNTIME;
         goto out;
@@ -1214,15 +1252,21 @@ static int calibrate_multi(const struct cli_opt *opts)
         for (int k = 0; k < FAC_COUNT; k++)
             uses[k] += releases_has(&m.rel, c[i].software) && !c[i].heldout && c[i].ok && mcase_uses(&c[i], k);
     }
+    for (int i = 0; i < pc.n; i++) {
+        ran += releases_has(&m.rel, pc.c[i].software);
+        for (int k = 0; k < FAC_COUNT; k++)
+            uses[k] += releases_has(&m.rel, pc.c[i].software) && !pc.c[i].heldout && pc.c[i].ok &&
+                       !pc.c[i].is_kernel && pcase_uses(&pc.c[i], k);
+    }
     for (int i = 0; i < x->n_sw && !stack_path[0]; i++)
         if (releases_has(&m.rel, strchr(x->sw_key[i], '/') + 1))
             dse_strlcpy(stack_path, x->sw[i].path, sizeof stack_path);
     fitk[0] = uses[FAC_TRAIN] >= 2;
     fitk[1] = uses[FAC_PREFILL] >= 2 || uses[FAC_DECODE] >= 2;
     if (!fitk[0] && !fitk[1]) {
-        rc = dse_err_set(&e, DSE_EINPUT, NULL, "--software", "'%s': %d cases of %s ran it, %d predicted fit-half training "
-                         "ones and %d prefill and %d decode ones: a factor needs at least 2 to fit", rels, ran, path,
-                         uses[FAC_TRAIN], uses[FAC_PREFILL], uses[FAC_DECODE]);
+        rc = dse_err_set(&e, DSE_EINPUT, NULL, "--software", "'%s': %d cases of %s and the single-device corpus ran it, "
+                         "%d predicted fit-half training ones and %d prefill and %d decode ones: a factor needs at least "
+                         "2 to fit", rels, ran, path, uses[FAC_TRAIN], uses[FAC_PREFILL], uses[FAC_DECODE]);
         goto out;
     }
     if ((rc = out_not_read(out, "--out", x, NULL, path, &e)))
@@ -1236,15 +1280,19 @@ static int calibrate_multi(const struct cli_opt *opts)
         for (int k = FAC_PREFILL; k <= FAC_DECODE; k++)
             if (uses[k] >= 2)
                 mfit_golden(&m, 1, k);
-    for (int kind = 0; kind < 2; kind++)
-        for (int h = 0; h < 2; h++)
-            mfit_cost(&m, kind, h, &junk, &m1[kind][h]);
+    for (int w = 0; w < 2; w++)
+        for (int kind = 0; kind < 2; kind++)
+            for (int h = 0; h < 2; h++)
+                mfit_cost(&m, kind, h, w, &junk, &m1[w][kind][h]);
     if (m.failed) {
         rc = e.code ? e.code : DSE_ERUNTIME;
         goto out;
     }
+    static const char *const wname[2] = {"", "single-device "};
     printf("dse calibrate --published --multi-device: %s, cases of %s: %d fit and %d held-out training, %d fit and %d "
-           "held-out inference\n", rels, path, cnt[0][0], cnt[0][1], cnt[1][0], cnt[1][1]);
+           "held-out inference; of the single-device corpus: %d fit and %d held-out training, %d fit and %d held-out "
+           "inference\n", rels, path, cnt[0][0][0], cnt[0][0][1], cnt[0][1][0], cnt[0][1][1], cnt[1][0][0],
+           cnt[1][0][1], cnt[1][1][0], cnt[1][1][1]);
     int worse = 0;
     for (int kind = 0; kind < 2; kind++) {
         if (!fitk[kind])
@@ -1252,19 +1300,26 @@ static int calibrate_multi(const struct cli_opt *opts)
         for (int k = 0; k < FAC_COUNT; k++)
             if ((k == FAC_TRAIN) == (kind == 0) && uses[k] >= 2)
                 printf("  efficiency.%s: 1 -> %.3g (%d fit cases use it)\n", sw_run_keys[k], m.f[k], uses[k]);
-        printf("  %s MAPE, fit half:      %.1f %% -> %.1f %%\n", mf_kind_name[kind], m0[kind][0], m1[kind][0]);
-        if (cnt[kind][1])
-            printf("  %s MAPE, held-out half: %.1f %% -> %.1f %%\n", mf_kind_name[kind], m0[kind][1], m1[kind][1]);
-        else
-            printf("  no held-out %s case: the fit's error is unknown\n", mf_kind_name[kind]);
-        if (cnt[kind][1] && m1[kind][1] > m0[kind][1] && !worse) { /* never ship a factor worse than none unasked */
-            worse = 1;
-            if (!cli_get(opts, "force")) {
-                rc = dse_err_set(&e, DSE_ERUNTIME, NULL, NULL,
-                                 "calibrate: the %s fit is worse on the held-out cases (%.1f%% against %.1f%% "
-                                 "uncalibrated): %s not written (--force writes it anyway)",
-                                 mf_kind_name[kind], m1[kind][1], m0[kind][1], out);
-                goto out;
+        for (int w = 0; w < 2; w++) {
+            if (!cnt[w][kind][0] && !cnt[w][kind][1])
+                continue;
+            printf("  %s%s MAPE, fit half:      %.1f %% -> %.1f %%\n", wname[w], mf_kind_name[kind], m0[w][kind][0],
+                   m1[w][kind][0]);
+            if (cnt[w][kind][1])
+                printf("  %s%s MAPE, held-out half: %.1f %% -> %.1f %%\n", wname[w], mf_kind_name[kind],
+                       m0[w][kind][1], m1[w][kind][1]);
+            else
+                printf("  no held-out %s%s case: the fit's error there is unknown\n", wname[w], mf_kind_name[kind]);
+            /* never ship a factor worse than none unasked, on either corpus */
+            if (cnt[w][kind][1] && m1[w][kind][1] > m0[w][kind][1] && !worse) {
+                worse = 1;
+                if (!cli_get(opts, "force")) {
+                    rc = dse_err_set(&e, DSE_ERUNTIME, NULL, NULL,
+                                     "calibrate: the %s fit is worse on the held-out %s cases (%.1f%% against %.1f%% "
+                                     "uncalibrated): %s not written (--force writes it anyway)", mf_kind_name[kind],
+                                     w ? "single-device" : "multi-device", m1[w][kind][1], m0[w][kind][1], out);
+                    goto out;
+                }
             }
         }
     }
@@ -1293,13 +1348,21 @@ static int calibrate_multi(const struct cli_opt *opts)
                     if (uses[k] >= 2)
                         cJSON_AddNumberToObject(ef, sw_run_keys[k], m.f[k]);
                 }
+            /* the held-out error shipped: both corpora's cases of the kind together */
+            double hm;
+            int hn = mfit_cost(&m, kind, 1, -1, &junk, &hm);
             cJSON_DeleteItemFromObjectCaseSensitive(ef, mape_key[kind]);
-            if (cnt[kind][1])
-                cJSON_AddNumberToObject(ef, mape_key[kind], floor(m1[kind][1] * 10 + 0.5) / 10);
+            if (hn > 0)
+                cJSON_AddNumberToObject(ef, mape_key[kind], floor(hm * 10 + 0.5) / 10);
+            char single[200] = "";
+            if (cnt[1][kind][0] || cnt[1][kind][1])
+                snprintf(single, sizeof single, " and %d of the single-device corpus validate/published (held-out %d)",
+                         cnt[1][kind][0], cnt[1][kind][1]);
             snprintf(src + strlen(src), sizeof src - strlen(src), "%s%s: fitted by dse calibrate --published "
                      "--multi-device --software %s on %d fit-half %s cases of validate/published/multi-device "
-                     "(held-out %d)%s", src[0] ? "; " : "", mf_kind_name[kind], rels, cnt[kind][0], mf_kind_name[kind],
-                     cnt[kind][1], worse ? " (written with --force: worse on the held-out cases than none)" : "");
+                     "(held-out %d)%s%s", src[0] ? "; " : "", mf_kind_name[kind], rels, cnt[0][kind][0],
+                     mf_kind_name[kind], cnt[0][kind][1], single,
+                     worse ? " (written with --force: worse on the held-out cases than none)" : "");
         }
         const cJSON *old = cJSON_GetObjectItemCaseSensitive(ef, "source");
         char *keep = NULL; /* the other kind's clause of an earlier fit */
@@ -1322,6 +1385,7 @@ out:
         dse_err_print(stderr, &e);
     cJSON_Delete(root);
     free(c);
+    pcorpus_free(&pc);
     pctx_free(x);
     return rc;
 }
@@ -1504,7 +1568,8 @@ static int calibrate_serving(const struct cli_opt *opts)
         goto out;
     char mpath[1100];
     multi_corpus_path(cli_get(opts, "corpus"), mpath, sizeof mpath);
-    if ((rc = mcorpus_load(mpath, &m.mc, &m.mn, &e)) || (rc = load_corpus(cli_get(opts, "corpus"), &pc, &e)))
+    const char *cw = cli_get(opts, "corpus"); /* one file given: no single-device corpus beside it */
+    if ((rc = mcorpus_load(mpath, &m.mc, &m.mn, &e)) || (!(cw && strstr(cw, ".csv")) && (rc = load_corpus(cw, &pc, &e))))
         goto out;
     m.pc = &pc;
     m.c = c;

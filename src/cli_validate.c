@@ -76,8 +76,9 @@ static struct cli_opt calibrate_opts_proto[] = {
                      "error, write the calibrated hwdesc", NULL},
     {"corpus", 1, "with --published: a folder of corpus CSV files, or one file (default validate/published)", NULL},
     {"multi-device", 0, "with --published: fit a software release's whole-run factors (efficiency.training, .prefill, "
-                        ".decode of --software NAME@VERSION[,...]) to the fit half of the multi-device cases that ran "
-                        "it, report the held-out error, write the stack file to --out", NULL},
+                        ".decode of --software NAME@VERSION[,...]) to the fit half of the multi-device and "
+                        "single-device cases that ran it, report each corpus's held-out error, write the stack file to "
+                        "--out", NULL},
     {"serving", 0, "with --published: fit a release's runtime costs (runtime.per_step_us, per_request_us of "
                    "--software NAME@VERSION[,...]) to the fit half of the cases that ran it in the serving, "
                    "multi-device and single-device corpora, report each corpus's held-out error, write the stack "
