@@ -490,6 +490,68 @@ void eval_runtime_step(const struct eval_req *r, struct eval_result *res, double
     res->t.runtime_s += extra;
 }
 
+/* A fused kernel runs as one roofline, not as its ops' rooflines one after another: its lead op (a GEMM,
+ * a convolution, the first of a chain) and the element-wise, norm or softmax ops joined to it issue
+ * their arithmetic and their memory traffic together, so the kernel takes
+ *   max(sum compute_j, sum memory_j x f_j / f_lead) + serial x min(...) + sum of the ops' overheads,
+ * where memory_j is what op j moves (the intermediates it keeps on chip already left out: pass.h,
+ * fused_in / fused_out) and f the class's bandwidth factor (model_mem_factor): a joined op's bytes move
+ * at its lead kernel's rate, an epilogue's stores at the GEMM's, not at a stand-alone element-wise
+ * kernel's. Never more than the ops' separate times. The ops keep their own rows; each one's roofline
+ * part is scaled by the kernel's saving. Ops whose time is not a roofline (a cycle tier's stalls, an
+ * NPU's DMA pipeline), a kernel cut across devices, collectives and cache-length-dependent ops (re-costed
+ * per decode step) are left as they are; rec, when given, gets the new costs. */
+static void kernel_rooflines(const struct eval_req *r, const struct wl_graph *g, struct eval_scratch *s,
+                             struct eval_op_cost *rec)
+{
+    for (int i = 0, k0 = 0; i <= g->n_op; i++) {
+        if (i < g->n_op && g->op[i].kernel == g->op[k0].kernel)
+            continue;
+        int lead = -1, n = 0, ok = 1;
+        double sc = 0, sm = 0, roof = 0;
+        for (int j = k0; j < i && ok; j++) {
+            const struct wl_op *op = &g->op[j];
+            struct eval_op_cost *k = &s->acct[j];
+            if (wl_op_is_view(op) || !(k->time_s > 0))
+                continue;
+            if (s->dev_of[j] < 0 || s->nofuse[j] || k->dynamic || (op_info[op->type].flags & OPF_COLL) ||
+                (lead >= 0 && k->dev != s->acct[lead].dev)) {
+                ok = 0;
+                break;
+            }
+            const struct hw_device *d = &r->sys->dev[k->dev];
+            double busy = model_busy_s(d, k->compute_s, k->memory_s);
+            if (fabs(k->time_s - k->overhead_s - busy) > 1e-9 * k->time_s + 1e-15) {
+                ok = 0; /* not a roofline */
+                break;
+            }
+            if (lead < 0)
+                lead = j;
+            double fl = model_mem_factor(d, &g->op[lead]), fj = model_mem_factor(d, op);
+            sc += k->compute_s;
+            sm += fl > 0 && fj > 0 ? k->memory_s * fj / fl : k->memory_s;
+            roof += busy;
+            n++;
+        }
+        if (ok && n >= 2 && roof > 0) {
+            double one = model_busy_s(&r->sys->dev[s->acct[lead].dev], sc, sm);
+            double f = one < roof ? one / roof : 1;
+            for (int j = k0; j < i && f < 1; j++) {
+                struct eval_op_cost *k = &s->acct[j];
+                if (wl_op_is_view(&g->op[j]) || !(k->time_s > 0))
+                    continue;
+                double run = k->time_s - k->overhead_s, now = run * f;
+                if (run > 0)
+                    k->e_active *= f;
+                k->time_s = k->overhead_s + now;
+                if (rec) /* what later decode steps reuse */
+                    rec[j] = *k;
+            }
+        }
+        k0 = i;
+    }
+}
+
 /* Evaluates every op of g once; records per-op costs into rec when given (first decode step).
  * kv_grow: tokens the cache tensors read as inputs (the past) gain after this graph (generate: the
  * decode steps after the first), so that u->kv is the cache at its largest. */
@@ -628,6 +690,7 @@ static int eval_graph(const struct eval_req *r, const struct wl_graph *g, double
         }
         s->acct[i] = k;
     }
+    kernel_rooflines(r, g, s, rec);
     /* the pipeline's factors from this pass's parts (eval_par.c): fixed by the first graph and by a
      * generate's first decode step; a training step's backward and later decode steps reuse them */
     int first, last;

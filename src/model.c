@@ -202,6 +202,12 @@ double model_gemm_eff(const struct hw_device *d, const struct wl_op *op, enum pr
     return f;
 }
 
+double model_mem_factor(const struct hw_device *d, const struct wl_op *op)
+{
+    double fn = op->type == OP_ELTWISE && op->fn > FN_NONE && op->fn < FN_COUNT ? d->eff_fn[op->fn] : 1;
+    return d->eff_mclass[model_eff_class(op)] * fn;
+}
+
 double model_mem_s(const struct hw_device *d, const struct wl_op *op, int l, double bytes, double bw)
 {
     if (!(bytes > 0))
@@ -209,8 +215,7 @@ double model_mem_s(const struct hw_device *d, const struct wl_op *op, int l, dou
     /* a kernel's achieved share of bandwidth (its class's and, element-wise, its function's factor) at
      * whichever level bounds it: the library's kernel, not the memory, sets it; the small-transfer term at
      * main memory */
-    double fn = op->type == OP_ELTWISE && op->fn > FN_NONE && op->fn < FN_COUNT ? d->eff_fn[op->fn] : 1;
-    double k = d->eff_mclass[model_eff_class(op)] * fn;
+    double k = model_mem_factor(d, op);
     if (l != d->n_mem - 1)
         return bytes / (bw * k);
     return (bytes + d->bw_half_bytes) / (bw * k);

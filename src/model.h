@@ -120,6 +120,9 @@ void model_gpu_tiling(const struct hw_device *d, const struct wl_op *op, struct 
  * a GPU's thread-block tiles (model_gpu_tiling), a systolic array's folds (model_systolic_gemm), a
  * CPU's mr x nr micro-tiles. In (0, 4]; 1 for other ops and for a device that describes none of it. */
 double model_gemm_eff(const struct hw_device *d, const struct wl_op *op, enum prec p, int quantize);
+/* The share of a level's bandwidth op's kernel reaches: its class's factor (memory_per_class) x, for an
+ * element-wise op, its function's (memory_per_function). */
+double model_mem_factor(const struct hw_device *d, const struct wl_op *op);
 /* Seconds op needs to move `bytes` through memory level l of d at bandwidth bw (already derated by the
  * level's efficiency): at main memory the op's class reaches its own share of it (memory_per_class: a
  * GEMV or a paged attention reaches less than a streaming copy), and a kernel too small to fill the

@@ -34,6 +34,7 @@
  *                default 0: the pure roofline)
  *   energy     = MACs x E_mac(precision) + other FLOPs x E_mac(vector precision) / 2
  *                + sum_l bytes_l x E_byte(l) + idle power x time_s
+ * The ops of one fused kernel are then combined into one roofline (eval.c: kernel_rooflines).
  * Views (reshape, slice) and folded ops cost nothing. An embedding reads only the gathered rows.
  * Attention is fused (no score matrix is written), as FlashAttention-style kernels do, unless the
  * stack has no fused kernel: then QK^T and PV run as GEMMs over the whole S x T matrix at the matmul
