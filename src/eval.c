@@ -1191,6 +1191,11 @@ static int throttle_limits(const struct eval_req *r, const struct eval_graphs *e
     const struct hw_system *sys = r->sys;
     unsigned over = power_check(sys, res);
     int rc;
+    if (over && r->burst) { /* above its limit, but not for long enough to be throttled */
+        dse_strlcpy(res->throttle_note, "a burst of milliseconds: above its power limit, not throttled",
+                    sizeof res->throttle_note);
+        return DSE_OK;
+    }
     if (!over)
         return DSE_OK;
     double T0 = res->t.latency_s, P0[HW_MAX_DEVICES];

@@ -52,6 +52,8 @@ struct eval_req {
     int no_request_cost;   /* leave the request's own runtime work (per_request_us) out: a serving iteration's
                               cost, the simulator adding it to each request's time to first token */
     int want_ops;          /* fill per-operator rows */
+    int burst;             /* a kernel timed alone for milliseconds: it runs before a board's power limiter
+                              brings its clocks down, so its power is reported and no limit throttles it */
     const struct ql_est *quality; /* the expected quality loss of this precision for this model
                                      (eval_quality); NULL: quality_loss_pct is NAN (not estimated) */
     const struct eb_table *errbars; /* the error bars (errbar.h) the result carries; NULL: none */

@@ -343,6 +343,7 @@ int vk_predict(const struct vk *k, const struct wl_graph *g, const struct hw_sys
     r.x.warm = !k->cold;
     r.batch = r.prompt = 1;
     r.skip_capacity = 1;
+    r.burst = k->burst;
     int rc = eval_scratch_fit(&s, &eg, e);
     if (!rc)
         rc = eval_point(&r, &eg, &s, &res, e);

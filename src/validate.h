@@ -41,6 +41,8 @@ struct vk {
     double measured_mJ;       /* imported energy of one run; < 0 when not given */
     int cold;                 /* its operands start in main memory (a kernel of a model's run, not one
                                  timed alone over and over: the measured corpora) */
+    int burst;                /* timed for milliseconds (a published kernel benchmark): no power limit
+                                 throttles it (eval.h, eval_req.burst); 0: as a sustained run */
     double predicted_mJ;
 };
 

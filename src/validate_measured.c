@@ -130,6 +130,7 @@ static int kc_row(char **f, int line, void *ctx, struct dse_err *e)
         if ((rc = pcase_kernel(spec, f[KC_PREC], L->file, where, &c->k, e)))
             return rc;
         c->k.cold = 1;
+        c->k.burst = 1; /* a profiler's or benchmark's timing of one kernel */
     }
     char *end;
     c->measured_ms = strtod(f[KC_MEASURED], &end);

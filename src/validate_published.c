@@ -437,6 +437,7 @@ static int predict_one(struct pcase *c, const struct hw_system *sys, int dev, in
         double ms;
         if ((rc = vk_graph(&c->k, &g, e)))
             return rc;
+        c->k.burst = 1; /* a kernel benchmark's figure: milliseconds of one kernel */
         rc = vk_predict(&c->k, &g, sys, dev, f, threads, &ms, NULL, e);
         wl_graph_free(&g);
         if (rc == DSE_EINPUT) { /* infeasible on this device (its precision): a reason, not an error */
