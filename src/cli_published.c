@@ -943,6 +943,21 @@ static void err_add(double err, double *sum, double *ape, int *k)
     (*k)++;
 }
 
+/* Single-device case c predicted again under its release, after set(ctx, st) put a fit's trial terms on
+ * st, the copy of the release's stack that x caches (the one every case of that system and release reads). */
+static int pcase_repredict(struct pctx *x, struct pcase *c, void (*set)(void *ctx, struct sw_stack *st), void *ctx,
+                           struct dse_err *e)
+{
+    int si, rc;
+    const struct sw_stack *sw;
+    const struct wl_model *wm = NULL;
+    if ((rc = get_sys(x, c->device, &si, e)) || (rc = get_sw(x, si, c->software, &sw, e)) ||
+        (!c->is_kernel && (rc = get_wl(x, c->workload, &wm, e))))
+        return rc;
+    set(ctx, (struct sw_stack *)sw);
+    return pcase_predict(c, x->sys[si], wm, sw, FID_ANALYTICAL, e);
+}
+
 /* The factors a multi-device calibration fits, each the share of the architecture's kernel rate a kind of
  * case's kernels reach under one software release (what its framework adds: a training step's backward
  * and optimizer, an inference runtime's prefill or decode kernels): versions[].efficiency.training,
@@ -1009,6 +1024,14 @@ struct mfit {
     struct dse_err *e;
 };
 
+/* The factors under fit on st, the cache's own copy of a release's stack. */
+static void mfit_set(void *ctx, struct sw_stack *st)
+{
+    const struct mfit *m = ctx;
+    for (int f = 0; f < FAC_COUNT; f++)
+        st->eff[f] = m->f[f];
+}
+
 /* The squared log time errors of the releases' predicted cases of one kind and half (-1: both) of one
  * corpus (which: 0 multi-device, 1 single-device, -1 both), re-predicted with the factors m->f set on
  * every loaded copy of the releases; returns the count (their MAPE in *mape), -1 on an error. */
@@ -1021,18 +1044,7 @@ static int mfit_cost(struct mfit *m, int kind, int half, int which, double *cost
         if (!releases_has(&m->rel, c->software) || (c->phase != PH_TRAIN) != kind || c->is_kernel ||
             (half >= 0 && c->heldout != half))
             continue;
-        int si;
-        const struct sw_stack *sw;
-        const struct wl_model *wm;
-        if (get_sys(m->x, c->device, &si, m->e) || get_sw(m->x, si, c->software, &sw, m->e) ||
-            get_wl(m->x, c->workload, &wm, m->e)) {
-            m->failed = 1;
-            return -1;
-        }
-        struct sw_stack *st = (struct sw_stack *)sw;
-        for (int f = 0; f < FAC_COUNT; f++)
-            st->eff[f] = m->f[f];
-        if (pcase_predict(c, m->x->sys[si], wm, sw, FID_ANALYTICAL, m->e)) {
+        if (pcase_repredict(m->x, c, mfit_set, m, m->e)) {
             m->failed = 1;
             return -1;
         }
@@ -1052,9 +1064,7 @@ static int mfit_cost(struct mfit *m, int kind, int half, int which, double *cost
             m->failed = 1;
             return -1;
         }
-        struct sw_stack *st = (struct sw_stack *)sw; /* the cache's own copy: the factors under fit */
-        for (int f = 0; f < FAC_COUNT; f++)
-            st->eff[f] = m->f[f];
+        mfit_set(m, (struct sw_stack *)sw);
         if (mcase_predict(c, m->x->sys[si], wm, sw, m->e)) {
             m->failed = 1;
             return -1;
@@ -1269,7 +1279,7 @@ static int calibrate_multi(const struct cli_opt *opts)
                          "2 to fit", rels, ran, path, uses[FAC_TRAIN], uses[FAC_PREFILL], uses[FAC_DECODE]);
         goto out;
     }
-    if ((rc = out_not_read(out, "--out", x, NULL, path, &e)))
+    if ((rc = out_not_read(out, "--out", x, &pc, path, &e))) /* nor a file of the single-device corpus */
         goto out;
     const char *in_stack[] = {stack_path}, *in_what[] = {"the stack file this run reads"};
     if (stack_path[0] && (rc = out_file_not_input(out, "--out", in_stack, in_what, 1, 0, &e)))
@@ -1413,9 +1423,9 @@ struct sfit {
 };
 
 /* The runtime costs under fit on the cache's own copy of the stack (system si, release sw). */
-static void sfit_set(struct sfit *m, const struct sw_stack *sw)
+static void sfit_set(void *ctx, struct sw_stack *st)
 {
-    struct sw_stack *st = (struct sw_stack *)sw;
+    const struct sfit *m = ctx;
     st->per_step_s = m->us[SF_STEP] * 1e-6;
     st->per_request_s = m->us[SF_REQUEST] * 1e-6;
 }
@@ -1431,16 +1441,7 @@ static int sfit_cost(struct sfit *m, int half, int which, double *cost, double *
         struct pcase *c = &m->pc->c[i];
         if (!releases_has(&m->rel, c->software) || (half >= 0 && c->heldout != half))
             continue;
-        int si;
-        const struct sw_stack *sw;
-        const struct wl_model *wm = NULL;
-        if (get_sys(m->x, c->device, &si, m->e) || get_sw(m->x, si, c->software, &sw, m->e) ||
-            (!c->is_kernel && get_wl(m->x, c->workload, &wm, m->e))) {
-            m->failed = 1;
-            return -1;
-        }
-        sfit_set(m, sw);
-        if (pcase_predict(c, m->x->sys[si], wm, sw, FID_ANALYTICAL, m->e)) {
+        if (pcase_repredict(m->x, c, sfit_set, m, m->e)) {
             m->failed = 1;
             return -1;
         }
@@ -1460,7 +1461,7 @@ static int sfit_cost(struct sfit *m, int half, int which, double *cost, double *
             m->failed = 1;
             return -1;
         }
-        sfit_set(m, sw);
+        sfit_set(m, (struct sw_stack *)sw);
         if (mcase_predict(c, m->x->sys[si], wm, sw, m->e)) {
             m->failed = 1;
             return -1;
@@ -1482,7 +1483,7 @@ static int sfit_cost(struct sfit *m, int half, int which, double *cost, double *
             m->failed = 1;
             return -1;
         }
-        sfit_set(m, sw);
+        sfit_set(m, (struct sw_stack *)sw);
         if (scase_predict(c, m->x->sys[si], wm, sw, a.lengths, a.n_lengths, m->e)) {
             m->failed = 1;
             return -1;
@@ -1613,7 +1614,8 @@ static int calibrate_serving(const struct cli_opt *opts)
                          "predicted in the fit half: the two costs need at least 3", rels, ran, fit_n);
         goto out;
     }
-    if ((rc = out_not_read(out, "--out", x, NULL, path, &e)))
+    /* never over one of the three corpora's files read */
+    if ((rc = out_not_read(out, "--out", x, &pc, path, &e)) || (rc = out_not_read(out, "--out", x, NULL, mpath, &e)))
         goto out;
     const char *in_stack[] = {stack_path}, *in_what[] = {"the stack file this run reads"};
     if ((rc = out_file_not_input(out, "--out", in_stack, in_what, 1, 0, &e)))

@@ -173,6 +173,7 @@ static int load_row(char **f, const char *file, int line, struct pcase *c, struc
         return dse_err_set(e, DSE_EINPUT, file, where, "precision: %s", e->msg);
     if (c->is_kernel && pcase_kernel(c->workload, prec_names[pc.w], file, where, &c->k, e))
         return e->code;
+    c->k.burst = c->is_kernel; /* a kernel benchmark's figure: milliseconds of one kernel */
     c->heldout = pcase_is_heldout(c->id);
     return DSE_OK;
 }
@@ -437,7 +438,6 @@ static int predict_one(struct pcase *c, const struct hw_system *sys, int dev, in
         double ms;
         if ((rc = vk_graph(&c->k, &g, e)))
             return rc;
-        c->k.burst = 1; /* a kernel benchmark's figure: milliseconds of one kernel */
         rc = vk_predict(&c->k, &g, sys, dev, f, threads, &ms, NULL, e);
         wl_graph_free(&g);
         if (rc == DSE_EINPUT) { /* infeasible on this device (its precision): a reason, not an error */

@@ -911,9 +911,34 @@ else
     fail calibrate-serving-single-device "exit $rc; $(tail -n 1 "$ERR") $(head -c 400 "$OUT")"
 fi
 expect_fail calibrate-serving-terms 2 "--terms: 'per_step': expected per_step_us or per_request_us" calibrate --published --serving --software tensorrt@0.9 --terms per_step --out "$tmp/x.json"
+# the release fits read all three corpora, so none of their files may be --out: a copy of the corpus, its
+# single-device file and its multi-device file named as the stack file to write are refused, untouched
+cp -r validate/published "$tmp/pub"
+expect_fail calibrate-serving-out-single-device 2 "is one of this command's inputs, a file of the published corpus" calibrate --published --serving --corpus "$tmp/pub" --software tensorrt@0.9 --terms per_request_us --out "$tmp/pub/gpu-datacenter.csv"
+expect_fail calibrate-serving-out-multi-device 2 "is one of this command's inputs, the corpus" calibrate --published --serving --corpus "$tmp/pub" --software tensorrt@0.14 --out "$tmp/pub/multi-device/cases.csv"
+expect_fail calibrate-multi-device-out-single-device 2 "is one of this command's inputs, a file of the published corpus" calibrate --published --multi-device --corpus "$tmp/pub" --software tensorrt@0.9 --out "$tmp/pub/gpu-datacenter.csv"
+if cmp -s "$tmp/pub/gpu-datacenter.csv" validate/published/gpu-datacenter.csv && cmp -s "$tmp/pub/multi-device/cases.csv" validate/published/multi-device/cases.csv; then
+    ok calibrate-release-corpus-untouched
+else
+    fail calibrate-release-corpus-untouched "a corpus file of $tmp/pub changed"
+fi
 expect_fail calibrate-serving-few 2 "'tensorrt@mlperf-4.0': 18 cases of the three corpora ran it, 0 of them predicted in the fit half" calibrate --published --serving --software tensorrt@mlperf-4.0 --out "$tmp/x.json"
 expect_fail calibrate-serving-needs 2 "--software NAME@VERSION[,...] and --out FILE are required" calibrate --published --serving --out "$tmp/x.json"
 expect_fail calibrate-serving-out-is-input 2 "the stack file this run reads" calibrate --published --serving --software tensorrt@0.14 --out software/tensorrt.json
+# A fused kernel is one roofline (src/eval.c kernel_rooflines): tiny-mlp at batch 4096 on an H100 under
+# tensorrt fuses fc1 and its ReLU into kernel 0. fc1's arithmetic (~4.7 us) exceeds what both ops move
+# (~3.3 us even at the ReLU's own, slower, element-wise rate), so the kernel is compute-bound and its run
+# time (time less launch overhead, summed over its ops) is the two ops' compute, not fc1's roofline plus
+# the ReLU's memory time as the ops' rooflines added would give (~5.1 us).
+dse eval --hw nvidia-h100-sxm5-80gb --workload models/tiny-mlp.json --batch 4096 --software tensorrt --json
+if [ "$rc" -eq 0 ] && python3 -c "
+import json,sys
+ops=[o for o in json.load(open(sys.argv[1]))['ops'] if o['kernel']==0]
+assert [o['name'] for o in ops]==['fc1','relu'], [o['name'] for o in ops]
+run=sum(o['time_ms']-o['overhead_ms'] for o in ops); c=sum(o['compute_ms'] for o in ops); m=sum(o['memory_ms'] for o in ops)
+sep=sum(max(o['compute_ms'],o['memory_ms']) for o in ops)
+assert m < c and abs(run - c) < 1e-12 and sep - run > 1e-4, (run, c, m, sep)
+" "$OUT" 2>/dev/null; then ok eval-fused-kernel-roofline; else fail eval-fused-kernel-roofline "exit $rc: $(head -c 300 "$OUT")"; fi
 # A kernel timed alone for milliseconds is not power-throttled; the same GEMM as a sustained workload is.
 # ml-engineering's MAMF row (H100 SXM, BF16 2048 x 2048 x 13312, 794.5 TFLOPS measured) as a one-case corpus:
 # unthrottled, 2 x 2048 x 2048 x 13312 flops at the GH100 terms come out above 700 TFLOPS (716.5 on

@@ -8,9 +8,13 @@ read at two commits with `git --git-dir MIRROR_GIT_DIR show COMMIT:README.md`.  
 Output is deterministic: per commit (oldest first) the three tables of its Performance section in their
 row order.  README.md in this folder says what every column means and where the numbers come from.
 """
+import os
 import re
 import subprocess
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from md_table import read_table  # noqa: E402  (validate/measured/md_table.py)
 
 REPO = "deepseek-ai/DeepGEMM"
 # (commit, label used in case ids and groups, what the commit is)
@@ -39,12 +43,6 @@ def git_show(gitdir, commit):
                           check=True, stdout=subprocess.PIPE).stdout.decode("utf-8")
 
 
-def cells(line):
-    if not (line.startswith("|") and line.endswith("|")):
-        raise ValueError("not a table row: %r" % line)
-    return [c.strip() for c in line[1:-1].split("|")]
-
-
 def tables(text):
     """{heading: [(line number, row dict), ...]} for the three headings of TABLES."""
     lines = text.split("\n")
@@ -56,17 +54,7 @@ def tables(text):
         j = i + 1
         while j < len(lines) and not lines[j].strip().startswith("|"):
             j += 1
-        if cells(lines[j].strip()) != cols:
-            raise ValueError("line %d: unexpected header %r" % (j + 1, lines[j]))
-        if not all(re.fullmatch(r":?-+:?", c) for c in cells(lines[j + 1].strip())):
-            raise ValueError("line %d: expected the alignment row" % (j + 2))
-        rows, j = [], j + 2
-        while j < len(lines) and lines[j].strip().startswith("|"):
-            c = cells(lines[j].strip())
-            if len(c) != len(cols):
-                raise ValueError("line %d: %d cells, expected %d" % (j + 1, len(c), len(cols)))
-            rows.append((j + 1, dict(zip(cols, c))))
-            j += 1
+        rows, _ = read_table(lines, j, cols)
         if ln.strip() in out:
             raise ValueError("table %r twice" % ln.strip())
         out[ln.strip()] = rows

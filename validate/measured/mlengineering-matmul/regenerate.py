@@ -8,9 +8,12 @@ read with `git --git-dir MIRROR_GIT_DIR show COMMIT:PATH`.  Standard library onl
 deterministic: the BF16 table, then the FP8 table, each in its own row order.  README.md in this folder
 says what every column means and where the numbers come from.
 """
-import re
+import os
 import subprocess
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from md_table import read_table  # noqa: E402  (validate/measured/md_table.py)
 
 REPO = "stas00/ml-engineering"
 COMMIT = "744d01e18b79512572f64a6bbd8b5f4a725203a7"
@@ -46,12 +49,6 @@ def git_show(gitdir, path):
                           check=True, stdout=subprocess.PIPE).stdout.decode("utf-8")
 
 
-def cells(line):
-    if not (line.startswith("|") and line.endswith("|")):
-        raise ValueError("not a table row: %r" % line)
-    return [c.strip() for c in line[1:-1].split("|")]
-
-
 def tables(text):
     """The tables of SECTION: {label: [(line number, row dict), ...]}."""
     lines = text.split("\n")
@@ -64,18 +61,7 @@ def tables(text):
         if ln in TABLES:
             label = ln
         elif ln.startswith("|") and label:
-            if cells(ln) != COLUMNS:
-                raise ValueError("line %d: unexpected header %r" % (i + 1, ln))
-            if not all(re.fullmatch(r":?-+:?", c) for c in cells(lines[i + 1].strip())):
-                raise ValueError("line %d: expected the alignment row" % (i + 2))
-            i += 2
-            rows = []
-            while i < len(lines) and lines[i].strip().startswith("|"):
-                c = cells(lines[i].strip())
-                if len(c) != len(COLUMNS):
-                    raise ValueError("line %d: %d cells, expected %d" % (i + 1, len(c), len(COLUMNS)))
-                rows.append((i + 1, dict(zip(COLUMNS, c))))
-                i += 1
+            rows, i = read_table(lines, i, COLUMNS)
             if label in out:
                 raise ValueError("table %s twice" % label)
             out[label] = rows
