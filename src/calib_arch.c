@@ -28,7 +28,7 @@
 #define KC_EFF_HI 2.5
 
 const char *const kc_knob_names[KN_COUNT + 1] = {"compute",     "memory",      "precision", "gemm_k_half",
-                                                 "main_memory", "kernel_us",   "function",  NULL};
+                                                 "main_memory", "kernel_us",   "function",  "row_iter_ns", NULL};
 
 /* A compute efficiency stays at most 1 (no kernel runs above its peak); a bandwidth factor may exceed 1
  * (a level's efficiency is the board's; a kernel whose operands stay in L2 reaches more). */
@@ -58,6 +58,7 @@ void kc_fit_apply(struct hw_device *d, const struct kc_fit *k)
         case KN_MAIN: d->eff_level[d->n_mem - 1] = v; break;
         case KN_KERNEL: d->kernel_s = v * 1e-6; break;
         case KN_FN: d->eff_fn[k->arg[i]] = v; break;
+        case KN_ROW: d->row_iter_s[k->arg[i]] = v * 1e-9; break;
         default: break;
         }
     }
@@ -72,11 +73,12 @@ static double knob_now(const struct hw_device *d, int kind, int arg)
     case KN_KHALF: return d->gemm_k_half > 1 ? d->gemm_k_half : 64;
     case KN_MAIN: return d->eff_level[d->n_mem - 1];
     case KN_FN: return d->eff_fn[arg];
+    case KN_ROW: return d->row_iter_s[arg] > 0 ? d->row_iter_s[arg] * 1e9 : 500;
     default: return d->kernel_s > 0 ? d->kernel_s * 1e6 : 2;
     }
 }
 
-static int is_log_knob(int kind) { return kind == KN_KHALF || kind == KN_KERNEL; }
+static int is_log_knob(int kind) { return kind == KN_KHALF || kind == KN_KERNEL || kind == KN_ROW; }
 
 struct kc_ctx {
     const struct hw_system *sys;
@@ -179,7 +181,7 @@ int kc_fit_arch(const struct hw_system *sys, const struct kcase *cs, const int *
     const struct hw_device *d = &sys->dev[dev];
     int *rows = malloc(sizeof *rows * (size_t)(n_fit ? n_fit : 1)), n = 0;
     struct wl_graph *g = calloc((size_t)(n_fit ? n_fit : 1), sizeof *g);
-    int per[EC_COUNT] = {0}, gemm_prec[P_COUNT] = {0}, per_fn[FN_COUNT] = {0}, per_key[EC_COUNT * FN_COUNT] = {0}, *cls = malloc(sizeof *cls * (size_t)(n_fit ? n_fit : 1));
+    int per[EC_COUNT] = {0}, gemm_prec[P_COUNT] = {0}, per_fn[FN_COUNT] = {0}, per_key[EC_COUNT * FN_COUNT] = {0}, per_rk[RK_COUNT] = {0}, *cls = malloc(sizeof *cls * (size_t)(n_fit ? n_fit : 1));
     struct kc_ctx x;
     memset(&x, 0, sizeof x);
     memset(out, 0, sizeof *out);
@@ -197,6 +199,8 @@ int kc_fit_arch(const struct hw_system *sys, const struct kcase *cs, const int *
         per_key[cls[i]]++;
         if (gi.op[0].type == OP_ELTWISE && gi.op[0].fn > FN_NONE && gi.op[0].fn < FN_COUNT)
             per_fn[gi.op[0].fn]++;
+        if (model_row_kind(&gi.op[0]) >= 0)
+            per_rk[model_row_kind(&gi.op[0])]++;
         wl_graph_free(&gi);
     }
     dse_err_clear(e);
@@ -261,6 +265,10 @@ int kc_fit_arch(const struct hw_system *sys, const struct kcase *cs, const int *
             knob(out, KN_PREC, p);
     if (gemm_prec[base_prec] > 0)
         knob(out, KN_KHALF, 0);
+    /* a row kernel's step time, on a GPU whose architecture names its resident threads (row_kernels) */
+    for (int k = 0; k < RK_COUNT; k++)
+        if (per_rk[k] && d->cls == HW_GPU && d->gpu.present && d->row_threads_per_sm > 0)
+            knob(out, KN_ROW, k);
     knob(out, KN_KERNEL, 0); /* main memory's efficiency stays the board's: the classes' factors carry the fit */
     if (n < 2 * out->n) {
         rc = dse_err_set(e, DSE_EINPUT, NULL, NULL, "%d kernel rows to fit %d terms: at least %d needed", n, out->n,

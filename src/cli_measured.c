@@ -555,6 +555,33 @@ static int kc_predict_all(struct kcorpus *mc, const int *idx, int n, const struc
     return failed ? (fe.code ? fe.code : DSE_ERUNTIME) : DSE_OK;
 }
 
+
+/* The source of an architecture file's row_kernels (its resident threads' citation), or "". */
+static void arch_row_source(const char *arch, char *buf, size_t n)
+{
+    char path[DSE_PATH_LEN], *text = NULL;
+    size_t len = 0;
+    cJSON *root = NULL;
+    struct dse_err e;
+    dse_err_clear(&e);
+    buf[0] = '\0';
+    if (!arch[0] || hw_arch_path(NULL, arch, path, sizeof path) || ju_read_file(path, JU_MAX_FILE_BYTES, &text, &len, &e) ||
+        ju_parse(text, len, path, &root, &e)) {
+        free(text);
+        return;
+    }
+    free(text);
+    const cJSON *ef = cJSON_GetObjectItemCaseSensitive(root, "efficiency");
+    const cJSON *rk = cJSON_GetObjectItemCaseSensitive(ef, "row_kernels");
+    const cJSON *src = cJSON_GetObjectItemCaseSensitive(rk, "source");
+    if (cJSON_IsString(src)) {
+        const char *at = strstr(src->valuestring, ": ");
+        /* a file this writer wrote: its citation follows the kept-from clause */
+        snprintf(buf, n, "%s", strncmp(src->valuestring, "iter_ns fitted", 14) == 0 && at ? at + 2 : src->valuestring);
+    }
+    cJSON_Delete(root);
+}
+
 /* dse calibrate --measured SOURCES --hw SYSTEM --level NAME --out FILE: a topology level's collective terms
  * fitted to the fit-half collective rows it carries: the innermost level's to the rows within one node of
  * SYSTEM, an outer level's to the rows spread over more than one node (the levels inside it as they stand,
@@ -819,6 +846,7 @@ int cli_calibrate_measured(const struct cli_opt *opts)
         const char *what = kf.kind[i] == KN_CLASS || kf.kind[i] == KN_MCLASS ? hw_eff_class_names[kf.arg[i]]
                            : kf.kind[i] == KN_PREC                           ? prec_names[kf.arg[i]]
                            : kf.kind[i] == KN_FN                             ? wl_fn_names[kf.arg[i]]
+                           : kf.kind[i] == KN_ROW                            ? row_kind_names[kf.arg[i]]
                                                                              : "";
         printf("  %-12s %-18s %10.4g\n", kc_knob_names[kf.kind[i]], what, kf.value[i]);
     }
@@ -872,6 +900,19 @@ int cli_calibrate_measured(const struct cli_opt *opts)
     if (fitted.serial_fraction > 0)
         cJSON_AddNumberToObject(ef, "serial_fraction", fitted.serial_fraction);
     cJSON_AddNumberToObject(ef, "kernel_us", round(fitted.kernel_s * 1e8) / 100);
+    if (fitted.row_threads_per_sm > 0) { /* the row kernels: resident threads kept, step times as fitted */
+        char rsrc[1024], rline[1400];
+        arch_row_source(fitted.arch, rsrc, sizeof rsrc);
+        cJSON *rk = cJSON_AddObjectToObject(ef, "row_kernels"), *it;
+        cJSON_AddNumberToObject(rk, "threads_per_sm", fitted.row_threads_per_sm);
+        it = cJSON_AddObjectToObject(rk, "iter_ns");
+        for (int k = 0; k < RK_COUNT; k++)
+            if (fitted.row_iter_s[k] > 0)
+                cJSON_AddNumberToObject(it, row_kind_names[k], round(fitted.row_iter_s[k] * 1e10) / 10);
+        snprintf(rline, sizeof rline, "iter_ns fitted with the terms above; threads_per_sm kept from hwdesc/arch/%s.json: %s",
+                 fitted.arch, rsrc[0] ? rsrc : "(no source there)");
+        cJSON_AddStringToObject(rk, "source", rline);
+    }
     for (int c = 0; c < EC_COUNT; c++) {
         int free_c = 0;
         for (int i = 0; i < kf.n; i++)

@@ -219,3 +219,26 @@ int hw_topo_devices(const struct hw_system *sys) { return sys->topo.n_level > 0 
 int hw_first_shared_level(const struct hw_device *d) { return d->n_mem >= 3 ? 1 : 0; }
 
 int hw_calibrated(const struct hw_device *d) { return d->calib_mape_pct >= 0 || d->arch[0]; }
+
+/* Every efficiency term at its uncalibrated value (1, the half-points and floors 0): one place for
+ * every loader, so a term added later cannot be left at zero by one of them. */
+void hw_eff_defaults(struct hw_device *d)
+{
+    d->eff_compute = d->eff_vector = d->eff_memory = 1.0;
+    d->calib_mape_pct = -1;
+    d->serial_fraction = 0;
+    d->kernel_s = 0;
+    d->arch[0] = 0;
+    for (int c = 0; c < EC_COUNT; c++)
+        d->eff_class[c] = d->eff_mclass[c] = 1;
+    for (int f = 0; f < FN_COUNT; f++)
+        d->eff_fn[f] = 1;
+    for (int m = 0; m < HW_MAX_MEM; m++)
+        d->eff_level[m] = 1;
+    for (int p = 0; p < P_COUNT; p++)
+        d->eff_prec[p] = 1;
+    d->gemm_k_half = d->bw_half_bytes = 0;
+    for (int k = 0; k < RK_COUNT; k++)
+        d->row_iter_s[k] = 0;
+    d->row_threads_per_sm = 0;
+}

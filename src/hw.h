@@ -127,6 +127,9 @@ struct hw_device {
     double eff_fn[FN_COUNT];        /* an element-wise kernel's bandwidth factor by its function, on top of
                                        eff_mclass (a library's rotary or gated kernels reach less than its add) */
     double gemm_k_half;             /* K at which a GEMM's K loop reaches half its rate (gemm_k_half; 0: none) */
+    double row_iter_s[RK_COUNT];    /* GPU row kernels: one dependent step through a row (row_kernels.iter_ns
+                                       of the architecture; 0: no floor, model_row_floor_s) */
+    int row_threads_per_sm;         /* resident threads per SM those kernels' CTAs share (0: none) */
     double bw_half_bytes;           /* bytes a kernel moves at main memory to reach half its bandwidth
                                        (efficiency.bw_half_MB; 0: none) */
     unsigned ops_mask;              /* bit (1u << op_type) set when the device runs that operator */
@@ -232,6 +235,8 @@ int hw_first_shared_level(const struct hw_device *d);
 /* Whether the device's time terms were fitted to measurements: its own held-out error
  * (efficiency.heldout_mape_pct) or kernel terms from an architecture file (fitted on measured kernels). */
 int hw_calibrated(const struct hw_device *d);
+/* Sets every efficiency term to its uncalibrated value (factors 1, half-points and floors 0). */
+void hw_eff_defaults(struct hw_device *d);
 /* The file of architecture `arch` for the hwdesc at path hwdesc: arch/NAME.json beside it, else
  * hwdesc/arch/NAME.json under the working folder or DSE_PATH's folders; 0, or -1 when none is readable. */
 int hw_arch_path(const char *hwdesc, const char *arch, char *out, size_t n);

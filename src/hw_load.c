@@ -629,23 +629,6 @@ static const char *const eff_board_keys[] = {"heldout_mape_pct", NULL};
 static const char *const eff_run_keys[] = {"training", "prefill", "decode", "training_heldout_mape_pct",
                                            "inference_heldout_mape_pct", "training_software", "inference_software", NULL};
 
-static void eff_defaults(struct hw_device *d)
-{
-    d->eff_compute = d->eff_vector = d->eff_memory = 1.0;
-    d->calib_mape_pct = -1;
-    d->serial_fraction = 0;
-    d->kernel_s = 0;
-    d->arch[0] = 0;
-    for (int c = 0; c < EC_COUNT; c++)
-        d->eff_class[c] = d->eff_mclass[c] = 1;
-    for (int f = 0; f < FN_COUNT; f++)
-        d->eff_fn[f] = 1;
-    for (int m = 0; m < HW_MAX_MEM; m++)
-        d->eff_level[m] = 1;
-    for (int p = 0; p < P_COUNT; p++)
-        d->eff_prec[p] = 1;
-    d->gemm_k_half = d->bw_half_bytes = 0;
-}
 
 /* The kernel terms of ef; arch: an architecture file's section, whose memory level is main_memory (the
  * device's outermost, whatever its technology) rather than per_level's names. */
@@ -709,6 +692,42 @@ static int eff_kernel_terms(struct ju *j, const cJSON *ef, struct hw_device *d, 
     return rc;
 }
 
+/* row_kernels (an architecture's, optional): the GPU library's one-CTA-per-row kernels, each step through
+ * a row costing iter_ns (model_row_floor_s); the SMs' resident threads bound how many rows run at once. */
+static int load_row_kernels(struct ju *j, const cJSON *ef, struct hw_device *d)
+{
+    static const char *const keys[] = {"threads_per_sm", "iter_ns", "source", NULL};
+    const cJSON *rk = cJSON_GetObjectItemCaseSensitive(ef, "row_kernels");
+    if (!rk)
+        return DSE_OK;
+    size_t old = ju_key(j, "row_kernels");
+    long long th = 0;
+    int rc = ju_object(j, rk, keys);
+    if (!rc)
+        rc = need_source(j, rk);
+    if (!rc)
+        rc = ju_int(j, rk, "threads_per_sm", 0, 32, 1 << 16, &th);
+    const cJSON *it = rc ? NULL : cJSON_GetObjectItemCaseSensitive(rk, "iter_ns");
+    if (!rc && !it) {
+        ju_key(j, "iter_ns");
+        rc = ju_fail(j, "missing (expected an object of nanoseconds per step by row kernel: %s, %s, %s)",
+                     row_kind_names[0], row_kind_names[1], row_kind_names[2]);
+    }
+    if (!rc) {
+        size_t o2 = ju_key(j, "iter_ns");
+        rc = ju_object(j, it, row_kind_names);
+        for (int k = 0; k < RK_COUNT && !rc; k++) {
+            double ns = 0;
+            rc = ju_num(j, it, row_kind_names[k], JU_OPT | JU_POS, 1e6, &ns);
+            d->row_iter_s[k] = ns * 1e-9;
+        }
+        ju_pop(j, o2);
+    }
+    d->row_threads_per_sm = (int)th;
+    ju_pop(j, old);
+    return rc;
+}
+
 int hw_arch_path(const char *hwdesc, const char *arch, char *out, size_t n)
 {
     const char *slash = hwdesc ? strrchr(hwdesc, '/') : NULL;
@@ -752,11 +771,13 @@ static int load_arch(struct ju *j, const cJSON *o, struct hw_device *d)
     struct dse_err *e = j->e;
     if ((rc = ju_read_file(path, JU_MAX_FILE_BYTES, &text, &len, e)) || (rc = ju_parse(text, len, path, &root, e))) {
         free(text);
+        j->n_err++;
         return rc;
     }
     free(text);
     struct ju aj;
     ju_init(&aj, path, e);
+    aj.collect = j->collect; /* its problems are the hwdesc's: reported with the rest */
     const cJSON *ef = cJSON_GetObjectItemCaseSensitive(root, "efficiency");
     size_t old;
     if (!(rc = ju_object(&aj, root, keys)) && !(rc = ju_str(&aj, root, "schema", 0, schema, sizeof schema))) {
@@ -771,14 +792,17 @@ static int load_arch(struct ju *j, const cJSON *o, struct hw_device *d)
         static const char *const akeys[] = {"compute",       "vector",          "memory",      "main_memory",
                                             "per_class",     "per_precision",   "gemm_k_half", "bw_half_MB",
                                             "memory_per_class", "memory_per_function", "serial_fraction",
-                                            "kernel_us", "source",
+                                            "kernel_us", "row_kernels", "source",
                                             "note",          NULL};
         old = ju_key(&aj, "efficiency");
         if (!(rc = ju_object(&aj, ef, akeys)) && !(rc = need_source(&aj, ef)))
             rc = eff_kernel_terms(&aj, ef, d, 1);
+        if (!rc)
+            rc = load_row_kernels(&aj, ef, d);
         ju_pop(&aj, old);
     }
     cJSON_Delete(root);
+    j->n_err += aj.n_err; /* counted where the loader decides: a bad figure there fails the hwdesc */
     return rc;
 }
 
@@ -795,7 +819,7 @@ static int load_efficiency(struct ju *j, const cJSON *o, struct hw_system *sys, 
     keys[nk++] = "source";
     keys[nk++] = "note";
     keys[nk] = NULL;
-    eff_defaults(d);
+    hw_eff_defaults(d);
     int arch = cJSON_GetObjectItemCaseSensitive(o, "arch") != NULL;
     if (arch && (rc = load_arch(j, o, d)))
         return rc; /* its terms are every kernel's: nothing of the device is right without them */

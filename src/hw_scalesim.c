@@ -178,16 +178,7 @@ int hw_load_scalesim_buf(const char *buf, unsigned long len, const char *fname, 
     d->mem[1] = (struct hw_mem){.name = "dram", .kind = MEM_DRAM, .capacity_bytes = 1099511627776.0,
                                 .bandwidth_Bps = mode == SA_USER ? 3 * bw * 1e9 : 1e18,
                                 .energy_J_per_byte = hw_memtech_find("ddr3")->pJ_per_byte * 1e-12, .shared = -1};
-    d->eff_compute = d->eff_vector = d->eff_memory = 1;
-    d->calib_mape_pct = -1;
-    for (int k = 0; k < EC_COUNT; k++)
-        d->eff_class[k] = 1;
-    for (int m = 0; m < HW_MAX_MEM; m++)
-        d->eff_level[m] = 1;
-    for (int p = 0; p < P_COUNT; p++)
-        d->eff_prec[p] = 1;
-    for (int k = 0; k < EC_COUNT; k++)
-        d->eff_mclass[k] = 1;
+    hw_eff_defaults(d);
     d->ops_mask = (1u << OP_COUNT) - 1;
     d->array = (struct hw_array){1, (int)val[0], (int)val[1], 1, (enum hw_dataflow)df, val[2] * 1024, val[3] * 1024,
                                  val[4] * 1024, (enum hw_sa_interface)mode, mode == SA_USER ? bw : 0};

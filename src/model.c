@@ -208,17 +208,49 @@ double model_mem_factor(const struct hw_device *d, const struct wl_op *op)
     return d->eff_mclass[model_eff_class(op)] * fn;
 }
 
+/* Row kernels (sarathi-serve's csrc at c94dbf4, branch vidur, as vLLM's: rms_norm_kernel and
+ * silu_and_mul_kernel launch grid(num_tokens), block(min(d, 1024)); rotary_embedding_kernel grid(num_tokens),
+ * block(min(heads x rot_dim / 2, 512)) over rotation pairs). Each thread loops over its row `iters` times,
+ * each step a dependent round trip to memory, so a row takes iters x iter_s however wide the memory is;
+ * rows run `resident` at a time: sms x threads_per_sm / threads CTAs (at most 32 per SM). The kernel's
+ * memory time is at least waves x iters x iter_s (Little's law: with few rows in flight the bytes moving
+ * at once, not the bandwidth, bound it; the fitted iter_s covers a norm's two passes and its reduction). */
+int model_row_kind(const struct wl_op *op)
+{
+    if (!op->launches)
+        return -1; /* inside another op's kernel: that kernel's grid */
+    if (model_eff_class(op) == EC_NORM)
+        return RK_NORM;
+    if (op->type == OP_ELTWISE && op->fn == FN_ROPE)
+        return RK_ROPE;
+    if (op->type == OP_ELTWISE && op->fn == FN_MUL)
+        return RK_MUL;
+    return -1;
+}
+
+double model_row_floor_s(const struct hw_device *d, const struct wl_op *op)
+{
+    int k = d->cls == HW_GPU && d->gpu.present && d->gpu.sms > 0 && d->row_threads_per_sm > 0 ? model_row_kind(op) : -1;
+    if (k < 0 || !(d->row_iter_s[k] > 0) || !(op->rows >= 1) || !(op->cols >= 1))
+        return 0;
+    double work = k == RK_ROPE ? ceil(op->cols / 2) : op->cols, cap = k == RK_ROPE ? 512 : 1024;
+    double threads = work < cap ? work : cap, per_sm = floor(d->row_threads_per_sm / threads);
+    per_sm = per_sm < 1 ? 1 : per_sm > 32 ? 32 : per_sm;
+    return ceil(op->rows / (d->gpu.sms * per_sm)) * ceil(work / threads) * d->row_iter_s[k];
+}
+
 double model_mem_s(const struct hw_device *d, const struct wl_op *op, int l, double bytes, double bw)
 {
     if (!(bytes > 0))
         return 0;
     /* a kernel's achieved share of bandwidth (its class's and, element-wise, its function's factor) at
-     * whichever level bounds it: the library's kernel, not the memory, sets it; the small-transfer term at
-     * main memory */
+     * whichever level bounds it: the library's kernel, not the memory, sets it; the small-transfer term and
+     * a row kernel's latency floor at main memory */
     double k = model_mem_factor(d, op);
     if (l != d->n_mem - 1)
         return bytes / (bw * k);
-    return (bytes + d->bw_half_bytes) / (bw * k);
+    double t = (bytes + d->bw_half_bytes) / (bw * k), fl = model_row_floor_s(d, op);
+    return t + fl;
 }
 
 double model_extra_bytes(const struct wl_graph *g, const struct wl_op *op, const struct exec_cfg *x)

@@ -129,6 +129,12 @@ double model_mem_factor(const struct hw_device *d, const struct wl_op *op);
  * memory system reaches bytes / (bytes + bw_half_bytes) of it (efficiency.bw_half_MB):
  * (bytes + bw_half_bytes) / (bw x eff_mclass); other levels bytes / bw. */
 double model_mem_s(const struct hw_device *d, const struct wl_op *op, int l, double bytes, double bw);
+/* The least time a GPU row kernel (a norm, the rotary embedding, a gated product leading its kernel)
+ * takes however wide the memory: waves of resident rows x dependent steps per row x the architecture's
+ * row_kernels.iter_ns; 0 for other ops and devices without those terms. model_mem_s's floor at main memory. */
+double model_row_floor_s(const struct hw_device *d, const struct wl_op *op);
+/* The row kernel op runs as when it leads its kernel (enum row_kind), else -1. */
+int model_row_kind(const struct wl_op *op);
 
 /* Costs op at x->fidelity: the class's cycle tier, or OPS_NO_TIER when it has none. */
 enum op_status model_cost(const struct hw_device *d, const struct wl_graph *g, const struct wl_op *op,

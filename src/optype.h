@@ -42,6 +42,11 @@ enum hw_eff_class { EC_MATMUL, EC_MATMUL_SKINNY, EC_CONV, EC_CONV_DW, EC_ATTENTI
                     EC_NORM, EC_ELTWISE, EC_COUNT };
 extern const char *const hw_eff_class_names[EC_COUNT + 1];
 
+/* Row kernels: a GPU library's kernels that run one CTA per row and step through it (model_row_floor_s):
+ * norms, the rotary embedding, the gated activation's product (vLLM's and sarathi's silu_and_mul). */
+enum row_kind { RK_NORM, RK_ROPE, RK_MUL, RK_COUNT };
+extern const char *const row_kind_names[RK_COUNT + 1];
+
 /* Properties. */
 #define OPF_VIEW 1u  /* moves no data and costs nothing (its output aliases its input) */
 #define OPF_GEMM 2u  /* GEMM-like: runs on matrix engines, has a GEMM view (gm, gn, gk, gbatch) */

@@ -260,11 +260,12 @@ int vk_graph(const struct vk *k, struct wl_graph *g, struct dse_err *e)
         op = wl_add_op(g, vk->name, vk->op, in, n_in, &out, 1, e);
         break;
     default: { /* element-wise and streams: copy is a 1-input pass, add and triad 2-input */
-        int binary = wl_fn_binary(vk->fn);
-        in[0] = tensor(g, "a", WL_INPUT, 1, k->n, 0, 0, 0, e);
+        int binary = wl_fn_binary(vk->fn), rank = k->rows > 0 ? 2 : 1; /* rope, silu_mul: rows x cols */
+        int64_t d0 = rank == 2 ? k->rows : k->n, d1 = rank == 2 ? k->cols : 0;
+        in[0] = tensor(g, "a", WL_INPUT, rank, d0, d1, 0, 0, e);
         if (binary)
-            in[1] = tensor(g, "b", WL_INPUT, 1, k->n, 0, 0, 0, e);
-        out = tensor(g, "y", WL_ACT, 1, k->n, 0, 0, 0, e);
+            in[1] = tensor(g, "b", WL_INPUT, rank, d0, d1, 0, 0, e);
+        out = tensor(g, "y", WL_ACT, rank, d0, d1, 0, 0, e);
         op = wl_add_op(g, vk->name, vk->op, in, binary ? 2 : 1, &out, 1, e);
         if (op >= 0)
             g->op[op].fn = vk->fn;

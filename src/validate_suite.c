@@ -69,7 +69,7 @@ static const struct field fields[VK_COUNT][11] = {
     [VK_ADD] = {FLD("n", n, 1, 1LL << 32, -1)},
     [VK_COPY] = {FLD("n", n, 1, 1LL << 32, -1)},
     [VK_TRIAD] = {FLD("n", n, 1, 1LL << 32, -1)},
-    [VK_SILU_MUL] = {FLD("n", n, 1, 1LL << 32, -1)},
+    [VK_SILU_MUL] = {FLD("rows", rows, 1, 1 << 24, -1), FLD("cols", cols, 1, 1 << 24, -1)},
     [VK_ROPE] = {FLD("rows", rows, 1, 1 << 24, -1), FLD("cols", cols, 1, 1 << 24, -1)},
 };
 
@@ -96,8 +96,8 @@ static int finish_case(struct vk *k, struct ju *j)
         if (k->heads % k->hkv || k->t < k->s)
             return ju_fail(j, "attention needs Hkv dividing H and T >= S");
     }
-    if (k->type == VK_ROPE)
-        k->n = k->rows * k->cols; /* element-wise over the rotated elements */
+    if (k->type == VK_ROPE || k->type == VK_SILU_MUL)
+        k->n = k->rows * k->cols; /* element-wise over rows x cols (one GPU CTA per row: model_row_floor_s) */
     if (k->type == VK_CONV && (k->c % k->groups || k->oc % k->groups || k->h + 2 * k->pad < k->kh ||
                                k->w + 2 * k->pad < k->kw))
         return ju_fail(j, "conv2d: groups must divide C and OC, and the kernel fit the padded input");

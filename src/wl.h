@@ -89,6 +89,8 @@ struct wl_op {
     /* derived by wl_finalize */
     double macs;  /* multiply-accumulates */
     double flops; /* 2 x macs + other arithmetic */
+    double rows, cols; /* row view of its first output: cols its last dimension, rows the rest (a row
+                          kernel runs one CTA per row: model_row_floor_s) */
     double gm, gn, gk, gbatch; /* GEMM view: gbatch independent (gm x gk) @ (gk x gn); for an expert
                                   bank gbatch = the expected number of distinct experts the step's
                                   tokens reach (wl_experts_touched) and gm their mean rows */

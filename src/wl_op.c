@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <string.h>
 
+const char *const row_kind_names[RK_COUNT + 1] = {"norm", "rope", "mul", NULL};
 const char *const hw_eff_class_names[EC_COUNT + 1] = {"matmul",    "matmul_skinny",    "conv2d",  "conv2d_depthwise",
                                                       "attention", "attention_decode", "softmax", "norm",
                                                       "eltwise",   NULL};
@@ -551,6 +552,9 @@ int wl_op_check(struct wl_opcheck *c)
     o->gm = o->gn = o->gk = o->gbatch = 0;
     for (int k = 0; k < WL_MAX_IN; k++)
         o->in_frac[k] = 1;
+    const struct wl_tensor *y = &c->g->t[o->out[0]];
+    o->cols = y->rank > 0 && y->dim[y->rank - 1] > 0 ? (double)y->dim[y->rank - 1] : 1;
+    o->rows = y->elems / o->cols;
     return oi->check(c);
 }
 

@@ -267,6 +267,76 @@ json.dump(d,open(sys.argv[1],'w'))
 " "$tmp/hw/h200.json"
 dse eval --hw "$tmp/hw/h200.json" --workload llama-3.2-1b --phase decode --batch 1
 if [ "$rc" -eq 0 ] && grep -q "latency_ms" "$OUT"; then ok kc-arch-loads; else fail kc-arch-loads "exit $rc: $(first_err)"; fi
+# The fitted file carries the row kernels: resident threads kept with their citation, a step time for
+# each row kernel the rows show (vidur-mlp: rmsnorm, rope, silu_mul).
+py kc-calibrate-row-kernels "
+import json,sys
+r=json.load(open(sys.argv[1]))['efficiency']['row_kernels']
+assert r['threads_per_sm']==2048, r
+assert all(r['iter_ns'][k]>0 for k in ('norm','rope','mul')), r
+assert 'Programming Guide' in r['source'], r['source']
+" "$tmp/hw/arch/t-gh100.json"
+
+# ---- row kernels (docs/models.md, "Kernel efficiency") ----
+# A row kernel runs one CTA per row; the H100's 132 SMs hold 2048 threads each (hwdesc/arch), so
+#  rmsnorm, cols 8192: 1024 threads a CTA, 2 CTAs an SM, 264 rows at once, ceil(8192 / 1024) = 8 steps a row;
+#  rope, cols 9216: 4608 rotation pairs, 512 threads, 4 an SM, 528 rows at once, ceil(4608 / 512) = 9 steps;
+#  silu_mul, cols 22016: 1024 threads, 264 rows at once, ceil(22016 / 1024) = 22 steps.
+# One row past a full wave adds a wave: predicted(R + 1) - predicted(R) = steps x iter_ns, plus one row's
+# bytes at the bandwidth (under 0.05 us: 22016 x 3 x 2 B at >= 1 TB/s is 0.13 us... bounded below by 0).
+{
+    echo "$HEAD"
+    echo "n0,nvidia-h100-sxm5-80gb,rmsnorm,fp16,rows=264;cols=8192,0.01,fit,r,hand"
+    echo "n1,nvidia-h100-sxm5-80gb,rmsnorm,fp16,rows=265;cols=8192,0.01,fit,r,hand"
+    echo "r0,nvidia-h100-sxm5-80gb,rope,fp16,rows=528;cols=9216,0.01,fit,r,hand"
+    echo "r1,nvidia-h100-sxm5-80gb,rope,fp16,rows=529;cols=9216,0.01,fit,r,hand"
+    echo "m0,nvidia-h100-sxm5-80gb,silu_mul,fp16,rows=264;cols=22016,0.01,fit,r,hand"
+    echo "m1,nvidia-h100-sxm5-80gb,silu_mul,fp16,rows=265;cols=22016,0.01,fit,r,hand"
+    echo "a0,nvidia-h100-sxm5-80gb,add,fp16,n=2162688,0.01,fit,r,hand"
+    echo "a1,nvidia-h100-sxm5-80gb,add,fp16,n=2170880,0.01,fit,r,hand"
+} >"$tmp/rows.csv"
+dse validate --measured "$tmp/rows.csv" --cases-csv "$tmp/rows-out.csv"
+py kc-row-floor "
+import csv,json,sys
+it=json.load(open('hwdesc/arch/nvidia-gh100.json'))['efficiency']['row_kernels']['iter_ns']
+p={r['case']:float(r['predicted_ms'])*1e6 for r in csv.DictReader(open(sys.argv[1]))}  # ns
+for a,b,steps,k,row_B in (('n0','n1',8,'norm',8192*4),('r0','r1',9,'rope',9216*4),('m0','m1',22,'mul',22016*6)):
+    d=p[b]-p[a]; want=steps*it[k]
+    assert want<=d<=want+row_B/1e12*1e9*1.5+1, (a,d,want)
+# an add is not a row kernel: one row more (8192 elements) adds only its bytes' time
+d=p['a1']-p['a0']
+assert 0<d<8192*6/1e12*1e9*1.5, d
+" "$tmp/rows-out.csv"
+
+# An architecture file's figures, row_kernels included, fail the hwdesc that names it (until 2026-12-04 a
+# bad figure there was reported to no one and the default kept).
+for bad in 'iter_ns.norm=-3|row_kernels.iter_ns.norm: expected a positive number, got -3' \
+           'threads_per_sm=DEL|row_kernels.threads_per_sm: missing' \
+           'extra=1|row_kernels.extra: unknown field' \
+           'iter_ns.softmax=5|row_kernels.iter_ns.softmax: unknown field' \
+           'E.kernel_us=-3|efficiency.kernel_us: expected a non-negative number, got -3'; do
+    spec=${bad%%|*}; msg=${bad#*|}
+    python3 -c "
+import json,sys
+a=json.load(open('hwdesc/arch/nvidia-gh100.json'))
+k,v=sys.argv[1].split('=')
+o=a['efficiency'] if k.startswith('E.') else a['efficiency']['row_kernels']
+k=k[2:] if k.startswith('E.') else k
+ks=k.split('.')
+for x in ks[:-1]: o=o[x]
+if v=='DEL': del o[ks[-1]]
+else: o[ks[-1]]=float(v)
+json.dump(a,open(sys.argv[2],'w'))
+" "$spec" "$tmp/hw/arch/t-bad.json"
+    python3 -c "
+import json,sys
+d=json.load(open('hwdesc/nvidia-h200-sxm-141gb.json'))
+for x in d['devices']:
+    if x.get('arch'): x['arch']='t-bad'
+json.dump(d,open(sys.argv[1],'w'))
+" "$tmp/hw/h200-rb.json"
+    expect_refused "kc-arch-bad-${spec%%=*}" "$msg" eval --hw "$tmp/hw/h200-rb.json" --workload llama-3.2-1b
+done
 # A board naming an architecture may not set kernel terms itself: they are the die's.
 python3 -c "
 import json,sys

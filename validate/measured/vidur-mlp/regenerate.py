@@ -106,10 +106,12 @@ def shape_of(op, row, gated, layernorm):
         k = exact(f, tp)
         return "inexact" if k is None else ("gemm", "M=%d;N=%d;K=%d" % (T, h, k))
     if op == "mlp_act":
-        n = exact(T * f, tp)
-        if n is None:
+        c = exact(f, tp)
+        if c is None:
             return "inexact"
-        return ("silu_mul" if gated else "gelu", "n=%d" % n)
+        if gated:  # one CTA per token row (sarathi's silu_and_mul): rows and cols, not their product
+            return ("silu_mul", "rows=%d;cols=%d" % (T, c))
+        return ("gelu", "n=%d" % (T * c))
     if op in ("input_layernorm", "post_attention_layernorm"):
         return ("layernorm" if layernorm else "rmsnorm", "rows=%d;cols=%d" % (T, h))
     if op == "attn_rope":
