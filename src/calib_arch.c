@@ -12,7 +12,8 @@
  * Fit: gsl_multifit_nlinear (trust region, finite differences) minimises sum log(predicted /
  * measured)^2 over at most KC_PER_CLASS rows per class (per function for element-wise ones), taken at
  * an even stride through its fit-half rows in file order (deterministic; a class of many rows does not drown a small one).
- * Compute efficiencies and precision factors are logistic in (0.02, 1), bandwidth factors in (0.02, 2.5),
+ * Compute efficiencies and precision factors are logistic in (0.02, 1) (the skinny GEMMs' in [1/2, 1] of
+ * the full GEMMs': see is_skinny), bandwidth factors in (0.02, 2.5),
  * times and depths exponentials. */
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_multifit_nlinear.h>
@@ -28,11 +29,12 @@
 #define KC_EFF_HI 2.5
 
 const char *const kc_knob_names[KN_COUNT + 1] = {"compute",     "memory",      "precision", "gemm_k_half",
-                                                 "main_memory", "kernel_us",   "function",  "row_iter_ns", NULL};
+                                                 "main_memory", "kernel_us",   "function",  "row_iter_ns",
+                                                 "gemm_k_fill", "gemm_wave_tail", NULL};
 
 /* A compute efficiency stays at most 1 (no kernel runs above its peak); a bandwidth factor may exceed 1
  * (a level's efficiency is the board's; a kernel whose operands stay in L2 reaches more). */
-static double hi_of(int kind) { return kind == KN_CLASS || kind == KN_PREC ? 1.0 : KC_EFF_HI; }
+static double hi_of(int kind) { return kind == KN_CLASS || kind == KN_PREC || kind == KN_TAIL ? 1.0 : KC_EFF_HI; }
 static double squash(double u, double hi) { return KC_EFF_LO + (hi - KC_EFF_LO) / (1 + exp(-u)); }
 static double unsquash(double v, double hi)
 {
@@ -55,6 +57,8 @@ void kc_fit_apply(struct hw_device *d, const struct kc_fit *k)
             break;
         case KN_PREC: d->eff_prec[k->arg[i]] = v; break;
         case KN_KHALF: d->gemm_k_half = v; break;
+        case KN_KFILL: d->gemm_k_fill = v; break;
+        case KN_TAIL: d->gemm_wave_tail = v; break;
         case KN_MAIN: d->eff_level[d->n_mem - 1] = v; break;
         case KN_KERNEL: d->kernel_s = v * 1e-6; break;
         case KN_FN: d->eff_fn[k->arg[i]] = v; break;
@@ -71,6 +75,8 @@ static double knob_now(const struct hw_device *d, int kind, int arg)
     case KN_MCLASS: return d->eff_mclass[arg];
     case KN_PREC: return d->eff_prec[arg];
     case KN_KHALF: return d->gemm_k_half > 1 ? d->gemm_k_half : 64;
+    case KN_KFILL: return d->gemm_k_fill > 1 ? d->gemm_k_fill : 256;
+    case KN_TAIL: return d->gemm_wave_tail > 0.05 ? d->gemm_wave_tail : 0.3;
     case KN_MAIN: return d->eff_level[d->n_mem - 1];
     case KN_FN: return d->eff_fn[arg];
     case KN_ROW: return d->row_iter_s[arg] > 0 ? d->row_iter_s[arg] * 1e9 : 500;
@@ -78,7 +84,7 @@ static double knob_now(const struct hw_device *d, int kind, int arg)
     }
 }
 
-static int is_log_knob(int kind) { return kind == KN_KHALF || kind == KN_KERNEL || kind == KN_ROW; }
+static int is_log_knob(int kind) { return kind == KN_KHALF || kind == KN_KFILL || kind == KN_KERNEL || kind == KN_ROW; }
 
 struct kc_ctx {
     const struct hw_system *sys;
@@ -93,6 +99,18 @@ struct kc_ctx {
     int failed;
 };
 
+/* The skinny GEMMs' compute efficiency is kept in [1/2, 1] of the full GEMMs': a GEMM of 32 rows runs
+ * tiles of 32 at it where one of 33 runs tiles of 64 at the full class's, so below half its time would
+ * fall as M grows across the class boundary (the invariant tests' monotonic GEMM time). */
+static int is_skinny(const struct kc_fit *k, int i) { return k->kind[i] == KN_CLASS && k->arg[i] == EC_MATMUL_SKINNY; }
+static double full_gemm_eff(const struct kc_fit *k, const struct hw_device *d)
+{
+    for (int i = 0; i < k->n; i++)
+        if (k->kind[i] == KN_CLASS && k->arg[i] == EC_MATMUL)
+            return k->value[i];
+    return d->eff_class[EC_MATMUL];
+}
+
 static void unmap(const struct kc_ctx *x, const gsl_vector *v, struct kc_fit *out)
 {
     *out = x->shape;
@@ -100,6 +118,9 @@ static void unmap(const struct kc_ctx *x, const gsl_vector *v, struct kc_fit *ou
         double u = gsl_vector_get(v, (size_t)i);
         out->value[i] = is_log_knob(out->kind[i]) ? exp(u < 12 ? u : 12) : squash(u, hi_of(out->kind[i]));
     }
+    for (int i = 0; i < out->n; i++)
+        if (is_skinny(out, i))
+            out->value[i] = full_gemm_eff(out, &x->sys->dev[x->dev]) * (0.5 + 0.5 / (1 + exp(-gsl_vector_get(v, (size_t)i))));
 }
 
 static int resid(const gsl_vector *v, void *data, gsl_vector *r)
@@ -265,6 +286,10 @@ int kc_fit_arch(const struct hw_system *sys, const struct kcase *cs, const int *
             knob(out, KN_PREC, p);
     if (gemm_prec[base_prec] > 0)
         knob(out, KN_KHALF, 0);
+    if (gemm_prec[base_prec] > 0 && d->cls == HW_GPU && d->gpu.present) {
+        knob(out, KN_KFILL, 0);
+        knob(out, KN_TAIL, 0);
+    }
     /* a row kernel's step time, on a GPU whose architecture names its resident threads (row_kernels) */
     for (int k = 0; k < RK_COUNT; k++)
         if (per_rk[k] && d->cls == HW_GPU && d->gpu.present && d->row_threads_per_sm > 0)
@@ -287,6 +312,11 @@ int kc_fit_arch(const struct hw_system *sys, const struct kcase *cs, const int *
     for (int i = 0; i < out->n; i++) {
         double now = knob_now(d, out->kind[i], out->arg[i]);
         x0[i] = is_log_knob(out->kind[i]) ? log(now) : unsquash(now < 0.98 * hi_of(out->kind[i]) ? now : 0.98 * hi_of(out->kind[i]), hi_of(out->kind[i]));
+        if (is_skinny(out, i)) { /* its share of the full GEMMs' efficiency, in [1/2, 1] */
+            double r = 2 * now / d->eff_class[EC_MATMUL] - 1;
+            r = r < 1e-3 ? 1e-3 : r > 0.999 ? 0.999 : r;
+            x0[i] = log(r / (1 - r));
+        }
     }
     if ((rc = solve(resid, &x, &x.failed, (size_t)n, (size_t)out->n, x0, e)))
         goto done;

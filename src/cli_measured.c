@@ -894,6 +894,10 @@ int cli_calibrate_measured(const struct cli_opt *opts)
         if (fitted.eff_prec[p] != 1)
             cJSON_AddNumberToObject(pp, prec_names[p], round(fitted.eff_prec[p] * 1e4) / 1e4);
     cJSON_AddNumberToObject(ef, "gemm_k_half", round(fitted.gemm_k_half * 10) / 10);
+    if (fitted.gemm_k_fill > 0)
+        cJSON_AddNumberToObject(ef, "gemm_k_fill", round(fitted.gemm_k_fill * 10) / 10);
+    if (fitted.gemm_wave_tail > 0)
+        cJSON_AddNumberToObject(ef, "gemm_wave_tail", round(fitted.gemm_wave_tail * 1e4) / 1e4);
     cJSON_AddNumberToObject(ef, "main_memory", round(fitted.eff_level[fitted.n_mem - 1] * 1e4) / 1e4);
     if (fitted.bw_half_bytes > 0)
         cJSON_AddNumberToObject(ef, "bw_half_MB", fitted.bw_half_bytes * 1e-6);

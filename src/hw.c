@@ -237,7 +237,7 @@ void hw_eff_defaults(struct hw_device *d)
         d->eff_level[m] = 1;
     for (int p = 0; p < P_COUNT; p++)
         d->eff_prec[p] = 1;
-    d->gemm_k_half = d->bw_half_bytes = 0;
+    d->gemm_k_half = d->gemm_k_fill = d->gemm_wave_tail = d->bw_half_bytes = 0;
     for (int k = 0; k < RK_COUNT; k++)
         d->row_iter_s[k] = 0;
     d->row_threads_per_sm = 0;

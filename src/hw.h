@@ -127,6 +127,10 @@ struct hw_device {
     double eff_fn[FN_COUNT];        /* an element-wise kernel's bandwidth factor by its function, on top of
                                        eff_mclass (a library's rotary or gated kernels reach less than its add) */
     double gemm_k_half;             /* K at which a GEMM's K loop reaches half its rate (gemm_k_half; 0: none) */
+    double gemm_k_fill;             /* a GPU GEMM kernel's pipeline fill and drain, once per kernel, in K steps of
+                                       one tile (gemm_k_fill; 0: none): per wave gemm_k_half + gemm_k_fill / waves */
+    double gemm_wave_tail;          /* share of a GPU GEMM's idle last-wave SMs its library puts to work (stream-K,
+                                       tile-shape choice; gemm_wave_tail in [0, 1]; 0: whole waves) */
     double row_iter_s[RK_COUNT];    /* GPU row kernels: one dependent step through a row (row_kernels.iter_ns
                                        of the architecture; 0: no floor, model_row_floor_s) */
     int row_threads_per_sm;         /* resident threads per SM those kernels' CTAs share (0: none) */

@@ -623,7 +623,7 @@ static int load_level_effs(struct ju *j, const cJSON *pl, struct hw_device *d)
  * (training, prefill, decode, fitted on end-to-end cases) are a software release's (software/NAME.json
  * versions[].efficiency), never a board's: the keys are refused with that reason. */
 static const char *const eff_kernel_keys[] = {"compute",         "vector",          "memory",     "per_class",
-                                              "per_level",       "per_precision",   "gemm_k_half", "bw_half_MB",
+                                              "per_level",       "per_precision",   "gemm_k_half", "gemm_k_fill", "gemm_wave_tail", "bw_half_MB",
                                               "memory_per_class", "memory_per_function", "serial_fraction", NULL};
 static const char *const eff_board_keys[] = {"heldout_mape_pct", NULL};
 static const char *const eff_run_keys[] = {"training", "prefill", "decode", "training_heldout_mape_pct",
@@ -641,6 +641,8 @@ static int eff_kernel_terms(struct ju *j, const cJSON *ef, struct hw_device *d, 
         !(rc = ju_num(j, ef, "memory", JU_OPT | JU_POS, 4, &d->eff_memory)) &&
         !(rc = ju_num(j, ef, "serial_fraction", JU_OPT | JU_NONNEG, 1, &d->serial_fraction)) &&
         !(rc = ju_num(j, ef, "gemm_k_half", JU_OPT | JU_NONNEG, 1e6, &d->gemm_k_half)) &&
+        !(rc = ju_num(j, ef, "gemm_k_fill", JU_OPT | JU_NONNEG, 1e6, &d->gemm_k_fill)) &&
+        !(rc = ju_num(j, ef, "gemm_wave_tail", JU_OPT | JU_NONNEG, 1, &d->gemm_wave_tail)) &&
         !(rc = ju_num(j, ef, "bw_half_MB", JU_OPT | JU_NONNEG, 1e6, &bw_half_MB)) && arch &&
         !(rc = ju_num(j, ef, "main_memory", JU_OPT | JU_POS, 4, &main)))
         rc = ju_num(j, ef, "kernel_us", JU_OPT | JU_NONNEG, 1e4, &kernel_us);
@@ -790,7 +792,7 @@ static int load_arch(struct ju *j, const cJSON *o, struct hw_device *d)
     }
     if (!rc) {
         static const char *const akeys[] = {"compute",       "vector",          "memory",      "main_memory",
-                                            "per_class",     "per_precision",   "gemm_k_half", "bw_half_MB",
+                                            "per_class",     "per_precision",   "gemm_k_half", "gemm_k_fill", "gemm_wave_tail", "bw_half_MB",
                                             "memory_per_class", "memory_per_function", "serial_fraction",
                                             "kernel_us", "row_kernels", "source",
                                             "note",          NULL};

@@ -135,7 +135,37 @@ int model_planned_home(const struct exec_cfg *x, int t) { return x->home ? x->ho
 
 double model_attention_scores(const struct wl_op *op) { return op->gbatch * op->gm * op->gn; }
 
-void model_gpu_tiling(const struct hw_device *d, const struct wl_op *op, struct gpu_tiling *t)
+/* The K loop and waves of tiling t at `split` K chunks, and what reducing their partials costs. */
+static void tiling_split(const struct hw_device *d, const struct wl_op *op, double tiles, double split,
+                         struct gpu_tiling *t)
+{
+    const struct hw_gpu *gp = &d->gpu;
+    t->split = split;
+    t->tiles = tiles * split;
+    /* whole waves, less the share of the last one's idle SMs the library puts to work (gemm_wave_tail) */
+    double wf = t->tiles / t->conc;
+    t->waves = wf + (1 - d->gemm_wave_tail) * (ceil(wf) - wf);
+    /* a CTA steps through K tile_k at a time: a chunk shorter than a step costs a whole one (so a deeper
+     * K split further is never cheaper than a shallower one) */
+    t->kc = ceil(op->gk / split);
+    if (gp->tile_k > 0)
+        t->kc = ceil(t->kc / gp->tile_k) * gp->tile_k;
+    t->red_bytes = t->red_s = 0;
+    if (split > 1) {
+        int last = d->n_mem - 1;
+        t->red_bytes = 2 * 4 * split * op->gbatch * op->gm * op->gn;
+        t->red_s = model_mem_s(d, op, last, t->red_bytes, d->mem[last].bandwidth_Bps * d->eff_level[last]);
+    }
+}
+
+/* Seconds of tiling t's main loop (padding included: every CTA of a wave runs its whole tile) and its
+ * reduction, at rate FLOP/s and the depth terms k_half kh (per wave) and k_fill kf (per kernel) */
+static double tiling_s(const struct gpu_tiling *t, double rate, double kh, double kf)
+{
+    return t->conc * 2 * t->tm * t->tn * (t->waves * (t->kc + kh) + kf) / rate + t->red_s;
+}
+
+void model_gpu_tiling(const struct hw_device *d, const struct wl_op *op, enum prec p, struct gpu_tiling *t)
 {
     const struct hw_gpu *gp = &d->gpu;
     double M = op->gm, N = op->gn, K = op->gk, pm = 16, pn = 16;
@@ -150,47 +180,72 @@ void model_gpu_tiling(const struct hw_device *d, const struct wl_op *op, struct 
     t->tn = pn < t->tn ? pn : t->tn;
     t->tiles_m = ceil(M / t->tm);
     t->tiles_n = ceil(N / t->tn);
-    t->tiles = op->gbatch * t->tiles_m * t->tiles_n;
-    t->split = 1;
-    if (t->tiles < t->conc) { /* split-K, up to one chunk of tile_k per CTA */
-        t->split = floor(t->conc / t->tiles);
+    double tiles = op->gbatch * t->tiles_m * t->tiles_n, split = 1;
+    if (tiles < t->conc) { /* split-K, up to one chunk of tile_k per CTA */
+        split = floor(t->conc / tiles);
         double kmax = ceil(K / gp->tile_k);
-        if (t->split > kmax)
-            t->split = kmax;
-        if (gp->split_k_max >= 1 && t->split > gp->split_k_max) /* the library's limit (1: no split-K) */
-            t->split = gp->split_k_max;
-        if (t->split < 1)
-            t->split = 1;
+        if (split > kmax)
+            split = kmax;
+        if (gp->split_k_max >= 1 && split > gp->split_k_max) /* the library's limit (1: no split-K) */
+            split = gp->split_k_max;
+        if (split < 1)
+            split = 1;
     }
-    t->tiles *= t->split;
-    t->waves = ceil(t->tiles / t->conc);
-    /* a CTA steps through K tile_k at a time: a chunk shorter than a step costs a whole one (so a deeper
-     * K split further is never cheaper than a shallower one) */
-    t->kc = ceil(K / t->split);
-    if (gp->tile_k > 0)
-        t->kc = ceil(t->kc / gp->tile_k) * gp->tile_k;
+    tiling_split(d, op, tiles, split, t);
+    if (split <= 1)
+        return;
+    /* A library's heuristic runs split-K only where it pays: keep the unsplit kernel when it takes no
+     * longer than the split one plus the reduction (main loops at the precision's rate with the depth
+     * terms of model_gemm_eff, each overlapped with the operands' main-memory traffic). */
+    double rate = 0;
+    for (int e = 0; e < ENG_COUNT; e++)
+        if (d->peak[e][p] > rate)
+            rate = d->peak[e][p];
+    enum hw_eff_class ec = model_eff_class(op);
+    rate *= d->eff_class[ec] * d->eff_prec[p];
+    int mm = ec == EC_MATMUL || ec == EC_MATMUL_SKINNY;
+    double kh = mm ? d->gemm_k_half : 0, kf = mm ? d->gemm_k_fill : 0;
+    if (!(rate > 0))
+        return;
+    /* a memory-bound GEMM gains nothing from a shorter main loop: both kernels stream A, B and C once
+     * from main memory (an estimate at precision p), overlapped with their main loops */
+    int last = d->n_mem - 1;
+    double e = prec_bytes(p), mem = model_mem_s(d, op, last, op->gbatch * (M * K + K * N + M * N) * e,
+                                                d->mem[last].bandwidth_Bps * d->eff_level[last]);
+    struct gpu_tiling one = *t;
+    tiling_split(d, op, tiles, 1, &one);
+    double s1 = tiling_s(&one, rate, kh, kf), ss = tiling_s(t, rate, kh, kf) - t->red_s;
+    if ((s1 > mem ? s1 : mem) <= (ss > mem ? ss : mem) + t->red_s)
+        *t = one;
 }
 
-double model_gemm_eff(const struct hw_device *d, const struct wl_op *op, enum prec p, int quantize)
+void model_gpu_unsplit(const struct hw_device *d, const struct wl_op *op, struct gpu_tiling *t)
+{
+    if (t->split > 1)
+        tiling_split(d, op, t->tiles / t->split, 1, t);
+}
+
+double model_gemm_depth(const struct hw_device *d, const struct wl_op *op, const struct gpu_tiling *t)
+{
+    enum hw_eff_class ec = model_eff_class(op);
+    if (!(op->gk > 0) || (ec != EC_MATMUL && ec != EC_MATMUL_SKINNY))
+        return 1;
+    double k = t ? t->kc : op->gk, kh = d->gemm_k_half + (t ? d->gemm_k_fill / t->waves : 0);
+    return kh > 0 ? k / (k + kh) : 1;
+}
+
+double model_gemm_eff_tiled(const struct hw_device *d, const struct wl_op *op, enum prec p, int quantize,
+                            const struct gpu_tiling *t)
 {
     if (!op_type_is_gemm(op->type))
         return 1;
-    double f = d->eff_prec[p];
-    enum hw_eff_class ec = model_eff_class(op);
     /* the depth term of a GEMM library's matmul kernels (fitted on them: hwdesc/arch); attention's K is a
      * head dimension and convolutions run other kernels, neither fitted: not applied */
-    int gpu = d->cls == HW_GPU && d->gpu.present && op->type != OP_ATTENTION && op->macs > 0;
-    struct gpu_tiling t;
-    if (gpu)
-        model_gpu_tiling(d, op, &t);
-    if (d->gemm_k_half > 0 && op->gk > 0 && (ec == EC_MATMUL || ec == EC_MATMUL_SKINNY)) {
-        double k = gpu ? t.kc : op->gk;
-        f *= k / (k + d->gemm_k_half);
-    }
+    double f = d->eff_prec[p] * model_gemm_depth(d, op, t);
     if (!quantize || !(op->macs > 0))
         return f;
-    if (gpu) {
-        f *= op->gbatch * op->gm * op->gn * op->gk / (t.waves * t.conc * t.tm * t.tn * t.kc);
+    if (t) {
+        f *= op->gbatch * op->gm * op->gn * op->gk / (t->waves * t->conc * t->tm * t->tn * t->kc);
     } else if (d->array.present) {
         struct sa_gemm s;
         model_systolic_gemm(d->array.rows, d->array.cols, d->array.dataflow, op->gm, op->gk, op->gn, &s);
@@ -200,6 +255,22 @@ double model_gemm_eff(const struct hw_device *d, const struct wl_op *op, enum pr
         f *= op->gm * op->gn / (ceil(op->gm / mr) * mr * ceil(op->gn / nr) * nr);
     }
     return f;
+}
+
+int model_gpu_gemm(const struct hw_device *d, const struct wl_op *op)
+{
+    return d->cls == HW_GPU && d->gpu.present && op_type_is_gemm(op->type) && op->type != OP_ATTENTION && op->macs > 0;
+}
+
+double model_gemm_eff(const struct hw_device *d, const struct wl_op *op, enum prec p, int quantize)
+{
+    if (!op_type_is_gemm(op->type))
+        return 1;
+    struct gpu_tiling t;
+    int gpu = model_gpu_gemm(d, op);
+    if (gpu)
+        model_gpu_tiling(d, op, p, &t);
+    return model_gemm_eff_tiled(d, op, p, quantize, gpu ? &t : NULL);
 }
 
 double model_mem_factor(const struct hw_device *d, const struct wl_op *op)

@@ -107,12 +107,28 @@ int model_planned_home(const struct exec_cfg *x, int t);
 /* Kernel efficiency terms, one set for both tiers (docs/models.md, "Kernel efficiency"):
  * GPU thread-block tiles for a GEMM (a matmul or convolution's GEMM view): tiles of tm x tn outputs,
  * shrunk to the next power of two >= M (or N), at least 16, for skinny shapes as GEMM libraries pick;
- * split-K across CTAs when the tiles cannot fill the GPU; waves of SMs x ctas_per_sm tiles. */
+ * split-K across CTAs when the tiles cannot fill the GPU; waves of SMs x ctas_per_sm tiles, the last one
+ * partly filled: waves = w + (1 - gemm_wave_tail) x (ceil(w) - w), w = tiles / (SMs x ctas_per_sm), where
+ * gemm_wave_tail is the share of the idle SMs a library's tail handling (stream-K, a tile shape that
+ * divides better) puts to work, fitted per architecture.
+ * Split-K's partial sums (parallel split-K, as CUTLASS and cuBLAS run it): each of the `split` K chunks
+ * writes an fp32 M x N partial to a workspace and a reduction reads them back after the main loop:
+ *   red_bytes = 2 x 4 x split x gbatch x M x N,   red_s = model_mem_s(main memory, red_bytes)
+ * (the GEMM class's share of main memory's bandwidth: the reduction is a small streaming kernel of its
+ * own; timing it at L2's bandwidth fitted worse on the fit halves), a serial phase both tiers add to the
+ * GEMM's time (counted in its overhead, outside its roofline). The library keeps the unsplit kernel
+ * unless splitting is faster at precision p (main loop at the rate the depth term gives, plus red_s). */
 struct gpu_tiling {
     double tm, tn, tiles_m, tiles_n, tiles, split, waves, conc;
-    double kc; /* the K loop of one CTA: ceil(K / split) rounded up to whole tile_k steps */
+    double kc;              /* the K loop of one CTA: ceil(K / split) rounded up to whole tile_k steps */
+    double red_bytes, red_s; /* split-K's reduction: bytes through main memory, seconds (0 unsplit) */
 };
-void model_gpu_tiling(const struct hw_device *d, const struct wl_op *op, struct gpu_tiling *t);
+void model_gpu_tiling(const struct hw_device *d, const struct wl_op *op, enum prec p, struct gpu_tiling *t);
+/* t as the unsplit kernel (split 1, no reduction): the cycle tier costs both and keeps the faster. */
+void model_gpu_unsplit(const struct hw_device *d, const struct wl_op *op, struct gpu_tiling *t);
+/* The depth term of a matmul-class GEMM (1 for other ops): K / (K + gemm_k_half), on a GPU for tiling t
+ * kc / (kc + gemm_k_half + gemm_k_fill / waves). */
+double model_gemm_depth(const struct hw_device *d, const struct wl_op *op, const struct gpu_tiling *t);
 /* The factor on a GEMM-like op's achieved compute rate: the engine's efficiency at precision p
  * (efficiency.per_precision), the K loop's depth K / (K + gemm_k_half) (on a GPU of one CTA's K loop,
  * kc / (kc + gemm_k_half): split-K shortens it; matmul classes only), and, with quantize set (the
@@ -120,6 +136,12 @@ void model_gpu_tiling(const struct hw_device *d, const struct wl_op *op, struct 
  * a GPU's thread-block tiles (model_gpu_tiling), a systolic array's folds (model_systolic_gemm), a
  * CPU's mr x nr micro-tiles. In (0, 4]; 1 for other ops and for a device that describes none of it. */
 double model_gemm_eff(const struct hw_device *d, const struct wl_op *op, enum prec p, int quantize);
+/* model_gemm_eff for a GPU GEMM's tiling t already chosen (NULL: not a GPU GEMM), so a tier that needs the
+ * tiling too chooses it once. */
+double model_gemm_eff_tiled(const struct hw_device *d, const struct wl_op *op, enum prec p, int quantize,
+                            const struct gpu_tiling *t);
+/* Whether op runs as a GPU GEMM kernel of d (tiles, waves, split-K): a GEMM-like op other than attention. */
+int model_gpu_gemm(const struct hw_device *d, const struct wl_op *op);
 /* The share of a level's bandwidth op's kernel reaches: its class's factor (memory_per_class) x, for an
  * element-wise op, its function's (memory_per_function). */
 double model_mem_factor(const struct hw_device *d, const struct wl_op *op);

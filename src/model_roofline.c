@@ -30,6 +30,7 @@
  *                x cores / n, + fork_join_us when n > 1
  *   time_s     = max(compute_s, memory_s) + s x min(compute_s, memory_s) + launches x per-kernel
  *                overhead (per_op_us, or graph_node_us under launch elimination) + prep_s
+ *                + on a GPU, a split-K GEMM's reduction of its fp32 partials (model_gpu_tiling)
  *                (compute and transfers overlap but for the fraction s = efficiency.serial_fraction,
  *                default 0: the pure roofline)
  *   energy     = MACs x E_mac(precision) + other FLOPs x E_mac(vector precision) / 2
@@ -173,7 +174,12 @@ enum op_status model_roofline_cost(const struct hw_device *d, const struct wl_gr
     }
 
     enum hw_eff_class ec = model_eff_class(op);
-    c->compute_s = peak > 0 ? op->flops / (peak * d->eff_class[ec] * model_gemm_eff(d, op, c->cprec, 1)) : 0;
+    struct gpu_tiling gt; /* a GPU GEMM's kernel, chosen once */
+    int gpu_gemm = model_gpu_gemm(d, op);
+    if (gpu_gemm)
+        model_gpu_tiling(d, op, c->cprec, &gt);
+    c->compute_s =
+        peak > 0 ? op->flops / (peak * d->eff_class[ec] * model_gemm_eff_tiled(d, op, c->cprec, 1, gpu_gemm ? &gt : NULL)) : 0;
     if (op->type == OP_ATTENTION && op->attn_unfused && peak > 0) {
         /* QK^T and PV as GEMMs over the whole S x T matrix (masked scores are computed too), the
          * softmax as a vector kernel */
@@ -185,6 +191,11 @@ enum op_status model_roofline_cost(const struct hw_device *d, const struct wl_gr
                        (vp >= 0 && vpeak > 0 ? 5 * sc / (vpeak * d->eff_class[EC_SOFTMAX]) : 0);
     }
     c->overhead_s = model_launch_s(d, op, x) + model_cpu_prep_s(d, op);
+    if (gpu_gemm) { /* split-K's partial sums: a serial phase after the main loop */
+        c->overhead_s += gt.red_s;
+        c->bytes[d->n_mem - 1] += gt.red_bytes;
+        c->energy_memory_J += gt.red_bytes * d->mem[d->n_mem - 1].energy_J_per_byte;
+    }
     if (d->cls == HW_CPU) {
         if (ec == EC_CONV_DW && op->sw > 1)
             c->compute_s *= op->sw; /* stride-s taps gather their lanes with shuffles (NCHW, vectors along W) */

@@ -188,7 +188,7 @@ void kc_trace_view(struct hw_system *sys);
 
 /* An architecture's kernel terms fitted to measured kernels (calib_arch.c): which terms are free (kind,
  * and the class or precision each is of) and their fitted values. */
-enum kc_knob { KN_CLASS, KN_MCLASS, KN_PREC, KN_KHALF, KN_MAIN, KN_KERNEL, KN_FN, KN_ROW, KN_COUNT };
+enum kc_knob { KN_CLASS, KN_MCLASS, KN_PREC, KN_KHALF, KN_MAIN, KN_KERNEL, KN_FN, KN_ROW, KN_KFILL, KN_TAIL, KN_COUNT };
 extern const char *const kc_knob_names[KN_COUNT + 1];
 #define KC_MAX_KNOBS 24
 struct kc_fit {

@@ -611,6 +611,16 @@ END_TEST
 
 
 
+/* g: an fp16-shaped M x K by K x N matmul (input times weight), finalized. */
+static void matmul_graph(struct wl_graph *g, int64_t M, int64_t K, int64_t N)
+{
+    enum wl_kind k[2] = {WL_INPUT, WL_WEIGHT};
+    int64_t sh[2][4] = {{M, K}, {K, N}}, o[4] = {M, N};
+    int r[2] = {2, 2};
+    one_op(g, OP_MATMUL, 2, k, (const int64_t(*)[4])sh, r, o, 2);
+    finalize(g);
+}
+
 START_TEST(gpu_cycle_waves)
 {
     /* GPU fixture + gpu {sms 10, 1 CTA/SM, 128x128 tiles}: per-CTA peak 1e13 / 10 = 1e12 FLOP/s.
@@ -629,11 +639,7 @@ START_TEST(gpu_cycle_waves)
     static const double want[2] = {33.554432e-6, 67.108864e-6};
     for (int i = 0; i < 2; i++) {
         struct wl_graph g;
-        enum wl_kind k[2] = {WL_INPUT, WL_WEIGHT};
-        int64_t sh[2][4] = {{Ms[i], 1024}, {1024, 128}}, o[4] = {Ms[i], 128};
-        int r[2] = {2, 2};
-        one_op(&g, OP_MATMUL, 2, k, (const int64_t(*)[4])sh, r, o, 2);
-        finalize(&g);
+        matmul_graph(&g, Ms[i], 1024, 128);
         struct op_cost cc, ca;
         ck_assert_int_eq(model_cost(&s->dev[0], &g, &g.op[0], &xc, &cc), OPS_OK);
         ck_assert_int_eq(model_cost(&s->dev[0], &g, &g.op[0], &xa, &ca), OPS_OK);
@@ -660,6 +666,60 @@ START_TEST(gpu_cycle_waves)
     ck_assert_int_eq(cc.bound, BOUND_MEMORY);
     wl_graph_free(&g);
     free(s);
+}
+END_TEST
+
+START_TEST(gpu_splitk_tail_fill)
+{
+    /* FIX_GPU + gpu {sms 10, 1 CTA/SM, 128 x 128 x 32 tiles}: per-CTA rate 1e13 / 10 = 1e12 FLOP/s; DRAM
+     * 100 GB/s; a launch 5 us. Both tiers must give each figure (one set of terms).
+     * (a) tail 0: fp16 GEMM M = N = 128, K = 4096: 1 tile < 10 SMs, split = min(10, 4096 / 32) = 10,
+     *     kc = ceil(ceil(4096 / 10) / 32) x 32 = 416: main loop 2 x 128 x 128 x 416 / 1e12 = 13.631488 us
+     *     (one wave); partials 2 x 4 x 10 x 128 x 128 = 1,310,720 B / 100 GB/s = 13.1072 us after it:
+     *     26.738688 us against the unsplit 10 x 2 x 128 x 128 x 4096 / 1e13 = 134.217728 us (one tile in
+     *     a wave of 10), so split: overhead 5 + 13.1072 us.
+     * (b) tail 0, K = 256: split = min(10, 8) = 8, kc 32: 1.048576 us + 2 x 4 x 8 x 16384 B / 100 GB/s
+     *     = 10.48576 us, 11.534336 us against unsplit 8.388608 us: the library keeps the unsplit kernel,
+     *     overhead the launch only.
+     * (c) tail 0.5: M = 1408, N = 128, K = 1024: 11 tiles, w = 1.1, waves 1.1 + 0.5 x 0.9 = 1.55:
+     *     1.55 x 2 x 128 x 128 x 1024 / 1e12 = 52.0093696 us (strict quantization: 2 waves, 67.108864).
+     * (d) fill 1024, tail 0: M = 1280 (one wave): kc / (kc + 1024 / 1) = 1/2: 67.108864 us;
+     *     M = 2560 (two waves): 1024 / (1024 + 512): 2 x 33.554432 x 1.5 = 100.663296 us. */
+    static const struct {
+        const char *eff;
+        int64_t M, K;
+        double compute, overhead;
+    } c[] = {
+        {"\"gemm_wave_tail\":0", 128, 4096, 13.631488e-6, 18.1072e-6},
+        {"\"gemm_wave_tail\":0", 128, 256, 8.388608e-6, 5e-6},
+        {"\"gemm_wave_tail\":0.5", 1408, 1024, 52.0093696e-6, 5e-6},
+        {"\"gemm_k_fill\":1024", 1280, 1024, 67.108864e-6, 5e-6},
+        {"\"gemm_k_fill\":1024", 2560, 1024, 100.663296e-6, 5e-6},
+    };
+    for (unsigned i = 0; i < sizeof c / sizeof c[0]; i++) {
+        char txt[sizeof FIX_GPU + 512];
+        const char *at = strstr(FIX_GPU, "\"power\":");
+        snprintf(txt, sizeof txt,
+                 "%.*s\"gpu\":{\"sms\":10,\"tile_m\":128,\"tile_n\":128,\"tile_k\":32,\"bw_fraction\":0.5,"
+                 "\"source\":\"test fixture\"},\"efficiency\":{%s,\"source\":\"test fixture\"},%s",
+                 (int)(at - FIX_GPU), FIX_GPU, c[i].eff, at);
+        struct hw_system *s = test_fixture(txt);
+        struct exec_cfg xc = {.prec = {P_FP16, P_FP16, P_FP16}, .fidelity = FID_CYCLE}, xa = xc;
+        xa.fidelity = FID_ANALYTICAL;
+        struct wl_graph g;
+        matmul_graph(&g, c[i].M, c[i].K, 128);
+        struct op_cost cc, ca;
+        ck_assert_int_eq(model_cost(&s->dev[0], &g, &g.op[0], &xc, &cc), OPS_OK);
+        ck_assert_int_eq(model_cost(&s->dev[0], &g, &g.op[0], &xa, &ca), OPS_OK);
+        ck_assert_msg(fabs(cc.compute_s - c[i].compute) < 1e-12 && fabs(ca.compute_s - c[i].compute) < 1e-12,
+                      "case %u: compute %g / %g us, want %g", i, cc.compute_s * 1e6, ca.compute_s * 1e6,
+                      c[i].compute * 1e6);
+        ck_assert_msg(fabs(cc.overhead_s - c[i].overhead) < 1e-12 && fabs(ca.overhead_s - c[i].overhead) < 1e-12,
+                      "case %u: overhead %g / %g us, want %g", i, cc.overhead_s * 1e6, ca.overhead_s * 1e6,
+                      c[i].overhead * 1e6);
+        wl_graph_free(&g);
+        free(s);
+    }
 }
 END_TEST
 
@@ -776,6 +836,7 @@ Suite *make_model_suite(void)
     tcase_add_test(t, scalesim_user_stalls_by_hand);
     tcase_add_test(t, scalesim_calc_no_stalls);
     tcase_add_test(t, gpu_cycle_waves);
+    tcase_add_test(t, gpu_splitk_tail_fill);
     tcase_add_test(t, cpu_cycle_microtiles);
     tcase_add_test(t, npu_cycle_tiling);
     suite_add_tcase(s, t);

@@ -788,18 +788,18 @@ if [ "$rc" -eq 0 ] && grep -q "efficiency.training: 1 -> 0\.[0-9]" "$tmp/cal-md.
 else
     fail calibrate-multi-device "exit $rc: $(head -c 300 "$tmp/cal-md.err") $(head -c 300 "$tmp/cal-md.out")"
 fi
-# megatron-core@0.8.0's fit-half optimum (0.863) is no better on its 6 held-out cases than none (11.7 % both,
-# the fit's a hair worse): calibrate refuses to write it, so the shipped release carries none
+# megatron-core@0.8.0's fit-half optimum (0.899) is worse on its 6 held-out cases than none (12.3 against
+# 9.8 %, 2026-12-05): calibrate refuses to write it, so the shipped release carries none
 dse calibrate --published --multi-device --software megatron-core@0.8.0 --out "$tmp/megatron2.json"
-if [ "$rc" -eq 1 ] && [ ! -e "$tmp/megatron2.json" ] && grep -qF "the training fit is worse on the held-out multi-device cases (11.7% against 11.7% uncalibrated)" "$ERR"; then
+if [ "$rc" -eq 1 ] && [ ! -e "$tmp/megatron2.json" ] && grep -qF "the training fit is worse on the held-out multi-device cases (12.3% against 9.8% uncalibrated)" "$ERR"; then
     ok calibrate-multi-device-refit-worse
 else
     fail calibrate-multi-device-refit-worse "exit $rc; $(tail -n 1 "$ERR")"
 fi
 # a fit worse on the held-out half than the uncalibrated model is not written (the corpus's comment derives it)
 dse calibrate --published --multi-device --corpus "$D/multi-device-worse-fit.csv" --software megatron@sc21 --out "$tmp/worse.json"
-if [ "$rc" -eq 1 ] && [ ! -e "$tmp/worse.json" ] && grep -qF "held-out half: 18.9 % -> 73.2 %" "$OUT" &&
-    grep -qF "the training fit is worse on the held-out multi-device cases (73.2% against 18.9% uncalibrated): $tmp/worse.json not written" "$ERR"; then
+if [ "$rc" -eq 1 ] && [ ! -e "$tmp/worse.json" ] && grep -qF "held-out half: 19.5 % -> 73.0 %" "$OUT" &&
+    grep -qF "the training fit is worse on the held-out multi-device cases (73.0% against 19.5% uncalibrated): $tmp/worse.json not written" "$ERR"; then
     ok calibrate-multi-device-worse
 else
     fail calibrate-multi-device-worse "exit $rc; $(tail -n 1 "$ERR")"
@@ -942,26 +942,27 @@ assert m < c and abs(run - c) < 1e-12 and sep - run > 1e-4, (run, c, m, sep)
 " "$OUT" 2>/dev/null; then ok eval-fused-kernel-roofline; else fail eval-fused-kernel-roofline "exit $rc: $(head -c 300 "$OUT")"; fi
 # A kernel timed alone for milliseconds is not power-throttled; the same GEMM as a sustained workload is.
 # ml-engineering's MAMF row (H100 SXM, BF16 2048 x 2048 x 13312, 794.5 TFLOPS measured) as a one-case corpus:
-# unthrottled, 2 x 2048 x 2048 x 13312 flops at the GH100 terms come out above 700 TFLOPS (716.5 on
-# 2026-12-04); dse eval of that GEMM (tests/data/gemm-k13312.json at B = 2048) throttles at the 700 W TDP.
+# unthrottled, 2 x 2048 x 2048 x 13312 flops at the GH100 terms come out above 600 TFLOPS (716.5 on
+# 2026-12-04, 644.9 on 2026-12-05 with the GEMM wave-tail and fill terms); dse eval of that GEMM
+# (tests/data/gemm-k13312.json at B = 2048) throttles at the 700 W TDP (slowdown 1.096 on 2026-12-05).
 (grep -v '^#' validate/published/gpu-datacenter.csv | head -1; grep '^h100-mamf-bf16' validate/published/gpu-datacenter.csv) >"$tmp/one-kernel.csv"
 kb=$("$BIN" validate --published --corpus "$tmp/one-kernel.csv" --json --plot none --db "$tmp/one-kernel.db" 2>/dev/null | python3 -c "import json,sys; print(json.load(sys.stdin)['cases'][0]['predicted'])" 2>/dev/null)
 ks=$("$BIN" eval --hw nvidia-h100-sxm5-80gb --workload "$D/gemm-k13312.json" --batch 2048 --precision bf16 --software none --json 2>/dev/null | python3 -c "import json,sys; t=json.load(sys.stdin)['totals']; print(t['throttle_slowdown'], 2 * 2048 * 2048 * 13312 / t['latency_ms'] / 1e9)" 2>/dev/null)
 if python3 -c "
 import sys
 b = float(sys.argv[1]); s, tf = map(float, sys.argv[2].split())
-assert b > 700 and s > 1.1 and abs(tf * s - b) / b < 0.01, (b, s, tf)
+assert b > 600 and s > 1.05 and abs(tf * s - b) / b < 0.01, (b, s, tf)
 " "$kb" "$ks" 2>/dev/null; then ok burst-not-throttled; else fail burst-not-throttled "kernel $kb TFLOPS; sustained: slowdown and TFLOPS $ks"; fi
 # a decode step carries its release's per-step cost, not its per-request one: vllm@0.6.0-steps10 (per_step_us
-# 2678.216, per_request_us 46582.254, software/vllm.json) against vllm@0.6.0 (neither), the same kernels (the
-# stack's passes are the same): 2.678216 ms more a step; a prefill carries both (49.3 ms, of which the
+# 2057.041, per_request_us 49330.249, software/vllm.json) against vllm@0.6.0 (neither), the same kernels (the
+# stack's passes are the same): 2.057041 ms more a step; a prefill carries both (51.4 ms, of which the
 # power model gives back some: the GPU idles while the host works and throttles less, so more than 30 ms)
 dstep() { "$BIN" eval --hw nvidia-h100-sxm5-80gb --workload llama-3.1-8b --phase "$1" --batch 8 --prompt 512 --software "$2" --json 2>/dev/null | python3 -c "import json,sys; print(json.load(sys.stdin)['totals']['latency_ms'])"; }
 if python3 -c "
 import sys
 d0, d1, p0, p1 = map(float, sys.argv[1:])
-assert abs((d1 - d0) - 2.678216) < 1e-6, d1 - d0
-assert 30 < p1 - p0 <= 2.678216 + 46.582254 + 1e-6, p1 - p0
+assert abs((d1 - d0) - 2.057041) < 1e-6, d1 - d0
+assert 30 < p1 - p0 <= 2.057041 + 49.330249 + 1e-6, p1 - p0
 " "$(dstep decode vllm@0.6.0)" "$(dstep decode vllm@0.6.0-steps10)" "$(dstep prefill vllm@0.6.0)" "$(dstep prefill vllm@0.6.0-steps10)" 2>/dev/null; then
     ok eval-release-runtime-costs
 else

@@ -67,17 +67,21 @@ expect_refused kc-arch-needs-hw "needs --hw NAME" calibrate --measured vidur-mlp
 # ---- hand-made predictions ----
 # A 8192^3 bf16 GEMM on the H100 SXM5: 2 x 8192^3 = 1.0995e12 FLOPs; the peak 528 tensor cores x 1024
 # FLOP/cycle x 1830 MHz = 989.4 TFLOP/s (hwdesc); tiles of 128 x 128 fill 64 x 64 = 4096 tiles, 31.03 waves
-# of 132 -> 32 waves (quantised efficiency 4096 / (32 x 132) = 0.9697); the architecture's matmul efficiency
-# and depth term K / (K + k_half) are read from hwdesc/arch/nvidia-gh100.json below. At that rate the board
+# of 132, the last one 3 % full: waves = 31.03 + (1 - tail) x (32 - 31.03) (tail: gemm_wave_tail), quantised
+# efficiency 4096 / (waves x 132); the architecture's matmul efficiency and depth term
+# K / (K + k_half + k_fill / waves) are read from hwdesc/arch/nvidia-gh100.json below. At that rate the board
 # would draw more than its 700 W (docs/models.md, "Power and energy"), so it throttles: the time is at least
-# FLOPs / (peak x eff x 0.9697 x 8192 / (8192 + k_half)) + kernel_us and at most 1.5 x that.
+# FLOPs / (peak x eff x quantised x depth) + kernel_us and at most 1.5 x that.
 # An fp16 add of 2^26 elements, cold: 3 x 2^27 B = 402.65 MB from HBM at 3350 GB/s x main_memory x the
 # element-wise class's and the add's factors, + kernel_us (memory-bound: no throttling).
 # Split-K: a 128 x 128 x 8192 bf16 GEMM is one tile, split min(132 CTAs, 8192 / 32 tile_k steps) = 132
 # ways, each CTA's K loop ceil(8192 / 132) = 63 -> 64 (whole 32-steps): quantised efficiency 128 x 128 x 8192
-# / (1 wave x 132 x 128 x 128 x 64) = 8192 / 8448, depth term 64 / (64 + k_half); time at least
-# 2 x 128^2 x 8192 / (989.4e12 x matmul x 8192/8448 x 64/(64 + k_half)) + kernel_us and within 10 % of it
-# (the power model may lower the clock). Before 2026-12-03 the analytical tier divided by a further 132.
+# / (1 wave x 132 x 128 x 128 x 64) = 8192 / 8448, depth term 64 / (64 + k_half + k_fill / 1); then the
+# partials' reduction, 2 x 4 x 132 x 128 x 128 = 17,301,504 B at 3350 GB/s x main_memory x the matmul class's
+# bandwidth factor; time at least 2 x 128^2 x 8192 / (989.4e12 x matmul x 8192/8448 x depth) + reduction +
+# kernel_us and within 10 % of it (the power model may lower the clock), and the split kernel is the faster
+# by the same arithmetic (unsplit: one tile, waves 1/132 + (1 - tail) x 131/132, K loop 8192).
+# Before 2026-12-03 the analytical tier divided by a further 132.
 # A collective: 64 MiB all-reduce over the 8 GPUs of a DGX H100 is the alpha-beta model of par_coll_cost
 # (docs/models.md, "Collectives"), only checked to be predicted and positive here; across 2 nodes it is slower.
 {
@@ -98,7 +102,9 @@ py kc-hand-gemm "
 import json,sys,csv
 d=json.load(open(sys.argv[1]))
 a=json.load(open('hwdesc/arch/nvidia-gh100.json'))['efficiency']
-eff=a['per_class']['matmul']*a.get('per_precision',{}).get('bf16',1)*(4096/(32*132))*8192/(8192+a['gemm_k_half'])
+kh,kf,tail=a['gemm_k_half'],a.get('gemm_k_fill',0),a.get('gemm_wave_tail',0)
+w=4096/132; waves=w+(1-tail)*(32-w)
+eff=a['per_class']['matmul']*a.get('per_precision',{}).get('bf16',1)*(4096/(waves*132))*8192/(8192+kh+kf/waves)
 want=2*8192**3/(528*1024*1830e6*eff)*1e3+a['kernel_us']*1e-3
 rows={r['case']:r for r in csv.DictReader(open(sys.argv[2]))}
 got=float(rows['g8k']['predicted_ms'])
@@ -107,8 +113,12 @@ m=a['memory_per_class']['eltwise']*a['memory_per_function']['add']
 want=3*2**27/(3350e9*a['main_memory']*m)*1e3+a['kernel_us']*1e-3
 got=float(rows['add']['predicted_ms'])
 assert want*(1-1e-6)<=got<=1.01*want, (got,want)  # the power model may throttle it by under 1 %
-kh=a['gemm_k_half']; eff=a['per_class']['matmul']*(8192/8448)*64/(64+kh)
-want=2*128*128*8192/(989.4e12*eff)*1e3+a['kernel_us']*1e-3
+eff=a['per_class']['matmul']*(8192/8448)*64/(64+kh+kf)
+red=2*4*132*128*128/(3350e9*a['main_memory']*a['memory_per_class']['matmul'])
+want=2*128*128*8192/(989.4e12*eff)*1e3+red*1e3+a['kernel_us']*1e-3
+w1=1/132+(1-tail)*131/132
+unsplit=w1*132*2*128*128*(8192+kh+kf/w1)/(989.4e12*a['per_class']['matmul'])
+assert unsplit>132*2*128*128*(64+kh+kf)/(989.4e12*a['per_class']['matmul'])+red, (unsplit, red)
 got=float(rows['sk']['predicted_ms'])
 assert want*(1-1e-6)<=got<=1.1*want, (got,want)
 assert float(rows['ar']['predicted_ms'])>0 and float(rows['ar2']['predicted_ms'])>float(rows['ar']['predicted_ms']), rows
@@ -314,7 +324,9 @@ for bad in 'iter_ns.norm=-3|row_kernels.iter_ns.norm: expected a positive number
            'threads_per_sm=DEL|row_kernels.threads_per_sm: missing' \
            'extra=1|row_kernels.extra: unknown field' \
            'iter_ns.softmax=5|row_kernels.iter_ns.softmax: unknown field' \
-           'E.kernel_us=-3|efficiency.kernel_us: expected a non-negative number, got -3'; do
+           'E.kernel_us=-3|efficiency.kernel_us: expected a non-negative number, got -3' \
+           'E.gemm_wave_tail=1.5|efficiency.gemm_wave_tail: expected at most 1, got 1.5' \
+           'E.gemm_k_fill=-2|efficiency.gemm_k_fill: expected a non-negative number, got -2'; do
     spec=${bad%%|*}; msg=${bad#*|}
     python3 -c "
 import json,sys
