@@ -158,11 +158,12 @@ static void tiling_split(const struct hw_device *d, const struct wl_op *op, doub
     }
 }
 
-/* Seconds of tiling t's main loop (padding included: every CTA of a wave runs its whole tile) and its
- * reduction, at rate FLOP/s and the depth terms k_half kh (per wave) and k_fill kf (per kernel) */
-static double tiling_s(const struct gpu_tiling *t, double rate, double kh, double kf)
+/* Seconds of tiling t's main loop (padding included: every CTA of a wave runs its whole tile) at rate
+ * FLOP/s and the depth term (model_gemm_depth) */
+static double main_loop_s(const struct hw_device *d, const struct wl_op *op, const struct gpu_tiling *t,
+                          double rate)
 {
-    return t->conc * 2 * t->tm * t->tn * (t->waves * (t->kc + kh) + kf) / rate + t->red_s;
+    return t->waves * t->conc * 2 * t->tm * t->tn * t->kc / (rate * model_gemm_depth(d, op, t));
 }
 
 void model_gpu_tiling(const struct hw_device *d, const struct wl_op *op, enum prec p, struct gpu_tiling *t)
@@ -201,10 +202,7 @@ void model_gpu_tiling(const struct hw_device *d, const struct wl_op *op, enum pr
     for (int e = 0; e < ENG_COUNT; e++)
         if (d->peak[e][p] > rate)
             rate = d->peak[e][p];
-    enum hw_eff_class ec = model_eff_class(op);
-    rate *= d->eff_class[ec] * d->eff_prec[p];
-    int mm = ec == EC_MATMUL || ec == EC_MATMUL_SKINNY;
-    double kh = mm ? d->gemm_k_half : 0, kf = mm ? d->gemm_k_fill : 0;
+    rate *= d->eff_class[model_eff_class(op)] * d->eff_prec[p];
     if (!(rate > 0))
         return;
     /* a memory-bound GEMM gains nothing from a shorter main loop: both kernels stream A, B and C once
@@ -214,7 +212,7 @@ void model_gpu_tiling(const struct hw_device *d, const struct wl_op *op, enum pr
                                                 d->mem[last].bandwidth_Bps * d->eff_level[last]);
     struct gpu_tiling one = *t;
     tiling_split(d, op, tiles, 1, &one);
-    double s1 = tiling_s(&one, rate, kh, kf), ss = tiling_s(t, rate, kh, kf) - t->red_s;
+    double s1 = main_loop_s(d, op, &one, rate), ss = main_loop_s(d, op, t, rate);
     if ((s1 > mem ? s1 : mem) <= (ss > mem ? ss : mem) + t->red_s)
         *t = one;
 }

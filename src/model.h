@@ -130,8 +130,8 @@ void model_gpu_unsplit(const struct hw_device *d, const struct wl_op *op, struct
  * kc / (kc + gemm_k_half + gemm_k_fill / waves). */
 double model_gemm_depth(const struct hw_device *d, const struct wl_op *op, const struct gpu_tiling *t);
 /* The factor on a GEMM-like op's achieved compute rate: the engine's efficiency at precision p
- * (efficiency.per_precision), the K loop's depth K / (K + gemm_k_half) (on a GPU of one CTA's K loop,
- * kc / (kc + gemm_k_half): split-K shortens it; matmul classes only), and, with quantize set (the
+ * (efficiency.per_precision), the K loop's depth (model_gemm_depth: on a GPU of one CTA's K loop, which
+ * split-K shortens; matmul classes only), and, with quantize set (the
  * analytical tier; the cycle tiers count these themselves), the work padded to whole tiles and waves:
  * a GPU's thread-block tiles (model_gpu_tiling), a systolic array's folds (model_systolic_gemm), a
  * CPU's mr x nr micro-tiles. In (0, 4]; 1 for other ops and for a device that describes none of it. */

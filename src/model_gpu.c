@@ -154,4 +154,3 @@ enum op_status model_gpu_cycle(const struct hw_device *d, const struct wl_graph 
     }
     return OPS_OK;
 }
-
