@@ -297,6 +297,13 @@ static void print_human(const struct eval_req *r, const struct eval_result *res,
     else
         printf("power: uncalibrated (docs/models.md, Power and energy: the default rule; dse validate --published "
                "--power reports its error per device)\n");
+    if (r->sys->encl.present)
+        printf("power at the meter's input: the enclosure (hwdesc enclosure: %.4g W beside the devices idle, fans %.3g W "
+               "per W, conversion efficiency %.3g at this load) is in avg_power_W and every energy figure "
+               "(energy_enclosure_mJ); the module (devices and base_W, what a cap limits) draws %.4g W; its error is "
+               "that of the hwdesc's scope-system cases in dse validate --published --power\n",
+               r->sys->encl.base_W + r->sys->encl.chassis_idle_W, r->sys->encl.cooling_W_per_W,
+               res->t.encl_efficiency, res->t.module_W);
     if (r->cost) {
         char cd[200];
         cost_describe(r->cost, 1, cd, sizeof cd);
@@ -322,8 +329,8 @@ static void print_human(const struct eval_req *r, const struct eval_result *res,
     int mi = res->mode >= 0 ? res->mode : r->sys->mode;
     if (mi >= 0) {
         const struct hw_mode *md = &r->sys->modes[mi];
-        printf("mode %s (hwdesc modes%s): the system draws %.3g W of the %.3g W budget the mode's clocks are set for\n\n",
-               md->name, res->mode >= 0 ? ", picked under the power cap" : "", res->t.avg_power_W, md->budget_W);
+        printf("mode %s (hwdesc modes%s): the module draws %.3g W of the %.3g W budget the mode's clocks are set for\n\n",
+               md->name, res->mode >= 0 ? ", picked under the power cap" : "", res->t.module_W, md->budget_W);
     }
     if (res->throttle_note[0])
         printf("THROTTLED: %s; %.2fx slower than unthrottled\n\n", res->throttle_note, res->t.throttle_slowdown);
@@ -569,6 +576,10 @@ static int print_json(const struct eval_req *r, const struct eval_result *res, c
     cJSON_AddBoolToObject(pm, "calibrated", r->sys->dev[r->dev].power_mape_pct >= 0);
     if (r->sys->dev[r->dev].power_mape_pct >= 0)
         cJSON_AddNumberToObject(pm, "heldout_mape_pct", r->sys->dev[r->dev].power_mape_pct);
+    if (r->sys->encl.present && res->feasible) {
+        cJSON_AddNumberToObject(pm, "module_W", res->t.module_W);
+        cJSON_AddNumberToObject(pm, "enclosure_efficiency", res->t.encl_efficiency);
+    }
     int mi = res->feasible && res->mode >= 0 ? res->mode : r->sys->mode;
     if (mi >= 0) {
         cJSON *md = cJSON_AddObjectToObject(o, "mode");

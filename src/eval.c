@@ -1072,7 +1072,7 @@ static void res_restore(struct eval_result *res, const struct eval_result *c)
 static int mode_fits(const struct hw_system *sys, int k, struct eval_result *res, double cap, double *P)
 {
     unsigned over = power_check_in(sys, k, res);
-    *P = 0;
+    *P = sys->encl.base_W; /* a module's budget counts its shared parts (hw_enclosure.base_W) beside its devices */
     for (int d = 0; d < sys->n_dev; d++)
         *P += res->used & (1u << d) && res->t.latency_s > 0 ? res->dev_power_W[d] : sys->dev[d].idle_W;
     return !over && *P <= cap * (1 + 1e-9);
@@ -1176,9 +1176,15 @@ static int throttle(const struct eval_req *r, const struct eval_graphs *eg, stru
     res->mode = mode;
     if (mode >= 0) {
         char note[2 * sizeof res->throttle_note];
-        snprintf(note, sizeof note, "mode %s picked: the fastest of %s's modes whose power fits the %.3g W power "
-                 "cap%s%s", r->sys->modes[mode].name, r->sys->name, lowest_cap(r->sys),
-                 res->throttle_note[0] ? "; then " : "", res->throttle_note);
+        if (exact)
+            snprintf(note, sizeof note, "mode %s picked: the fastest of %s's modes whose module power (devices and "
+                     "base_W) fits the %.3g W power cap%s", r->sys->modes[mode].name, r->sys->name, lowest_cap(r->sys),
+                     res->throttle_note[0] ? "; then " : "");
+        else
+            snprintf(note, sizeof note, "mode %s picked: no mode of %s fits the %.3g W power cap with its module power "
+                     "(devices and base_W); the least drawing runs, each device held to the cap%s",
+                     r->sys->modes[mode].name, r->sys->name, lowest_cap(r->sys), res->throttle_note[0] ? "; then " : "");
+        dse_strlcpy(note + strlen(note), res->throttle_note, sizeof note - strlen(note));
         dse_strlcpy(res->throttle_note, note, sizeof res->throttle_note);
     }
     res->t.throttle_slowdown = res->t.latency_s / T0;
@@ -1352,11 +1358,41 @@ static int finish(const struct eval_req *r, const struct eval_graphs *eg, struct
     for (int d = 0; d < sys->n_dev; d++)
         if (res->used & (1u << d))
             T->die_area_mm2 += hw_die_area_mm2(&sys->dev[d]) * (sys->topo.n_level && d == sys->topo.dev ? T->devices : 1);
+    /* Clocks pinned at their maximum (hw_system.clocks_locked): the clock trees and issue logic that active_W
+     * stands for run between kernels too, on every device, used or not. */
+    if (sys->clocks_locked && T->latency_s > 0)
+        for (int d = 0; d < sys->n_dev; d++) {
+            double n = sys->topo.n_level && d == sys->topo.dev ? T->devices : 1;
+            double gap = T->latency_s - (res->dev_busy_s[0][d] + res->dev_busy_s[1][d]);
+            if (gap > 0) {
+                T->energy_active_J += n * sys->dev[d].active_W * gap;
+                res->dev_dyn_J[d] += sys->dev[d].active_W * gap;
+                res->dev_power_W[d] = res->dev_dyn_J[d] / T->latency_s + sys->dev[d].idle_W;
+            }
+        }
+    /* The enclosure (hw_enclosure): its static draw joins the devices' idle power; its fans and regulators
+     * track the devices' dynamic power; the conversion from the meter's input divides both, at the
+     * efficiency of each enclosure's average load. */
+    double dyn = T->energy_compute_J + T->energy_memory_J + T->energy_link_J + T->energy_active_J;
+    T->energy_enclosure_J = 0;
+    T->encl_efficiency = 1;
+    T->module_W = T->latency_s > 0 ? idle + dyn / T->latency_s + hw_enclosures(sys, T->devices) * sys->encl.base_W : 0;
+    if (sys->encl.present && T->latency_s > 0) {
+        const struct hw_enclosure *en = &sys->encl;
+        double n = hw_enclosures(sys, T->devices), dyn_W = dyn / T->latency_s;
+        double rails = hw_rails_W(sys, n, idle + dyn_W, idle);
+        double eff = T->encl_efficiency = hw_enclosure_efficiency(en, rails / n);
+        idle = (idle + n * (en->base_W + en->chassis_idle_W)) / eff;
+        T->energy_enclosure_J = dyn * ((1 + en->cooling_W_per_W) / eff - 1);
+    }
     T->energy_static_J = idle * T->latency_s;
     error_bars(r, eg->phase, T);
+    /* each op: its share of the static power over its time, and of the enclosure's load-following part in
+     * proportion to its dynamic energy */
+    double encl = dyn > 0 ? T->energy_enclosure_J / dyn : 0;
     for (int i = 0; i < res->n_ops; i++)
-        res->ops[i].energy_J += idle * res->ops[i].time_s;
-    T->energy_J = T->energy_compute_J + T->energy_memory_J + T->energy_static_J + T->energy_link_J + T->energy_active_J;
+        res->ops[i].energy_J += idle * res->ops[i].time_s + encl * res->ops[i].energy_J;
+    T->energy_J = dyn + T->energy_static_J + T->energy_enclosure_J;
     T->avg_power_W = T->latency_s > 0 ? T->energy_J / T->latency_s : 0;
     T->peak_memory_bytes = T->weight_bytes + T->kv_bytes + T->act_bytes + T->grad_bytes + T->optimizer_bytes;
     double dp = r->layout.n[PAR_DP] > 0 ? r->layout.n[PAR_DP] : 1; /* replicas, each running its batch */

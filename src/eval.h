@@ -143,6 +143,11 @@ struct eval_totals {
     double compute_s, memory_s, overhead_s, xfer_s;
     double energy_compute_J, energy_memory_J, energy_static_J, energy_link_J;
     double energy_active_J; /* active devices' power beyond idle, not per operation (power.active_W) */
+    double energy_enclosure_J; /* the enclosure's fans, regulators and conversion losses on the devices' dynamic
+                                  energy (hw_enclosure; its static draw is in energy_static_J) */
+    double encl_efficiency;    /* the enclosure's conversion efficiency at the point's load (1 without one) */
+    double module_W;           /* the devices' average power and the enclosure's base_W: what a module's budget (a
+                                  power cap on a system with modes) counts; avg_power_W is at the meter's input */
     double tokens_per_J, inferences_per_J, tokens_per_USD, inferences_per_USD; /* per watt and per dollar */
     double main_bytes;
     double price_USD;               /* of the system, every device (0: none known) */

@@ -242,3 +242,42 @@ void hw_eff_defaults(struct hw_device *d)
         d->row_iter_s[k] = 0;
     d->row_threads_per_sm = 0;
 }
+
+double hw_enclosures(const struct hw_system *sys, double devices)
+{
+    const struct hw_enclosure *en = &sys->encl;
+    if (!en->present || en->devices <= 0 || !(devices > en->devices))
+        return 1;
+    return ceil(devices / en->devices);
+}
+
+double hw_enclosure_efficiency(const struct hw_enclosure *en, double dc_W)
+{
+    if (!en->present || en->n_eff == 0)
+        return 1;
+    double x = en->rating_W > 0 ? dc_W / en->rating_W : 0;
+    if (en->n_eff == 1 || x <= en->eff_load[0])
+        return en->eff[0];
+    for (int i = 1; i < en->n_eff; i++)
+        if (x <= en->eff_load[i]) {
+            double t = (x - en->eff_load[i - 1]) / (en->eff_load[i] - en->eff_load[i - 1]);
+            return en->eff[i - 1] + t * (en->eff[i] - en->eff[i - 1]);
+        }
+    return en->eff[en->n_eff - 1];
+}
+
+double hw_rails_W(const struct hw_system *sys, double n, double dev_W, double idle_W)
+{
+    const struct hw_enclosure *en = &sys->encl;
+    if (!en->present)
+        return dev_W;
+    double dyn = dev_W > idle_W ? dev_W - idle_W : 0;
+    return dev_W + n * (en->base_W + en->chassis_idle_W) + en->cooling_W_per_W * dyn;
+}
+
+double hw_input_W(const struct hw_system *sys, double n, double dev_W, double idle_W)
+{
+    double dc = hw_rails_W(sys, n, dev_W, idle_W);
+    return dc / hw_enclosure_efficiency(&sys->encl, n > 0 ? dc / n : dc);
+}
+

@@ -211,10 +211,30 @@ struct hw_thermal {
     unsigned devices;                 /* bit d: device d's heat goes through this path */
 };
 
+/* What a system draws beyond its devices (hwdesc "enclosure"; docs/models.md "Power and energy"): base_W
+ * inside the system's own budget (a module's SoC fabric, memory controller and DRAM standby: what an
+ * nvpmodel budget counts beside the cores), chassis_idle_W outside it (a carrier board or a server chassis
+ * at idle: fans at their floor, NICs, drives, host sockets the hwdesc does not describe as devices),
+ * cooling_W_per_W the fans' and regulators' draw per watt its devices dissipate above their idle power,
+ * and the conversion from the meter's input (the wall, a DC jack) to the rails: efficiency eff[i] at
+ * load fraction eff_load[i] of rating_W (linear between points, flat beyond them; one point: a constant).
+ * One enclosure holds `devices` devices of a topology (0: every device: the system is one enclosure). */
+#define HW_MAX_EFF_POINTS 8
+struct hw_enclosure {
+    int present;
+    double base_W, chassis_idle_W, cooling_W_per_W, rating_W;
+    int n_eff;
+    double eff_load[HW_MAX_EFF_POINTS], eff[HW_MAX_EFF_POINTS];
+    int devices;
+};
+
 struct hw_system {
     char name[HW_NAME_LEN];
     char description[256];
     struct hw_thermal thermal;
+    struct hw_enclosure encl;
+    int clocks_locked; /* clocks pinned at their maximum (jetson_clocks, nvidia-smi -lgc): every device pays its
+                          active_W the whole run, not only while its kernels run (hwdesc "clocks_locked") */
     struct hw_mode modes[HW_MAX_MODES];
     int n_modes;
     int mode; /* the mode applied (index into modes), -1: the figures as the devices give them */
@@ -283,6 +303,15 @@ double hw_mode_tdp_W(const struct hw_system *sys, int k, int d);
 /* Runs a device at f times its clock and v2 times its squared voltage: peaks scale with f, MAC
  * energies with v2 (dynamic energy per operation ~ C V^2), active power with f x v2. */
 void hw_scale_clock(struct hw_device *d, double f, double v2);
+/* Enclosures of sys that hold `devices` devices of its layout (1 without an enclosure or a topology). */
+double hw_enclosures(const struct hw_system *sys, double devices);
+/* The conversion efficiency of one enclosure whose rails draw dc_W (1 without an enclosure). */
+double hw_enclosure_efficiency(const struct hw_enclosure *en, double dc_W);
+/* Power at the rails of n enclosures whose devices draw dev_W in all, idle_W of it their idle power:
+ * dev_W + n (base_W + chassis_idle_W) + cooling_W_per_W (dev_W - idle_W); dev_W without an enclosure.
+ * hw_input_W: that at the meter's input (divided by the efficiency at each enclosure's share). */
+double hw_rails_W(const struct hw_system *sys, double n, double dev_W, double idle_W);
+double hw_input_W(const struct hw_system *sys, double n, double dev_W, double idle_W);
 /* Multiplies every matrix-engine peak of d by ratio (a resized MAC array). */
 void hw_scale_matrix(struct hw_device *d, double ratio);
 /* Die area: with an area model, fixed + MACs of the largest matrix engine x per_mac + on-chip

@@ -1261,10 +1261,79 @@ static int load_thermal(struct ju *j, const cJSON *root, struct hw_system *sys)
     return DSE_OK;
 }
 
+/* enclosure (optional): what the system draws beyond its devices and the conversion from the meter's input
+ * (struct hw_enclosure). "efficiency" is a number in (0, 1] or a list of {load, efficiency} points at
+ * increasing load fractions of rating_W. */
+static int load_enclosure(struct ju *j, const cJSON *root, struct hw_system *sys)
+{
+    static const char *const keys[] = {"base_W", "chassis_idle_W", "cooling_W_per_W", "cooling_source", "efficiency",
+                                       "efficiency_source", "rating_W", "devices", "source", "note", NULL};
+    static const char *const p_keys[] = {"load", "efficiency", NULL};
+    size_t old;
+    const cJSON *o = section(j, root, "enclosure", &old);
+    struct hw_enclosure *en = &sys->encl;
+    int rc;
+    memset(en, 0, sizeof *en);
+    if (!o)
+        return DSE_OK;
+    double devices = 0;
+    if ((rc = ju_object(j, o, keys)) || (rc = need_source(j, o)) ||
+        (rc = ju_num(j, o, "base_W", JU_OPT | JU_NONNEG, 1e7, &en->base_W)) ||
+        (rc = ju_num(j, o, "chassis_idle_W", JU_OPT | JU_NONNEG, 1e7, &en->chassis_idle_W)) ||
+        (rc = ju_num(j, o, "cooling_W_per_W", JU_OPT | JU_NONNEG, 10, &en->cooling_W_per_W)) ||
+        (rc = ju_num(j, o, "rating_W", JU_OPT | JU_POS, 1e8, &en->rating_W)) ||
+        (rc = ju_num(j, o, "devices", JU_OPT | JU_POS | JU_INT, HW_MAX_TOPO_DEVICES, &devices)))
+        return rc;
+    en->devices = (int)devices;
+    /* the fans' and the supplies' figures come from other documents than the enclosure's: each its source */
+    char src[1024];
+    const cJSON *ef = cJSON_GetObjectItemCaseSensitive(o, "efficiency");
+    if ((en->cooling_W_per_W > 0 && (rc = ju_str(j, o, "cooling_source", 0, src, sizeof src))) ||
+        (ef && (rc = ju_str(j, o, "efficiency_source", 0, src, sizeof src))))
+        return rc;
+    size_t o2 = ju_key(j, "efficiency");
+    if (cJSON_IsNumber(ef)) {
+        en->eff[0] = ef->valuedouble;
+        en->n_eff = 1;
+        if (!(en->eff[0] > 0 && en->eff[0] <= 1))
+            return ju_fail(j, "expected a number in (0, 1], got %g", en->eff[0]);
+    } else if (cJSON_IsArray(ef)) {
+        int n = cJSON_GetArraySize(ef);
+        if (n < 1 || n > HW_MAX_EFF_POINTS)
+            return ju_fail(j, "expected 1 to %d {load, efficiency} points, got %d", HW_MAX_EFF_POINTS, n);
+        if (!(en->rating_W > 0)) {
+            ju_pop(j, o2);
+            ju_key(j, "rating_W");
+            return ju_fail(j, "missing (efficiency points are at load fractions of rating_W)");
+        }
+        for (int i = 0; i < n; i++) {
+            size_t o3 = ju_idx(j, i);
+            const cJSON *it = cJSON_GetArrayItem(ef, i);
+            if ((rc = ju_object(j, it, p_keys)) || (rc = ju_num(j, it, "load", JU_POS, 2, &en->eff_load[i])) ||
+                (rc = ju_num(j, it, "efficiency", JU_POS, 1, &en->eff[i])))
+                return rc;
+            if (i > 0 && !(en->eff_load[i] > en->eff_load[i - 1])) {
+                ju_key(j, "load");
+                return ju_fail(j, "expected above the previous point's load (%g), got %g", en->eff_load[i - 1],
+                               en->eff_load[i]);
+            }
+            ju_pop(j, o3);
+        }
+        en->n_eff = n;
+    } else if (ef) {
+        return ju_fail(j, "expected a number in (0, 1] or a list of {load, efficiency} points");
+    }
+    ju_pop(j, o2);
+    ju_pop(j, old);
+    en->present = 1;
+    return DSE_OK;
+}
+
 int hw_load_buf(const char *buf, unsigned long len, const char *fname, struct hw_system *sys, struct dse_err *e)
 {
     static const char *const keys[] = {"schema", "name", "description", "memories", "devices", "links",
-                                       "topology", "modes", "mode", "thermal", "note", "source", NULL};
+                                       "topology", "modes", "mode", "thermal", "enclosure", "clocks_locked", "note", "source",
+                                       NULL};
     cJSON *root = NULL;
     struct ju j;
     int rc, n;
@@ -1347,6 +1416,16 @@ int hw_load_buf(const char *buf, unsigned long len, const char *fname, struct hw
         goto out;
     if (!dev_errors && (rc = load_thermal(&j, root, sys)) && rc != DSE_EINPUT)
         goto out;
+    ju_pop(&j, 0);
+    if ((rc = load_enclosure(&j, root, sys)) && rc != DSE_EINPUT)
+        goto out;
+    const cJSON *lk = cJSON_GetObjectItemCaseSensitive(root, "clocks_locked");
+    if (lk && !cJSON_IsBool(lk)) {
+        ju_pop(&j, 0);
+        ju_key(&j, "clocks_locked");
+        ju_fail(&j, "expected true or false");
+    }
+    sys->clocks_locked = cJSON_IsTrue(lk);
     if (j.n_err)
         rc = DSE_EINPUT;
 out:

@@ -340,7 +340,7 @@ enum wcol { WC_ID, WC_DEVICE, WC_FRAMEWORK, WC_SOFTWARE, WC_WORKLOAD, WC_PHASE, 
             WC_PERF_VALUE, WC_SOURCE, WC_URL, WC_DATE, WC_NOTE, WC_COUNT };
 enum wmetric { WM_POWER, WM_J_INFERENCE, WM_J_TOKEN, WM_COUNT };
 extern const char *const wmetric_names[WM_COUNT + 1];
-enum wscope { WS_DEVICE, WS_SYSTEM, WS_COUNT };
+enum wscope { WS_DEVICE, WS_SYSTEM, WS_CORES, WS_MODULE, WS_COUNT };
 struct wcase {
     char id[96], file[DSE_PATH_LEN];
     int line;

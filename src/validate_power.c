@@ -4,11 +4,17 @@
  * hwdesc. The fit/held-out split is the other corpora's rule (FNV-1a 32 of the id odd: held-out), fixed
  * in the README before any case was gathered.
  *
- * What a case's figure is compared with:
+ * What a case's figure is compared with (the meter's scope; each contains the one before):
+ *   scope cores    the devices' own rails of a module (a Jetson's VDD_CPU_GPU_CV): every device of the
+ *                  hwdesc at its power, less the energy of the memories the system shares (the module's
+ *                  DRAM has its own rails), without the enclosure
  *   scope device   the device's own average power over the run: idle_W + (active and per-operation
  *                  energy) / latency; n instances sharing it add n x one instance's dynamic power
- *   scope system   the machine's: every other device of the hwdesc idling (a card's host) plus `count`
- *                  devices of its topology each running one instance, the rest idling
+ *   scope module   every device of the hwdesc and the enclosure's base_W (a Jetson's VDD_IN: what an
+ *                  nvpmodel budget limits), no chassis, no conversion
+ *   scope system   the machine's at its input: every other device of the hwdesc idling (a card's host)
+ *                  plus `count` devices of its topology each running one instance, the rest idling, and
+ *                  the enclosure (hw_input_W: base, chassis, cooling, conversion efficiency)
  *   idle           the idle power of the device (or system)
  *   energy_J_per_inference, energy_J_per_token   that power x the latency / the inferences or tokens
  *                  all copies complete in it */
@@ -27,7 +33,7 @@ static const char *const wcols[WC_COUNT + 1] = {
     "unit",      "perf_metric", "perf_value", "source", "url",  "date",        "note",       NULL};
 const char *const wmetric_names[WM_COUNT + 1] = {"power_W", "energy_J_per_inference", "energy_J_per_token", NULL};
 static const char *const wmetric_units[WM_COUNT] = {"W", "J", "J"};
-static const char *const wscope_names[WS_COUNT + 1] = {"device", "system", NULL};
+static const char *const wscope_names[WS_COUNT + 1] = {"device", "system", "cores", "module", NULL};
 
 static int load_wrow(char **f, const char *file, int line, void *row, struct dse_err *e)
 {
@@ -88,7 +94,7 @@ static int load_wrow(char **f, const char *file, int line, void *row, struct dse
                            f[WC_NDEV]);
     int sc = ju_lookup(wscope_names, f[WC_SCOPE]), m = ju_lookup(wmetric_names, f[WC_METRIC]);
     if (sc < 0)
-        return dse_err_set(e, DSE_EINPUT, file, where, "scope: expected device or system, got '%s'", f[WC_SCOPE]);
+        return dse_err_set(e, DSE_EINPUT, file, where, "scope: expected cores, device, module or system, got '%s'", f[WC_SCOPE]);
     if (m < 0)
         return dse_err_set(e, DSE_EINPUT, file, where,
                            "metric: expected power_W, energy_J_per_inference or energy_J_per_token, got '%s'",
@@ -228,17 +234,24 @@ int wcorpus_load(const char *const *paths, int np, struct wcase **out, int *coun
 static int apply_mode(struct wcase *c, struct hw_system *sys, int dev)
 {
     struct hw_device *d = &sys->dev[dev];
-    if (!c->mode[0])
+    char mode[sizeof c->mode];
+    dse_strlcpy(mode, c->mode, sizeof mode);
+    size_t n = strlen(mode);
+    if (n >= 7 && !strcmp(mode + n - 7, "+locked")) { /* clocks pinned (jetson_clocks) in that mode */
+        sys->clocks_locked = 1;
+        mode[n - 7] = '\0';
+    }
+    if (!mode[0])
         return 0;
-    int k = hw_mode_find(sys, c->mode);
+    int k = hw_mode_find(sys, mode);
     if (k >= 0) {
         hw_apply_mode(sys, k);
         return 0;
     }
     char *end;
-    if (!strncmp(c->mode, "cap=", 4)) {
-        double w = strtod(c->mode + 4, &end);
-        if (end == c->mode + 4 || *end || !(w > 0) || w > 1e6) {
+    if (!strncmp(mode, "cap=", 4)) {
+        double w = strtod(mode + 4, &end);
+        if (end == mode + 4 || *end || !(w > 0) || w > 1e6) {
             snprintf(c->reason, sizeof c->reason, "mode '%s': expected cap=W, a power limit in watts", c->mode);
             return -1;
         }
@@ -253,21 +266,22 @@ static int apply_mode(struct wcase *c, struct hw_system *sys, int dev)
         char list[HW_MAX_MODES * 34] = "";
         for (int i = 0; i < sys->n_modes; i++)
             snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", sys->modes[i].name);
-        snprintf(c->reason, sizeof c->reason, "mode '%s': %s has no such mode (%s)", c->mode, sys->name, list);
+        snprintf(c->reason, sizeof c->reason, "mode '%s': %s has no such mode (%s)", mode, sys->name, list);
     } else {
         snprintf(c->reason, sizeof c->reason, "mode '%s': the hwdesc of %s names no operating point (no modes)",
-                 c->mode, sys->name);
+                 mode, sys->name);
     }
     return -1;
 }
 
-/* Idle power of every device of sys but dev (a card's host; a topology's device counts once). */
+/* Idle power of every device of sys but dev (a card's host; a topology's device counts once), with its
+ * active power too where the clocks are locked (hw_system.clocks_locked: they do not idle down). */
 static double others_idle_W(const struct hw_system *sys, int dev)
 {
     double w = 0;
     for (int d = 0; d < sys->n_dev; d++)
         if (d != dev)
-            w += sys->dev[d].idle_W;
+            w += sys->dev[d].idle_W + (sys->clocks_locked ? sys->dev[d].active_W : 0);
     return w;
 }
 
@@ -283,16 +297,23 @@ static double tokens_of(const struct eval_req *r)
 }
 
 /* One copy on device dev of one: its device power (idle included), latency, the request it ran. */
-static int run_copy(struct wcase *c, const struct hw_system *one, int dev, int threads, const struct wl_model *m,
-                    const struct sw_stack *sw, double *dev_W, double *lat_s, struct eval_req *r, struct dse_err *e)
+static int run_copy(struct wcase *c, struct hw_system *one, int dev, int threads, const struct wl_model *m,
+                    const struct sw_stack *sw, double *dev_W, double *shared_W, double *lat_s, struct eval_req *r,
+                    struct dse_err *e)
 {
+    const struct hw_mem *mm = &one->dev[dev].mem[one->dev[dev].n_mem - 1];
+    *shared_W = 0;
     int rc;
     if (c->is_kernel) {
         struct wl_graph g;
         double ms = 0, mJ = 0;
         if ((rc = vk_graph(&c->k, &g, e)))
             return rc;
+        /* the devices' own energy: the enclosure is added by the case's scope */
+        struct hw_enclosure en = one->encl;
+        one->encl.present = 0;
         rc = vk_predict(&c->k, &g, one, dev, FID_ANALYTICAL, threads, &ms, &mJ, e);
+        one->encl = en;
         wl_graph_free(&g);
         if (rc == DSE_EINPUT) { /* the device lacks the kernel's precision: a reason, not an error */
             dse_strlcpy(c->reason, e->msg, sizeof c->reason);
@@ -323,6 +344,8 @@ static int run_copy(struct wcase *c, const struct hw_system *one, int dev, int t
     else if (!rc) {
         *dev_W = res.dev_power_W[dev];
         *lat_s = res.t.latency_s;
+        if (mm->shared >= 0 && *lat_s > 0) /* main memory the system shares: its traffic's energy */
+            *shared_W = res.t.main_bytes * mm->energy_J_per_byte / *lat_s;
     }
     eval_result_free(&res);
     return rc;
@@ -342,6 +365,11 @@ int wcase_predict(struct wcase *c, const struct hw_system *sys, const struct wl_
     }
     int topo = sys->topo.n_level > 0 && sys->topo.dev == dev;
     long long ntopo = topo ? hw_topo_devices(sys) : 1, copies = c->instances;
+    if ((c->scope == WS_CORES || c->scope == WS_MODULE) && c->count > 1) {
+        snprintf(c->reason, sizeof c->reason, "scope %s of %lld devices: a module's rails are measured one module at a "
+                 "time", wscope_names[c->scope], c->count);
+        return DSE_OK;
+    }
     if (c->scope == WS_DEVICE && c->count > 1) {
         snprintf(c->reason, sizeof c->reason, "%lld devices at once under one model (a tensor-parallel layout): the "
                  "power corpus predicts one device or independent copies", c->count);
@@ -372,21 +400,28 @@ int wcase_predict(struct wcase *c, const struct hw_system *sys, const struct wl_
     int shared = c->scope == WS_DEVICE || c->count == 1;
     if (shared && c->instances > 1 && !c->idle)
         pcase_share_device(one, dev, c->instances, &threads);
-    double idle = one->dev[dev].idle_W, dev_W = idle, lat = 0;
+    double idle = one->dev[dev].idle_W, dev_W = idle, shared_W = 0, lat = 0;
     struct eval_req r;
     memset(&r, 0, sizeof r);
     if (!c->idle) {
-        if ((rc = run_copy(c, one, dev, threads, m, sw, &dev_W, &lat, &r, e)) || c->reason[0])
+        if ((rc = run_copy(c, one, dev, threads, m, sw, &dev_W, &shared_W, &lat, &r, e)) || c->reason[0])
             goto out;
     }
     /* the device's power: its idle once, each copy's dynamic power on top */
     double busy_W = shared ? idle + (double)copies * (dev_W - idle) : dev_W;
-    double P = busy_W;
-    if (c->scope == WS_SYSTEM) {
+    double P = busy_W, others = others_idle_W(one, dev);
+    switch (c->scope) {
+    case WS_CORES: P = others + busy_W - (double)copies * shared_W; break;
+    case WS_MODULE: P = others + busy_W + one->encl.base_W; break;
+    case WS_SYSTEM: {
         long long n_busy = c->idle ? 0 : shared ? 1 : c->count;
-        P = others_idle_W(sys, dev) + (double)n_busy * busy_W + (double)(ntopo - n_busy) * idle;
+        double devs = others + (double)n_busy * busy_W + (double)(ntopo - n_busy) * idle;
+        P = hw_input_W(one, hw_enclosures(one, (double)ntopo), devs, others + (double)ntopo * idle);
         if (!shared)
             copies = c->count;
+        break;
+    }
+    default: break;
     }
     double inferences = c->is_kernel ? 0 : (double)copies * (double)r.batch, tokens = (double)copies * tokens_of(&r);
     switch (c->metric) {

@@ -51,7 +51,7 @@ static void check_sums(const struct eval_result *res)
     ck_assert_near(en + T->energy_static_J * T->runtime_s / T->latency_s, T->energy_J, 1e-9);
     ck_assert_near(macs, T->macs, 1e-12);
     ck_assert_near(T->energy_J, T->energy_compute_J + T->energy_memory_J + T->energy_static_J + T->energy_link_J +
-                                    T->energy_active_J, 1e-12);
+                                    T->energy_active_J + T->energy_enclosure_J, 1e-12);
     ck_assert_near(T->avg_power_W * T->latency_s, T->energy_J, 1e-12);
     ck_assert_near(T->peak_memory_bytes, T->weight_bytes + T->kv_bytes + T->act_bytes, 1e-12);
 }

@@ -78,7 +78,7 @@ bad() {
 }
 bad power-bad-unit "$(row u '"gemm:M=8,N=8,K=8",kernel,0,0,0,1,fp16,,device,1,power_W,5,mW,,')" "unit: power_W is given in W, got 'mW'"
 bad power-bad-metric "$(row u 'idle,idle,0,0,0,1,fp16,,device,1,watts,5,W,,')" "metric: expected power_W, energy_J_per_inference or energy_J_per_token, got 'watts'"
-bad power-bad-scope "$(row u 'idle,idle,0,0,0,1,fp16,,rack,1,power_W,5,W,,')" "scope: expected device or system, got 'rack'"
+bad power-bad-scope "$(row u 'idle,idle,0,0,0,1,fp16,,rack,1,power_W,5,W,,')" "scope: expected cores, device, module or system, got 'rack'"
 bad power-idle-workload "$(row u 'resnet50,idle,0,0,0,1,fp16,,device,1,power_W,5,W,,')" "workload 'idle' goes with phase idle and only with it"
 bad power-idle-energy "$(row u 'idle,idle,0,0,0,1,fp16,,device,1,energy_J_per_inference,5,J,,')" "metric energy_J_per_inference needs a workload with inferences"
 bad power-bad-value "$(row u 'idle,idle,0,0,0,1,fp16,,device,1,power_W,-3,W,,')" "value: expected a positive number of at most 1e7, got '-3'"
@@ -353,9 +353,10 @@ expect_refused power-cost-sweep-serving-util "cost.utilization: a serving worklo
     sweep "$tmp/cost-serve.json" --no-db
 
 # ---- a power cap on a system with modes picks the fastest mode that fits ----
-# The Orin Nano under --power-W: at 25 W MAXN_SUPER (its fastest) fits; at 7 W the 15W mode (the system
-# draws 6.6 W in it on this generate run), at 3 W none fits, so the least-drawing (7W) runs and throttles.
-for c in 3 7 25; do
+# The Orin Nano under --power-W: at 25 W MAXN_SUPER (its fastest) fits; at 8 W the 15W mode (its module,
+# the devices and the enclosure's base_W 1.81 W, draws 7.24 W in it on this generate run; so at 7 W the 7W
+# mode, 4.82 W), at 3 W none fits, so the least-drawing (7W) runs, each device held to 3 W.
+for c in 3 8 25; do
     dse eval --hw nvidia-jetson-orin-nano-8gb --workload llama-3.2-1b --precision w4a16 --phase generate --prompt 512 --batch 8 --power-W "$c" --json
     cp "$OUT" "$tmp/cap$c.json"
 done
@@ -365,9 +366,11 @@ a,b,c=(json.load(open(f)) for f in sys.argv[1:4])
 assert a['mode']['name']=='7W' and b['mode']['name']=='15W' and c['mode']['name']=='MAXN_SUPER', (a['mode'], b['mode'], c['mode'])
 assert all(x['mode']['picked_by_cap'] for x in (a,b,c))
 assert a['totals']['tokens_per_s'] < b['totals']['tokens_per_s'] < c['totals']['tokens_per_s']
-assert b['totals']['avg_power_W'] <= 7*(1+1e-9) and 'mode 15W picked' in b['throttled'], b.get('throttled')
-assert a['totals']['avg_power_W'] <= 2*3*(1+1e-9) # each of its 2 devices within 3 W: the cap is per device once no mode fits
-" "$tmp/cap3.json" "$tmp/cap7.json" "$tmp/cap25.json"
+assert b['power_model']['module_W'] <= 8*(1+1e-9) and 'mode 15W picked' in b['throttled'], b.get('throttled')
+assert b['totals']['avg_power_W'] > b['power_model']['module_W'] # at the DC jack: the carrier's fan and conversion on top
+assert a['power_model']['module_W'] <= (2*3+1.81)*(1+1e-9) # each of its 2 devices within 3 W once no mode fits, and base_W
+assert 'no mode of' in a['throttled'], a['throttled']
+" "$tmp/cap3.json" "$tmp/cap8.json" "$tmp/cap25.json"
 expect_refused power-cap-bad "--power-W: expected a power in (0, 1e6] W, got '-1'" \
     eval --hw nvidia-jetson-orin-nano-8gb --workload llama-3.2-1b --power-W -1
 
@@ -542,6 +545,92 @@ badhw thermal-bad-ambient "thermal.ambient_C: expected from -60 up to below thro
 badhw thermal-no-source "thermal.coolings.passive.source: missing" "del d['thermal']['coolings']['passive']['source']"
 badhw dvfs-mixed-voltage "devices[0].dvfs.points[1]: give voltage_V on every point or on none" "d['devices'][0]['dvfs']={'points':[{'freq_MHz':500,'voltage_V':0.7},{'freq_MHz':1000}],'source':'t'}"
 badhw power-bad-min-limit "devices[0].power.min_limit_W: expected at most tdp_W (100), got 150" "d['devices'][0]['power']['min_limit_W']=150"
+
+# ---- the enclosure (hwdesc "enclosure"; docs/models.md, "Power and energy") ----
+# The fixture's 1000^3 fp16 GEMM (above: 0.2 ms, dynamic 14.06 mJ = 70.3 W, idle 10 W, 80.3 W) in an
+# enclosure of base_W 5, chassis_idle_W 10, cooling 0.5 W per W, efficiency 0.8: rails 80.3 + 5 + 10 +
+# 0.5 x 70.3 = 130.45 W, input 130.45 / 0.8 = 163.0625 W; module (devices and base) 85.3 W; energy
+# 163.0625 W x 0.2 ms = 32.6125 mJ = dynamic 14.06 + static (10 + 15) / 0.8 x 0.2 ms = 6.25 + enclosure
+# 14.06 x ((1 + 0.5) / 0.8 - 1) = 12.3025 mJ. With a curve over rating_W 400 (load 0.1: 0.8, 0.5: 0.9)
+# the load is 130.45 / 400 = 0.326125: efficiency 0.8 + (0.326125 - 0.1) / 0.4 x 0.1 = 0.85653125,
+# input 152.3001... W; at rating 100 the load 1.3 is past the last point: 0.9 (flat), 144.9444 W.
+python3 - "$tmp/therm.json" "$tmp" <<'PYEOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+del d['thermal']
+en = {"base_W": 5, "chassis_idle_W": 10, "cooling_W_per_W": 0.5, "cooling_source": "t", "efficiency": 0.8,
+      "efficiency_source": "t", "source": "test fixture"}
+d['enclosure'] = en
+json.dump(d, open(sys.argv[2] + '/encl.json', 'w'))
+en['efficiency'] = [{"load": 0.1, "efficiency": 0.8}, {"load": 0.5, "efficiency": 0.9}]
+en['rating_W'] = 400
+json.dump(d, open(sys.argv[2] + '/encl-curve.json', 'w'))
+en['rating_W'] = 100
+json.dump(d, open(sys.argv[2] + '/encl-curve-high.json', 'w'))
+d['enclosure'] = {"base_W": 5, "source": "t"}
+d['devices'].append({"name": "cpu", "class": "cpu", "software": "none", "clock": {"base_MHz": 1000, "boost_MHz": 1000,
+    "source": "t"}, "compute": [{"engine": "vector", "precision": "fp32", "units": 1, "flops_per_cycle_per_unit": 8,
+    "source": "t"}], "memory": [{"name": "ram", "kind": "dram", "capacity_GiB": 1, "bandwidth_GBps": 10, "energy_pJ_per_byte": 10, "source": "t"}],
+    "power": {"idle_W": 1, "tdp_W": 10, "active_W": 4, "vector_W": 5, "source": "t"}})
+d['links'] = [{"name": "pcie", "type": "pcie", "endpoints": ["cpu", "gpu"], "bandwidth_GBps": 10, "latency_us": 1,
+               "source": "t"}]
+json.dump(d, open(sys.argv[2] + '/two.json', 'w'))
+d['clocks_locked'] = True
+json.dump(d, open(sys.argv[2] + '/two-locked.json', 'w'))
+PYEOF
+for f in encl encl-curve encl-curve-high; do
+    dse eval --hw "$tmp/$f.json" --workload "$tmp/mm.json" --precision fp16 --json
+    cp "$OUT" "$tmp/$f-out.json"
+done
+py enclosure-hand "
+import json,sys
+a,b,c=(json.load(open(f)) for f in sys.argv[1:4])
+t=a['totals']
+assert abs(t['avg_power_W']-163.0625)<1e-9, t['avg_power_W']
+assert abs(t['energy_mJ']-32.6125)<1e-9 and abs(t['energy_static_mJ']-6.25)<1e-9 and abs(t['energy_enclosure_mJ']-12.3025)<1e-9, t
+assert abs(a['power_model']['module_W']-85.3)<1e-9 and a['power_model']['enclosure_efficiency']==0.8, a['power_model']
+assert abs(b['totals']['avg_power_W']-130.45/0.85653125)<1e-9, b['totals']['avg_power_W']
+assert abs(c['totals']['avg_power_W']-130.45/0.9)<1e-9, c['totals']['avg_power_W']
+" "$tmp/encl-out.json" "$tmp/encl-curve-out.json" "$tmp/encl-curve-high-out.json"
+# Clocks locked (jetson_clocks): the idle cpu of the two-device fixture pays its active 4 W the whole
+# 0.2 ms (0.8 mJ) beside its idle 1 W; the gpu is busy all of it. Unlocked: 14.06 + (10 + 1 + 5 base)
+# x 0.2 ms = 17.26 mJ; locked 18.06 mJ.
+dse eval --hw "$tmp/two.json" --workload "$tmp/mm.json" --precision fp16 --device gpu --json
+cp "$OUT" "$tmp/two-out.json"
+dse eval --hw "$tmp/two-locked.json" --workload "$tmp/mm.json" --precision fp16 --device gpu --json
+py clocks-locked-hand "
+import json,sys
+a,b=(json.load(open(f))['totals'] for f in sys.argv[1:3])
+assert abs(a['energy_mJ']-17.26)<1e-9, a['energy_mJ']
+assert abs(b['energy_mJ']-18.06)<1e-9 and abs(b['energy_active_mJ']-a['energy_active_mJ']-0.8)<1e-9, (a, b)
+" "$tmp/two-out.json" "$OUT"
+# The corpus's scopes on the two-device fixture: cores leaves out the base (and here no memory is
+# shared), module adds base_W 5, system divides by no conversion (none given): 80.3 + 1 = 81.3 W cores,
+# 86.3 W module and system; '+locked' adds the idle cpu's 4 W: 85.3 W cores.
+T=$tmp/two.json
+{
+    echo "$HEAD"
+    echo "s-cores,$T,test,none,\"gemm:M=1000,N=1000,K=1000\",kernel,0,0,0,1,fp16,,cores,1,power_W,81.3,W,,,test,https://example.org,2026-12,"
+    echo "s-module,$T,test,none,\"gemm:M=1000,N=1000,K=1000\",kernel,0,0,0,1,fp16,,module,1,power_W,86.3,W,,,test,https://example.org,2026-12,"
+    echo "s-system,$T,test,none,\"gemm:M=1000,N=1000,K=1000\",kernel,0,0,0,1,fp16,,system,1,power_W,86.3,W,,,test,https://example.org,2026-12,"
+    echo "s-locked,$T,test,none,\"gemm:M=1000,N=1000,K=1000\",kernel,0,0,0,1,fp16,+locked,cores,1,power_W,85.3,W,,,test,https://example.org,2026-12,"
+    echo "s-module-many,$T,test,none,idle,idle,0,0,0,1,fp16,,module,2,power_W,1,W,,,test,https://example.org,2026-12,"
+} >"$tmp/scopes.csv"
+dse validate --published --power --corpus "$tmp/scopes.csv" --json
+py power-scopes "
+import json,sys
+c={k['id']:k for k in json.load(open(sys.argv[1]))['cases']}
+for k,v in (('s-cores',81.3),('s-module',86.3),('s-system',86.3),('s-locked',85.3)):
+    assert abs(c[k]['predicted']-v)<1e-9, (k, c[k])
+assert 'one module at a time' in c['s-module-many']['reason'], c['s-module-many']
+" "$OUT"
+badhw encl-bad-eff "enclosure.efficiency: expected a number in (0, 1], got 1.5" "d['enclosure']={'efficiency':1.5,'efficiency_source':'t','source':'t'}"
+badhw encl-curve-no-rating "enclosure.rating_W: missing (efficiency points are at load fractions of rating_W)" "d['enclosure']={'efficiency':[{'load':0.1,'efficiency':0.9}],'efficiency_source':'t','source':'t'}"
+badhw encl-curve-order "enclosure.efficiency[1].load: expected above the previous point's load (0.5), got 0.2" "d['enclosure']={'rating_W':100,'efficiency':[{'load':0.5,'efficiency':0.9},{'load':0.2,'efficiency':0.8}],'efficiency_source':'t','source':'t'}"
+badhw encl-no-cooling-source "enclosure.cooling_source: missing" "d['enclosure']={'cooling_W_per_W':0.1,'source':'t'}"
+badhw encl-bad-base "enclosure.base_W: expected a non-negative number, got -3" "d['enclosure']={'base_W':-3,'source':'t'}"
+badhw encl-no-source "enclosure.source: missing" "d['enclosure']={'base_W':3}"
+badhw clocks-locked-bad "clocks_locked: expected true or false" "d['clocks_locked']=1"
 
 echo "$suite: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
