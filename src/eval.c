@@ -688,6 +688,10 @@ static int eval_graph(const struct eval_req *r, const struct wl_graph *g, double
             }
             k.xfer_s = k.comm_s = eval_tp_exposed(k.xfer_s, gp * ks, gn * ks);
         }
+        /* a collective's kernel (NCCL's) keeps its device clocked and its channels' SMs busy while the data
+         * crosses the links: active power over the exposed link time (hidden time is under other kernels) */
+        if (op_info[op->type].flags & OPF_COLL)
+            k.e_active += sys->dev[dev].active_W * k.xfer_s;
         s->acct[i] = k;
     }
     kernel_rooflines(r, g, s, rec);

@@ -303,7 +303,7 @@ static int load_computes(struct ju *j, const cJSON *o, struct hw_system *sys, st
 static int load_dvfs(struct ju *j, const cJSON *o, struct hw_system *sys, struct hw_device *d, int *bad)
 {
     (void)sys;
-    static const char *const keys[] = {"points", "source", "note", NULL};
+    static const char *const keys[] = {"points", "source", "voltage_source", "note", NULL};
     static const char *const pt_keys[] = {"freq_MHz", "voltage_V", "note", NULL};
     size_t old;
     const cJSON *dv = section(j, o, "dvfs", &old), *arr;
@@ -334,6 +334,10 @@ static int load_dvfs(struct ju *j, const cJSON *o, struct hw_system *sys, struct
         }
         ju_pop(j, o2);
         d->n_dvfs = n;
+        /* voltages may come from other documents than clocks (or be fitted): their own source, when given */
+        char src[1024];
+        if (!rc && n > 0 && d->dvfs[0].voltage_V > 0 && cJSON_GetObjectItemCaseSensitive(dv, "voltage_source"))
+            rc = ju_str(j, dv, "voltage_source", 0, src, sizeof src);
     }
     ju_pop(j, old);
     KEEP(rc);

@@ -123,6 +123,7 @@ struct pcase {
     int is_kernel;           /* the workload is a kernel (phase kernel): k */
     struct vk k;
     long long batch, prompt, gen, instances;
+    int tp;                  /* devices one instance spans, tensor-parallel (the power corpus; 0 or 1: one) */
     enum pmetric metric;
     double value;            /* as published, in the metric's unit */
     int heldout;             /* the split rule: FNV-1a 32 of the id is odd */
@@ -221,7 +222,9 @@ int pcase_predict(struct pcase *c, const struct hw_system *sys, const struct wl_
 int pcase_kernel(const char *spec, const char *prec, const char *file, const char *where, struct vk *k,
                  struct dse_err *e);
 /* The evaluation case c (not a kernel) asks for, on device dev of sys run on `threads` CPU cores (0:
- * all): *r the request, *res its result (eval_result_free by the caller, also on an error). */
+ * all), tensor-parallel over c->tp devices of sys's topology where c->tp > 1 (a layout the system cannot
+ * run: res->feasible 0 with the reason): *r the request, *res its result (eval_result_free by the
+ * caller, also on an error). */
 int pcase_eval(const struct pcase *c, const struct hw_system *sys, int dev, int threads, const struct wl_model *m,
                const struct sw_stack *sw, enum fidelity f, struct eval_req *r, struct eval_result *res, struct dse_err *e);
 /* Makes `one` (a copy of a system) one of n instances sharing device dev: a CPU runs an instance on

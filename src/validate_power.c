@@ -297,13 +297,17 @@ static double tokens_of(const struct eval_req *r)
 }
 
 /* One copy on device dev of one: its device power (idle included), latency, the request it ran. */
-static int run_copy(struct wcase *c, struct hw_system *one, int dev, int threads, const struct wl_model *m,
+static int run_copy(struct wcase *c, struct hw_system *one, int dev, int threads, int tp, const struct wl_model *m,
                     const struct sw_stack *sw, double *dev_W, double *shared_W, double *lat_s, struct eval_req *r,
                     struct dse_err *e)
 {
     const struct hw_mem *mm = &one->dev[dev].mem[one->dev[dev].n_mem - 1];
     *shared_W = 0;
     int rc;
+    if (c->is_kernel && tp > 1) {
+        snprintf(c->reason, sizeof c->reason, "a kernel over %d devices: kernels run on one", tp);
+        return DSE_OK;
+    }
     if (c->is_kernel) {
         struct wl_graph g;
         double ms = 0, mJ = 0;
@@ -336,13 +340,14 @@ static int run_copy(struct wcase *c, struct hw_system *one, int dev, int threads
     p.batch = c->batch;
     p.prompt = c->prompt;
     p.gen = c->gen;
+    p.tp = tp;
     p.metric = PM_LATENCY; /* the run of the case's own phase (pcase_eval) */
     struct eval_result res;
     rc = pcase_eval(&p, one, dev, threads, m, sw, FID_ANALYTICAL, r, &res, e);
     if (!rc && !res.feasible)
         dse_strlcpy(c->reason, res.reason, sizeof c->reason);
     else if (!rc) {
-        *dev_W = res.dev_power_W[dev];
+        *dev_W = res.dev_power_W[dev]; /* one device's, each of a tensor-parallel group alike */
         *lat_s = res.t.latency_s;
         if (mm->shared >= 0 && *lat_s > 0) /* main memory the system shares: its traffic's energy */
             *shared_W = res.t.main_bytes * mm->energy_J_per_byte / *lat_s;
@@ -370,19 +375,26 @@ int wcase_predict(struct wcase *c, const struct hw_system *sys, const struct wl_
                  "time", wscope_names[c->scope], c->count);
         return DSE_OK;
     }
-    if (c->scope == WS_DEVICE && c->count > 1) {
-        snprintf(c->reason, sizeof c->reason, "%lld devices at once under one model (a tensor-parallel layout): the "
-                 "power corpus predicts one device or independent copies", c->count);
-        return DSE_OK;
+    /* devices one instance spans: count devices run `instances` copies of the model, each tensor-parallel
+     * over count / instances of them (a device scope's instances share one device when count is 1) */
+    long long span = 1;
+    if (c->count > 1 && !c->idle) {
+        if (c->count % c->instances) {
+            snprintf(c->reason, sizeof c->reason, "%lld instances on %lld devices: not an equal share each",
+                     c->instances, c->count);
+            return DSE_OK;
+        }
+        span = c->count / c->instances;
     }
     if (c->scope == WS_SYSTEM && c->count > 1 && (!topo || c->count > ntopo)) {
         snprintf(c->reason, sizeof c->reason, "a server of %lld devices: %s holds %lld with its hosts (one host per "
                  "card), so the server's hosts are not described", c->count, sys->name, ntopo);
         return DSE_OK;
     }
-    if (c->scope == WS_SYSTEM && c->count > 1 && !c->idle && c->instances != c->count) {
-        snprintf(c->reason, sizeof c->reason, "%lld instances on %lld devices: each instance spans devices (a layout "
-                 "the power corpus does not predict yet)", c->instances, c->count);
+    if (span > 1 && (!topo || span > ntopo)) {
+        snprintf(c->reason, sizeof c->reason, "%lld devices at once under one model (tensor-parallel): %s has no "
+                 "topology of that many devices to run the layout on (a system hwdesc, e.g. nvidia-dgx-h100, has)",
+                 span, sys->name);
         return DSE_OK;
     }
     struct hw_system *one = malloc(sizeof *one);
@@ -396,15 +408,18 @@ int wcase_predict(struct wcase *c, const struct hw_system *sys, const struct wl_
         dse_err_clear(e);
         goto out;
     }
-    /* Copies of the workload at once: on one device, each on its share; on a system's devices, one each. */
-    int shared = c->scope == WS_DEVICE || c->count == 1;
+    /* Copies of the workload at once: on one device, each on its share; on a system's devices, one each (or
+     * one per tensor-parallel group: a copy of the system resized to the group runs it). */
+    int shared = c->count == 1;
     if (shared && c->instances > 1 && !c->idle)
         pcase_share_device(one, dev, c->instances, &threads);
+    if (span > 1 && vcase_resize(one, 1, span, c->reason, sizeof c->reason))
+        goto out;
     double idle = one->dev[dev].idle_W, dev_W = idle, shared_W = 0, lat = 0;
     struct eval_req r;
     memset(&r, 0, sizeof r);
     if (!c->idle) {
-        if ((rc = run_copy(c, one, dev, threads, m, sw, &dev_W, &shared_W, &lat, &r, e)) || c->reason[0])
+        if ((rc = run_copy(c, one, dev, threads, (int)span, m, sw, &dev_W, &shared_W, &lat, &r, e)) || c->reason[0])
             goto out;
     }
     /* the device's power: its idle once, each copy's dynamic power on top */
@@ -413,12 +428,11 @@ int wcase_predict(struct wcase *c, const struct hw_system *sys, const struct wl_
     switch (c->scope) {
     case WS_CORES: P = others + busy_W - (double)copies * shared_W; break;
     case WS_MODULE: P = others + busy_W + one->encl.base_W; break;
+    case WS_DEVICE: P = (double)c->count * busy_W; break; /* the count devices' board power, summed */
     case WS_SYSTEM: {
         long long n_busy = c->idle ? 0 : shared ? 1 : c->count;
         double devs = others + (double)n_busy * busy_W + (double)(ntopo - n_busy) * idle;
         P = hw_input_W(one, hw_enclosures(one, (double)ntopo), devs, others + (double)ntopo * idle);
-        if (!shared)
-            copies = c->count;
         break;
     }
     default: break;

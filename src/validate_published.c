@@ -417,6 +417,16 @@ int pcase_eval(const struct pcase *c, const struct hw_system *sys, int dev, int 
     }
     if ((rc = wl_check_context(m, r->phase, r->prompt, r->gen, c->file, c->id, e)))
         return rc;
+    if (c->tp > 1) {
+        struct dse_err le;
+        r->layout.n[PAR_TP] = c->tp;
+        r->dev = sys->topo.dev;
+        if (par_layout_complete(sys, &r->layout, &le) || eval_check_layout(r, &le)) {
+            res->feasible = 0;
+            dse_strlcpy(res->reason, le.msg, sizeof res->reason);
+            return DSE_OK;
+        }
+    }
     return eval_run(r, res, e);
 }
 

@@ -124,6 +124,13 @@ def fnv(s):
 assert all(c['heldout']==bool(fnv(c['id'])&1) for c in d['cases'])
 assert d['all_all']['n']>=25, d['all_all']
 assert all(('predicted' in c) != ('reason' in c) for c in d['cases'])
+# runs over several GPUs of a node (tensor parallel, one model over 4 or 8 H100s; MLPerf's 4 instances of
+# tp 2 on a DGX H100 at the wall) are predicted: each GPU between its idle 96.8 W and its 700 W TDP
+tp={k['id']:k for k in d['cases'] if k['id'].startswith(('h100x4-mlenergy3','h100x8-mlenergy3','dgxh100-mlperf40-maxq-llama2'))}
+assert len(tp)==6 and all('predicted' in k for k in tp.values()), tp
+for k in tp.values():
+    if k['id'].startswith('h100x'):
+        n=int(k['id'][5]); assert 96.8*n < k['predicted'] <= 700*n*(1+1e-9), k
 " "$OUT"
 # --hw keeps one device's cases: the idle H100 is its hwdesc's idle_W (fitted on gpu-fryer's 97.7 W minimum).
 dse validate --published --power --hw nvidia-h100-sxm5-80gb --json
@@ -615,6 +622,8 @@ T=$tmp/two.json
     echo "s-system,$T,test,none,\"gemm:M=1000,N=1000,K=1000\",kernel,0,0,0,1,fp16,,system,1,power_W,86.3,W,,,test,https://example.org,2026-12,"
     echo "s-locked,$T,test,none,\"gemm:M=1000,N=1000,K=1000\",kernel,0,0,0,1,fp16,+locked,cores,1,power_W,85.3,W,,,test,https://example.org,2026-12,"
     echo "s-module-many,$T,test,none,idle,idle,0,0,0,1,fp16,,module,2,power_W,1,W,,,test,https://example.org,2026-12,"
+    echo "s-tp-no-topology,$T,test,none,\"gemm:M=1000,N=1000,K=1000\",kernel,0,0,0,1,fp16,,device,2,power_W,1,W,,,test,https://example.org,2026-12,"
+    echo "s-uneven,$T,test,none,\"gemm:M=1000,N=1000,K=1000\",kernel,0,0,0,2,fp16,,device,3,power_W,1,W,,,test,https://example.org,2026-12,"
 } >"$tmp/scopes.csv"
 dse validate --published --power --corpus "$tmp/scopes.csv" --json
 py power-scopes "
@@ -623,6 +632,8 @@ c={k['id']:k for k in json.load(open(sys.argv[1]))['cases']}
 for k,v in (('s-cores',81.3),('s-module',86.3),('s-system',86.3),('s-locked',85.3)):
     assert abs(c[k]['predicted']-v)<1e-9, (k, c[k])
 assert 'one module at a time' in c['s-module-many']['reason'], c['s-module-many']
+assert 'tensor-parallel' in c['s-tp-no-topology']['reason'] and 'no topology' in c['s-tp-no-topology']['reason'], c['s-tp-no-topology']
+assert 'not an equal share' in c['s-uneven']['reason'], c['s-uneven']
 " "$OUT"
 badhw encl-bad-eff "enclosure.efficiency: expected a number in (0, 1], got 1.5" "d['enclosure']={'efficiency':1.5,'efficiency_source':'t','source':'t'}"
 badhw encl-curve-no-rating "enclosure.rating_W: missing (efficiency points are at load fractions of rating_W)" "d['enclosure']={'efficiency':[{'load':0.1,'efficiency':0.9}],'efficiency_source':'t','source':'t'}"
