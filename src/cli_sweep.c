@@ -385,6 +385,19 @@ static void print_accuracy(const struct sweep_prep *prep)
                 printf("; stack %s: %s runs unvalidated on the multi-device corpus", lab, train ? "training" : "inference");
         }
     }
+    /* the power model's standing on each system, as dse eval prints it beside energy */
+    printf("\n  power (energy objectives; docs/models.md, Power and energy; dse validate --published --power gives "
+           "the error per device):");
+    for (int i = 0; i < sp->n_systems; i++) {
+        const struct hw_system *sys = sweep_prep_system(prep, i);
+        const struct hw_device *d = &sys->dev[eval_default_device(sys)];
+        if (d->power_mape_pct >= 0)
+            printf("%s %s calibrated (held-out MAPE %.1f%%)", i ? ";" : "", sys->name, d->power_mape_pct);
+        else
+            printf("%s %s uncalibrated", i ? ";" : "", sys->name);
+        if (sys->encl.present)
+            printf(" at the meter's input (enclosure)");
+    }
     int serving = 0;
     for (int w = 0; w < sp->n_workloads; w++)
         serving |= sp->wl[w].serving.on;

@@ -114,6 +114,12 @@ static cJSON *find_path(cJSON *root, const char *path, cJSON **parent_out, char 
         snprintf(why, n, "out of memory");
         return NULL;
     }
+    /* clocks_locked (hw_system): a hwdesc that leaves it to its default (false) gets the field */
+    if (!strcmp(path, "clocks_locked") && cJSON_IsObject(root) &&
+        !cJSON_GetObjectItemCaseSensitive(root, "clocks_locked") && !cJSON_AddFalseToObject(root, "clocks_locked")) {
+        snprintf(why, n, "out of memory");
+        return NULL;
+    }
     /* the thermal model's conditions: a thermal section that leaves one to its default gets the field */
     if (!strncmp(path, "thermal.", 8) && cJSON_IsObject(root)) {
         cJSON *th = cJSON_GetObjectItemCaseSensitive(root, "thermal");
@@ -180,7 +186,8 @@ static int apply_path(cJSON *root, const char *path, const struct sw_value *v, c
     cJSON *parent, *cur = find_path(root, path, &parent, why, n);
     if (!cur)
         return -1;
-    cJSON *nv = v->is_num ? cJSON_CreateNumber(v->num) : cJSON_CreateString(v->s);
+    int truth = !v->is_num && cJSON_IsBool(cur) ? !strcmp(v->s, "true") ? 1 : !strcmp(v->s, "false") ? 0 : -1 : -1;
+    cJSON *nv = v->is_num ? cJSON_CreateNumber(v->num) : truth >= 0 ? cJSON_CreateBool(truth) : cJSON_CreateString(v->s);
     int ok = nv && (cJSON_IsObject(parent) ? cJSON_ReplaceItemInObjectCaseSensitive(parent, cur->string, nv)
                                            : cJSON_ReplaceItemViaPointer(parent, cur, nv));
     if (!ok) {

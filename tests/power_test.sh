@@ -611,6 +611,12 @@ a,b=(json.load(open(f))['totals'] for f in sys.argv[1:3])
 assert abs(a['energy_mJ']-17.26)<1e-9, a['energy_mJ']
 assert abs(b['energy_mJ']-18.06)<1e-9 and abs(b['energy_active_mJ']-a['energy_active_mJ']-0.8)<1e-9, (a, b)
 " "$tmp/two-out.json" "$OUT"
+# the same through --set on a hwdesc that leaves clocks_locked to its default
+dse eval --hw "$tmp/two.json" --workload "$tmp/mm.json" --precision fp16 --device gpu --set hw:clocks_locked=true --json
+py clocks-locked-set "
+import json,sys
+assert abs(json.load(open(sys.argv[1]))['totals']['energy_mJ']-18.06)<1e-9
+" "$OUT"
 # The corpus's scopes on the two-device fixture: cores leaves out the base (and here no memory is
 # shared), module adds base_W 5, system divides by no conversion (none given): 80.3 + 1 = 81.3 W cores,
 # 86.3 W module and system; '+locked' adds the idle cpu's 4 W: 85.3 W cores.
