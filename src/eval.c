@@ -630,6 +630,9 @@ static int eval_graph(const struct eval_req *r, const struct wl_graph *g, double
                 return rc;
             k.xfer_s = k.comm_s = k.comm_total_s = cc.time_s;
             k.e_link = cc.energy_J;
+            /* its kernel (NCCL's) keeps the device clocked and its channels' SMs busy while the data crosses
+             * the links: active power over the link time (less what an overlap hides under other kernels) */
+            k.e_active += sys->dev[dev].active_W * cc.time_s;
             if (cc.time_s > k.time_s)
                 k.bound = BOUND_NETWORK; /* the links, not the kernel's compute, memory or launch, set its time */
         }
@@ -686,12 +689,10 @@ static int eval_graph(const struct eval_req *r, const struct wl_graph *g, double
                 if (model_cost(&sys->dev[dj], g, &g->op[next[j]], &x, &cj) == OPS_OK)
                     gn += cj.time_s;
             }
+            double whole = k.xfer_s;
             k.xfer_s = k.comm_s = eval_tp_exposed(k.xfer_s, gp * ks, gn * ks);
+            k.e_active -= sys->dev[dev].active_W * (whole - k.xfer_s);
         }
-        /* a collective's kernel (NCCL's) keeps its device clocked and its channels' SMs busy while the data
-         * crosses the links: active power over the exposed link time (hidden time is under other kernels) */
-        if (op_info[op->type].flags & OPF_COLL)
-            k.e_active += sys->dev[dev].active_W * k.xfer_s;
         s->acct[i] = k;
     }
     kernel_rooflines(r, g, s, rec);
