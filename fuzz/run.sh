@@ -57,8 +57,9 @@ published_srcs="$sweep_srcs src/validate_published.c src/validate_suite.c src/va
 multi_srcs="$published_srcs src/validate_multi.c"
 # The serving corpus's loader and its simulation (validate_serving.c) sit beside the multi-device one.
 serving_srcs="$multi_srcs src/validate_serving.c"
-# The power corpus's loader and its predictions (validate_power.c) sit beside the published one.
-power_srcs="$published_srcs src/validate_power.c"
+# The power corpus's loader and its predictions (validate_power.c) sit beside the published one, and
+# resize a system for a tensor-parallel case as the multi-device corpus does (validate_multi.c).
+power_srcs="$multi_srcs src/validate_power.c"
 # The measured-kernel corpus's loader (validate_measured.c) reads kernel shapes through the published one's.
 measured_srcs="$published_srcs src/validate_measured.c"
 cflags="-g -O1 -std=c11 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
