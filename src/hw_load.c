@@ -334,10 +334,19 @@ static int load_dvfs(struct ju *j, const cJSON *o, struct hw_system *sys, struct
         }
         ju_pop(j, o2);
         d->n_dvfs = n;
-        /* voltages may come from other documents than clocks (or be fitted): their own source, when given */
+        /* voltages may come from other documents than clocks (or be fitted): their own source, when given;
+         * a voltage source for points without voltages sources nothing dse uses */
         char src[1024];
-        if (!rc && n > 0 && d->dvfs[0].voltage_V > 0 && cJSON_GetObjectItemCaseSensitive(dv, "voltage_source"))
-            rc = ju_str(j, dv, "voltage_source", 0, src, sizeof src);
+        int has_v = n > 0 && d->dvfs[0].voltage_V > 0;
+        if (!rc && cJSON_GetObjectItemCaseSensitive(dv, "voltage_source")) {
+            if (has_v) {
+                rc = ju_str(j, dv, "voltage_source", 0, src, sizeof src);
+            } else {
+                size_t o3 = ju_key(j, "voltage_source");
+                rc = ju_fail(j, "given, but no point has a voltage_V");
+                ju_pop(j, o3);
+            }
+        }
     }
     ju_pop(j, old);
     KEEP(rc);
@@ -1328,6 +1337,10 @@ static int load_enclosure(struct ju *j, const cJSON *root, struct hw_system *sys
         return ju_fail(j, "expected a number in (0, 1] or a list of {load, efficiency} points");
     }
     ju_pop(j, o2);
+    if (en->rating_W > 0 && !cJSON_IsArray(ef)) { /* a rating only scales efficiency points: never ignored */
+        ju_key(j, "rating_W");
+        return ju_fail(j, "given without efficiency points ({load, efficiency} at load fractions of it)");
+    }
     ju_pop(j, old);
     en->present = 1;
     return DSE_OK;

@@ -648,6 +648,8 @@ badhw encl-no-cooling-source "enclosure.cooling_source: missing" "d['enclosure']
 badhw encl-bad-base "enclosure.base_W: expected a non-negative number, got -3" "d['enclosure']={'base_W':-3,'source':'t'}"
 badhw encl-no-source "enclosure.source: missing" "d['enclosure']={'base_W':3}"
 badhw clocks-locked-bad "clocks_locked: expected true or false" "d['clocks_locked']=1"
+badhw encl-rating-unused "enclosure.rating_W: given without efficiency points" "d['enclosure']={'rating_W':100,'efficiency':0.9,'efficiency_source':'t','source':'t'}"
+badhw dvfs-voltage-source-unused "devices[0].dvfs.voltage_source: given, but no point has a voltage_V" "d['devices'][0]['dvfs']={'points':[{'freq_MHz':500},{'freq_MHz':1000}],'source':'t','voltage_source':'t'}"
 
 echo "$suite: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
