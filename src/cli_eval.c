@@ -576,6 +576,21 @@ static int print_json(const struct eval_req *r, const struct eval_result *res, c
     cJSON_AddBoolToObject(pm, "calibrated", r->sys->dev[r->dev].power_mape_pct >= 0);
     if (r->sys->dev[r->dev].power_mape_pct >= 0)
         cJSON_AddNumberToObject(pm, "heldout_mape_pct", r->sys->dev[r->dev].power_mape_pct);
+    if (res->feasible) { /* each device the point uses: its average power and the limit it obeys (one device of a
+                            topology's layout) */
+        cJSON *dv = cJSON_AddArrayToObject(pm, "devices");
+        for (int d = 0; dv && d < r->sys->n_dev; d++) {
+            if (!(res->used & (1u << d)))
+                continue;
+            cJSON *x = cJSON_CreateObject();
+            if (!x || !cJSON_AddItemToArray(dv, x))
+                break;
+            cJSON_AddStringToObject(x, "name", r->sys->dev[d].name);
+            cJSON_AddNumberToObject(x, "power_W", res->dev_power_W[d]);
+            if (isfinite(res->dev_limit_W[d]) && res->dev_limit_W[d] > 0)
+                cJSON_AddNumberToObject(x, "limit_W", res->dev_limit_W[d]);
+        }
+    }
     if (r->sys->encl.present && res->feasible) {
         cJSON_AddNumberToObject(pm, "module_W", res->t.module_W);
         cJSON_AddNumberToObject(pm, "enclosure_efficiency", res->t.encl_efficiency);

@@ -1815,11 +1815,16 @@ static double pwfit_cost_at(double f, void *ctx)
     return c;
 }
 
-/* Factor k fitted on the fit half, the others held: log f in [log 0.25, log 4]. */
+/* Factor k fitted on the fit half, the others held: log f in [log 0.25, log 4]; active_W no lower than
+ * the device's gap_W (clocks up without work draw no more than with it: hw.h). */
 static void pwfit_golden(struct pwfit *m, int k)
 {
     struct pwfit_at a = {m, k};
-    m->f[k] = golden_log(0.25, 4, pwfit_cost_at, &a);
+    const struct hw_device *d = &m->base->dev[m->dev];
+    double lo = 0.25;
+    if (k == PWF_ACTIVE && d->active_W > 0 && d->gap_W / d->active_W > lo)
+        lo = d->gap_W / d->active_W;
+    m->f[k] = golden_log(lo, lo < 4 ? 4 : lo, pwfit_cost_at, &a);
 }
 
 static double sig3(double v)

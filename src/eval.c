@@ -474,8 +474,12 @@ static double kv_alloc_bytes(const struct sw_stack *sw, const struct wl_tensor *
 /* The host and runtime time of one forward pass (a step) that the devices do not hide: issuing its
  * `launches` kernels (the stack's host_us_per_kernel each, none when they are replayed from a captured
  * graph) runs ahead of an accelerator, which waits only when issuing takes longer than its dev_s of
- * work, and adds to a CPU's own time; the runtime's per-step work (scheduling, sampling, sync) adds. */
-void eval_runtime_step(const struct eval_req *r, struct eval_result *res, double dev_s, double launches)
+ * work, and adds to a CPU's own time; the runtime's per-step work (scheduling, sampling, sync) adds, and
+ * its work for each of the step's `seqs` sequences (per_token_us: the token each one emits is sampled,
+ * detokenised and streamed by the engine between steps; none in a training step), during which each
+ * device of the layout runs the runtime's small kernels for its per_token_device_share of the time, at
+ * its active power (the rest of the time it waits at its gap_W: eval_ops). */
+void eval_runtime_step(const struct eval_req *r, struct eval_result *res, double dev_s, double launches, double seqs)
 {
     const struct sw_stack *sw = r->sw;
     const struct hw_device *d = &r->sys->dev[r->dev];
@@ -483,6 +487,14 @@ void eval_runtime_step(const struct eval_req *r, struct eval_result *res, double
     if (sw) {
         double host = pass_has(sw, PASS_LAUNCH) ? 0 : launches * sw->host_kernel_s;
         extra += (d->cls == HW_CPU ? host : host > dev_s ? host - dev_s : 0) + sw->per_step_s;
+        if (!r->no_token_cost && seqs > 0 && sw->per_token_s > 0) {
+            double t = seqs * sw->per_token_s, J = sw->token_busy * d->active_W * t;
+            const struct hw_system *sys = r->sys;
+            double n = sys->topo.n_level && r->dev == sys->topo.dev ? res->t.devices : 1;
+            extra += t;
+            res->t.energy_active_J += n * J;
+            res->dev_dyn_J[r->dev] += J;
+        }
     }
     if (!(extra > 0))
         return;
@@ -857,8 +869,33 @@ static double kernel_scale(const struct sw_stack *sw, enum wl_phase ph)
 /* Costs every operator of the point (the prefill or whole graph, then each decode step) and the
  * memory each device needs: raw sums, before power limits, capacity and derived metrics. On return
  * res->feasible is 0 when an operator cannot run (graph-level infeasibility). */
+static int eval_ops_run(const struct eval_req *r, const struct eval_graphs *eg, struct eval_scratch *s,
+                        struct eval_result *res, struct dse_err *e);
+
+/* A point's operators, then its gaps: between a run's kernels (a runtime's host work, launch gaps, waits
+ * for another device) a device the run uses keeps its clocks up, a governor lowering them only after a
+ * longer idle, and draws its gap_W (hw.h; at the system's clock and mode as evaluated, so a power limit
+ * sees it). Locked clocks pay active_W instead, in finish. */
 static int eval_ops(const struct eval_req *r, const struct eval_graphs *eg, struct eval_scratch *s,
                     struct eval_result *res, struct dse_err *e)
+{
+    int rc = eval_ops_run(r, eg, s, res, e);
+    const struct hw_system *sys = r->sys;
+    if (rc || !res->feasible || sys->clocks_locked || !(res->t.latency_s > 0))
+        return rc;
+    for (int d = 0; d < sys->n_dev; d++) {
+        double gap = res->t.latency_s - (res->dev_busy_s[0][d] + res->dev_busy_s[1][d]);
+        if (!(res->used & (1u << d)) || !(gap > 0) || !(sys->dev[d].gap_W > 0))
+            continue;
+        double n = sys->topo.n_level && d == sys->topo.dev ? res->t.devices : 1;
+        res->t.energy_active_J += n * sys->dev[d].gap_W * gap;
+        res->dev_dyn_J[d] += sys->dev[d].gap_W * gap;
+    }
+    return rc;
+}
+
+static int eval_ops_run(const struct eval_req *r, const struct eval_graphs *eg, struct eval_scratch *s,
+                        struct eval_result *res, struct dse_err *e)
 {
     struct usage u, ud;
     unsigned used = 0;
@@ -917,7 +954,9 @@ static int eval_ops(const struct eval_req *r, const struct eval_graphs *eg, stru
                      : pd->per_request_s + (r->sw ? r->sw->per_request_s : 0);
     res->t.latency_s += req;
     res->t.runtime_s += req;
-    eval_runtime_step(r, res, res->t.latency_s - res->t.runtime_s, eg->first_launches);
+    /* the sequences that emit a token in this pass: a prefill's (its first token) */
+    double seqs = ph == PH_PREFILL || ph == PH_GENERATE || ph == PH_DECODE ? (double)eval_replica_batch(r) : 0;
+    eval_runtime_step(r, res, res->t.latency_s - res->t.runtime_s, eg->first_launches, seqs);
     res->first_s = res->t.latency_s;
     res->t.kernels = eg->first_launches;
     double wshare = 1;
@@ -941,7 +980,7 @@ static int eval_ops(const struct eval_req *r, const struct eval_graphs *eg, stru
                         res, e);
         if (rc || !res->feasible || (rc = eval_pipe_sends(r, res, eg->decode_boundary_elems, e)))
             return rc;
-        eval_runtime_step(r, res, res->t.latency_s - t0, eg->decode_launches);
+        eval_runtime_step(r, res, res->t.latency_s - t0, eg->decode_launches, seqs);
         /* The later steps: an operator whose cost does not depend on the cache length costs the same
          * every step, so it is accounted once for all gen - 1 of them (its count scaled: every total
          * is linear in it); only the cache-dependent ones are costed step by step. static_s is one
@@ -978,7 +1017,7 @@ static int eval_ops(const struct eval_req *r, const struct eval_graphs *eg, stru
             }
             if ((rc = eval_pipe_sends(r, res, eg->decode_boundary_elems, e)))
                 return rc;
-            eval_runtime_step(r, res, res->t.latency_s - t0, eg->decode_launches);
+            eval_runtime_step(r, res, res->t.latency_s - t0, eg->decode_launches, seqs);
         }
         res->t.kernels += eg->decode_launches * (double)r->gen;
         if (ud.act > act)
@@ -1001,8 +1040,9 @@ static int eval_ops(const struct eval_req *r, const struct eval_graphs *eg, stru
     return DSE_OK;
 }
 
-/* Each used device's average power over the latency T (its dynamic energy plus its idle power for
- * the whole of T: it idles while others work) and its limit; returns the mask of devices over it. */
+/* Each used device's average power over the latency T (its dynamic energy, its gaps' among it: eval_ops,
+ * plus its idle power for the whole of T: it idles while others work) and its limit; returns the mask
+ * of devices over it. */
 static unsigned power_check_in(const struct hw_system *sys, int mode, struct eval_result *res);
 static unsigned power_check(const struct hw_system *sys, struct eval_result *res) { return power_check_in(sys, -1, res); }
 
@@ -1267,10 +1307,11 @@ static int throttle_limits(const struct eval_req *r, const struct eval_graphs *e
     const struct hw_system *cur = copied ? ts : sys;
     over = power_check(cur, res);
 
-    /* 2. Duty cycle: a device still over its limit idles part of the time. Its dynamic energy E is
-     * unchanged, so the latency T' it needs solves (E + idle x T') / T' = limit: T' = E / (limit -
-     * idle); its operators stretch by 1 + (T' - T) / (its busy time). Stretching the device that needs
-     * the longest T' lowers every other device's average power too. */
+    /* 2. Duty cycle: a device still over its limit idles part of the time. Its dynamic energy E (its
+     * gaps' included: they keep their length, the stretch being its busy time's, and the limiter's
+     * idling is at idle power) is unchanged, so the latency T' it needs solves (E + idle x T') / T' =
+     * limit: T' = E / (limit - idle); its operators stretch by 1 + (T' - T) / (its busy time).
+     * Stretching the device that needs the longest T' lowers every other device's average power too. */
     int dstar = -1;
     double Tneed = res->t.latency_s;
     for (int d = 0; d < sys->n_dev; d++) {
@@ -1364,7 +1405,8 @@ static int finish(const struct eval_req *r, const struct eval_graphs *eg, struct
         if (res->used & (1u << d))
             T->die_area_mm2 += hw_die_area_mm2(&sys->dev[d]) * (sys->topo.n_level && d == sys->topo.dev ? T->devices : 1);
     /* Clocks pinned at their maximum (hw_system.clocks_locked): the clock trees and issue logic that active_W
-     * stands for run between kernels too, on every device, used or not. */
+     * stands for run between kernels too, on every device, used or not (unlocked, a used device's gaps
+     * draw its gap_W: eval_ops). */
     if (sys->clocks_locked && T->latency_s > 0)
         for (int d = 0; d < sys->n_dev; d++) {
             double n = sys->topo.n_level && d == sys->topo.dev ? T->devices : 1;

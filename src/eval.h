@@ -51,6 +51,8 @@ struct eval_req {
     int skip_capacity;     /* leave the capacity check to the caller (eval_capacity) */
     int no_request_cost;   /* leave the request's own runtime work (per_request_us) out: a serving iteration's
                               cost, the simulator adding it to each request's time to first token */
+    int no_token_cost;     /* leave the runtime's work per emitted token (per_token_us) out: a serving
+                              iteration's cost, the simulator charging it per sequence that emits one */
     int want_ops;          /* fill per-operator rows */
     int burst;             /* a kernel timed alone for milliseconds: it runs before a board's power limiter
                               brings its clocks down, so its power is reported and no limit throttles it */

@@ -27,7 +27,7 @@ struct usage {
 int eval_account(const struct eval_req *r, struct eval_result *res, const struct wl_op *op, enum wl_phase ph, int row,
                  const struct eval_op_cost *c, struct dse_err *e);
 /* The host and runtime time of one pass that the devices do not hide (eval.c). */
-void eval_runtime_step(const struct eval_req *r, struct eval_result *res, double dev_s, double launches);
+void eval_runtime_step(const struct eval_req *r, struct eval_result *res, double dev_s, double launches, double seqs);
 
 /* eval_par.c: a pass on the pipeline (its micro-batches over pp stages; the model in eval_par.c): the
  * span of g's repeated layers (first and last op with count > 1, -1 without), which part of the graph

@@ -204,7 +204,7 @@ int eval_train_rest(const struct eval_req *r, const struct eval_graphs *eg, stru
     }
     if ((rc = eval_pipe_sends(r, res, eg->boundary_elems, e))) /* the boundary's gradient, back a stage */
         return rc;
-    eval_runtime_step(r, res, res->t.latency_s - t_fwd, 2 * eg->first_launches);
+    eval_runtime_step(r, res, res->t.latency_s - t_fwd, 2 * eg->first_launches, 0);
     double t_bwd = res->t.latency_s - t_fwd;
 
     res->pass = 2;

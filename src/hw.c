@@ -61,6 +61,7 @@ void hw_scale_clock(struct hw_device *d, double f, double v2)
     d->base_Hz *= f;
     d->boost_Hz *= f;
     d->active_W *= f * v2;
+    d->gap_W *= f * v2;
     for (int e = 0; e < ENG_COUNT; e++)
         d->engine_W[e] *= f * v2;
     for (int i = 0; i < d->n_compute; i++) {
@@ -97,6 +98,7 @@ static void scale_units(struct hw_device *d, double u)
             d->peak[e][p] *= u;
     }
     d->active_W *= u;
+    d->gap_W *= u;
     d->units_share *= u;
     if (d->gpu.present) /* the cycle tier's waves: SMs online */
         d->gpu.sms = d->gpu.sms * u >= 1 ? (int)lround(d->gpu.sms * u) : 1;

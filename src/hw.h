@@ -95,6 +95,11 @@ struct hw_device {
      * operation's energy; engine_W[e] is engine e's dynamic power at its headline rate (power.matrix_W,
      * power.vector_W), from which a compute entry without energy_pJ_per_mac takes its MAC energy. */
     double active_W, engine_W[ENG_COUNT];
+    /* What it draws beyond idle_W between the kernels of a run, its clocks up but no kernel running (a
+     * runtime's host work between steps, launch gaps, waits): clock distribution and memory interfaces
+     * awake, the units clock-gated (power.gap_W; 0: it idles in gaps; at most active_W). Locked clocks
+     * pay active_W instead (hw_system.clocks_locked). */
+    double gap_W;
     double units_share; /* of its units online (a mode's; 1) */
     double power_mape_pct; /* held-out error of a power calibration (power.heldout_mape_pct), or -1 */
     double price_USD, die_area_mm2; /* 0 when not given */

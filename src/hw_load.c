@@ -388,8 +388,8 @@ static void derive_mac_energy(struct hw_device *d)
 static int load_power(struct ju *j, const cJSON *o, struct hw_system *sys, struct hw_device *d, int *bad)
 {
     (void)sys;
-    static const char *const keys[] = {"idle_W", "tdp_W", "active_W", "matrix_W", "vector_W", "heldout_mape_pct",
-                                       "min_limit_W", "source", "note", NULL};
+    static const char *const keys[] = {"idle_W", "tdp_W", "active_W", "gap_W", "gap_source", "matrix_W",
+                                       "vector_W", "heldout_mape_pct", "min_limit_W", "source", "note", NULL};
     const cJSON *pw = cJSON_GetObjectItemCaseSensitive(o, "power");
     size_t old = ju_key(j, "power");
     double act = -1, eng[ENG_COUNT] = {-1, -1};
@@ -400,6 +400,7 @@ static int load_power(struct ju *j, const cJSON *o, struct hw_system *sys, struc
     else if (!(rc = ju_object(j, pw, keys)) && !(rc = ju_num(j, pw, "idle_W", JU_NONNEG, 1e6, &d->idle_W)) &&
              !(rc = ju_num(j, pw, "tdp_W", JU_POS, 1e6, &d->tdp_W)) &&
              !(rc = ju_num(j, pw, "active_W", JU_OPT | JU_NONNEG, 1e6, &act)) &&
+             !(rc = ju_num(j, pw, "gap_W", JU_OPT | JU_NONNEG, 1e6, &d->gap_W)) &&
              !(rc = ju_num(j, pw, "matrix_W", JU_OPT | JU_POS, 1e6, &eng[ENG_MATRIX])) &&
              !(rc = ju_num(j, pw, "vector_W", JU_OPT | JU_POS, 1e6, &eng[ENG_VECTOR])) &&
              !(rc = ju_num(j, pw, "heldout_mape_pct", JU_OPT | JU_NONNEG, 1e6, &d->power_mape_pct)) &&
@@ -425,6 +426,24 @@ static int load_power(struct ju *j, const cJSON *o, struct hw_system *sys, struc
         d->active_W = act >= 0 ? act : HW_ACTIVE_SHARE * budget;
         for (int e = 0; e < ENG_COUNT; e++)
             d->engine_W[e] = eng[e] > 0 ? eng[e] : budget - d->active_W > 0 ? budget - d->active_W : 0;
+        int has_gs = cJSON_GetObjectItemCaseSensitive(pw, "gap_source") != NULL;
+        int has_g = cJSON_GetObjectItemCaseSensitive(pw, "gap_W") != NULL;
+        char gsrc[1024];
+        if (has_g != has_gs) { /* a figure without its source, or a source of nothing */
+            size_t o2 = ju_key(j, has_g ? "gap_source" : "gap_W");
+            rc = ju_fail(j, has_g ? "missing (gap_W needs its source: a measurement, or the fit that gave it)"
+                                  : "missing (gap_source is given for no gap_W)");
+            ju_pop(j, o2);
+        } else if (has_gs) {
+            rc = ju_str(j, pw, "gap_source", 0, gsrc, sizeof gsrc);
+        }
+        if (!rc && d->gap_W > d->active_W) { /* clocks up without work cannot draw more than with it */
+            char as[32], gs[32];
+            size_t o2 = ju_key(j, "gap_W");
+            rc = ju_fail(j, "expected at most active_W (%s), got %s", ju_shortest(as, sizeof as, d->active_W),
+                         ju_shortest(gs, sizeof gs, d->gap_W));
+            ju_pop(j, o2);
+        }
     }
     derive_mac_energy(d);
     ju_pop(j, old);

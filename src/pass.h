@@ -66,7 +66,7 @@ struct sw_version {
     char name[SW_VERSION_LEN];
     char released[16];          /* "YYYY-MM" */
     char kernels[160];          /* its kernel library generation (free text) */
-    double host_kernel_s, per_step_s, per_request_s; /* < 0: the stack's */
+    double host_kernel_s, per_step_s, per_request_s, per_token_s, token_busy; /* < 0: the stack's */
     int sched_steps;            /* < 0: the stack's */
     double eff[SW_RUN_COUNT];   /* (0, 1]; 1: not fitted */
     double mape_pct[2];         /* held-out MAPE of its training (0) and inference (1) fit, or -1 */
@@ -92,6 +92,13 @@ struct sw_stack {
                                  kernels are not replayed from a captured graph */
     double per_step_s;        /* runtime work per forward pass (scheduling, sampling, synchronisation) */
     double per_request_s;     /* per request (tokenisation, set-up) */
+    double per_token_s;       /* per sequence of a forward pass, i.e. per token it emits: sampling, detokenising
+                                 and streaming each sequence's token, which a synchronous engine (vLLM's V0
+                                 before 0.6: API server, scheduler and model runner in one Python process)
+                                 runs between the device's steps (runtime.per_token_us) */
+    double token_busy;        /* of per_token_s, the share each device spends running the runtime's own small
+                                 kernels (sampling over the vocabulary, input copies), paid at its active_W
+                                 (runtime.per_token_device_share; 0: it waits, at its gap_W) */
     int sched_steps;          /* decode steps its scheduler runs back to back before scheduling again
                                  (runtime.scheduler_steps: vLLM's --num-scheduler-steps; 0: every step) */
     int trains;               /* it runs training steps (a backward pass, optimizers): "training": true */
@@ -107,7 +114,8 @@ struct sw_stack {
                                  "parallel": {"tp_padding": true} */
     int sequence_parallel;    /* training with tp splits norms' and residual adds' activations along the
                                  sequence (Megatron-LM): "parallel": {"sequence_parallel": true} */
-    double base_rt[3];        /* the stack's own host_kernel_s, per_step_s, per_request_s (a version may change them) */
+    double base_rt[5];        /* the stack's own host_kernel_s, per_step_s, per_request_s, per_token_s, token_busy (a
+                                 version may change them) */
     int base_sched_steps;
     double eff[SW_RUN_COUNT]; /* the selected version's whole-run factors (1: none) */
     double mape_pct[2];       /* and their held-out errors, training and inference (-1: none) */

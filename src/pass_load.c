@@ -249,18 +249,20 @@ static int load_train_precs(struct ju *j, const cJSON *root, struct sw_stack *s)
 
 static int load_runtime(struct ju *j, const cJSON *root, struct sw_stack *s)
 {
-    static const char *const keys[] = {"host_us_per_kernel", "per_step_us", "per_request_us", "scheduler_steps",
-                                       "source", "note", NULL};
+    static const char *const keys[] = {"host_us_per_kernel", "per_step_us", "per_request_us", "per_token_us",
+                                       "per_token_device_share", "scheduler_steps", "source", "note", NULL};
     const cJSON *o = cJSON_GetObjectItemCaseSensitive(root, "runtime");
     if (!o)
         return DSE_OK;
     size_t old = ju_key(j, "runtime");
-    double h = 0, step = 0, req = 0;
+    double h = 0, step = 0, req = 0, tok = 0, busy = 0;
     long long ss = 0;
     int rc;
     if (!(rc = ju_object(j, o, keys)) && !(rc = ju_num(j, o, "host_us_per_kernel", JU_OPT | JU_NONNEG, 1e6, &h)) &&
         !(rc = ju_num(j, o, "per_step_us", JU_OPT | JU_NONNEG, 1e7, &step)) &&
         !(rc = ju_num(j, o, "per_request_us", JU_OPT | JU_NONNEG, 1e8, &req)) &&
+        !(rc = ju_num(j, o, "per_token_us", JU_OPT | JU_NONNEG, 1e6, &tok)) &&
+        !(rc = ju_num(j, o, "per_token_device_share", JU_OPT | JU_NONNEG, 1, &busy)) &&
         !(rc = ju_int(j, o, "scheduler_steps", JU_OPT, 1, 1024, &ss)))
         rc = need_source(j, o);
     s->sched_steps = (int)ss;
@@ -268,6 +270,8 @@ static int load_runtime(struct ju *j, const cJSON *root, struct sw_stack *s)
     s->host_kernel_s = h * 1e-6;
     s->per_step_s = step * 1e-6;
     s->per_request_s = req * 1e-6;
+    s->per_token_s = tok * 1e-6;
+    s->token_busy = busy;
     return rc;
 }
 
@@ -278,13 +282,13 @@ static int load_version(struct ju *j, const cJSON *o, struct sw_stack *s, struct
 {
     static const char *const keys[] = {"version", "released", "kernels", "runtime", "efficiency", "source", "note",
                                        NULL};
-    static const char *const rkeys[] = {"host_us_per_kernel", "per_step_us", "per_request_us", "scheduler_steps",
-                                        "source", "note", NULL};
+    static const char *const rkeys[] = {"host_us_per_kernel", "per_step_us", "per_request_us", "per_token_us",
+                                        "per_token_device_share", "scheduler_steps", "source", "note", NULL};
     static const char *const ekeys[] = {"training", "prefill", "decode", "training_heldout_mape_pct",
                                         "inference_heldout_mape_pct", "source", "note", NULL};
     int rc;
     memset(v, 0, sizeof *v);
-    v->host_kernel_s = v->per_step_s = v->per_request_s = -1;
+    v->host_kernel_s = v->per_step_s = v->per_request_s = v->per_token_s = v->token_busy = -1;
     v->sched_steps = -1;
     v->mape_pct[0] = v->mape_pct[1] = -1;
     for (int k = 0; k < SW_RUN_COUNT; k++)
@@ -307,11 +311,13 @@ static int load_version(struct ju *j, const cJSON *o, struct sw_stack *s, struct
     const cJSON *r = cJSON_GetObjectItemCaseSensitive(o, "runtime");
     if (r) {
         size_t old = ju_key(j, "runtime");
-        double h = -1, step = -1, req = -1;
+        double h = -1, step = -1, req = -1, tok = -1, busy = -1;
         long long ss = -1;
         if (!(rc = ju_object(j, r, rkeys)) && !(rc = ju_num(j, r, "host_us_per_kernel", JU_OPT | JU_NONNEG, 1e6, &h)) &&
             !(rc = ju_num(j, r, "per_step_us", JU_OPT | JU_NONNEG, 1e7, &step)) &&
             !(rc = ju_num(j, r, "per_request_us", JU_OPT | JU_NONNEG, 1e8, &req)) &&
+            !(rc = ju_num(j, r, "per_token_us", JU_OPT | JU_NONNEG, 1e6, &tok)) &&
+            !(rc = ju_num(j, r, "per_token_device_share", JU_OPT | JU_NONNEG, 1, &busy)) &&
             !(rc = ju_int(j, r, "scheduler_steps", JU_OPT, 1, 1024, &ss)))
             rc = need_source(j, r);
         v->sched_steps = ss >= 1 ? (int)ss : -1;
@@ -319,6 +325,8 @@ static int load_version(struct ju *j, const cJSON *o, struct sw_stack *s, struct
         v->host_kernel_s = h >= 0 ? h * 1e-6 : -1;
         v->per_step_s = step >= 0 ? step * 1e-6 : -1;
         v->per_request_s = req >= 0 ? req * 1e-6 : -1;
+        v->per_token_s = tok >= 0 ? tok * 1e-6 : -1;
+        v->token_busy = busy >= 0 ? busy : -1;
         if (rc)
             return rc;
     }
@@ -374,6 +382,8 @@ int pass_select_version(struct sw_stack *s, const char *ver, struct dse_err *e)
     s->host_kernel_s = s->base_rt[0];
     s->per_step_s = s->base_rt[1];
     s->per_request_s = s->base_rt[2];
+    s->per_token_s = s->base_rt[3];
+    s->token_busy = s->base_rt[4];
     s->sched_steps = s->base_sched_steps;
     if (!*ver)
         return DSE_OK;
@@ -396,6 +406,10 @@ int pass_select_version(struct sw_stack *s, const char *ver, struct dse_err *e)
         s->per_step_s = v->per_step_s;
     if (v->per_request_s >= 0)
         s->per_request_s = v->per_request_s;
+    if (v->per_token_s >= 0)
+        s->per_token_s = v->per_token_s;
+    if (v->token_busy >= 0)
+        s->token_busy = v->token_busy;
     if (v->sched_steps >= 0)
         s->sched_steps = v->sched_steps;
     for (int k = 0; k < SW_RUN_COUNT; k++)
@@ -451,6 +465,8 @@ int pass_load_buf(const char *buf, unsigned long len, const char *fname, struct 
     s->base_rt[0] = s->host_kernel_s;
     s->base_rt[1] = s->per_step_s;
     s->base_rt[2] = s->per_request_s;
+    s->base_rt[3] = s->per_token_s;
+    s->base_rt[4] = s->token_busy;
     s->base_sched_steps = s->sched_steps;
     if (!strcmp(s->name, "none")) {
         ju_key(&j, "name");

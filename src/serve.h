@@ -64,19 +64,21 @@ int serve_trace_make(enum serve_arrival arr, double rate, double cv, int64_t n, 
                      unsigned long seed, struct serve_req **out, struct dse_err *e);
 
 /* The cost of one iteration of a replica (tp devices), from serve_cost_build:
- *   time = lin(N) + logits(L) + dec_ctx_s x C + pre_pair_s x P
+ *   time = lin(N) + logits(L) + tok_s x L + dec_ctx_s x C + pre_pair_s x P
  * N the tokens the iteration runs (decode tokens + prefill chunk tokens), L the sequences that
  * produce a token, C the keys the decoding sequences attend to beyond a 1-token cache (a sequence
  * with c cached tokens adds c - 1), P the (query, key) pairs of the prefill chunks' causal attention.
  * lin is a decode step of N sequences over 1-token caches less its logits (GEMMs, norms, collectives,
  * the runtime's per-step work), logits the vocabulary projection of L sequences, both interpolated
- * piecewise linearly over a grid of token counts (and extended beyond it along the last segment).
+ * piecewise linearly over a grid of token counts (and extended beyond it along the last segment);
+ * tok_s the runtime's host work per emitted token (the stack's per_token_us), its devices waiting.
  * Energy likewise (dynamic), plus the system's idle power over the time. */
 #define SERVE_GRID 24
 struct serve_cost {
     int n_grid;
     double tok[SERVE_GRID], lin_s[SERVE_GRID], lin_J[SERVE_GRID], lg_s[SERVE_GRID], lg_J[SERVE_GRID];
     double dec_ctx_s, dec_ctx_J, pre_pair_s, pre_pair_J;
+    double tok_s, tok_J;     /* per emitted token: the runtime's host work, and the devices' gap power over it */
     double idle_W;           /* the replica's devices' idle power */
     double usd_per_s;        /* its price over the amortisation period, rent and hosting, per second of the
                                 run (NAN: none known; r->cost's, the run's idle time being simulated) */

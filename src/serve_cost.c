@@ -53,6 +53,7 @@ static int run_at(const struct eval_req *base, enum wl_phase ph, int64_t batch, 
     q.share_sig = 0;     /* another batch and length: nothing of the caller's to share (eval.c: pick_mode) */
     q.skip_capacity = 1; /* the KV cache's room is the simulation's to manage */
     q.no_request_cost = 1; /* an iteration's cost: each request's own runtime work is the simulator's */
+    q.no_token_cost = 1;   /* and its work per emitted token: serve_iter_s charges it per sequence */
     int rc = eval_run(&q, res, e);
     if (rc) {
         char why[sizeof e->msg];
@@ -128,6 +129,14 @@ int serve_cost_build(const struct eval_req *r0, int64_t max_tokens, double mem_u
             c->weight_bytes = a.t.weight_bytes;
             c->act_bytes = a.t.act_bytes;
             c->devices = (int)(a.t.devices / dp + 0.5);
+            /* per emitted token: the stack's host work, the replica's devices keeping their clocks up */
+            const struct hw_system *sys = r->sys;
+            c->tok_s = r->sw ? r->sw->per_token_s : 0;
+            double busy = r->sw ? r->sw->token_busy : 0;
+            for (int d = 0; d < sys->n_dev; d++) /* waiting at gap_W, the runtime's kernels (primary device) at active_W */
+                if (a.used & (1u << d))
+                    c->tok_J += c->tok_s * (sys->dev[d].gap_W + (d == r->dev ? busy * sys->dev[d].active_W : 0)) *
+                                (sys->topo.n_level && d == sys->topo.dev ? a.t.devices / dp : 1);
         }
     }
     /* decode attention per cached token, and the KV cache per token (per device) */
@@ -197,6 +206,6 @@ static double on_grid(const struct serve_cost *c, const double *y, double x)
 double serve_iter_s(const struct serve_cost *c, double N, double L, double C, double P, double *J)
 {
     if (J)
-        *J = on_grid(c, c->lin_J, N) + on_grid(c, c->lg_J, L) + c->dec_ctx_J * C + c->pre_pair_J * P;
-    return on_grid(c, c->lin_s, N) + on_grid(c, c->lg_s, L) + c->dec_ctx_s * C + c->pre_pair_s * P;
+        *J = on_grid(c, c->lin_J, N) + on_grid(c, c->lg_J, L) + c->tok_J * L + c->dec_ctx_J * C + c->pre_pair_J * P;
+    return on_grid(c, c->lin_s, N) + on_grid(c, c->lg_s, L) + c->tok_s * L + c->dec_ctx_s * C + c->pre_pair_s * P;
 }

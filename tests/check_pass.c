@@ -74,6 +74,9 @@ START_TEST(loader_bad_inputs)
     bad_stack(HEAD "\"passes\":{\"source\":\"t\"},\"memory\":{\"weights_on_chip\":1.5,\"source\":\"t\"}}",
               "weights_on_chip");
     bad_stack(HEAD "\"passes\":{\"source\":\"t\"},\"runtime\":{\"per_step_us\":-1,\"source\":\"t\"}}", "per_step_us");
+    bad_stack(HEAD "\"passes\":{\"source\":\"t\"},\"runtime\":{\"per_token_us\":-1,\"source\":\"t\"}}", "per_token_us");
+    bad_stack(HEAD "\"passes\":{\"source\":\"t\"},\"runtime\":{\"per_token_device_share\":1.5,\"source\":\"t\"}}",
+              "per_token_device_share");
     bad_stack("{\"schema\":\"dse-software-1\",\"name\":\"s\",\"targets\":[\"tpu\"],\"passes\":{\"source\":\"t\"}}",
               "expected a device class");
     bad_stack("{\"schema\":\"dse-software-1\",\"name\":\"none\",\"targets\":[\"cpu\"],\"passes\":{\"source\":\"t\"}}",

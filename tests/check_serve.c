@@ -62,6 +62,13 @@ START_TEST(iteration_cost)
     /* each term adds: 3 sequences' logits, 500 cached tokens, 40 pairs */
     ck_assert_double_eq_tol(serve_iter_s(&c, 1, 3, 500, 40, NULL), A + 3 * L0 + 500 * D + 40 * Q, 1e-15);
     ck_assert_double_eq_tol(serve_iter_s(&c, 0, 0, 0, 0, NULL), 0, 1e-15);
+    /* a runtime's host work per emitted token (per_token_us) and the gap energy over it count per
+     * sequence that emits one (L = 3), not per token run (N = 1) */
+    c.tok_s = 430e-6;
+    c.tok_J = 430e-6 * 124;
+    double J;
+    ck_assert_double_eq_tol(serve_iter_s(&c, 1, 3, 500, 40, &J), A + 3 * L0 + 3 * 430e-6 + 500 * D + 40 * Q, 1e-15);
+    ck_assert_double_eq_tol(J, 3 * 430e-6 * 124, 1e-15);
 }
 END_TEST
 

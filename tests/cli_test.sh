@@ -969,6 +969,24 @@ assert 30 < p1 - p0 <= 2.057041 + 49.330249 + 1e-6, p1 - p0
 else
     fail eval-release-runtime-costs "decode $(dstep decode vllm@0.6.0) / $(dstep decode vllm@0.6.0-steps10), prefill $(dstep prefill vllm@0.6.0) / $(dstep prefill vllm@0.6.0-steps10)"
 fi
+# a release's host work per emitted token (vllm@0.5.4 per_token_us 430, software/vllm.json) against
+# vllm@0.6.0 (none), the same kernels: a decode step of batch 8 is 8 x 0.43 = 3.44 ms longer, the H100
+# waiting through it at idle 96.8 + gap 45.7 W (hwdesc power.gap_W) and running the release's kernels for
+# 0.223 of it at its active 350 W (per_token_device_share): 3.44 ms x (96.8 + 45.7 + 78.05) W = 758.692 mJ;
+# a generate of 4 tokens after its prompt runs 5 passes (the prefill's and 4 decode steps): 8 x 5 x 0.43 =
+# 17.2 ms more
+tokrun() { "$BIN" eval --hw nvidia-h100-sxm5-80gb --workload llama-3.1-8b --phase "$1" ${3:-} --batch 8 --prompt 512 --software "$2" --json 2>/dev/null | python3 -c "import json,sys; t=json.load(sys.stdin)['totals']; print(t['latency_ms'], t['energy_mJ'])"; }
+if python3 -c "
+import sys
+d0, e0, d1, e1, g0, _, g1, _ = map(float, ' '.join(sys.argv[1:]).split())
+assert abs((d1 - d0) - 3.44) < 1e-6, d1 - d0
+assert abs((e1 - e0) - 758.692) < 1e-6, e1 - e0
+assert abs((g1 - g0) - 17.2) < 1e-6, g1 - g0
+" "$(tokrun decode vllm@0.6.0)" "$(tokrun decode vllm@0.5.4)" "$(tokrun generate vllm@0.6.0 '--generate 4')" "$(tokrun generate vllm@0.5.4 '--generate 4')" 2>/dev/null; then
+    ok eval-release-per-token
+else
+    fail eval-release-per-token "decode $(tokrun decode vllm@0.6.0) / $(tokrun decode vllm@0.5.4), generate $(tokrun generate vllm@0.6.0 '--generate 4') / $(tokrun generate vllm@0.5.4 '--generate 4')"
+fi
 expect_fail software-bad-overlap 2 "bad-overlap.json: overlap.tp_comm: expected true or false" eval --hw nvidia-dgx-h100 --workload llama-2-7b --phase train --batch 8 --prompt 512 --tp 2 --software "$D/bad-overlap.json"
 # Megatron Core's overlaps (software/megatron-core.json) hide tp all-reduces and the weight gather:
 # the same step is faster than with megatron, whose tp all-reduces stay whole

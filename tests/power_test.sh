@@ -553,6 +553,34 @@ badhw thermal-no-source "thermal.coolings.passive.source: missing" "del d['therm
 badhw dvfs-mixed-voltage "devices[0].dvfs.points[1]: give voltage_V on every point or on none" "d['devices'][0]['dvfs']={'points':[{'freq_MHz':500,'voltage_V':0.7},{'freq_MHz':1000}],'source':'t'}"
 badhw power-bad-min-limit "devices[0].power.min_limit_W: expected at most tdp_W (100), got 150" "d['devices'][0]['power']['min_limit_W']=150"
 
+# ---- no shipped device reports power above its limit ----
+# Every shipped hwdesc x ResNet-50 and Llama-3.2-1B prefill and decode x both tiers, at its TDP and under a
+# cap of half of it (the board's lowest accepted limit where that is higher: a cap below it is refused as
+# infeasible): each device the point uses draws at most the limit it reports (power_model.devices), gaps
+# and the runtime's work included. Infeasible points (a precision or operator a device lacks) are skipped.
+py power-never-above-limit "
+import glob, json, os, subprocess, sys
+rows, bad = 0, []
+for hw in sorted(glob.glob(sys.argv[2] + '/hwdesc/*.json')):
+    p = [x for x in json.load(open(hw))['devices'] if 'power' in x][0]['power']
+    for wl in ('resnet50 --batch 8', 'llama-3.2-1b --phase prefill --prompt 256 --batch 4',
+               'llama-3.2-1b --phase decode --prompt 256 --batch 16'):
+        for fid in ('analytical', 'cycle'):
+            for cap in (None, max(p['tdp_W'] * 0.5, p.get('min_limit_W', 0))):
+                cmd = [sys.argv[1], 'eval', '--hw', hw, '--workload'] + wl.split() + ['--fidelity', fid, '--json']
+                if cap:
+                    cmd += ['--power-W', repr(cap)]
+                out = subprocess.run(cmd, capture_output=True, text=True).stdout
+                d = json.loads(out) if out.strip() else {}
+                for x in d.get('power_model', {}).get('devices', []) if d.get('feasible') else []:
+                    if 'limit_W' in x:
+                        rows += 1
+                        if x['power_W'] > x['limit_W'] * (1 + 1e-6):
+                            bad.append((os.path.basename(hw), wl, fid, cap, x))
+assert rows >= 100, rows
+assert not bad, bad[:3]
+" "$BIN" "$SRC"
+
 # ---- the enclosure (hwdesc "enclosure"; docs/models.md, "Power and energy") ----
 # The fixture's 1000^3 fp16 GEMM (above: 0.2 ms, dynamic 14.06 mJ = 70.3 W, idle 10 W, 80.3 W) in an
 # enclosure of base_W 5, chassis_idle_W 10, cooling 0.5 W per W, efficiency 0.8: rails 80.3 + 5 + 10 +
@@ -617,6 +645,36 @@ py clocks-locked-set "
 import json,sys
 assert abs(json.load(open(sys.argv[1]))['totals']['energy_mJ']-18.06)<1e-9
 " "$OUT"
+# Gap power (power.gap_W): a runtime's 100 us of host work per pass (a stack's per_step_us) leaves the
+# fixture's GPU waiting with its clocks up: the 1000^3 GEMM's 0.2 ms (dynamic 14.06 mJ, idle 10 W) becomes
+# 0.3 ms, 14.06 + 10 x 0.3 = 17.06 mJ idling in the gap; with gap_W 5: + 5 x 0.1 ms = 17.56 mJ.
+python3 - "$SRC/tests/data/power-gpu.json" "$tmp" <<'PYEOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+json.dump(d, open(sys.argv[2] + '/nogap.json', 'w'))
+d['devices'][0]['power'].update(gap_W=5, gap_source='test fixture')
+json.dump(d, open(sys.argv[2] + '/gap.json', 'w'))
+json.dump({"schema": "dse-software-1", "name": "steps", "targets": ["gpu"], "passes": {"source": "t"},
+           "runtime": {"per_step_us": 100, "source": "test fixture"}}, open(sys.argv[2] + '/steps.json', 'w'))
+PYEOF
+dse eval --hw "$tmp/nogap.json" --workload "$tmp/mm.json" --precision fp16 --software "$tmp/steps.json" --json
+cp "$OUT" "$tmp/nogap-out.json"
+dse eval --hw "$tmp/gap.json" --workload "$tmp/mm.json" --precision fp16 --software "$tmp/steps.json" --json
+py gap-power-hand "
+import json,sys
+a,b=(json.load(open(f))['totals'] for f in sys.argv[1:3])
+assert abs(a['latency_ms']-0.3)<1e-9 and abs(b['latency_ms']-0.3)<1e-9, (a['latency_ms'], b['latency_ms'])
+assert abs(a['energy_mJ']-17.06)<1e-9, a['energy_mJ']
+assert abs(b['energy_mJ']-17.56)<1e-9 and abs(b['energy_active_mJ']-a['energy_active_mJ']-0.5)<1e-9, (a, b)
+" "$tmp/nogap-out.json" "$OUT"
+# A limit sees the gaps: under a 50 W cap the GPU (no DVFS table) duty-cycles until its 14.06 mJ and its
+# gap's 0.5 mJ over the latency, plus idle 10 W, fit: T' = 14.56 mJ / (50 - 10) W = 0.364 ms, 50 W.
+dse eval --hw "$tmp/gap.json" --workload "$tmp/mm.json" --precision fp16 --software "$tmp/steps.json" --set hw:devices.gpu.power.tdp_W=50 --json
+py gap-power-limit "
+import json,sys
+t=json.load(open(sys.argv[1]))['totals']
+assert abs(t['latency_ms']-0.364)<1e-9 and abs(t['avg_power_W']-50)<1e-9, (t['latency_ms'], t['avg_power_W'])
+" "$OUT"
 # The corpus's scopes on the two-device fixture: cores leaves out the base (and here no memory is
 # shared), module adds base_W 5, system divides by no conversion (none given): 80.3 + 1 = 81.3 W cores,
 # 86.3 W module and system; '+locked' adds the idle cpu's 4 W: 85.3 W cores.
@@ -649,6 +707,10 @@ badhw encl-bad-base "enclosure.base_W: expected a non-negative number, got -3" "
 badhw encl-no-source "enclosure.source: missing" "d['enclosure']={'base_W':3}"
 badhw clocks-locked-bad "clocks_locked: expected true or false" "d['clocks_locked']=1"
 badhw encl-rating-unused "enclosure.rating_W: given without efficiency points" "d['enclosure']={'rating_W':100,'efficiency':0.9,'efficiency_source':'t','source':'t'}"
+badhw gap-no-source "devices[0].power.gap_source: missing (gap_W needs its source" "d['devices'][0]['power']['gap_W']=5"
+badhw gap-source-unused "devices[0].power.gap_W: missing (gap_source is given for no gap_W)" "d['devices'][0]['power']['gap_source']='t'"
+badhw gap-over-active "devices[0].power.gap_W: expected at most active_W (20), got 25" "d['devices'][0]['power'].update(gap_W=25, gap_source='t')"
+badhw gap-negative "devices[0].power.gap_W: expected a non-negative number, got -1" "d['devices'][0]['power'].update(gap_W=-1, gap_source='t')"
 badhw dvfs-voltage-source-unused "devices[0].dvfs.voltage_source: given, but no point has a voltage_V" "d['devices'][0]['dvfs']={'points':[{'freq_MHz':500},{'freq_MHz':1000}],'source':'t','voltage_source':'t'}"
 
 echo "$suite: $passed passed, $failed failed"
