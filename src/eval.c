@@ -874,22 +874,24 @@ static int eval_ops_run(const struct eval_req *r, const struct eval_graphs *eg, 
 
 /* A point's operators, then its gaps: between a run's kernels (a runtime's host work, launch gaps, waits
  * for another device) a device the run uses keeps its clocks up, a governor lowering them only after a
- * longer idle, and draws its gap_W (hw.h; at the system's clock and mode as evaluated, so a power limit
- * sees it). Locked clocks pay active_W instead, in finish. */
+ * longer idle, and draws its gap_W (hw.h); with clocks pinned at their maximum (hw_system.clocks_locked)
+ * every device, used or not, runs the clock trees and issue logic that active_W stands for. Both at the
+ * system's clock and mode as evaluated, so a power limit sees them. */
 static int eval_ops(const struct eval_req *r, const struct eval_graphs *eg, struct eval_scratch *s,
                     struct eval_result *res, struct dse_err *e)
 {
     int rc = eval_ops_run(r, eg, s, res, e);
     const struct hw_system *sys = r->sys;
-    if (rc || !res->feasible || sys->clocks_locked || !(res->t.latency_s > 0))
+    if (rc || !res->feasible || !(res->t.latency_s > 0))
         return rc;
     for (int d = 0; d < sys->n_dev; d++) {
         double gap = res->t.latency_s - (res->dev_busy_s[0][d] + res->dev_busy_s[1][d]);
-        if (!(res->used & (1u << d)) || !(gap > 0) || !(sys->dev[d].gap_W > 0))
+        double w = sys->clocks_locked ? sys->dev[d].active_W : res->used & (1u << d) ? sys->dev[d].gap_W : 0;
+        if (!(gap > 0) || !(w > 0))
             continue;
         double n = sys->topo.n_level && d == sys->topo.dev ? res->t.devices : 1;
-        res->t.energy_active_J += n * sys->dev[d].gap_W * gap;
-        res->dev_dyn_J[d] += sys->dev[d].gap_W * gap;
+        res->t.energy_active_J += n * w * gap;
+        res->dev_dyn_J[d] += w * gap;
     }
     return rc;
 }
@@ -1118,8 +1120,9 @@ static int mode_fits(const struct hw_system *sys, int k, struct eval_result *res
 {
     unsigned over = power_check_in(sys, k, res);
     *P = sys->encl.base_W; /* a module's budget counts its shared parts (hw_enclosure.base_W) beside its devices */
-    for (int d = 0; d < sys->n_dev; d++)
-        *P += res->used & (1u << d) && res->t.latency_s > 0 ? res->dev_power_W[d] : sys->dev[d].idle_W;
+    for (int d = 0; d < sys->n_dev; d++) /* an unused device idles, or runs its clocks when they are locked */
+        *P += res->used & (1u << d) && res->t.latency_s > 0 ? res->dev_power_W[d]
+              : sys->dev[d].idle_W + (sys->clocks_locked && res->t.latency_s > 0 ? res->dev_dyn_J[d] / res->t.latency_s : 0);
     return !over && *P <= cap * (1 + 1e-9);
 }
 
@@ -1404,19 +1407,6 @@ static int finish(const struct eval_req *r, const struct eval_graphs *eg, struct
     for (int d = 0; d < sys->n_dev; d++)
         if (res->used & (1u << d))
             T->die_area_mm2 += hw_die_area_mm2(&sys->dev[d]) * (sys->topo.n_level && d == sys->topo.dev ? T->devices : 1);
-    /* Clocks pinned at their maximum (hw_system.clocks_locked): the clock trees and issue logic that active_W
-     * stands for run between kernels too, on every device, used or not (unlocked, a used device's gaps
-     * draw its gap_W: eval_ops). */
-    if (sys->clocks_locked && T->latency_s > 0)
-        for (int d = 0; d < sys->n_dev; d++) {
-            double n = sys->topo.n_level && d == sys->topo.dev ? T->devices : 1;
-            double gap = T->latency_s - (res->dev_busy_s[0][d] + res->dev_busy_s[1][d]);
-            if (gap > 0) {
-                T->energy_active_J += n * sys->dev[d].active_W * gap;
-                res->dev_dyn_J[d] += sys->dev[d].active_W * gap;
-                res->dev_power_W[d] = res->dev_dyn_J[d] / T->latency_s + sys->dev[d].idle_W;
-            }
-        }
     /* The enclosure (hw_enclosure): its static draw joins the devices' idle power; its fans and regulators
      * track the devices' dynamic power; the conversion from the meter's input divides both, at the
      * efficiency of each enclosure's average load. */

@@ -675,6 +675,17 @@ import json,sys
 t=json.load(open(sys.argv[1]))['totals']
 assert abs(t['latency_ms']-0.364)<1e-9 and abs(t['avg_power_W']-50)<1e-9, (t['latency_ms'], t['avg_power_W'])
 " "$OUT"
+# With its clocks locked the GPU pays its active 20 W through the 0.1 ms gap instead (2 mJ), and the limit
+# counts that too: T' = (14.06 + 2) mJ / (50 - 10) W = 0.4015 ms at 50 W.
+python3 -c "
+import json,sys
+d=json.load(open(sys.argv[1])); d['clocks_locked']=True; json.dump(d, open(sys.argv[2],'w'))" "$tmp/gap.json" "$tmp/gap-locked.json"
+dse eval --hw "$tmp/gap-locked.json" --workload "$tmp/mm.json" --precision fp16 --software "$tmp/steps.json" --set hw:devices.gpu.power.tdp_W=50 --json
+py locked-power-limit "
+import json,sys
+t=json.load(open(sys.argv[1]))['totals']
+assert abs(t['latency_ms']-0.4015)<1e-9 and abs(t['avg_power_W']-50)<1e-9, (t['latency_ms'], t['avg_power_W'])
+" "$OUT"
 # The corpus's scopes on the two-device fixture: cores leaves out the base (and here no memory is
 # shared), module adds base_W 5, system divides by no conversion (none given): 80.3 + 1 = 81.3 W cores,
 # 86.3 W module and system; '+locked' adds the idle cpu's 4 W: 85.3 W cores.
