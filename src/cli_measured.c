@@ -19,6 +19,9 @@
 #include "sbuf.h"
 #include "validate.h"
 
+/* The summary row of a device's rows whose notes do not say suspect (not a kernel class). */
+#define KC_TRUSTED "not suspect"
+
 #define KC_MAX_SYS 32
 #define KC_WORST 3
 
@@ -242,6 +245,17 @@ static int row_cmp(const void *a, const void *b)
     return c ? c : x->heldout - y->heldout;
 }
 
+/* A device's not-suspect row where none of its rows of that half is suspect: the device's own row again. */
+static int kc_row_redundant(const struct kc_row *rows, int n_rows, int r)
+{
+    if (strcmp(rows[r].cls, KC_TRUSTED))
+        return 0;
+    for (int i = 0; i < n_rows; i++)
+        if (!rows[i].cls[0] && !strcmp(rows[i].hw, rows[r].hw) && rows[i].heldout == rows[r].heldout)
+            return rows[i].st.n == rows[r].st.n;
+    return 0;
+}
+
 static void stat_json(cJSON *o, const struct kc_row *r, const struct kcase *cs, double median)
 {
     const struct kc_stat *s = &r->st;
@@ -383,8 +397,11 @@ int cli_validate_measured(const struct cli_opt *opts)
         }
         m[n_ok] = c->measured_ms;
         p[n_ok++] = c->predicted_ms;
-        const char *keys[3][2] = {{c->hw, kcase_class(c)}, {c->hw, ""}, {"", ""}};
-        for (int k = 0; k < 3; k++) {
+        /* rows: its class, its device, everything; and its device's rows that its source's README does not
+         * doubt (a note without "suspect"), the figure a target is judged on where some rows are doubted */
+        const char *keys[4][2] = {{c->hw, kcase_class(c)}, {c->hw, ""}, {"", ""}, {c->hw, KC_TRUSTED}};
+        int nk = strstr(c->note, "suspect") ? 3 : 4;
+        for (int k = 0; k < nk; k++) {
             int r = kc_row_of(&rows, &n_rows, &cap_rows, keys[k][0], keys[k][1], c->heldout);
             if (r < 0) {
                 rc = dse_err_set(&e, DSE_ERUNTIME, NULL, NULL, "out of memory");
@@ -444,6 +461,8 @@ int cli_validate_measured(const struct cli_opt *opts)
         cJSON_AddNumberToObject(o, "n_predicted", n_ok);
         arr = cJSON_AddArrayToObject(o, "rows");
         for (int r = 0; r < n_rows; r++) {
+            if (kc_row_redundant(rows, n_rows, r))
+                continue;
             cJSON *x = cJSON_CreateObject();
             double med = kc_median(&rows[r].st);
             stat_json(x, &rows[r], mc.c, med);
@@ -474,6 +493,8 @@ int cli_validate_measured(const struct cli_opt *opts)
                "median");
         for (int r = 0; r < n_rows; r++) {
             struct kc_row *x = &rows[r];
+            if (kc_row_redundant(rows, n_rows, r))
+                continue;
             double med = kc_median(&x->st);
             printf("%-28s %-18s %-8s %8d %7.1f%% %8.0f%% %8.0f%% %+8.1f%%\n", x->hw[0] ? x->hw : "all",
                    x->cls[0] ? x->cls : "all", x->heldout ? "heldout" : "fit", x->st.n, 100 * x->st.sum_abs / x->st.n,
@@ -482,7 +503,7 @@ int cli_validate_measured(const struct cli_opt *opts)
         printf("\nworst shapes per device and class (|log(predicted / measured)| largest first):\n");
         for (int r = 0; r < n_rows; r++) {
             struct kc_row *x = &rows[r];
-            if (!x->cls[0])
+            if (!x->cls[0] || !strcmp(x->cls, KC_TRUSTED))
                 continue;
             for (int k = 0; k < KC_WORST && x->st.worst[k] >= 0; k++) {
                 const struct kcase *c = &mc.c[x->st.worst[k]];
