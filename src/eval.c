@@ -877,22 +877,24 @@ static int eval_ops_run(const struct eval_req *r, const struct eval_graphs *eg, 
  * longer idle, and draws its gap_W (hw.h); with clocks pinned at their maximum (hw_system.clocks_locked)
  * every device, used or not, runs the clock trees and issue logic that active_W stands for. Both at the
  * system's clock and mode as evaluated, so a power limit sees them. */
+static void add_gap(const struct hw_system *sys, struct eval_result *res, int d, double gap)
+{
+    double w = sys->clocks_locked ? sys->dev[d].active_W : res->used & (1u << d) ? sys->dev[d].gap_W : 0;
+    if (!(gap > 0) || !(w > 0))
+        return;
+    double n = sys->topo.n_level && d == sys->topo.dev ? res->t.devices : 1;
+    res->t.energy_active_J += n * w * gap;
+    res->dev_dyn_J[d] += w * gap;
+}
+
 static int eval_ops(const struct eval_req *r, const struct eval_graphs *eg, struct eval_scratch *s,
                     struct eval_result *res, struct dse_err *e)
 {
     int rc = eval_ops_run(r, eg, s, res, e);
-    const struct hw_system *sys = r->sys;
     if (rc || !res->feasible || !(res->t.latency_s > 0))
         return rc;
-    for (int d = 0; d < sys->n_dev; d++) {
-        double gap = res->t.latency_s - (res->dev_busy_s[0][d] + res->dev_busy_s[1][d]);
-        double w = sys->clocks_locked ? sys->dev[d].active_W : res->used & (1u << d) ? sys->dev[d].gap_W : 0;
-        if (!(gap > 0) || !(w > 0))
-            continue;
-        double n = sys->topo.n_level && d == sys->topo.dev ? res->t.devices : 1;
-        res->t.energy_active_J += n * w * gap;
-        res->dev_dyn_J[d] += w * gap;
-    }
+    for (int d = 0; d < r->sys->n_dev; d++)
+        add_gap(r->sys, res, d, res->t.latency_s - (res->dev_busy_s[0][d] + res->dev_busy_s[1][d]));
     return rc;
 }
 
@@ -1336,6 +1338,9 @@ static int throttle_limits(const struct eval_req *r, const struct eval_graphs *e
         double busy = res->dev_busy_s[0][dstar] + res->dev_busy_s[1][dstar];
         double k = 1 + (Tneed - res->t.latency_s) / busy;
         duty = 1 / k;
+        for (int d = 0; d < sys->n_dev; d++) /* the others wait the longer run out, clocks up (eval_ops) */
+            if (d != dstar)
+                add_gap(cur, res, d, Tneed - res->t.latency_s);
         res->first_s += (k - 1) * res->dev_busy_s[0][dstar];
         res->t.latency_s = Tneed;
         res->dev_busy_s[0][dstar] *= k;

@@ -639,6 +639,15 @@ a,b=(json.load(open(f))['totals'] for f in sys.argv[1:3])
 assert abs(a['energy_mJ']-17.26)<1e-9, a['energy_mJ']
 assert abs(b['energy_mJ']-18.06)<1e-9 and abs(b['energy_active_mJ']-a['energy_active_mJ']-0.8)<1e-9, (a, b)
 " "$tmp/two-out.json" "$OUT"
+# Under a 50 W limit the locked fixture's GPU duty-cycles its 14.06 mJ to T' = 14.06 / (50 - 10) = 0.3515
+# ms, and the idle CPU, clocks locked, pays its active 4 W over all of it: 14.06 + 4 x 0.3515 + (10 + 1 + 5
+# base) x 0.3515 = 21.09 mJ (its 4 W over the unthrottled 0.2 ms alone would give 20.484).
+dse eval --hw "$tmp/two-locked.json" --workload "$tmp/mm.json" --precision fp16 --device gpu --set hw:devices.gpu.power.tdp_W=50 --json
+py clocks-locked-throttled "
+import json,sys
+t=json.load(open(sys.argv[1]))['totals']
+assert abs(t['latency_ms']-0.3515)<1e-9 and abs(t['energy_mJ']-21.09)<1e-9, (t['latency_ms'], t['energy_mJ'])
+" "$OUT"
 # the same through --set on a hwdesc that leaves clocks_locked to its default
 dse eval --hw "$tmp/two.json" --workload "$tmp/mm.json" --precision fp16 --device gpu --set hw:clocks_locked=true --json
 py clocks-locked-set "
