@@ -244,8 +244,8 @@ static void print_human(const struct eval_req *r, const struct eval_result *res,
     else if (ph == PH_TRAIN && (r->model->kind == WLM_CNN || (r->model->kind == WLM_TRANSFORMER &&
                                                               !strcmp(r->model->tf.model_type, "vit"))))
         printf(", train (images %lld x %lld)\n", /* no prompt: what a sample is */
-               (long long)(r->model->kind == WLM_CNN ? r->model->cnn.image_size : r->model->tf.image_size),
-               (long long)(r->model->kind == WLM_CNN ? r->model->cnn.image_size : r->model->tf.image_size));
+               (long long)(r->model->kind == WLM_CNN ? r->model->cnn.image_h : r->model->tf.image_size),
+               (long long)(r->model->kind == WLM_CNN ? r->model->cnn.image_w : r->model->tf.image_size));
     else if (ph == PH_TRAIN && !wl_model_is_lm(r->model) && r->model->kind != WLM_TRANSFORMER &&
              !(r->model->kind == WLM_ONNX && wl_onnx_takes_tokens(r->model->onnx)))
         printf(", train\n");

@@ -1,5 +1,6 @@
 /* cli_list.c -- `dse list hw|models|sweeps|software`: what ships, one line each. */
 #include <dirent.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -174,10 +175,15 @@ static const char *model_kind(const struct wl_model *m)
     }
 }
 
-static int list_models(const char *dir, char **names, int n, struct lout *o)
+/* zoo: the network zoo (models/zoo), each generator spec's published parameter and MAC counts beside
+ * the built graph's. */
+static int list_models(const char *dir, char **names, int n, struct lout *o, int zoo)
 {
     int bad = 0;
-    if (o->fmt == OUT_TEXT)
+    if (o->fmt == OUT_TEXT && zoo)
+        printf("%-26s %-14s %9s %9s %9s %9s %9s %9s\n", "name", "kind", "image", "params_M", "pub_M", "GMAC",
+               "pub_GMAC", "worst_%");
+    else if (o->fmt == OUT_TEXT)
         printf("%-22s %-14s %12s %12s %14s  %s\n", "name", "kind", "params_M", "active_M", "GMAC", "per");
     for (int i = 0; i < n; i++) {
         char path[1024];
@@ -202,6 +208,12 @@ static int list_models(const char *dir, char **names, int n, struct lout *o)
                               : lm ? "token (decode, empty cache)"
                               : seq && !(enc && !strcmp(m.tf.model_type, "vit")) ? "128-token sequence"
                                                                                   : "inference, batch 1";
+            const struct wl_cnn *c = m.kind == WLM_CNN ? &m.cnn : NULL;
+            double pp = c ? c->published_params : 0, pm = c ? c->published_GMACs * 1e9 : 0, worst = 0;
+            if (pp > 0)
+                worst = fabs(wl_params(&g) / pp - 1);
+            if (pm > 0 && fabs(wl_macs(&g) / pm - 1) > worst)
+                worst = fabs(wl_macs(&g) / pm - 1);
             cJSON *r = lout_row(o);
             if (r) {
                 cJSON_AddStringToObject(r, "name", m.name);
@@ -210,6 +222,18 @@ static int list_models(const char *dir, char **names, int n, struct lout *o)
                 cJSON_AddNumberToObject(r, "active_params", wl_active_params(&g));
                 cJSON_AddNumberToObject(r, "macs", wl_macs(&g));
                 cJSON_AddStringToObject(r, "per", per);
+                if (pp > 0)
+                    cJSON_AddNumberToObject(r, "published_params", pp);
+                if (pm > 0)
+                    cJSON_AddNumberToObject(r, "published_macs", pm);
+                if (pp > 0 || pm > 0)
+                    cJSON_AddNumberToObject(r, "worst_count_error_pct", 100 * worst);
+            } else if (zoo) {
+                char img[24] = "-";
+                if (c)
+                    snprintf(img, sizeof img, "%lldx%lld", (long long)c->image_h, (long long)c->image_w);
+                printf("%-26s %-14s %9s %9.3f %9.3f %9.4g %9.4g %9.2f\n", m.name, model_kind(&m), img, wl_params(&g) / 1e6,
+                       pp / 1e6, wl_macs(&g) / 1e9, pm / 1e9, 100 * worst);
             } else {
                 printf("%-22s %-14s %12.2f %12.2f %14.4g  %s\n", m.name, model_kind(&m), wl_params(&g) / 1e6,
                        wl_active_params(&g) / 1e6, wl_macs(&g) / 1e9, per);
@@ -309,8 +333,8 @@ static int list_software(const char *dir, char **names, int n, struct lout *o)
 
 int cmd_list(int argc, char **argv)
 {
-    static const char *const what[] = {"hw", "models", "sweeps", "software", NULL};
-    static const char *const dirs[] = {"hwdesc", "models", "sweeps", "software"};
+    static const char *const what[] = {"hw", "models", "sweeps", "software", "zoo", NULL};
+    static const char *const dirs[] = {"hwdesc", "models", "sweeps", "software", "models/zoo"};
     static const char *const json_ext[] = {".json", NULL}, *const model_ext[] = {".json", ".csv", ".onnx", NULL};
     struct lout o = {OUT_TEXT, NULL};
     int k = -1, bad = 0;
@@ -326,12 +350,12 @@ int cmd_list(int argc, char **argv)
         }
     }
     if (k < 0 || bad) {
-        fprintf(stderr, "dse: usage: dse list hw|models|sweeps|software [--json | --csv]\n");
+        fprintf(stderr, "dse: usage: dse list hw|models|sweeps|software|zoo [--json | --csv]\n");
         return DSE_EINPUT;
     }
     char dir[512], *names[MAX_FILES];
     cli_data_dir(dirs[k], dir, sizeof dir);
-    int n = scan(dir, k == 1 ? model_ext : json_ext, names);
+    int n = scan(dir, k == 1 || k == 4 ? model_ext : json_ext, names);
     if (n < 0) {
         fprintf(stderr, "dse: %s: cannot open directory\n", dir);
         return DSE_EINPUT;
@@ -343,7 +367,7 @@ int cmd_list(int argc, char **argv)
         return DSE_ERUNTIME;
     }
     int rc = k == 0   ? list_hw(dir, names, n, &o)
-             : k == 1 ? list_models(dir, names, n, &o)
+             : k == 1 || k == 4 ? list_models(dir, names, n, &o, k == 4)
              : k == 2 ? list_sweeps(dir, names, n, &o)
                       : list_software(dir, names, n, &o);
     lout_finish(&o);

@@ -197,9 +197,12 @@ struct wl_transformer {
 };
 
 struct wl_cnn {
-    char arch[32]; /* resnet50 | mobilenet_v2 */
-    int64_t image_size, num_classes;
-    double width_mult;
+    char arch[32];    /* the generator (wl_cnn_gen.h's tables) */
+    char variant[16]; /* a family's named size ("n", "s", "50", ...); "" when the family takes none */
+    int64_t image_h, image_w, num_classes;
+    double width_mult, depth_mult; /* a family's channel and depth scales (1: as published) */
+    double published_params, published_GMACs; /* the source's counts at image_h x image_w (0: none given);
+                                                 a test holds the built graph to them */
 };
 
 struct wl_onnx; /* an imported ONNX graph (wl_onnx.c), shapes inferred again for every build */
@@ -310,6 +313,9 @@ int wl_build_transformer(const struct wl_transformer *c, const char *name, const
                          struct wl_graph *g, struct dse_err *e);
 int wl_build_cnn(const struct wl_cnn *c, const char *name, const struct wl_shape *s, struct wl_graph *g,
                  struct dse_err *e);
+/* Whether generator `arch` exists and takes `variant` ("": none): 0, else -1 with msg saying what it
+ * expects (the generators, or the family's variants). */
+int wl_cnn_check(const char *arch, const char *variant, char *msg, size_t n);
 int wl_parse_transformer(const void *json_root, const char *file, struct wl_transformer *c, struct dse_err *e);
 /* One device's shard of c under tensor parallelism of degree tp (Megatron-LM's split): attention heads
  * and FFN widths split tp ways (tp must divide them), KV heads too or, when there are fewer than tp,

@@ -89,3 +89,132 @@ int gb_norm(struct gb *b, const char *name, int rms, int x)
     return gb_op(b, name, rms ? OP_RMSNORM : OP_LAYERNORM, in, rms ? 2 : 3, name, WL_ACT, t->rank, d[0], d[1], d[2],
                  d[3]);
 }
+
+int gb_conv_rect(struct gb *b, const char *name, int x, int64_t oc, int kh, int kw, int stride, int ph, int pw,
+                 int groups, enum wl_fn act)
+{
+    if (b->rc)
+        return -1;
+    const struct wl_tensor *t = &b->g->t[x];
+    if (t->rank != 4 || groups < 1 || t->dim[1] % groups || oc % groups) {
+        b->rc = dse_err_set(b->e, DSE_EINPUT, NULL, NULL, "%s: %lld input channels, %lld filters and %d groups do not fit",
+                            name, (long long)t->dim[1], (long long)oc, groups);
+        return -1;
+    }
+    int64_t C = t->dim[1], H = t->dim[2], W = t->dim[3];
+    int64_t OH = (H + 2 * ph - kh) / stride + 1, OW = (W + 2 * pw - kw) / stride + 1;
+    char n[WL_NAME_LEN];
+    snprintf(n, sizeof n, "%s.weight", name);
+    int in[3] = {x, gb_tensor(b, n, WL_WEIGHT, 4, oc, C / groups, kh, kw), -1};
+    snprintf(n, sizeof n, "%s.bias", name);
+    in[2] = gb_tensor(b, n, WL_WEIGHT, 1, oc, 0, 0, 0);
+    int y = gb_op(b, name, OP_CONV2D, in, 3, name, WL_ACT, 4, t->dim[0], oc, OH, OW);
+    if (y < 0)
+        return -1;
+    struct wl_op *op = &b->g->op[b->g->n_op - 1];
+    op->sh = op->sw = stride;
+    op->ph = ph;
+    op->pw = pw;
+    op->groups = groups;
+    if (act != FN_NONE) {
+        snprintf(n, sizeof n, "%s.act", name);
+        y = gb_eltwise(b, n, act, y, -1);
+    }
+    return y;
+}
+
+int gb_conv(struct gb *b, const char *name, int x, int64_t oc, int k, int stride, int groups, enum wl_fn act)
+{
+    return gb_conv_rect(b, name, x, oc, k, k, stride, k / 2, k / 2, groups, act);
+}
+
+int gb_pool(struct gb *b, const char *name, int x, int max, int k, int stride, int pad)
+{
+    if (b->rc)
+        return -1;
+    const struct wl_tensor *t = &b->g->t[x];
+    int64_t OH = k ? (t->dim[2] + 2 * pad - k) / stride + 1 : 1, OW = k ? (t->dim[3] + 2 * pad - k) / stride + 1 : 1;
+    int y = gb_op(b, name, OP_POOL, &x, 1, name, WL_ACT, 4, t->dim[0], t->dim[1], OH, OW);
+    if (y < 0)
+        return -1;
+    struct wl_op *op = &b->g->op[b->g->n_op - 1];
+    op->kh = op->kw = k;
+    op->sh = op->sw = k ? stride : 1;
+    op->ph = op->pw = k ? pad : 0;
+    op->pool_max = max;
+    return y;
+}
+
+int gb_concat(struct gb *b, const char *name, const int *xs, int n)
+{
+    if (b->rc)
+        return -1;
+    int cur[WL_MAX_IN], m = 0, y = -1, part = 0;
+    for (int i = 0; i < n;) {
+        m = 0;
+        if (y >= 0)
+            cur[m++] = y;
+        while (m < WL_MAX_IN && i < n)
+            cur[m++] = xs[i++];
+        if (m == 1)
+            return cur[0];
+        const struct wl_tensor *t0 = &b->g->t[cur[0]];
+        int64_t C = 0;
+        for (int k = 0; k < m; k++)
+            C += b->g->t[cur[k]].dim[1];
+        char on[WL_NAME_LEN];
+        if (part++ || i < n)
+            snprintf(on, sizeof on, "%s.%d", name, part);
+        else
+            snprintf(on, sizeof on, "%s", name);
+        y = gb_op(b, on, OP_CONCAT, cur, m, on, WL_ACT, 4, t0->dim[0], C, t0->dim[2], t0->dim[3]);
+        if (y < 0)
+            return -1;
+        b->g->op[b->g->n_op - 1].axis = 1;
+    }
+    return y;
+}
+
+int gb_resize(struct gb *b, const char *name, int x, int64_t oh, int64_t ow)
+{
+    if (b->rc)
+        return -1;
+    const struct wl_tensor *t = &b->g->t[x];
+    return gb_op(b, name, OP_COPY, &x, 1, name, WL_ACT, 4, t->dim[0], t->dim[1], oh, ow);
+}
+
+int gb_flatten_hw(struct gb *b, const char *name, int x)
+{
+    if (b->rc)
+        return -1;
+    const struct wl_tensor *t = &b->g->t[x];
+    return gb_op(b, name, OP_RESHAPE, &x, 1, name, WL_ACT, 3, t->dim[0], t->dim[1], t->dim[2] * t->dim[3], 0);
+}
+
+int gb_classifier(struct gb *b, int x, int64_t classes)
+{
+    if (b->rc)
+        return -1;
+    int p = gb_pool(b, "avgpool", x, 0, 0, 1, 0);
+    if (p < 0)
+        return -1;
+    int64_t N = b->g->t[p].dim[0], C = b->g->t[p].dim[1];
+    int f = gb_op(b, "flatten", OP_RESHAPE, &p, 1, "flatten", WL_ACT, 2, N, C, 0, 0);
+    return gb_linear(b, "fc", f, classes, 1, WL_ACT);
+}
+
+int gb_squeeze_excite(struct gb *b, const char *name, int x, int64_t mid, enum wl_fn act)
+{
+    if (b->rc)
+        return -1;
+    char n[WL_NAME_LEN];
+    int64_t C = b->g->t[x].dim[1];
+    snprintf(n, sizeof n, "%s.pool", name);
+    int p = gb_pool(b, n, x, 0, 0, 1, 0);
+    snprintf(n, sizeof n, "%s.fc1", name);
+    p = gb_conv(b, n, p, mid, 1, 1, 1, act);
+    snprintf(n, sizeof n, "%s.fc2", name);
+    p = gb_conv(b, n, p, C, 1, 1, 1, FN_SIGMOID);
+    snprintf(n, sizeof n, "%s.scale", name);
+    return gb_eltwise(b, n, FN_MUL, x, p);
+}

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "wl_build.h"
+#include "wl_cnn_gen.h"
 
 struct cnn {
     struct gb b;
@@ -158,14 +158,86 @@ static int mobilenet_v2(struct cnn *c, int64_t classes, double wm)
     return b->rc;
 }
 
+static int gen_resnet50(struct gb *b, const struct wl_cnn *cfg, int x)
+{
+    struct cnn c = {*b, b->g->t[x].dim[0]};
+    int rc = resnet50(&c, cfg->num_classes);
+    b->rc = c.b.rc;
+    return rc;
+}
+
+static int gen_mobilenet_v2(struct gb *b, const struct wl_cnn *cfg, int x)
+{
+    struct cnn c = {*b, b->g->t[x].dim[0]};
+    int rc = mobilenet_v2(&c, cfg->num_classes, cfg->width_mult);
+    b->rc = c.b.rc;
+    return rc;
+}
+
+static const struct wl_cnn_gen first_gens[] = {
+    {"resnet50", NULL, gen_resnet50},
+    {"mobilenet_v2", NULL, gen_mobilenet_v2},
+    {NULL, NULL, NULL},
+};
+
+static const struct wl_cnn_gen *const gen_tables[] = {first_gens, wl_cnn_cls_gens, wl_yolo_gens};
+
+static const struct wl_cnn_gen *find_gen(const char *arch)
+{
+    for (size_t t = 0; t < sizeof gen_tables / sizeof gen_tables[0]; t++)
+        for (const struct wl_cnn_gen *g = gen_tables[t]; g->name; g++)
+            if (!strcmp(g->name, arch))
+                return g;
+    return NULL;
+}
+
+/* Whether `v` is one of the comma-separated names in list. */
+static int in_list(const char *list, const char *v)
+{
+    size_t n = strlen(v);
+    for (const char *p = list; p && *p;) {
+        const char *q = strchr(p, ',');
+        size_t len = q ? (size_t)(q - p) : strlen(p);
+        if (len == n && !strncmp(p, v, n))
+            return 1;
+        p = q ? q + 1 : NULL;
+    }
+    return 0;
+}
+
+int wl_cnn_check(const char *arch, const char *variant, char *msg, size_t n)
+{
+    const struct wl_cnn_gen *g = find_gen(arch);
+    if (!g) {
+        size_t off = (size_t)snprintf(msg, n, "unknown generator '%s' (expected one of", arch);
+        for (size_t t = 0; t < sizeof gen_tables / sizeof gen_tables[0]; t++)
+            for (const struct wl_cnn_gen *k = gen_tables[t]; k->name && off < n; k++)
+                off += (size_t)snprintf(msg + off, n - off, " %s", k->name);
+        if (off < n)
+            snprintf(msg + off, n - off, ", or a transformer config with model_type)");
+        return -1;
+    }
+    if (!g->variants && variant[0]) {
+        snprintf(msg, n, "generator '%s' takes no variant, got '%s'", arch, variant);
+        return -1;
+    }
+    if (g->variants && !in_list(g->variants, variant)) {
+        snprintf(msg, n, "generator '%s' needs a variant, one of %s; got '%s'", arch, g->variants, variant);
+        return -1;
+    }
+    return 0;
+}
+
 int wl_build_cnn(const struct wl_cnn *cfg, const char *name, const struct wl_shape *s, struct wl_graph *g,
                  struct dse_err *e)
 {
     wl_graph_init(g, name);
-    struct cnn c = {{g, e, "", 1, DSE_OK}, s->batch};
-    if (gb_tensor(&c.b, "image", WL_INPUT, 4, s->batch, 3, cfg->image_size, cfg->image_size) < 0)
-        return c.b.rc;
-    if (!strcmp(cfg->arch, "resnet50"))
-        return resnet50(&c, cfg->num_classes);
-    return mobilenet_v2(&c, cfg->num_classes, cfg->width_mult);
+    struct gb b = {g, e, "", 1, DSE_OK};
+    const struct wl_cnn_gen *gen = find_gen(cfg->arch);
+    if (!gen)
+        return dse_err_set(e, DSE_EINPUT, NULL, NULL, "unknown CNN generator '%s'", cfg->arch);
+    int x = gb_tensor(&b, "image", WL_INPUT, 4, s->batch, 3, cfg->image_h, cfg->image_w);
+    if (x < 0)
+        return b.rc;
+    return gen->build(&b, cfg, x);
 }

@@ -536,31 +536,41 @@ static int load_topo_csv(const char *buf, size_t len, const char *file, struct w
 /* ---- CNN builder spec ---- */
 static int load_cnn_spec(const cJSON *root, const char *file, struct wl_cnn *c, struct dse_err *e)
 {
-    static const char *const keys[] = {"generator", "name", "description", "source", "note", "image_size",
-                                       "num_classes", "width_mult", NULL};
-    static const char *const archs[] = {"resnet50", "mobilenet_v2", NULL};
+    static const char *const keys[] = {"generator", "variant", "name", "description", "source", "note",
+                                       "image_size", "image_height", "image_width", "num_classes", "width_mult",
+                                       "depth_mult", "published_params", "published_GMACs", NULL};
     struct ju j;
     int rc;
     long long v;
+    char msg[200];
     ju_init(&j, file, e);
-    if ((rc = ju_object(&j, root, keys)) || (rc = ju_str(&j, root, "generator", 0, c->arch, sizeof c->arch)))
+    if ((rc = ju_object(&j, root, keys)) || (rc = ju_str(&j, root, "generator", 0, c->arch, sizeof c->arch)) ||
+        (rc = ju_str(&j, root, "variant", JU_OPT, c->variant, sizeof c->variant)))
         return rc;
-    if (ju_lookup(archs, c->arch) < 0) {
-        ju_key(&j, "generator");
-        return ju_fail(&j, "unknown generator '%s' (expected resnet50 or mobilenet_v2, or a transformer config "
-                           "with model_type)",
-                       c->arch);
+    if (wl_cnn_check(c->arch, c->variant, msg, sizeof msg)) {
+        ju_key(&j, c->variant[0] && wl_cnn_check(c->arch, "", msg, 0) == 0 ? "variant" : "generator");
+        return ju_fail(&j, "%s", msg);
     }
     v = 224;
     if ((rc = ju_int(&j, root, "image_size", JU_OPT, 32, 4096, &v)))
         return rc;
-    c->image_size = v;
+    long long h = v, w = v;
+    if ((rc = ju_int(&j, root, "image_height", JU_OPT, 32, 4096, &h)) ||
+        (rc = ju_int(&j, root, "image_width", JU_OPT, 32, 4096, &w)))
+        return rc;
+    c->image_h = h;
+    c->image_w = w;
     v = 1000;
     if ((rc = ju_int(&j, root, "num_classes", JU_OPT, 1, 1000000, &v)))
         return rc;
     c->num_classes = v;
-    c->width_mult = 1.0;
-    return ju_num(&j, root, "width_mult", JU_OPT | JU_POS, 8, &c->width_mult);
+    c->width_mult = c->depth_mult = 1.0;
+    c->published_params = c->published_GMACs = 0;
+    if ((rc = ju_num(&j, root, "width_mult", JU_OPT | JU_POS, 8, &c->width_mult)) ||
+        (rc = ju_num(&j, root, "depth_mult", JU_OPT | JU_POS, 8, &c->depth_mult)) ||
+        (rc = ju_num(&j, root, "published_params", JU_OPT | JU_POS, 1e13, &c->published_params)))
+        return rc;
+    return ju_num(&j, root, "published_GMACs", JU_OPT | JU_POS, 1e9, &c->published_GMACs);
 }
 
 void wl_model_free(struct wl_model *m)

@@ -2399,7 +2399,7 @@ assert rows['resnet50']['params'] == 25557032 and rows['t5-small']['params'] == 
 dse list hw --csv
 [ "$rc" = 0 ] && head -n 1 "$OUT" | grep -q "^name,devices,peak_TOPS,peak_precision,main_memory,main_memory_GiB,main_memory_GBps,tdp_W,description$" &&
     [ "$(wc -l <"$OUT")" -eq $(($(ls hwdesc/*.json | wc -l) + 1)) ] && ok list-csv || fail list-csv "exit $rc: $(head -n 2 "$OUT")"
-expect_fail list-two-formats 2 "usage: dse list hw|models|sweeps|software [--json | --csv]" list models --json --csv
+expect_fail list-two-formats 2 "usage: dse list hw|models|sweeps|software|zoo [--json | --csv]" list models --json --csv
 dse compare nvidia-a100-sxm4-80gb nvidia-h100-sxm5-80gb --workload resnet50 --csv
 python3 -c "
 import csv,sys
