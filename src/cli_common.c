@@ -315,19 +315,24 @@ int cli_resolve(const char *opt, const char *dir, const char *name, const char *
         return dse_path_check(name, opt, e) ? DSE_EINPUT
                                             : dse_err_set(e, DSE_EINPUT, NULL, opt, "a path of %zu bytes: at most %u",
                                                           strlen(name), n - 1);
-    if (stat(name, &st) == 0 || strchr(name, '/')) { /* a path: let the loader report what is wrong */
+    if (stat(name, &st) == 0) {
         snprintf(out, n, "%s", name);
         return DSE_OK;
     }
     const char *bases[1 + JU_MAX_DATA_DIRS] = {"."};
     char dirs[JU_DATA_DIRS_BYTES];
     int nb = 1 + ju_data_dirs(bases + 1, JU_MAX_DATA_DIRS, dirs, sizeof dirs);
-    for (int b = 0; b < nb; b++) { /* a candidate that does not fit in out is not looked for */
+    for (int b = 0; b < nb; b++) { /* a candidate that does not fit in out is not looked for; a name with a
+                                      folder ("zoo/yolov8n") is looked for under dir too */
         if (snprintf(out, n, "%s/%s/%s", bases[b], dir, name) < (int)n && is_file(out))
             return DSE_OK;
         for (int k = 0; exts[k]; k++)
             if (snprintf(out, n, "%s/%s/%s%s", bases[b], dir, name, exts[k]) < (int)n && is_file(out))
                 return DSE_OK;
+    }
+    if (strchr(name, '/')) { /* a path: let the loader report what is wrong */
+        snprintf(out, n, "%s", name);
+        return DSE_OK;
     }
     char near[400];
     suggest(name, dir, exts, bases, nb, near, sizeof near);

@@ -21,6 +21,7 @@ static struct cli_opt eval_opts_proto[] = {
     {"workload", 1, "model (models/ file or name, graph JSON, HF config, SCALE-Sim CSV, ONNX)", NULL},
     {"dim", 1, "ONNX: bind dynamic input dimensions NAME=N[,NAME=N] (batch- and sequence-named ones follow --batch and --prompt)", NULL},
     {"unknown-ops", 1, "ONNX: error (default) or memory: operators dse does not model costed as memory-bound, with a warning", NULL},
+    {"image", 1, "N or HxW: the input resolution of a CNN generator's workload (models/zoo; default: its spec's)", NULL},
     {"device", 1, "device of the system that runs the model (default: first accelerator)", NULL},
     CLI_OPT_SET,
     CLI_OPT_COST,
@@ -797,6 +798,30 @@ static int point_device_prec(const struct cli_opt *opts, const char *cmd, struct
 /* The system, workload, device (or placement) and precision of a design point from --hw, --workload,
  * --device, --placement and --precision (cli.h): *sys is malloc'd (the caller frees it, also on an
  * error), *model loaded on success only (the caller frees it then). */
+/* --image N or HxW: a CNN generator's input resolution (models/README.md); other workloads refuse it. */
+static int image_opt(const char *v, struct wl_model *m, struct dse_err *e)
+{
+    if (!v)
+        return DSE_OK;
+    long long h, w;
+    char x, end;
+    int n = sscanf(v, "%lld%c%lld%c", &h, &x, &w, &end);
+    if (n == 1)
+        w = h;
+    else if (n != 3 || x != 'x')
+        return dse_err_set(e, DSE_EINPUT, NULL, "--image", "expected N or HxW, got '%s'", v);
+    if (h < 32 || h > 4096 || w < 32 || w > 4096)
+        return dse_err_set(e, DSE_EINPUT, NULL, "--image", "expected sizes in [32, 4096], got '%s'", v);
+    if (m->kind != WLM_CNN) {
+        wl_model_free(m);
+        return dse_err_set(e, DSE_EINPUT, NULL, "--image", "%s is not built by a CNN generator: its input size is its "
+                                                         "file's", m->name);
+    }
+    m->cnn.image_h = h;
+    m->cnn.image_w = w;
+    return DSE_OK;
+}
+
 int cli_point_open(const struct cli_opt *opts, const char *cmd, char *hwp, size_t hwp_n, struct hw_system **sys,
                    struct wl_model *model, struct eval_req *r, struct dse_err *e)
 {
@@ -814,7 +839,7 @@ int cli_point_open(const struct cli_opt *opts, const char *cmd, char *hwp, size_
         return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
     struct wl_load_opt lo;
     if ((rc = cli_load_opt(opts, &lo, e)) || (rc = cli_load_hw_opts(opts, hwp, *sys, e)) ||
-        (rc = wl_load_file_opt(wlp, &lo, model, e)))
+        (rc = wl_load_file_opt(wlp, &lo, model, e)) || (rc = image_opt(cli_get(opts, "image"), model, e)))
         return rc;
     if ((rc = point_device_prec(opts, cmd, *sys, model, r, e)))
         wl_model_free(model);

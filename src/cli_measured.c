@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <cjson/cJSON.h>
 
@@ -28,13 +29,14 @@
 struct kc_systems {
     int n;
     char name[KC_MAX_SYS][HW_NAME_LEN], path[KC_MAX_SYS][1024];
+    int trace[KC_MAX_SYS]; /* seen as a profiler's trace (kernel rows) or whole (network rows) */
     struct hw_system *sys[KC_MAX_SYS];
 };
 
 static int kc_sys(struct kc_systems *x, const char *name, int trace, int *out, struct dse_err *e)
 {
     for (int i = 0; i < x->n; i++)
-        if (!strcmp(x->name[i], name))
+        if (!strcmp(x->name[i], name) && x->trace[i] == trace)
             return *out = i, DSE_OK;
     if (x->n == KC_MAX_SYS)
         return dse_err_set(e, DSE_EINPUT, NULL, NULL, "more than %d systems in the corpus", KC_MAX_SYS);
@@ -53,8 +55,76 @@ static int kc_sys(struct kc_systems *x, const char *name, int trace, int *out, s
     if (trace)
         kc_trace_view(s);
     dse_strlcpy(x->name[x->n], name, sizeof x->name[0]);
+    x->trace[x->n] = trace;
     x->sys[x->n] = s;
     *out = x->n++;
+    return DSE_OK;
+}
+
+/* The workloads and stacks network rows name, each loaded once (a workload dse has no file for is a
+ * row's reason, not an error). */
+#define KC_MAX_NETS 512
+#define KC_MAX_STACKS 32
+struct kc_nets {
+    int n_wl, n_sw;
+    char wl_name[KC_MAX_NETS][96], wl_path[KC_MAX_NETS][1024];
+    int wl_missing[KC_MAX_NETS];
+    struct wl_model *wl; /* [KC_MAX_NETS] */
+    char sw_key[KC_MAX_STACKS][HW_NAME_LEN + 64];
+    struct sw_stack sw[KC_MAX_STACKS];
+};
+
+static void kc_nets_free(struct kc_nets *x)
+{
+    if (!x)
+        return;
+    for (int i = 0; x->wl && i < x->n_wl; i++)
+        if (!x->wl_missing[i])
+            wl_model_free(&x->wl[i]);
+    free(x->wl);
+    free(x);
+}
+
+/* Row c's workload (*wl, -1 when models/ has none: c's reason says so) and stack on system s (path). */
+static int kc_net_of(struct kc_nets *x, struct kcase *c, const struct hw_system *sys, const char *path, int *wl,
+                     int *sw, struct dse_err *e)
+{
+    int i, rc;
+    for (i = 0; i < x->n_wl && strcmp(x->wl_name[i], c->workload); i++)
+        ;
+    if (i == x->n_wl) {
+        if (x->n_wl == KC_MAX_NETS)
+            return dse_err_set(e, DSE_EINPUT, NULL, NULL, "more than %d workloads in the corpus", KC_MAX_NETS);
+        static const char *const ext[] = {".json", ".csv", ".onnx", NULL};
+        struct dse_err le;
+        dse_strlcpy(x->wl_name[i], c->workload, sizeof x->wl_name[0]);
+        x->wl_missing[i] = cli_resolve("workload", "models", c->workload, ext, x->wl_path[i], sizeof x->wl_path[0], &le) ||
+                           access(x->wl_path[i], R_OK) != 0;
+        if (!x->wl_missing[i] && (rc = wl_load_file(x->wl_path[i], &x->wl[i], e)))
+            return rc;
+        x->n_wl++;
+    }
+    *wl = x->wl_missing[i] ? -1 : i;
+    *sw = -1;
+    if (*wl < 0) {
+        snprintf(c->reason, sizeof c->reason, "no workload %s in models/ (dse has no graph of this network)", c->workload);
+        return DSE_OK;
+    }
+    const struct hw_device *d = &sys->dev[eval_default_device(sys)];
+    const char *name = strcmp(c->software, "default") ? c->software : d->software[0] ? d->software : "none";
+    char key[HW_NAME_LEN + 64];
+    snprintf(key, sizeof key, "%s/%s", sys->name, name);
+    for (i = 0; i < x->n_sw && strcmp(x->sw_key[i], key); i++)
+        ;
+    if (i == x->n_sw) {
+        if (x->n_sw == KC_MAX_STACKS)
+            return dse_err_set(e, DSE_EINPUT, NULL, NULL, "more than %d system x stack pairs in the corpus", KC_MAX_STACKS);
+        if ((rc = pass_load_named(name, path, &x->sw[i], e)))
+            return rc;
+        dse_strlcpy(x->sw_key[i], key, sizeof x->sw_key[0]);
+        x->n_sw++;
+    }
+    *sw = i;
     return DSE_OK;
 }
 
@@ -313,7 +383,8 @@ int cli_validate_measured(const struct cli_opt *opts)
     struct kcorpus mc = {0};
     struct kc_systems xs = {0};
     struct kc_row *rows = NULL;
-    int n_rows = 0, cap_rows = 0, *sysof = NULL;
+    int n_rows = 0, cap_rows = 0, *sysof = NULL, *wlof = NULL, *swof = NULL;
+    struct kc_nets *nets = NULL;
     double *m = NULL, *p = NULL;
     if (!files)
         return fprintf(stderr, "dse: out of memory\n"), DSE_ERUNTIME;
@@ -341,12 +412,20 @@ int cli_validate_measured(const struct cli_opt *opts)
         goto out;
     }
     int n_sel = 0;
-    for (int i = 0; i < mc.n && !rc; i++) { /* the systems, loaded once, before anything is predicted */
+    if (!(wlof = malloc(sizeof *wlof * (size_t)mc.n * 2)) || !(nets = calloc(1, sizeof *nets)) ||
+        !(nets->wl = calloc(KC_MAX_NETS, sizeof *nets->wl))) {
+        rc = dse_err_set(&e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+        goto out;
+    }
+    swof = wlof + mc.n;
+    for (int i = 0; i < mc.n && !rc; i++) { /* systems, workloads and stacks loaded once, before anything runs */
         struct kcase *c = &mc.c[i];
-        sysof[i] = -1;
+        sysof[i] = wlof[i] = swof[i] = -1;
         if ((hw && strcmp(hw, c->hw)) || (want >= 0 && c->heldout != want))
             continue;
-        rc = kc_sys(&xs, c->hw, 1, &sysof[i], &e);
+        rc = kc_sys(&xs, c->hw, !c->net, &sysof[i], &e);
+        if (!rc && c->net)
+            rc = kc_net_of(nets, c, xs.sys[sysof[i]], xs.path[sysof[i]], &wlof[i], &swof[i], &e);
         n_sel++;
     }
     if (rc)
@@ -365,7 +444,11 @@ int cli_validate_measured(const struct cli_opt *opts)
             continue;
         struct dse_err le;
         dse_err_clear(&le);
-        if (kcase_predict(&mc.c[i], xs.sys[sysof[i]], f, &le)) {
+        struct kcase *c = &mc.c[i];
+        if (c->net && wlof[i] < 0) /* no graph: its reason is set */
+            continue;
+        if (c->net ? kcase_predict_net(c, xs.sys[sysof[i]], &nets->wl[wlof[i]], &nets->sw[swof[i]], f, &le)
+                   : kcase_predict(c, xs.sys[sysof[i]], f, &le)) {
 #pragma omp critical(kc_fail)
             if (!failed) {
                 failed = 1;
@@ -378,7 +461,7 @@ int cli_validate_measured(const struct cli_opt *opts)
         rc = e.code ? e.code : DSE_ERUNTIME;
         goto out;
     }
-    int n_ok = 0, n_skip = 0, first_skip = -1;
+    int n_ok = 0, n_skip = 0;
     m = malloc(sizeof *m * (size_t)n_sel);
     p = malloc(sizeof *p * (size_t)n_sel);
     if (!m || !p) {
@@ -390,8 +473,6 @@ int cli_validate_measured(const struct cli_opt *opts)
         if (sysof[i] < 0)
             continue;
         if (!c->ok) {
-            if (first_skip < 0)
-                first_skip = i;
             n_skip++;
             continue;
         }
@@ -486,9 +567,27 @@ int cli_validate_measured(const struct cli_opt *opts)
         free(txt);
         cJSON_Delete(o);
     } else {
-        printf("%s: %d kernels from %d file%s, %d predicted", title, n_sel, nf, nf > 1 ? "s" : "", n_ok);
-        if (n_skip)
-            printf(", %d not (first: %s: %s)", n_skip, mc.c[first_skip].id, mc.c[first_skip].reason);
+        printf("%s: %d rows from %d file%s, %d predicted", title, n_sel, nf, nf > 1 ? "s" : "", n_ok);
+        int n_nograph = 0, n_missing = 0;
+        for (int i = 0; i < mc.n; i++)
+            n_nograph += sysof[i] >= 0 && mc.c[i].net && wlof[i] < 0;
+        for (int i = 0; i < nets->n_wl; i++)
+            n_missing += nets->wl_missing[i];
+        if (n_skip > n_nograph) {
+            int k = -1;
+            for (int i = 0; i < mc.n && k < 0; i++)
+                if (sysof[i] >= 0 && !mc.c[i].ok && !(mc.c[i].net && wlof[i] < 0))
+                    k = i;
+            printf(", %d not (first: %s: %s)", n_skip - n_nograph, mc.c[k].id, mc.c[k].reason);
+        }
+        if (n_nograph) {
+            printf(";\n%d rows of %d networks dse has no graph of (models/ has no such workload):", n_nograph, n_missing);
+            for (int i = 0, shown = 0; i < nets->n_wl; i++)
+                if (nets->wl_missing[i] && shown++ < 40)
+                    printf(" %s", nets->wl_name[i]);
+            if (n_missing > 40)
+                printf(" ...");
+        }
         printf("\n\n%-28s %-18s %-8s %8s %8s %9s %9s %9s\n", "hw", "class", "half", "n", "MAPE", "within10", "within15",
                "median");
         for (int r = 0; r < n_rows; r++) {
@@ -524,6 +623,8 @@ out:
     for (int i = 0; i < xs.n; i++)
         free(xs.sys[i]);
     free(sysof);
+    free(wlof);
+    kc_nets_free(nets);
     free(m);
     free(p);
     free(files);

@@ -151,8 +151,13 @@ int pcase_is_heldout(const char *id);
 /* ---- measured kernels (validate_measured.c; validate/measured/README.md) ---- */
 
 struct kcase {
-    char id[64], hw[HW_NAME_LEN], group[96], note[192];
+    char id[64], hw[HW_NAME_LEN], group[96], note[384];
     int coll;         /* enum coll_kind (par.h) of a collective row, or -1: a kernel (k) */
+    int net;          /* a network row (kernel "network"): workload run whole, batch net_b */
+    char workload[96], software[64]; /* a network row's workload name ("zoo/yolov8n") and stack ("default":
+                                        the device's own) */
+    long long net_b, net_h, net_w, net_s; /* its batch, input height and width (0: the workload's own), and
+                                             sequence length (text models; 0: none) */
     struct vk k;      /* the kernel, its shape and precision (a collective: precision and shape text) */
     double bytes;     /* a collective's buffer per rank */
     int ranks, nodes; /* a collective's group: ranks spread evenly over nodes */
@@ -183,6 +188,12 @@ const char *kcase_class(const struct kcase *c);
  * over its topology. A case the model cannot take (a precision without an engine, a group the topology
  * does not hold) gets ok = 0 and the reason; other errors are returned. */
 int kcase_predict(struct kcase *c, const struct hw_system *sys, enum fidelity f, struct dse_err *e);
+/* Predicts network row c on sys (not a profiler's view: the host's launches count) with its workload m
+ * and stack sw: the time of one batch in steady state (batch / the predicted throughput). A workload
+ * that cannot take the row's input size (not a CNN generator) or a point dse finds infeasible leaves
+ * c->ok 0 with the reason. */
+int kcase_predict_net(struct kcase *c, const struct hw_system *sys, const struct wl_model *m, const struct sw_stack *sw,
+                      enum fidelity f, struct dse_err *e);
 /* sys as the corpora time kernels (a profiler's trace): each kernel costs its device's fixed duration
  * (kernel_s) in place of the host's launch (per_op_s, graph_node_s). */
 void kc_trace_view(struct hw_system *sys);

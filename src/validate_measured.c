@@ -22,16 +22,54 @@
 
 #define KC_MAX_ROWS 2000000
 
-enum { KC_CASE, KC_HW, KC_KERNEL, KC_PREC, KC_SHAPE, KC_MEASURED, KC_HALF, KC_GROUP, KC_NOTE, KC_COLS };
-static const char *const kc_cols[KC_COLS + 1] = {"case", "hw", "kernel", "precision", "shape", "measured_ms", "half",
-                                                 "group", "note", NULL};
+enum { KC_CASE, KC_HW, KC_KERNEL, KC_PREC, KC_SHAPE, KC_MEASURED, KC_HALF, KC_GROUP, KC_NOTE, KC_COLS,
+       KC_WORKLOAD = KC_COLS, KC_SOFTWARE, KC_NET_COLS };
+/* A kernel source's header, and a network source's, which adds the workload and the stack it ran. */
+static const char *const kc_cols[KC_NET_COLS + 1] = {"case", "hw", "kernel", "precision", "shape", "measured_ms",
+                                                     "half", "group", "note", "workload", "software", NULL};
 static const char *const kc_coll_names[COLL_COUNT] = {"all_reduce", "all_gather", "reduce_scatter", "all_to_all",
                                                       "send_recv"};
 
 struct kc_load {
     struct kcorpus *mc;
     const char *file;
+    int ncols; /* KC_COLS (kernels) or KC_NET_COLS (networks) */
 };
+
+/* "B=..;H=..;W=..;S=.." of a network row: B required, the rest optional. */
+static int net_shape(const char *shape, struct kcase *c, const char *file, const char *where, struct dse_err *e)
+{
+    char buf[160];
+    long long v[4] = {-1, 0, 0, 0};
+    static const char *const names[] = {"B", "H", "W", "S"};
+    static const long long lo[] = {1, 32, 32, 1}, hi[] = {1 << 20, 8192, 8192, 1 << 20};
+    if (strlen(shape) >= sizeof buf)
+        return dse_err_set(e, DSE_EINPUT, file, where, "shape: too long");
+    dse_strlcpy(buf, shape, sizeof buf);
+    char *save = NULL;
+    for (char *kv = strtok_r(buf, ";", &save); kv; kv = strtok_r(NULL, ";", &save)) {
+        char *eq = strchr(kv, '=');
+        int i = 0;
+        if (eq)
+            *eq = '\0';
+        while (i < 4 && strcmp(kv, names[i]))
+            i++;
+        if (!eq || i == 4)
+            return dse_err_set(e, DSE_EINPUT, file, where, "shape: a network takes B, H, W and S, got '%.40s'", kv);
+        if (pcsv_int(eq + 1, lo[i], hi[i], &v[i]))
+            return dse_err_set(e, DSE_EINPUT, file, where, "shape: %s: expected a whole number in [%lld, %lld], got '%.30s'",
+                               kv, lo[i], hi[i], eq + 1);
+    }
+    if (v[0] < 0)
+        return dse_err_set(e, DSE_EINPUT, file, where, "shape: a network needs its batch B");
+    if ((v[1] > 0) != (v[2] > 0))
+        return dse_err_set(e, DSE_EINPUT, file, where, "shape: give both H and W, or neither");
+    c->net_b = v[0];
+    c->net_h = v[1];
+    c->net_w = v[2];
+    c->net_s = v[3];
+    return DSE_OK;
+}
 
 static int slug_ok(const char *s, size_t max)
 {
@@ -112,7 +150,33 @@ static int kc_row(char **f, int line, void *ctx, struct dse_err *e)
         if (!strcmp(f[KC_KERNEL], kc_coll_names[k]))
             c->coll = k;
     int rc;
-    if (c->coll >= 0) {
+    if (L->ncols == KC_NET_COLS) { /* a network source: every row a network, every network row here */
+        if (strcmp(f[KC_KERNEL], "network"))
+            return dse_err_set(e, DSE_EINPUT, L->file, where, "kernel: a network source's rows are 'network', got "
+                                                              "'%.30s'", f[KC_KERNEL]);
+        if (!f[KC_WORKLOAD][0] || strlen(f[KC_WORKLOAD]) >= sizeof c->workload || strstr(f[KC_WORKLOAD], ".."))
+            return dse_err_set(e, DSE_EINPUT, L->file, where, "workload: expected a shipped workload name, got "
+                                                              "'%.40s'", f[KC_WORKLOAD]);
+        if (!slug_ok(f[KC_SOFTWARE], sizeof c->software) && !strchr(f[KC_SOFTWARE], '@'))
+            return dse_err_set(e, DSE_EINPUT, L->file, where, "software: expected a stack name (or default), got "
+                                                              "'%.40s'", f[KC_SOFTWARE]);
+        if (strlen(f[KC_SOFTWARE]) >= sizeof c->software)
+            return dse_err_set(e, DSE_EINPUT, L->file, where, "software: too long");
+        c->net = 1;
+        dse_strlcpy(c->workload, f[KC_WORKLOAD], sizeof c->workload);
+        dse_strlcpy(c->software, f[KC_SOFTWARE], sizeof c->software);
+        if ((rc = net_shape(f[KC_SHAPE], c, L->file, where, e)))
+            return rc;
+        int n = snprintf(c->k.shape, sizeof c->k.shape, "%s:B=%lld", c->workload, c->net_b);
+        if (c->net_h)
+            n += snprintf(c->k.shape + n, sizeof c->k.shape - (size_t)n, ",H=%lld,W=%lld", c->net_h, c->net_w);
+        if (c->net_s)
+            snprintf(c->k.shape + n, sizeof c->k.shape - (size_t)n, ",S=%lld", c->net_s);
+        c->k.prec = (enum prec)p;
+    } else if (!strcmp(f[KC_KERNEL], "network")) {
+        return dse_err_set(e, DSE_EINPUT, L->file, where, "kernel: a network row needs the header's workload and "
+                                                          "software columns (validate/measured/README.md)");
+    } else if (c->coll >= 0) {
         if ((rc = coll_shape(f[KC_SHAPE], c, L->file, where, e)))
             return rc;
         c->k.prec = (enum prec)p;
@@ -174,9 +238,22 @@ int kcorpus_unique(const struct kcorpus *mc, int from, const char *what, struct 
 
 int kcorpus_load_buf(const char *text, size_t len, const char *fname, struct kcorpus *mc, struct dse_err *e)
 {
-    struct kc_load L = {mc, fname};
+    struct kc_load L = {mc, fname, KC_COLS};
     int n0 = mc->n;
-    int rc = pcsv_rows_doc(text, len, fname, kc_cols, KC_COLS, "measured-kernel corpus", "validate/measured/README.md",
+    /* the header (the first line that is not a comment or blank) tells a network source */
+    for (size_t i = 0; i < len;) {
+        size_t j = i;
+        while (j < len && text[j] != '\n')
+            j++;
+        if (j > i && text[i] != '#' && text[i] != '\r') {
+            static const char net_head[] = "case,hw,kernel,precision,shape,measured_ms,half,group,note,workload,";
+            if (j - i >= sizeof net_head - 1 && !memcmp(text + i, net_head, sizeof net_head - 1))
+                L.ncols = KC_NET_COLS;
+            break;
+        }
+        i = j + 1;
+    }
+    int rc = pcsv_rows_doc(text, len, fname, kc_cols, L.ncols, "measured-kernel corpus", "validate/measured/README.md",
                            kc_row, &L, e);
     if (!rc && mc->n == n0)
         rc = dse_err_set(e, DSE_EINPUT, fname, NULL, "no rows");
@@ -207,6 +284,8 @@ void kcorpus_free(struct kcorpus *mc)
 
 const char *kcase_class(const struct kcase *c)
 {
+    if (c->net)
+        return "network";
     if (c->coll >= 0)
         return kc_coll_names[c->coll];
     if (c->k.type == VK_ATTENTION)
@@ -252,6 +331,8 @@ int kcase_predict(struct kcase *c, const struct hw_system *sys, enum fidelity f,
     c->ok = 0;
     c->reason[0] = '\0';
     int rc;
+    if (c->net)
+        return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "%s: a network row is predicted with its workload", c->id);
     if (c->coll >= 0) {
         rc = coll_predict(c, sys, e);
     } else {
@@ -276,4 +357,54 @@ int kcase_predict(struct kcase *c, const struct hw_system *sys, enum fidelity f,
     if (!rc && !c->ok)
         dse_strlcpy(c->reason, "predicted no time", sizeof c->reason);
     return rc;
+}
+
+int kcase_predict_net(struct kcase *c, const struct hw_system *sys, const struct wl_model *m, const struct sw_stack *sw,
+                      enum fidelity f, struct dse_err *e)
+{
+    c->ok = 0;
+    c->reason[0] = '\0';
+    struct wl_model mm = *m; /* a shallow view: only a generator's input size changes */
+    if (c->net_h && m->kind == WLM_CNN) {
+        mm.cnn.image_h = c->net_h;
+        mm.cnn.image_w = c->net_w;
+    } else if (c->net_h && m->kind == WLM_TRANSFORMER && !strcmp(m->tf.model_type, "vit")) {
+        if (c->net_h != c->net_w || c->net_h != m->tf.image_size) {
+            snprintf(c->reason, sizeof c->reason, "%s takes %lldx%lld images, the row %lldx%lld", m->name,
+                     (long long)m->tf.image_size, (long long)m->tf.image_size, c->net_h, c->net_w);
+            return DSE_OK;
+        }
+    } else if (c->net_h) {
+        snprintf(c->reason, sizeof c->reason, "%s is not built from a generator: its input size is its file's, the "
+                                              "row's %lldx%lld not applied", m->name, c->net_h, c->net_w);
+        return DSE_OK;
+    }
+    struct pcase pc;
+    memset(&pc, 0, sizeof pc);
+    dse_strlcpy(pc.id, c->id, sizeof pc.id);
+    dse_strlcpy(pc.device, sys->dev[eval_default_device(sys)].name, sizeof pc.device);
+    dse_strlcpy(pc.software, c->software, sizeof pc.software);
+    dse_strlcpy(pc.workload, c->workload, sizeof pc.workload);
+    dse_strlcpy(pc.precision, prec_names[c->k.prec], sizeof pc.precision);
+    pc.phase = PH_NONE;
+    pc.batch = c->net_b;
+    pc.prompt = c->net_s;
+    pc.instances = 1;
+    pc.metric = PM_THROUGHPUT;
+    pc.value = (double)c->net_b / c->measured_ms * 1e3;
+    int rc = pcase_predict(&pc, sys, &mm, sw, f, e);
+    if (rc == DSE_EINPUT) {
+        dse_strlcpy(c->reason, e->msg, sizeof c->reason);
+        dse_err_clear(e);
+        return DSE_OK;
+    }
+    if (rc)
+        return rc;
+    if (!pc.ok) {
+        dse_strlcpy(c->reason, pc.reason, sizeof c->reason);
+        return DSE_OK;
+    }
+    c->predicted_ms = (double)c->net_b / pc.predicted * 1e3;
+    c->ok = c->predicted_ms > 0;
+    return DSE_OK;
 }

@@ -45,6 +45,51 @@ bad kc-bad-hw "a,../etc/passwd,gemm,fp16,M=1;N=1;K=1,1,fit,g," "hw: expected a s
 bad kc-bad-coll "a,nvidia-dgx-h100,all_reduce,fp16,bytes=64;ranks=3;nodes=2,1,fit,g," "shape: 3 ranks do not spread evenly over 2 nodes"
 bad kc-coll-no-ranks "a,nvidia-dgx-h100,all_reduce,fp16,bytes=64,1,fit,g," "shape: a collective needs bytes and ranks"
 { echo "$HEAD"; echo "a,nvidia-h100-sxm5-80gb,gemm,fp16,M=1;N=1;K=1,1,fit,g,"; echo "a,nvidia-h100-sxm5-80gb,add,fp16,n=1,1,fit,g,"; } >"$tmp/dup.csv"
+NHEAD=$HEAD,workload,software
+nbad() {
+    name=$1 line=$2 sub=$3
+    { echo "$NHEAD"; echo "$line"; } >"$tmp/$name.csv"
+    expect_refused "$name" "$tmp/$name.csv: line 2: $sub" validate --measured "$tmp/$name.csv"
+}
+nbad kc-net-not-network "a,raspberry-pi-5-hailo-8l,gemm,int8,M=1;N=1;K=1,1,fit,g,,resnet50,default" "kernel: a network source's rows are 'network'"
+nbad kc-net-no-batch "a,raspberry-pi-5-hailo-8l,network,int8,H=224;W=224,1,fit,g,,resnet50,default" "shape: a network needs its batch B"
+nbad kc-net-half-size "a,raspberry-pi-5-hailo-8l,network,int8,B=1;H=224,1,fit,g,,resnet50,default" "shape: give both H and W, or neither"
+nbad kc-net-bad-dim "a,raspberry-pi-5-hailo-8l,network,int8,B=1;C=3,1,fit,g,,resnet50,default" "shape: a network takes B, H, W and S"
+nbad kc-net-small "a,raspberry-pi-5-hailo-8l,network,int8,B=1;H=8;W=8,1,fit,g,,resnet50,default" "shape: H: expected a whole number in [32, 8192], got '8'"
+nbad kc-net-no-workload "a,raspberry-pi-5-hailo-8l,network,int8,B=1,1,fit,g,,,default" "workload: expected a shipped workload name"
+nbad kc-net-up "a,raspberry-pi-5-hailo-8l,network,int8,B=1,1,fit,g,,../../etc/x,default" "workload: expected a shipped workload name"
+nbad kc-net-bad-sw "a,raspberry-pi-5-hailo-8l,network,int8,B=1,1,fit,g,,resnet50,a b" "software: expected a stack name"
+bad kc-net-in-kernels "a,raspberry-pi-5-hailo-8l,network,int8,B=1,1,fit,g," "kernel: a network row needs the header's workload and software columns"
+# A network row is the workload evaluated whole (dse eval at its batch and input size): the prediction is
+# batch / the throughput dse eval gives, whatever the model says; a workload dse has no file of is listed,
+# not predicted, and no error.
+{
+    echo "$NHEAD"
+    echo "n1,raspberry-pi-5-hailo-8l,network,int8,B=8;H=160;W=160,10,fit,g,,resnet50,default"
+    echo "n2,raspberry-pi-5-hailo-8l,network,int8,B=1,10,heldout,g,,zoo/no-such-network,default"
+} >"$tmp/net.csv"
+dse validate --measured "$tmp/net.csv" --json
+if [ "$rc" -eq 0 ]; then
+    cp "$OUT" "$tmp/net.json"
+    dse eval --hw raspberry-pi-5-hailo-8l --workload resnet50 --batch 8 --precision int8 --software vendor-npu \
+        --image 160 --json
+    if [ "$rc" -eq 0 ]; then
+        py kc-net-is-eval "
+import json, sys
+v = json.load(open(sys.argv[1])); ev = json.load(open(sys.argv[2]))
+assert v['n'] == 2 and v['n_predicted'] == 1 and v['n_not_predicted'] == 1, v
+assert 'no workload zoo/no-such-network' in v['not_predicted'][0]['reason'], v['not_predicted']
+net = [r for r in v['rows'] if r.get('class') == 'network'][0]
+want = 8 / ev['totals']['throughput_per_s'] * 1e3
+got = net['worst'][0]['predicted_ms']
+assert abs(got / want - 1) < 1e-6, (got, want)
+" "$tmp/net.json" "$OUT"
+    else
+        fail kc-net-is-eval "dse eval: exit $rc: $(first_err)"
+    fi
+else
+    fail kc-net-is-eval "exit $rc: $(first_err)"
+fi
 expect_refused kc-duplicate "case 'a' appears twice" validate --measured "$tmp/dup.csv"
 { echo "case,hw,kernel"; echo "a,b,gemm"; } >"$tmp/hdr.csv"
 expect_refused kc-bad-header "validate/measured/README.md" validate --measured "$tmp/hdr.csv"
