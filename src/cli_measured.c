@@ -15,6 +15,7 @@
 
 #include "cli.h"
 #include "jsonu.h"
+#include "model.h"
 #include "outfile.h"
 #include "plot.h"
 #include "sbuf.h"
@@ -65,6 +66,7 @@ static int kc_sys(struct kc_systems *x, const char *name, int trace, int *out, s
  * row's reason, not an error). */
 #define KC_MAX_NETS 512
 #define KC_MAX_STACKS 32
+#define KC_NET_MIN_NETS 5 /* fit-half networks a class needs for its term to be free */
 struct kc_nets {
     int n_wl, n_sw;
     char wl_name[KC_MAX_NETS][96], wl_path[KC_MAX_NETS][1024];
@@ -872,10 +874,228 @@ out:
     return rc;
 }
 
+/* The rows idx[0..n) of mc predicted whole on sys (network rows: workloads and stacks from nets). */
+static int kc_predict_nets(struct kcorpus *mc, const int *idx, int n, const struct hw_system *sys,
+                           const struct wl_model *const *m, const struct sw_stack *const *sw, enum fidelity f,
+                           struct dse_err *e)
+{
+    for (int i = 0; i < n; i++) {
+        int rc = kcase_predict_net(&mc->c[idx[i]], sys, m[i], sw[i], f, e);
+        if (rc)
+            return rc;
+    }
+    return DSE_OK;
+}
+
+/* dse calibrate --measured SOURCE --hw NAME --out FILE on a network source: the device's terms fitted to its
+ * fit-half network rows (calib_net.c), written into a copy of the hwdesc; refused when the held-out rows come
+ * out worse than before (--force writes it, marked). */
+static int calibrate_network(const struct cli_opt *opts, struct kcorpus *mc, char (*files)[1024], int nf)
+{
+    struct dse_err e;
+    dse_err_clear(&e);
+    const char *src = cli_get(opts, "measured"), *hw = cli_get(opts, "hw"), *outp = cli_get(opts, "out");
+    enum fidelity f = FID_ANALYTICAL;
+    struct kc_systems xs = {0};
+    struct kc_nets *nets = calloc(1, sizeof *nets);
+    int rc = DSE_OK, si = -1, n = 0, nfit = 0, nheld = 0, *hidx = NULL;
+    int *rows = malloc(sizeof *rows * (size_t)(mc->n + 1)), *fit = malloc(sizeof *fit * (size_t)(mc->n + 1));
+    const struct wl_model **m = malloc(sizeof *m * (size_t)(mc->n + 1)), **mf = malloc(sizeof *mf * (size_t)(mc->n + 1));
+    const struct sw_stack **sw = malloc(sizeof *sw * (size_t)(mc->n + 1)), **swf = malloc(sizeof *swf * (size_t)(mc->n + 1));
+    struct hw_system *cal = malloc(sizeof *cal);
+    cJSON *root = NULL, *dv;
+    if (!nets || !rows || !fit || !m || !mf || !sw || !swf || !cal || !(nets->wl = calloc(KC_MAX_NETS, sizeof *nets->wl))) {
+        rc = dse_err_set(&e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+        goto out;
+    }
+    if (!outp) {
+        rc = dse_err_set(&e, DSE_EINPUT, NULL, "--out", "calibrate --measured on a network source needs --out FILE (the "
+                                                      "hwdesc to write)");
+        goto out;
+    }
+    if (cli_get(opts, "fidelity") && (rc = cli_fidelity(cli_get(opts, "fidelity"), &f, &e)))
+        goto out;
+    if ((rc = kc_sys(&xs, hw, 0, &si, &e)) || (rc = kc_out_checked(outp, "--out", files, nf, &xs, si, &e)))
+        goto out;
+    const struct hw_system *base = xs.sys[si];
+    int dev = eval_default_device(base), classes[EC_COUNT] = {0};
+    for (int i = 0; i < mc->n && !rc; i++) {
+        struct kcase *c = &mc->c[i];
+        int wi, swi;
+        if (strcmp(c->hw, hw) || !c->net || strstr(c->note, "suspect"))
+            continue;
+        if ((rc = kc_net_of(nets, c, base, xs.path[si], &wi, &swi, &e)))
+            goto out;
+        if (wi < 0)
+            continue;
+        rows[n] = i;
+        m[n] = &nets->wl[wi];
+        sw[n++] = &nets->sw[swi];
+        if (!c->heldout)
+            fit[nfit] = i, mf[nfit] = &nets->wl[wi], swf[nfit++] = &nets->sw[swi];
+        else
+            nheld++;
+    }
+    /* which classes a term can be fitted for: those at least KC_NET_MIN_NETS fit-half networks hold ops of */
+    int seen[KC_MAX_NETS] = {0};
+    for (int i = 0; i < nfit; i++)
+        seen[mf[i] - nets->wl] = 1;
+    for (int i = 0; i < nets->n_wl; i++) {
+        struct wl_graph g;
+        struct wl_shape sh = {.batch = 1, .tokens = 128, .tp = 1};
+        int has[EC_COUNT] = {0};
+        if (!seen[i] || nets->wl_missing[i] || wl_build(&nets->wl[i], &sh, &g, &e)) {
+            dse_err_clear(&e);
+            continue;
+        }
+        for (int k = 0; k < g.n_op; k++)
+            if (!wl_op_is_view(&g.op[k]))
+                has[model_eff_class(&g.op[k])] = 1;
+        for (int k = 0; k < EC_COUNT; k++)
+            classes[k] += has[k];
+        wl_graph_free(&g);
+    }
+    for (int k = 0; k < EC_COUNT; k++)
+        classes[k] = classes[k] >= KC_NET_MIN_NETS;
+    if (nfit < 4 || !nheld) {
+        rc = dse_err_set(&e, DSE_EINPUT, NULL, NULL, "%s has %d fit-half and %d held-out network rows dse has graphs of in "
+                                                     "%s: at least 4 and 1 are needed", hw, nfit, nheld, src);
+        goto out;
+    }
+    if ((rc = kc_predict_nets(mc, rows, n, base, m, sw, f, &e)))
+        goto out;
+    int cnt[2][2];
+    double mape[2][2], w10[2][2];
+    if (!(hidx = malloc(sizeof *hidx * (size_t)(n + 1)))) {
+        rc = dse_err_set(&e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+        goto out;
+    }
+    int nh = 0;
+    for (int i = 0; i < n; i++)
+        if (mc->c[rows[i]].heldout)
+            hidx[nh++] = rows[i];
+    kc_summary(mc->c, fit, nfit, "", &cnt[0][0], &mape[0][0], &w10[0][0]);
+    kc_summary(mc->c, hidx, nh, "", &cnt[1][0], &mape[1][0], &w10[1][0]);
+    *cal = *base;
+    struct kc_net_fit kf;
+    fprintf(stderr, "dse calibrate: fitting %s's terms to %d fit-half network rows of %s\n", hw, nfit, src);
+    if ((rc = kc_fit_net(cal, dev, mc->c, fit, nfit, mf, swf, classes, f, &kf, &e)))
+        goto out;
+    rc = kc_predict_nets(mc, rows, n, cal, m, sw, f, &e);
+    kc_summary(mc->c, fit, nfit, "", &cnt[0][1], &mape[0][1], &w10[0][1]);
+    kc_summary(mc->c, hidx, nh, "", &cnt[1][1], &mape[1][1], &w10[1][1]);
+    if (rc)
+        goto out;
+    printf("dse calibrate --measured %s --hw %s: %d fit and %d held-out rows predicted (%d of the source's rows have no "
+           "graph)\n  fitted:", src, hw, cnt[0][0], cnt[1][0], 0);
+    for (int k = 0; k < kf.n; k++) {
+        char nm[64];
+        kc_net_fit_names(&kf, k, nm, sizeof nm);
+        printf("%s %s %.4g", k ? "," : "", nm, kc_net_fit_shown(&kf, k));
+    }
+    printf("\n  MAPE  fit: %.1f%% -> %.1f%%  held-out: %.1f%% -> %.1f%% (within +-10 %%: %.0f%% -> %.0f%%)\n",
+           mape[0][0], mape[0][1], mape[1][0], mape[1][1], w10[1][0], w10[1][1]);
+    int worse = mape[1][1] > mape[1][0];
+    if (worse && !cli_get(opts, "force")) {
+        rc = dse_err_set(&e, DSE_ERUNTIME, NULL, NULL, "calibrate: the fit is worse on the held-out rows (%.1f%% against "
+                                                       "%.1f%% before): %s not written (--force writes it anyway)",
+                         mape[1][1], mape[1][0], outp);
+        goto out;
+    }
+    if ((rc = cli_hwdesc_device(xs.path[si], cal->dev[dev].name, &root, &dv, &e)))
+        goto out;
+    char today[16], note[1024];
+    cli_today(today, sizeof today);
+    snprintf(note, sizeof note,
+             "fitted by dse calibrate --measured %s --hw %s (%s, %s tier) on its %d fit-half network rows (the split rules "
+             "of validate/measured/README.md; coordinate descent on log(predicted / measured), src/calib_net.c); held-out "
+             "MAPE over %d rows %.1f%% before, %.1f%% after; fit half %.1f%% -> %.1f%%%s",
+             src, hw, today, fidelity_names[f], cnt[0][0], cnt[1][0], mape[1][0], mape[1][1], mape[0][0], mape[0][1],
+             worse ? " (written with --force: worse held out than before)" : "");
+    const struct hw_device *d = &cal->dev[dev];
+    cJSON *ef = cJSON_GetObjectItemCaseSensitive(dv, "efficiency");
+    if (!ef)
+        ef = cJSON_AddObjectToObject(dv, "efficiency");
+    cJSON *pc = cJSON_CreateObject(), *pl = cJSON_GetObjectItemCaseSensitive(ef, "per_level");
+    for (int k = 0; k < EC_COUNT; k++)
+        cJSON_AddNumberToObject(pc, hw_eff_class_names[k], round(d->eff_class[k] * 1e4) / 1e4);
+    cJSON_DeleteItemFromObjectCaseSensitive(ef, "per_class");
+    cJSON_AddItemToObject(ef, "per_class", pc);
+    if (!pl)
+        pl = cJSON_AddObjectToObject(ef, "per_level");
+    cJSON_DeleteItemFromObjectCaseSensitive(pl, d->mem[d->n_mem - 1].name);
+    cJSON_AddNumberToObject(pl, d->mem[d->n_mem - 1].name, round(d->eff_level[d->n_mem - 1] * 1e4) / 1e4);
+    cJSON_DeleteItemFromObjectCaseSensitive(ef, "heldout_mape_pct");
+    cJSON_AddNumberToObject(ef, "heldout_mape_pct", round(mape[1][1] * 10) / 10);
+    cJSON_DeleteItemFromObjectCaseSensitive(ef, "source");
+    cJSON_AddStringToObject(ef, "source", note);
+    if (d->per_op_s > 0) {
+        cJSON *ov = cJSON_GetObjectItemCaseSensitive(dv, "overhead");
+        if (!ov)
+            ov = cJSON_AddObjectToObject(dv, "overhead");
+        cJSON_DeleteItemFromObjectCaseSensitive(ov, "per_op_us");
+        cJSON_AddNumberToObject(ov, "per_op_us", round(d->per_op_s * 1e6 * 1000) / 1000);
+        if (cJSON_GetObjectItemCaseSensitive(ov, "per_step_us")) {
+            cJSON_DeleteItemFromObjectCaseSensitive(ov, "per_step_us");
+            cJSON_AddNumberToObject(ov, "per_step_us", round(d->per_step_s * 1e6 * 1000) / 1000);
+        }
+    }
+    if (d->ctx.present) {
+        cJSON *cx = cJSON_GetObjectItemCaseSensitive(dv, "contexts");
+        cJSON_DeleteItemFromObjectCaseSensitive(cx, "capacity_MiB");
+        cJSON_DeleteItemFromObjectCaseSensitive(cx, "switch_us");
+        cJSON_DeleteItemFromObjectCaseSensitive(cx, "source");
+        cJSON_AddNumberToObject(cx, "capacity_MiB", round(d->ctx.capacity_bytes / (1024.0 * 1024) * 100) / 100);
+        cJSON_AddNumberToObject(cx, "switch_us", round(d->ctx.switch_s * 1e6 * 10) / 10);
+        cJSON_AddStringToObject(cx, "source", note);
+    }
+    if ((rc = cli_write_json(root, outp, 1, &e)))
+        goto out;
+    root = NULL;
+    printf("  wrote %s\n", outp);
+out:
+    if (rc)
+        dse_err_print(stderr, &e);
+    cJSON_Delete(root);
+    for (int i = 0; i < xs.n; i++)
+        free(xs.sys[i]);
+    kc_nets_free(nets);
+    free(hidx);
+    free(rows);
+    free(fit);
+    free(m);
+    free(mf);
+    free(sw);
+    free(swf);
+    free(cal);
+    return rc;
+}
+
 int cli_calibrate_measured(const struct cli_opt *opts)
 {
     if (cli_get(opts, "level"))
         return calibrate_level(opts);
+    if (!cli_get(opts, "arch") && cli_get(opts, "hw") && cli_get(opts, "measured")) { /* a network source? */
+        struct kcorpus mc = {0};
+        char(*files)[1024] = malloc(sizeof *files * 64);
+        struct dse_err e;
+        int nf = 0, rc, net = 0;
+        if (!files)
+            return fprintf(stderr, "dse: out of memory\n"), DSE_ERUNTIME;
+        if ((rc = kc_load(cli_get(opts, "measured"), &mc, files, 64, &nf, &e))) {
+            dse_err_print(stderr, &e);
+            free(files);
+            return rc;
+        }
+        for (int i = 0; i < mc.n && !net; i++)
+            net = mc.c[i].net && !strcmp(mc.c[i].hw, cli_get(opts, "hw"));
+        if (net)
+            rc = calibrate_network(opts, &mc, files, nf);
+        kcorpus_free(&mc);
+        free(files);
+        if (net)
+            return rc;
+    }
     struct dse_err e;
     dse_err_clear(&e);
     const char *src = cli_get(opts, "measured"), *hw = cli_get(opts, "hw"), *arch = cli_get(opts, "arch");

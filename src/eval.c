@@ -567,6 +567,48 @@ static void kernel_rooflines(const struct eval_req *r, const struct wl_graph *g,
 /* Evaluates every op of g once; records per-op costs into rec when given (first decode step).
  * kv_grow: tokens the cache tensors read as inputs (the past) gain after this graph (generate: the
  * decode steps after the first), so that u->kv is the cache at its largest. */
+/* A dataflow NPU's contexts (hw.h, struct hw_contexts; docs/models.md, "Dataflow NPUs"). What one
+ * configuration of the chip must hold: the graph's weights and each layer's line buffers, the input rows
+ * a windowed layer keeps while frames stream through it (a k x k convolution or pooling window: k rows of
+ * its input, k x W x C elements of one frame), and an attention layer's keys and values of one sequence.
+ * n = ceil(that / capacity) contexts. One context is loaded once and costs nothing per pass; n > 1 run
+ * one after another, each switched in once per pass (so per batch: a batch amortises them), which costs
+ * every weight's reload from the host (the device's main memory level, at its efficiency) and n
+ * reconfigurations of switch_s. The layers' activations stay on chip inside a context; those crossing
+ * from one context to the next are not counted (assumed small beside the weights). */
+static void eval_contexts(const struct eval_req *r, const struct wl_graph *g, struct eval_result *res)
+{
+    const struct hw_device *d = &r->sys->dev[r->dev];
+    if (!d->ctx.present)
+        return;
+    double w = 0, buf = 0;
+    for (int i = 0; i < g->n_t; i++)
+        if (g->t[i].kind == WL_WEIGHT)
+            w += wl_tensor_bytes(&g->t[i], &r->x.prec) * g->t[i].count;
+    for (int i = 0; i < g->n_op; i++) {
+        const struct wl_op *op = &g->op[i];
+        const struct wl_tensor *x = &g->t[op->in[0]];
+        double eb = prec_bytes(r->x.prec.a);
+        if ((op->type == OP_CONV2D || (op->type == OP_POOL && op->kh > 0)) && x->rank == 4)
+            buf += op->count * op->kh * (double)x->dim[3] * x->dim[1] * eb;
+        else if (op->type == OP_ATTENTION && op->n_in >= 3)
+            buf += op->count * (wl_tensor_bytes(&g->t[op->in[1]], &r->x.prec) + wl_tensor_bytes(&g->t[op->in[2]], &r->x.prec)) /
+                   (g->t[op->in[1]].dim[0] > 0 ? (double)g->t[op->in[1]].dim[0] : 1);
+    }
+    double n = ceil((w + buf) / d->ctx.capacity_bytes);
+    res->t.contexts = n > 1 ? n : 1;
+    if (n <= 1)
+        return;
+    int last = d->n_mem - 1;
+    double t = w / (d->mem[last].bandwidth_Bps * d->eff_level[last]) + n * d->ctx.switch_s;
+    double J = w * d->mem[last].energy_J_per_byte;
+    res->t.contexts_s += t * res->tscale;
+    res->t.latency_s += t * res->tscale;
+    res->t.energy_memory_J += J * res->escale;
+    res->dev_dyn_J[r->dev] += J * res->dscale;
+    res->dev_busy_s[res->part][r->dev] += t * res->tscale;
+}
+
 static int eval_graph(const struct eval_req *r, const struct wl_graph *g, double params, enum wl_phase ph,
                       int64_t kv_grow, struct eval_scratch *s, struct usage *u, unsigned *used,
                       struct eval_op_cost *rec, struct eval_result *res, struct dse_err *e)
@@ -721,6 +763,7 @@ static int eval_graph(const struct eval_req *r, const struct wl_graph *g, double
         if ((rc = eval_account(r, res, &g->op[i], ph, row0 + i, &s->acct[i], e)))
             return rc;
     }
+    eval_contexts(r, g, res);
     return DSE_OK;
 }
 

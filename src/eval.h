@@ -170,6 +170,8 @@ struct eval_totals {
                                        (comm_total_ms >= comm_exposed_ms) */
     double pipe_s, pipe_J;          /* of comm_s and energy_link_J: the sends between pipeline stages
                                        (no operator's row holds them) */
+    double contexts, contexts_s;    /* a dataflow NPU's contexts (hw.h, hw_contexts) and what switching them in
+                                       costs per pass (in latency_s; no operator's row holds it) */
     double tokens_per_s_per_device; /* tokens_per_s / devices */
     double mfu_pct;                 /* training: model FLOPs (6 N per token for transformers, 3 x the forward's
                                        FLOPs otherwise) / (step time x devices x GEMM peak) */

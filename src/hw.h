@@ -60,6 +60,17 @@ struct hw_array {
     double interface_words_per_cycle;
 };
 
+/* A dataflow NPU (Hailo-style): the compiler maps every layer of a network onto its own part of the chip,
+ * weights and the layers' line buffers held on chip, frames streaming through; a network whose weights
+ * and buffers exceed what one configuration holds is cut into contexts, run one after another, each
+ * switched in once per batch (its weights reloaded from the host over the device's main memory level,
+ * plus a fixed reconfiguration time). docs/models.md, "Dataflow NPUs". */
+struct hw_contexts {
+    int present;
+    double capacity_bytes; /* weights + line buffers one context holds */
+    double switch_s;       /* reconfiguration of one context switch, beside its weights' reload */
+};
+
 /* GPU execution parameters for the cycle tier (optional). */
 struct hw_gpu {
     int present;
@@ -143,6 +154,7 @@ struct hw_device {
                                        (efficiency.bw_half_MB; 0: none) */
     unsigned ops_mask;              /* bit (1u << op_type) set when the device runs that operator */
     struct hw_array array;
+    struct hw_contexts ctx;
     struct hw_gpu gpu;
     struct hw_cpu cpu;
     /* Derived: best peak FLOP/s and its MAC energy per engine and precision (0 when unsupported). */

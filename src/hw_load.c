@@ -524,6 +524,29 @@ static int load_array(struct ju *j, const cJSON *o, struct hw_system *sys, struc
     return DSE_OK;
 }
 
+/* A dataflow NPU's contexts (optional; hw.h, struct hw_contexts). */
+static int load_contexts(struct ju *j, const cJSON *o, struct hw_system *sys, struct hw_device *d, int *bad)
+{
+    (void)sys;
+    static const char *const keys[] = {"capacity_MiB", "switch_us", "source", "note", NULL};
+    double cap = 0, sw = 0;
+    int rc;
+    size_t old;
+    const cJSON *cx = section(j, o, "contexts", &old);
+    if (!cx)
+        return DSE_OK;
+    if (!(rc = ju_object(j, cx, keys)) && !(rc = ju_num(j, cx, "capacity_MiB", JU_POS, 1e6, &cap)) &&
+        !(rc = ju_num(j, cx, "switch_us", 0, 1e7, &sw)))
+        rc = need_source(j, cx);
+    if (!rc && d->cls != HW_NPU)
+        rc = ju_fail(j, "contexts describe a dataflow NPU; device class is %s", hw_class_names[d->cls]);
+    ju_pop(j, old);
+    KEEP(rc);
+    if (!rc)
+        d->ctx = (struct hw_contexts){1, cap * 1024 * 1024, sw * 1e-6};
+    return DSE_OK;
+}
+
 /* GPU and CPU cycle-tier parameters (optional) */
 static int load_gpu(struct ju *j, const cJSON *o, struct hw_system *sys, struct hw_device *d, int *bad)
 {
@@ -921,14 +944,14 @@ static int load_ops(struct ju *j, const cJSON *o, struct hw_system *sys, struct 
 static const section_loader device_sections[] = {load_clock,    load_memories, load_computes, load_dvfs,
                                                  load_power,    load_cost,     load_array,    load_gpu,
                                                  load_cpu,      load_area,     load_overhead, load_efficiency,
-                                                 load_ops};
+                                                 load_ops,      load_contexts};
 
 static int load_device(struct ju *j, const cJSON *o, struct hw_system *sys, struct hw_device *d)
 {
     static const char *const keys[] = {"name", "class", "model", "process_nm", "clock", "compute", "memory",
                                        "dvfs", "power", "cost", "area", "array", "gpu", "cpu", "overhead",
                                        "arch", "efficiency", "ops", "software", "note", "description", "source",
-                                       NULL};
+                                       "contexts", NULL};
     int rc, cls = 0, bad = 0;
     if (!cJSON_IsObject(o))
         return ju_object(j, o, keys);

@@ -58,6 +58,8 @@ const struct metric metric_table[] = {
     {"comm_total_ms", "ms", DIR_NONE, "collectives and pipeline sends over the topology (tp, cp, ep, pp, dp's gradient and weight collectives), each whole, whether a stack's overlap hides it under compute or not", F(comm_total_s), 1e3, 0, 0},
     {"comm_exposed_ms", "ms", DIR_NONE, "of comm_total_ms and of transfer_ms: the collectives' and sends' time that adds to the latency (not hidden under compute)", F(comm_s), 1e3, 0, 0},
     {"runtime_ms", "ms", DIR_NONE, "host and runtime time the devices do not hide: kernel issue beyond device time, per-step and per-request work", F(runtime_s), 1e3, 0, 0},
+    {"contexts", "1", DIR_MIN, "a dataflow NPU's contexts: how many configurations of the chip the network is cut into (1: it fits; hwdesc contexts)", F(contexts), 1, 0, 0},
+    {"contexts_ms", "ms", DIR_NONE, "switching a dataflow NPU's contexts in, once per pass: their weights' reload from the host and the reconfigurations", F(contexts_s), 1e3, 0, 0},
     {"kernels", "1", DIR_MIN, "kernel launches of the phase, every step (the software stack's fusion)", F(kernels), 1, 0, 0},
     {"energy_compute_mJ", "mJ", DIR_NONE, "arithmetic energy", F(energy_compute_J), 1e3, 0, 0},
     {"energy_memory_mJ", "mJ", DIR_NONE, "memory access energy, all levels", F(energy_memory_J), 1e3, 0, 0},

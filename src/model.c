@@ -103,7 +103,10 @@ double model_cpu_prep_s(const struct hw_device *d, const struct wl_op *op)
 enum hw_eff_class model_eff_class(const struct wl_op *op)
 {
     const struct op_info *oi = &op_info[op->type];
-    int alt = (oi->narrow == NARROW_ROWS && op->gm <= MODEL_SKINNY_ROWS) || (oi->narrow == NARROW_GROUPED && op->groups > 1);
+    /* a grouped convolution is a depthwise kernel when its groups hold fewer than 8 input channels each
+     * (gk = C / groups x kh x kw); wider groups run as a batch of dense convolutions (ResNeXt, RegNet) */
+    int alt = (oi->narrow == NARROW_ROWS && op->gm <= MODEL_SKINNY_ROWS) ||
+              (oi->narrow == NARROW_GROUPED && op->groups > 1 && op->gk < 8.0 * op->kh * op->kw);
     return alt ? oi->eff_alt : oi->eff;
 }
 

@@ -12,7 +12,9 @@
  * overlaps compute across tiles (double buffering), not within the first and last:
  *   time = DMA/n + (n - 1) max(DMA, compute)/n + compute/n + per-layer overhead
  *        = max(DMA, compute) + min(DMA, compute)/n + per-layer overhead.
- * Operators the NPU does not run fall back to the system's CPU (eval.c) with transfer costs. */
+ * Operators the NPU does not run fall back to the system's CPU (eval.c) with transfer costs. A dataflow
+ * NPU (hwdesc contexts) keeps weights and activations on chip: only graph inputs come by DMA, and its
+ * contexts' reloads are costed once per pass (eval.c, eval_contexts). */
 #include <math.h>
 #include <string.h>
 
@@ -40,6 +42,8 @@ enum op_status model_npu_cycle(const struct hw_device *d, const struct wl_graph 
         const struct wl_tensor *t = &g->t[ti];
         double b = k < op->n_in ? model_in_bytes(g, op, k, x) : model_out_bytes(g, op, 0, x);
         int on_chip = planned >= 0 ? planned < last : -1; /* the stack's memory plan, where it has one */
+        if (d->ctx.present) /* a dataflow NPU: weights and activations stay on chip (eval.c: contexts) */
+            on_chip = t->kind != WL_INPUT;
         if (t->kind == WL_WEIGHT) {
             w += b;
             w_dma += (on_chip >= 0 ? !on_chip : !w_pinned) ? b : 0;

@@ -87,6 +87,15 @@ static int home_level(const struct hw_device *d, const struct wl_graph *g, int t
 {
     const struct wl_tensor *t = &g->t[ti];
     int last = d->n_mem - 1, first = hw_first_shared_level(d), planned = model_planned_home(x, ti);
+    if (d->ctx.present && t->kind != WL_INPUT) { /* a dataflow NPU keeps weights and activations on chip
+                                                    (its contexts' reloads are eval.c's, per pass) */
+        int sp = -1;
+        for (int l = 0; l < last; l++)
+            if (d->mem[l].kind == MEM_SRAM && (sp < 0 || d->mem[l].capacity_bytes > d->mem[sp].capacity_bytes))
+                sp = l;
+        if (sp >= 0)
+            return sp;
+    }
     if (planned >= 0 && planned <= last && !x->warm)
         return planned;
     if (x->warm) { /* a kernel timed over repeated runs: its tensors stay where they fit */

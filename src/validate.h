@@ -218,6 +218,23 @@ void kc_fit_apply(struct hw_device *d, const struct kc_fit *k);
 int kc_fit_topo(const struct hw_system *sys, int level, struct kcase *cs, const int *rows, int n, double out[3],
                 struct dse_err *e);
 void kc_topo_apply(struct hw_system *sys, int level, const double v[3]);
+/* A device's terms fitted to measured networks (calib_net.c): which are free and their fitted values. */
+#define KC_NET_KNOBS 12
+struct kc_net_fit {
+    int n;
+    int kind[KC_NET_KNOBS], arg[KC_NET_KNOBS];
+    double value[KC_NET_KNOBS]; /* as the device holds them (seconds, bytes, efficiencies) */
+    double loss_before, loss_after;
+};
+/* Fits the terms network rows cs[rows[0..n)] can show (classes[ec] > 0: a row's graph has ops of class ec)
+ * on device dev of work (changed in place to the fitted values), row i with workload m[i] and stack sw[i]. */
+int kc_fit_net(struct hw_system *work, int dev, struct kcase *cs, const int *rows, int n,
+               const struct wl_model *const *m, const struct sw_stack *const *sw, const int *classes, enum fidelity f,
+               struct kc_net_fit *out, struct dse_err *e);
+void kc_net_fit_apply(struct hw_device *d, const struct kc_net_fit *k);
+/* Term i's name as the hwdesc writes it, and its value in the hwdesc's unit. */
+void kc_net_fit_names(const struct kc_net_fit *k, int i, char *buf, size_t n);
+double kc_net_fit_shown(const struct kc_net_fit *k, int i);
 /* Whether the metric grows as the system gets faster (throughput, tokens/s, TFLOPS). */
 int pmetric_is_rate(enum pmetric m);
 /* The error of the predicted time: predicted / measured time - 1 (negative: dse too fast). */

@@ -1,10 +1,674 @@
 /* wl_cnn_cls.c -- classification backbones beyond wl_cnn.c's first two, as deployed (batch
- * normalisation folded into each convolution's bias: wl_build.h, gb_conv). */
+ * normalisation folded into each convolution's bias: wl_build.h, gb_conv). The architectures are the
+ * papers' and their reference repositories' (facts taken over, not code; each family's comment names
+ * its source and what is simplified); models/zoo holds each network to the Hailo Model Zoo's published
+ * parameter and operation counts. Three blocks are shared: the residual unit (ResNet, ResNeXt,
+ * RegNet), the inverted residual (MobileNetV2/V3, EfficientNet-Lite and -EdgeTPU) and the
+ * depthwise-separable pair (MobileNetV1). */
+#include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "wl_cnn_gen.h"
 
+static const char *nf(char *n, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Formats a name into n (WL_NAME_LEN bytes) and returns it, so that a call can name its op inline. */
+static const char *nf(char *n, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(n, WL_NAME_LEN, fmt, ap);
+    va_end(ap);
+    return n;
+}
+
+static int64_t chans(const struct gb *b, int x)
+{
+    return b->g->t[x].dim[1];
+}
+
+/* The generators check their variant against the table's list (wl_cnn_check); a variant that passes
+ * the list but not the family's own table is a table out of step with itself. */
+static int bad_variant(struct gb *b, const struct wl_cnn *c)
+{
+    b->rc = dse_err_set(b->e, DSE_EINPUT, NULL, NULL, "generator '%s': no configuration for variant '%s'", c->arch,
+                        c->variant);
+    return b->rc;
+}
+
+/* TF's and torchvision's _make_divisible: v rounded to the nearest multiple of d, at least d, and
+ * never more than 10 % below v. */
+static int64_t round_ch(double v, int d)
+{
+    int64_t r = (int64_t)(v + d / 2.0) / d * d;
+    if (r < d)
+        r = d;
+    if ((double)r < 0.9 * v)
+        r += d;
+    return r;
+}
+
+/* ---- Residual units: ResNet, ResNeXt, RegNet ---- */
+
+/* A residual unit (He et al., CVPR 2016, Fig. 2 and 5): basic (two 3x3 convolutions to out) or
+ * bottleneck (1x1 to mid, 3x3 in `groups` groups at stride, 1x1 to out: ResNeXt's unit and RegNet's X
+ * block are this with groups), added to the shortcut, then ReLU. The shortcut is a strided 1x1
+ * projection where the width changes; a width-keeping strided unit (TF-slim's last unit of a block)
+ * subsamples its input with a 1x1 max pool. */
+static int res_unit(struct gb *b, const char *p, int x, int64_t mid, int64_t out, int stride, int groups, int basic)
+{
+    char n[WL_NAME_LEN];
+    if (b->rc)
+        return -1;
+    int64_t C = chans(b, x);
+    int y;
+    if (basic) {
+        y = gb_conv(b, nf(n, "%s.conv1", p), x, out, 3, stride, 1, FN_RELU);
+        y = gb_conv(b, nf(n, "%s.conv2", p), y, out, 3, 1, 1, FN_NONE);
+    } else {
+        y = gb_conv(b, nf(n, "%s.conv1", p), x, mid, 1, 1, 1, FN_RELU);
+        y = gb_conv(b, nf(n, "%s.conv2", p), y, mid, 3, stride, groups, FN_RELU);
+        y = gb_conv(b, nf(n, "%s.conv3", p), y, out, 1, 1, 1, FN_NONE);
+    }
+    int sc = x;
+    if (C != out)
+        sc = gb_conv(b, nf(n, "%s.shortcut", p), x, out, 1, stride, 1, FN_NONE);
+    else if (stride > 1)
+        sc = gb_pool(b, nf(n, "%s.subsample", p), x, 1, 1, stride, 0);
+    y = gb_eltwise(b, nf(n, "%s.add", p), FN_ADD, y, sc);
+    return gb_eltwise(b, nf(n, "%s.relu", p), FN_RELU, y, -1);
+}
+
+/* A stage of n residual units to width out (bottleneck width mid, groups), stride on its first unit,
+ * or with at_last on its last (TF-slim's resnet_v1). */
+struct res_stage {
+    int n;
+    int64_t mid, out;
+    int groups, stride;
+};
+
+static int res_stages(struct gb *b, int x, const struct res_stage *s, int n_stage, int basic, int at_last)
+{
+    char p[WL_NAME_LEN];
+    for (int i = 0; i < n_stage; i++)
+        for (int k = 0; k < s[i].n; k++) {
+            int stride = k == (at_last ? s[i].n - 1 : 0) ? s[i].stride : 1;
+            x = res_unit(b, nf(p, "stage%d.%d", i + 1, k), x, s[i].mid, s[i].out, stride, s[i].groups, basic);
+        }
+    return x;
+}
+
+/* ResNet's stem: a 7x7 stride-2 convolution to 64 and a 3x3 stride-2 max pool. */
+static int resnet_stem(struct gb *b, int x)
+{
+    x = gb_conv(b, "conv1", x, 64, 7, 2, 1, FN_RELU);
+    return gb_pool(b, "pool1", x, 1, 3, 2, 1);
+}
+
+/* ResNet v1 (He et al., CVPR 2016, Table 1). 18 and 34: basic units, each stage's stride on its first
+ * unit (torchvision's layout, as BRECQ's resnet_v1_18: 1.81 G MACs at 224). 50, 101, 152: TF-slim's
+ * resnet_v1 (tensorflow/models research/slim/nets/resnet_v1.py): bottleneck units with the stride on
+ * the 3x3 of the *last* unit of blocks 1 to 3 (a width-keeping unit, so its shortcut subsamples), which
+ * moves one unit a stage to the lower resolution: 3.48 G MACs at 224 for resnet_v1_50 against 4.09
+ * for torchvision's v1.5 (stride on the first unit's 3x3) and 3.86 for the stride on its first 1x1. */
+static int gen_resnet_v1(struct gb *b, const struct wl_cnn *c, int x)
+{
+    static const struct {
+        const char *v;
+        int n[4];
+    } cfg[] = {{"18", {2, 2, 2, 2}}, {"34", {3, 4, 6, 3}}, {"50", {3, 4, 6, 3}}, {"101", {3, 4, 23, 3}},
+               {"152", {3, 8, 36, 3}}};
+    size_t v = 0;
+    while (v < sizeof cfg / sizeof cfg[0] && strcmp(cfg[v].v, c->variant))
+        v++;
+    if (v == sizeof cfg / sizeof cfg[0])
+        return bad_variant(b, c);
+    int basic = atoi(c->variant) < 50;
+    struct res_stage s[4];
+    for (int i = 0; i < 4; i++) {
+        int64_t w = 64LL << i;
+        s[i] = (struct res_stage){cfg[v].n[i], w, basic ? w : 4 * w, 1, basic ? (i ? 2 : 1) : (i < 3 ? 2 : 1)};
+    }
+    x = res_stages(b, resnet_stem(b, x), s, 4, basic, !basic);
+    gb_classifier(b, x, c->num_classes);
+    return b->rc;
+}
+
+/* ResNeXt (Xie et al., CVPR 2017, Table 1) as osmr/imgclsmob's pytorchcv builds it (torchvision's
+ * layout): ResNet's stem and bottleneck stages of widths 256 to 2048, the 3x3 in `cardinality` groups
+ * of d channels a group in the first stage (doubling each stage), the stride on each stage's first
+ * unit. Variant "<layers>_<cardinality>x<d>d"; 26 layers: 2 units a stage. */
+static int gen_resnext(struct gb *b, const struct wl_cnn *c, int x)
+{
+    int layers = 0, card = 0, d = 0;
+    if (sscanf(c->variant, "%d_%dx%dd", &layers, &card, &d) != 3 || (layers != 26 && layers != 50 && layers != 101))
+        return bad_variant(b, c);
+    static const int units[3][4] = {{2, 2, 2, 2}, {3, 4, 6, 3}, {3, 4, 23, 3}};
+    const int *n = units[layers == 26 ? 0 : layers == 50 ? 1 : 2];
+    struct res_stage s[4];
+    for (int i = 0; i < 4; i++)
+        s[i] = (struct res_stage){n[i], (int64_t)card * d << i, 256LL << i, card, i ? 2 : 1};
+    x = res_stages(b, resnet_stem(b, x), s, 4, 0, 0);
+    gb_classifier(b, x, c->num_classes);
+    return b->rc;
+}
+
+/* RegNetX (Radosavovic et al., CVPR 2020, section 3.3 and Appendix; pycls regnet.py and
+ * configs/dds_baselines/regnetx): unit j's width w0 + wa j is quantised to w0 wm^round(log((w0 + wa j)
+ * / w0) / log wm) and rounded to a multiple of 8; units of equal width form a stage, whose width is
+ * rounded to a multiple of its group width min(g, w). X unit: the bottleneck residual unit at
+ * bottleneck ratio 1 with the 3x3 in w / g groups, stride 2 on each stage's first unit; stem a 3x3
+ * stride-2 convolution to 32; no head convolution. numpy's round (half to even) is rint's. */
+static int gen_regnetx(struct gb *b, const struct wl_cnn *c, int x)
+{
+    static const struct {
+        const char *v;
+        int depth;
+        double w0, wa, wm;
+        int g;
+    } cfg[] = {{"200mf", 13, 24, 36.44, 2.49, 8},   {"400mf", 22, 24, 24.48, 2.54, 16},
+               {"600mf", 16, 48, 36.97, 2.24, 24},  {"800mf", 16, 56, 35.73, 2.28, 16},
+               {"1.6gf", 18, 80, 34.01, 2.25, 24},  {"3.2gf", 25, 88, 26.31, 2.25, 48},
+               {"4.0gf", 23, 96, 38.65, 2.43, 40},  {"6.4gf", 17, 184, 60.83, 2.07, 56},
+               {"8.0gf", 23, 80, 49.56, 2.88, 120}, {"12gf", 19, 168, 73.36, 2.37, 112},
+               {"16gf", 22, 216, 55.59, 2.1, 128},  {"32gf", 23, 320, 69.86, 2.0, 168}};
+    size_t v = 0;
+    while (v < sizeof cfg / sizeof cfg[0] && strcmp(cfg[v].v, c->variant))
+        v++;
+    if (v == sizeof cfg / sizeof cfg[0])
+        return bad_variant(b, c);
+    struct res_stage s[8];
+    int n_stage = 0;
+    for (int j = 0; j < cfg[v].depth; j++) {
+        double k = rint(log((cfg[v].w0 + cfg[v].wa * j) / cfg[v].w0) / log(cfg[v].wm));
+        int64_t w = (int64_t)rint(cfg[v].w0 * pow(cfg[v].wm, k) / 8) * 8;
+        if (n_stage && s[n_stage - 1].out == w) {
+            s[n_stage - 1].n++;
+        } else if (n_stage < 8) {
+            s[n_stage++] = (struct res_stage){1, 0, w, 0, 2};
+        } else {
+            return b->rc = dse_err_set(b->e, DSE_EINPUT, NULL, NULL, "regnetx %s: more than 8 stages", c->variant);
+        }
+    }
+    for (int i = 0; i < n_stage; i++) {
+        int64_t g = s[i].out < cfg[v].g ? s[i].out : cfg[v].g;
+        int64_t w = (int64_t)rint((double)s[i].out / (double)g) * g;
+        s[i].out = s[i].mid = w > g ? w : g;
+        s[i].groups = (int)(s[i].out / g);
+    }
+    x = gb_conv(b, "stem", x, 32, 3, 2, 1, FN_RELU);
+    x = res_stages(b, x, s, n_stage, 0, 0);
+    gb_classifier(b, x, c->num_classes);
+    return b->rc;
+}
+
+/* ---- Inverted residuals: MobileNetV2/V3, EfficientNet-Lite and -EdgeTPU ---- */
+
+/* One inverted residual's shape: expansion to hid channels, a k x k depthwise at stride, squeeze-excite
+ * to se channels (0: none), a linear projection to out; fused: the expansion is a k x k convolution in
+ * the depthwise's place (Gupta & Tan 2019, EfficientNet-EdgeTPU), at stride unless stride_project puts
+ * the stride on the projection; skip: the input is added when stride and width allow. */
+struct mb {
+    int64_t hid, out;
+    int k, stride, fused, stride_project, skip;
+    int64_t se;
+    enum wl_fn act;
+};
+
+/* Inverted residual (Sandler et al., CVPR 2018, Table 1; MobileNetV3 and MBConv the same with SE): the
+ * expansion is left out where hid equals the input's width (expansion factor 1), as both TF-slim and
+ * TF EfficientNet do; a fused unit without expansion is the projection alone, which then takes the
+ * stride (MobileNet-EdgeTPU's first unit). SE's inner activation is ReLU (MobileNetV3's). */
+static int mbconv(struct gb *b, const char *p, int x, const struct mb *m)
+{
+    char n[WL_NAME_LEN];
+    if (b->rc)
+        return -1;
+    int64_t C = chans(b, x);
+    int y = x, expand = m->hid != C;
+    int s_exp = m->fused && !m->stride_project ? m->stride : 1;
+    int s_proj = m->fused && (m->stride_project || !expand) ? m->stride : 1;
+    if (expand)
+        y = gb_conv(b, nf(n, "%s.expand", p), y, m->hid, m->fused ? m->k : 1, s_exp, 1, m->act);
+    if (!m->fused)
+        y = gb_conv(b, nf(n, "%s.dw", p), y, m->hid, m->k, m->stride, (int)m->hid, m->act);
+    if (m->se)
+        y = gb_squeeze_excite(b, nf(n, "%s.se", p), y, m->se, FN_RELU);
+    y = gb_conv(b, nf(n, "%s.project", p), y, m->out, 1, s_proj, 1, FN_NONE);
+    if (m->skip && m->stride == 1 && C == m->out)
+        y = gb_eltwise(b, nf(n, "%s.add", p), FN_ADD, y, x);
+    return y;
+}
+
+/* MobileNetV2 (Sandler et al., CVPR 2018, Table 2) as TF-slim builds it (research/slim/nets/mobilenet/
+ * mobilenet_v2.py, the Hailo zoo's mobilenet_v2_1.0 and _1.4 checkpoints, 1001 classes): widths
+ * scaled by width_mult and rounded to multiples of 8, expansion 6 x the (rounded) input, ReLU6, the
+ * 1280-wide last convolution scaled by width_mult both ways (slim without finegrain_classification_mode;
+ * torchvision keeps it at 1280 below 1). wl_cnn.c's mobilenet_v2 is the torchvision network with batch
+ * normalisation kept apart. */
+static int gen_mobilenet_v2_slim(struct gb *b, const struct wl_cnn *c, int x)
+{
+    static const int cfg[7][4] = {{1, 16, 1, 1}, {6, 24, 2, 2}, {6, 32, 3, 2}, {6, 64, 4, 2},
+                                  {6, 96, 3, 1}, {6, 160, 3, 2}, {6, 320, 1, 1}};
+    char p[WL_NAME_LEN];
+    double wm = c->width_mult;
+    x = gb_conv(b, "conv0", x, round_ch(32 * wm, 8), 3, 2, 1, FN_RELU6);
+    for (int s = 0, idx = 1; s < 7; s++)
+        for (int k = 0; k < cfg[s][2]; k++, idx++) {
+            if (b->rc)
+                return b->rc;
+            int64_t in = chans(b, x);
+            struct mb m = {.hid = cfg[s][0] == 1 ? in : round_ch((double)(in * cfg[s][0]), 8),
+                           .out = round_ch(cfg[s][1] * wm, 8),
+                           .k = 3,
+                           .stride = k ? 1 : cfg[s][3],
+                           .skip = 1,
+                           .act = FN_RELU6};
+            x = mbconv(b, nf(p, "block%d", idx), x, &m);
+        }
+    x = gb_conv(b, "conv_last", x, round_ch(1280 * wm, 8), 1, 1, 1, FN_RELU6);
+    gb_classifier(b, x, c->num_classes);
+    return b->rc;
+}
+
+/* MobileNetV3 (Howard et al., ICCV 2019, Tables 1 and 2) and MobileNet-EdgeTPU, as TF-slim's
+ * research/slim/nets/mobilenet/mobilenet_v3.py defines them (V3_LARGE, V3_SMALL, their minimalistic
+ * forms, V3_EDGETPU; 1001 classes): expansion sizes the input x ef rounded to multiples of 8, SE to the
+ * expansion / 4 rounded to 8, widths scaled by width_mult. The minimalistic forms are the same rows with
+ * 3x3 kernels, ReLU and no SE. Hard-swish is costed as SiLU and the SE gate's hard-sigmoid as sigmoid
+ * (element-wise ops of the same class). */
+struct v3_row {
+    double ef;                          /* expansion factor */
+    int n, k, s, se, hs, fused, noskip; /* width, kernel, stride, SE, hard-swish inside, fused, no residual */
+};
+
+static const struct v3_row v3_large[] = {
+    {1, 16, 3, 1, 0, 0, 0, 0},       {4, 24, 3, 2, 0, 0, 0, 0},       {3, 24, 3, 1, 0, 0, 0, 0},
+    {3, 40, 5, 2, 1, 0, 0, 0},       {3, 40, 5, 1, 1, 0, 0, 0},       {3, 40, 5, 1, 1, 0, 0, 0},
+    {6, 80, 3, 2, 0, 1, 0, 0},       {2.5, 80, 3, 1, 0, 1, 0, 0},     {184 / 80., 80, 3, 1, 0, 1, 0, 0},
+    {184 / 80., 80, 3, 1, 0, 1, 0, 0}, {6, 112, 3, 1, 1, 1, 0, 0},    {6, 112, 3, 1, 1, 1, 0, 0},
+    {6, 160, 5, 2, 1, 1, 0, 0},      {6, 160, 5, 1, 1, 1, 0, 0},      {6, 160, 5, 1, 1, 1, 0, 0},
+};
+
+static const struct v3_row v3_small[] = {
+    {1, 16, 3, 2, 1, 0, 0, 0}, {72 / 16., 24, 3, 2, 0, 0, 0, 0}, {88 / 24., 24, 3, 1, 0, 0, 0, 0},
+    {4, 40, 5, 2, 1, 1, 0, 0}, {6, 40, 5, 1, 1, 1, 0, 0},        {6, 40, 5, 1, 1, 1, 0, 0},
+    {3, 48, 5, 1, 1, 1, 0, 0}, {3, 48, 5, 1, 1, 1, 0, 0},        {6, 96, 5, 2, 1, 1, 0, 0},
+    {6, 96, 5, 1, 1, 1, 0, 0}, {6, 96, 5, 1, 1, 1, 0, 0},
+};
+
+static const struct v3_row v3_edgetpu[] = {
+    {1, 16, 3, 1, 0, 0, 1, 0}, {8, 32, 3, 2, 0, 0, 1, 0},  {4, 32, 3, 1, 0, 0, 1, 0},  {4, 32, 3, 1, 0, 0, 1, 0},
+    {4, 32, 3, 1, 0, 0, 1, 0}, {8, 48, 3, 2, 0, 0, 1, 0},  {4, 48, 3, 1, 0, 0, 1, 0},  {4, 48, 3, 1, 0, 0, 1, 0},
+    {4, 48, 3, 1, 0, 0, 1, 0}, {8, 96, 3, 2, 0, 0, 0, 0},  {4, 96, 3, 1, 0, 0, 0, 0},  {4, 96, 3, 1, 0, 0, 0, 0},
+    {4, 96, 3, 1, 0, 0, 0, 0}, {8, 96, 3, 1, 0, 0, 0, 1},  {4, 96, 3, 1, 0, 0, 0, 0},  {4, 96, 3, 1, 0, 0, 0, 0},
+    {4, 96, 3, 1, 0, 0, 0, 0}, {8, 160, 5, 2, 0, 0, 0, 0}, {4, 160, 5, 1, 0, 0, 0, 0}, {4, 160, 5, 1, 0, 0, 0, 0},
+    {4, 160, 5, 1, 0, 0, 0, 0}, {8, 192, 3, 1, 0, 0, 0, 0},
+};
+
+static int gen_mobilenet_v3(struct gb *b, const struct wl_cnn *c, int x)
+{
+    static const struct {
+        const char *v;
+        const struct v3_row *rows;
+        int n_rows, minimal, hs, stem, last, head; /* hs: hard-swish in the stem and the tail; head: the
+                                                      1x1 after the pool (0: none) */
+    } cfg[] = {
+        {"large", v3_large, sizeof v3_large / sizeof v3_large[0], 0, 1, 16, 960, 1280},
+        {"small", v3_small, sizeof v3_small / sizeof v3_small[0], 0, 1, 16, 576, 1024},
+        {"large_min", v3_large, sizeof v3_large / sizeof v3_large[0], 1, 0, 16, 960, 1280},
+        {"small_min", v3_small, sizeof v3_small / sizeof v3_small[0], 1, 0, 16, 576, 1024},
+        {"edgetpu", v3_edgetpu, sizeof v3_edgetpu / sizeof v3_edgetpu[0], 0, 0, 32, 1280, 0},
+    };
+    size_t v = 0;
+    while (v < sizeof cfg / sizeof cfg[0] && strcmp(cfg[v].v, c->variant))
+        v++;
+    if (v == sizeof cfg / sizeof cfg[0])
+        return bad_variant(b, c);
+    char p[WL_NAME_LEN];
+    double wm = c->width_mult;
+    int minimal = cfg[v].minimal;
+    enum wl_fn hs = cfg[v].hs ? FN_SILU : FN_RELU;
+    x = gb_conv(b, "conv0", x, round_ch(cfg[v].stem * wm, 8), 3, 2, 1, hs);
+    for (int i = 0; i < cfg[v].n_rows; i++) {
+        const struct v3_row *r = &cfg[v].rows[i];
+        if (b->rc)
+            return b->rc;
+        int64_t hid = round_ch((double)chans(b, x) * r->ef, 8);
+        struct mb m = {.hid = hid,
+                       .out = round_ch(r->n * wm, 8),
+                       .k = minimal ? 3 : r->k,
+                       .stride = r->s,
+                       .fused = r->fused,
+                       .skip = !r->noskip,
+                       .se = r->se && !minimal ? round_ch((double)hid / 4, 8) : 0,
+                       .act = r->hs && !minimal ? FN_SILU : FN_RELU};
+        x = mbconv(b, nf(p, "block%d", i + 1), x, &m);
+    }
+    x = gb_conv(b, "conv_last", x, round_ch(cfg[v].last * wm, 8), 1, 1, 1, hs);
+    if (cfg[v].head) {
+        x = gb_pool(b, "pool_head", x, 0, 0, 1, 0);
+        x = gb_conv(b, "conv_head", x, round_ch(cfg[v].head * wm, 8), 1, 1, 1, hs);
+    }
+    gb_classifier(b, x, c->num_classes);
+    return b->rc;
+}
+
+/* EfficientNet's block arguments (Tan & Le, ICML 2019, Table 1, as tensorflow/tpu
+ * models/official/efficientnet writes them): r units, kernel k, stride s, expansion e, input and
+ * output widths i and o before scaling; fused (conv_type 1) and noskip as in the EdgeTPU table. */
+struct eff_block {
+    int r, k, s, e, i, o, fused, noskip;
+};
+
+/* EfficientNet's body: the stem (3x3 stride 2 to 32), the blocks with widths scaled by wc (rounded to
+ * 8) and unit counts by dc (rounded up), a 1x1 head to 1280 and the classifier; fix_head_stem keeps the
+ * stem, the head and the first and last blocks' unit counts unscaled (EfficientNet-Lite); stride_project
+ * puts a fused unit's stride on its projection. No SE (neither Lite nor EdgeTPU has it); the expansion
+ * is e x the block's scaled input width. */
+static int efficientnet(struct gb *b, int x, const struct eff_block *blk, int n_blk, double wc, double dc, int fix,
+                        int stride_project, enum wl_fn act, int64_t classes)
+{
+    char p[WL_NAME_LEN];
+    x = gb_conv(b, "stem", x, fix ? 32 : round_ch(32 * wc, 8), 3, 2, 1, act);
+    for (int i = 0; i < n_blk; i++) {
+        int64_t in = round_ch(blk[i].i * wc, 8), out = round_ch(blk[i].o * wc, 8);
+        int r = fix && (i == 0 || i == n_blk - 1) ? blk[i].r : (int)ceil(dc * blk[i].r);
+        for (int j = 0; j < r; j++) {
+            if (b->rc)
+                return b->rc;
+            int64_t hid = blk[i].e == 1 ? chans(b, x) : (j ? out : in) * blk[i].e;
+            struct mb m = {.hid = hid,
+                           .out = out,
+                           .k = blk[i].k,
+                           .stride = j ? 1 : blk[i].s,
+                           .fused = blk[i].fused,
+                           .stride_project = stride_project,
+                           .skip = !blk[i].noskip,
+                           .act = act};
+            x = mbconv(b, nf(p, "block%d.%d", i + 1, j), x, &m);
+        }
+    }
+    x = gb_conv(b, "head", x, fix ? 1280 : round_ch(1280 * wc, 8), 1, 1, 1, act);
+    gb_classifier(b, x, classes);
+    return b->rc;
+}
+
+/* EfficientNet-Lite0..4 (tensorflow/tpu models/official/efficientnet/lite/efficientnet_lite_builder.py):
+ * EfficientNet-B0's blocks without SE, ReLU6, the stem and head fixed; (width, depth) per variant, the
+ * resolution (224, 240, 260, 280, 300) from the spec. */
+static int gen_efficientnet_lite(struct gb *b, const struct wl_cnn *c, int x)
+{
+    static const struct eff_block b0[] = {{1, 3, 1, 1, 32, 16, 0, 0},   {2, 3, 2, 6, 16, 24, 0, 0},
+                                          {2, 5, 2, 6, 24, 40, 0, 0},   {3, 3, 2, 6, 40, 80, 0, 0},
+                                          {3, 5, 1, 6, 80, 112, 0, 0},  {4, 5, 2, 6, 112, 192, 0, 0},
+                                          {1, 3, 1, 6, 192, 320, 0, 0}};
+    static const double coef[5][2] = {{1.0, 1.0}, {1.0, 1.1}, {1.1, 1.2}, {1.2, 1.4}, {1.4, 1.8}};
+    int v = c->variant[0] - '0';
+    if (v < 0 || v > 4 || c->variant[1])
+        return bad_variant(b, c);
+    return efficientnet(b, x, b0, sizeof b0 / sizeof b0[0], coef[v][0], coef[v][1], 1, 0, FN_RELU6, c->num_classes);
+}
+
+/* EfficientNet-EdgeTPU-S/M/L (Gupta & Tan 2019; tensorflow/tpu models/official/efficientnet/edgetpu/
+ * efficientnet_edgetpu_builder.py): fused (expansion 3x3, no depthwise) units in the first three
+ * blocks, ReLU, no SE, 1001 classes; (width, depth) (1.0, 1.0), (1.0, 1.1), (1.2, 1.4) at 224, 240,
+ * 300, stem and head scaled. The first block's expansion is 4 x its nominal input of 24 applied to the
+ * stem's 32 channels, as the builder does. A fused unit's stride is on its 1x1 projection, the 3x3
+ * expansion running at the input's resolution: so efficientnet_model.py built the released checkpoints
+ * (tensorflow/tpu, July 2019 to commit 32572cb of December 2020, which moved the stride onto the
+ * expansion); the same weights with the later placement cost 24 % fewer MACs for S. */
+static int gen_efficientnet_edgetpu(struct gb *b, const struct wl_cnn *c, int x)
+{
+    static const struct eff_block tpu[] = {{1, 3, 1, 4, 24, 24, 1, 1}, {2, 3, 2, 8, 24, 32, 1, 0},
+                                           {4, 3, 2, 8, 32, 48, 1, 0}, {5, 5, 2, 8, 48, 96, 0, 0},
+                                           {4, 5, 1, 8, 96, 144, 0, 0}, {2, 5, 2, 8, 144, 192, 0, 0}};
+    static const double coef[3][2] = {{1.0, 1.0}, {1.0, 1.1}, {1.2, 1.4}};
+    const char *at = strchr("sml", c->variant[0]);
+    if (!c->variant[0] || !at || c->variant[1])
+        return bad_variant(b, c);
+    int v = (int)(at - "sml");
+    return efficientnet(b, x, tpu, sizeof tpu / sizeof tpu[0], coef[v][0], coef[v][1], 0, 1, FN_RELU,
+                        c->num_classes);
+}
+
+/* ---- Plain and multi-branch networks ---- */
+
+/* A depthwise-separable unit (Howard et al. 2017, Fig. 3): a 3x3 depthwise at stride and a 1x1
+ * pointwise to out, each followed by act. */
+static int dw_sep(struct gb *b, const char *p, int x, int64_t out, int stride, enum wl_fn act)
+{
+    char n[WL_NAME_LEN];
+    if (b->rc)
+        return -1;
+    int64_t C = chans(b, x);
+    x = gb_conv(b, nf(n, "%s.dw", p), x, C, 3, stride, (int)C, act);
+    return gb_conv(b, nf(n, "%s.pw", p), x, out, 1, 1, 1, act);
+}
+
+/* TF-slim mobilenet_v1's depth(): the width times the multiplier, truncated, at least 8. */
+static int64_t slim_depth(double d, double wm)
+{
+    int64_t v = (int64_t)(d * wm);
+    return v > 8 ? v : 8;
+}
+
+/* MobileNetV1 (Howard et al. 2017, Table 1; TF-slim research/slim/nets/mobilenet_v1.py, 1001 classes): a
+ * 3x3 stride-2 convolution to 32 and 13 depthwise-separable units, ReLU6, widths x width_mult; slim's
+ * logits, a 1x1 convolution on the pooled features, cost as the classifier's fully connected layer. */
+static int gen_mobilenet_v1(struct gb *b, const struct wl_cnn *c, int x)
+{
+    static const int units[13][2] = {{64, 1},  {128, 2}, {128, 1}, {256, 2}, {256, 1},  {512, 2},  {512, 1},
+                                     {512, 1}, {512, 1}, {512, 1}, {512, 1}, {1024, 2}, {1024, 1}};
+    char p[WL_NAME_LEN];
+    x = gb_conv(b, "conv0", x, slim_depth(32, c->width_mult), 3, 2, 1, FN_RELU6);
+    for (int i = 0; i < 13; i++)
+        x = dw_sep(b, nf(p, "unit%d", i + 1), x, slim_depth(units[i][0], c->width_mult), units[i][1], FN_RELU6);
+    gb_classifier(b, x, c->num_classes);
+    return b->rc;
+}
+
+/* GoogLeNet / Inception v1 (Szegedy et al., CVPR 2015, Table 1) as TF-slim builds it
+ * (research/slim/nets/inception_v1.py, 1001 classes): batch-normalised convolutions, and the "5x5"
+ * branch a 3x3 (slim's Conv2d_0b_3x3), no auxiliary heads; the 7x7 average pool is the classifier's
+ * global pool at 224. Each mixed module: 1x1; 1x1 -> 3x3; 1x1 -> 3x3; 3x3 max pool -> 1x1. */
+static int gen_inception_v1(struct gb *b, const struct wl_cnn *c, int x)
+{
+    static const int mixed[9][6] = {{64, 96, 128, 16, 32, 32},     {128, 128, 192, 32, 96, 64},
+                                    {192, 96, 208, 16, 48, 64},    {160, 112, 224, 24, 64, 64},
+                                    {128, 128, 256, 24, 64, 64},   {112, 144, 288, 32, 64, 64},
+                                    {256, 160, 320, 32, 128, 128}, {256, 160, 320, 32, 128, 128},
+                                    {384, 192, 384, 48, 128, 128}};
+    static const char *const names[9] = {"3b", "3c", "4b", "4c", "4d", "4e", "4f", "5b", "5c"};
+    char n[WL_NAME_LEN];
+    x = gb_conv(b, "conv1a", x, 64, 7, 2, 1, FN_RELU);
+    x = gb_pool(b, "pool2a", x, 1, 3, 2, 1);
+    x = gb_conv(b, "conv2b", x, 64, 1, 1, 1, FN_RELU);
+    x = gb_conv(b, "conv2c", x, 192, 3, 1, 1, FN_RELU);
+    x = gb_pool(b, "pool3a", x, 1, 3, 2, 1);
+    for (int i = 0; i < 9; i++) {
+        const int *m = mixed[i];
+        if (i == 2)
+            x = gb_pool(b, "pool4a", x, 1, 3, 2, 1);
+        if (i == 7)
+            x = gb_pool(b, "pool5a", x, 1, 2, 2, 0);
+        int br[4];
+        br[0] = gb_conv(b, nf(n, "mixed%s.b0", names[i]), x, m[0], 1, 1, 1, FN_RELU);
+        br[1] = gb_conv(b, nf(n, "mixed%s.b1a", names[i]), x, m[1], 1, 1, 1, FN_RELU);
+        br[1] = gb_conv(b, nf(n, "mixed%s.b1b", names[i]), br[1], m[2], 3, 1, 1, FN_RELU);
+        br[2] = gb_conv(b, nf(n, "mixed%s.b2a", names[i]), x, m[3], 1, 1, 1, FN_RELU);
+        br[2] = gb_conv(b, nf(n, "mixed%s.b2b", names[i]), br[2], m[4], 3, 1, 1, FN_RELU);
+        br[3] = gb_pool(b, nf(n, "mixed%s.b3pool", names[i]), x, 1, 3, 1, 1);
+        br[3] = gb_conv(b, nf(n, "mixed%s.b3", names[i]), br[3], m[5], 1, 1, 1, FN_RELU);
+        x = gb_concat(b, nf(n, "mixed%s", names[i]), br, 4);
+    }
+    gb_classifier(b, x, c->num_classes);
+    return b->rc;
+}
+
+/* Max pool k at stride 2 with ceil rounding (Caffe's, torchvision's ceil_mode): a 1-pixel pad where the
+ * last window would overhang gives the same output size (square maps). */
+static int pool_ceil2(struct gb *b, const char *name, int x, int k)
+{
+    if (b->rc)
+        return -1;
+    return gb_pool(b, name, x, 1, k, 2, (b->g->t[x].dim[2] - k) % 2 ? 1 : 0);
+}
+
+/* SqueezeNet 1.0 (Iandola et al. 2016, Table 1) and 1.1 (the authors' repository; osmr/imgclsmob's
+ * pytorchcv squeezenet.py, as the Hailo zoo's squeezenet_v1.1): an unpadded stride-2 stem (7x7 to 96,
+ * or 3x3 to 64), fire modules (1x1 squeeze to out / 8, 1x1 and 3x3 expands to out / 2 each,
+ * concatenated) in three stages each after a 3x3 stride-2 max pool (ceil rounding), and no fully
+ * connected layer: a 1x1 convolution to the classes with ReLU, then the global average. */
+static int gen_squeezenet(struct gb *b, const struct wl_cnn *c, int x)
+{
+    static const int v10[3][4] = {{128, 128, 256}, {256, 384, 384, 512}, {512}};
+    static const int v11[3][4] = {{128, 128}, {256, 256}, {384, 384, 512, 512}};
+    int v11_on = !strcmp(c->variant, "1.1");
+    if (!v11_on && strcmp(c->variant, "1.0"))
+        return bad_variant(b, c);
+    const int(*st)[4] = v11_on ? v11 : v10;
+    char n[WL_NAME_LEN];
+    int k = v11_on ? 3 : 7;
+    x = gb_conv_rect(b, "conv1", x, v11_on ? 64 : 96, k, k, 2, 0, 0, 1, FN_RELU);
+    for (int s = 0, f = 2; s < 3; s++) {
+        x = pool_ceil2(b, nf(n, "pool%d", s + 1), x, 3);
+        for (int u = 0; u < 4 && st[s][u]; u++, f++) {
+            int out = st[s][u], e[2];
+            int q = gb_conv(b, nf(n, "fire%d.squeeze", f), x, out / 8, 1, 1, 1, FN_RELU);
+            e[0] = gb_conv(b, nf(n, "fire%d.expand1x1", f), q, out / 2, 1, 1, 1, FN_RELU);
+            e[1] = gb_conv(b, nf(n, "fire%d.expand3x3", f), q, out / 2, 3, 1, 1, FN_RELU);
+            x = gb_concat(b, nf(n, "fire%d", f), e, 2);
+        }
+    }
+    x = gb_conv(b, "conv10", x, c->num_classes, 1, 1, 1, FN_RELU);
+    x = gb_pool(b, "avgpool", x, 0, 0, 1, 0);
+    if (x >= 0)
+        gb_op(b, "flatten", OP_RESHAPE, &x, 1, "flatten", WL_ACT, 2, b->g->t[x].dim[0], c->num_classes, 0, 0);
+    return b->rc;
+}
+
+/* RepVGG (Ding et al., CVPR 2021, Table 2; DingXiaoH/RepVGG repvgg.py) in its deployed form: every
+ * block one 3x3 convolution with bias and ReLU, the training-time 1x1 and identity branches folded
+ * in. Stage 0 one stride-2 block to min(64, 64a); stages 1 to 4 of n units to 64a, 128a, 256a and 512b,
+ * each starting at stride 2. The grouped B variants (g2, g4) are not built. */
+static int gen_repvgg(struct gb *b, const struct wl_cnn *c, int x)
+{
+    static const struct {
+        const char *v;
+        int n[4];
+        double a, bw;
+    } cfg[] = {{"a0", {2, 4, 14, 1}, 0.75, 2.5}, {"a1", {2, 4, 14, 1}, 1, 2.5}, {"a2", {2, 4, 14, 1}, 1.5, 2.75},
+               {"b0", {4, 6, 16, 1}, 1, 2.5},    {"b1", {4, 6, 16, 1}, 2, 4},   {"b2", {4, 6, 16, 1}, 2.5, 5},
+               {"b3", {4, 6, 16, 1}, 3, 5}};
+    size_t v = 0;
+    while (v < sizeof cfg / sizeof cfg[0] && strcmp(cfg[v].v, c->variant))
+        v++;
+    if (v == sizeof cfg / sizeof cfg[0])
+        return bad_variant(b, c);
+    char n[WL_NAME_LEN];
+    int64_t w0 = (int64_t)(64 * cfg[v].a);
+    x = gb_conv(b, "stage0", x, w0 < 64 ? w0 : 64, 3, 2, 1, FN_RELU);
+    for (int s = 0; s < 4; s++) {
+        int64_t w = (int64_t)((64 << s) * (s < 3 ? cfg[v].a : cfg[v].bw));
+        for (int k = 0; k < cfg[v].n[s]; k++)
+            x = gb_conv(b, nf(n, "stage%d.%d", s + 1, k), x, w, 3, k ? 1 : 2, 1, FN_RELU);
+    }
+    gb_classifier(b, x, c->num_classes);
+    return b->rc;
+}
+
+/* HarDNet (Chao et al., ICCV 2019, Fig. 4 and Table 1; PingoLH/Pytorch-HarDNet hardnet.py): harmonic
+ * dense blocks, in which layer l (from 1; layer 0 is the block's input) reads the concatenated outputs
+ * of layers l - 2^i for every 2^i dividing l and has growth x grmul^(links - 1) channels, floored to
+ * even; the block emits its odd layers and its last, concatenated. A 1x1 transition follows each block,
+ * then, where the stage downsamples, a 2x2 max pool. ReLU6 throughout. The ds variants make each layer
+ * a 1x1 convolution followed by a 3x3 depthwise without activation, the stem's second convolution a
+ * 1x1, and every downsampling (the stem's 3x3 max pool too) a 3x3 stride-2 depthwise. */
+static int hard_block(struct gb *b, const char *p, int x, int gr, double grmul, int n_layers, int ds)
+{
+    char n[WL_NAME_LEN];
+    int t[17], in[5], outs[17], n_out = 0; /* 16 layers at most: 5 links each */
+    if (n_layers > 16)
+        return b->rc = dse_err_set(b->e, DSE_EINPUT, NULL, NULL, "%s: %d layers, at most 16", p, n_layers);
+    t[0] = x;
+    for (int l = 1; l <= n_layers; l++) {
+        int m = 0;
+        double ch = gr;
+        for (int i = 0; (1 << i) <= l; i++)
+            if (l % (1 << i) == 0) {
+                in[m++] = t[l - (1 << i)];
+                if (i)
+                    ch *= grmul;
+            }
+        int64_t oc = (int64_t)(ch + 1) / 2 * 2;
+        int y = m > 1 ? gb_concat(b, nf(n, "%s.cat%d", p, l), in, m) : in[0];
+        if (ds) {
+            y = gb_conv(b, nf(n, "%s.layer%d", p, l), y, oc, 1, 1, 1, FN_RELU6);
+            y = gb_conv(b, nf(n, "%s.layer%d.dw", p, l), y, oc, 3, 1, (int)oc, FN_NONE);
+        } else {
+            y = gb_conv(b, nf(n, "%s.layer%d", p, l), y, oc, 3, 1, 1, FN_RELU6);
+        }
+        t[l] = y;
+        if (l % 2 || l == n_layers)
+            outs[n_out++] = y;
+    }
+    return gb_concat(b, nf(n, "%s.out", p), outs, n_out);
+}
+
+static int gen_hardnet(struct gb *b, const struct wl_cnn *c, int x)
+{
+    static const struct {
+        const char *v;
+        int ds, stem0, stem1, n_blk;
+        double grmul;
+        int ch[6], gr[6], layers[6], down[6];
+    } cfg[] = {
+        {"39ds", 1, 24, 48, 4, 1.6, {96, 320, 640, 1024}, {16, 20, 64, 160}, {4, 16, 8, 4}, {1, 1, 1, 0}},
+        {"68", 0, 32, 64, 5, 1.7, {128, 256, 320, 640, 1024}, {14, 16, 20, 40, 160}, {8, 16, 16, 16, 4},
+         {1, 0, 1, 1, 0}},
+        {"68ds", 1, 32, 64, 5, 1.7, {128, 256, 320, 640, 1024}, {14, 16, 20, 40, 160}, {8, 16, 16, 16, 4},
+         {1, 0, 1, 1, 0}},
+        {"85", 0, 48, 96, 6, 1.7, {192, 256, 320, 480, 720, 1280}, {24, 24, 28, 36, 48, 256},
+         {8, 16, 16, 16, 16, 4}, {1, 0, 1, 0, 1, 0}},
+    };
+    size_t v = 0;
+    while (v < sizeof cfg / sizeof cfg[0] && strcmp(cfg[v].v, c->variant))
+        v++;
+    if (v == sizeof cfg / sizeof cfg[0])
+        return bad_variant(b, c);
+    char n[WL_NAME_LEN];
+    int ds = cfg[v].ds;
+    x = gb_conv(b, "stem1", x, cfg[v].stem0, 3, 2, 1, FN_RELU6);
+    x = gb_conv(b, "stem2", x, cfg[v].stem1, ds ? 1 : 3, 1, 1, FN_RELU6);
+    x = ds ? gb_conv(b, "stem_down", x, cfg[v].stem1, 3, 2, cfg[v].stem1, FN_NONE)
+           : gb_pool(b, "stem_pool", x, 1, 3, 2, 1);
+    for (int i = 0; i < cfg[v].n_blk; i++) {
+        x = hard_block(b, nf(n, "block%d", i + 1), x, cfg[v].gr[i], cfg[v].grmul, cfg[v].layers[i], ds);
+        x = gb_conv(b, nf(n, "trans%d", i + 1), x, cfg[v].ch[i], 1, 1, 1, FN_RELU6);
+        if (cfg[v].down[i])
+            x = ds ? gb_conv(b, nf(n, "down%d", i + 1), x, cfg[v].ch[i], 3, 2, cfg[v].ch[i], FN_NONE)
+                   : gb_pool(b, nf(n, "down%d", i + 1), x, 1, 2, 2, 0);
+    }
+    gb_classifier(b, x, c->num_classes);
+    return b->rc;
+}
+
 const struct wl_cnn_gen wl_cnn_cls_gens[] = {
+    {"resnet_v1", "18,34,50,101,152", gen_resnet_v1},
+    {"resnext", "26_32x4d,50_32x4d,101_32x4d,101_64x4d", gen_resnext},
+    {"regnetx", "200mf,400mf,600mf,800mf,1.6gf,3.2gf,4.0gf,6.4gf,8.0gf,12gf,16gf,32gf", gen_regnetx},
+    {"mobilenet_v1", NULL, gen_mobilenet_v1},
+    {"mobilenet_v2_slim", NULL, gen_mobilenet_v2_slim},
+    {"mobilenet_v3", "large,small,large_min,small_min,edgetpu", gen_mobilenet_v3},
+    {"efficientnet_lite", "0,1,2,3,4", gen_efficientnet_lite},
+    {"efficientnet_edgetpu", "s,m,l", gen_efficientnet_edgetpu},
+    {"inception_v1", NULL, gen_inception_v1},
+    {"squeezenet", "1.0,1.1", gen_squeezenet},
+    {"repvgg", "a0,a1,a2,b0,b1,b2,b3", gen_repvgg},
+    {"hardnet", "39ds,68,68ds,85", gen_hardnet},
     {NULL, NULL, NULL},
 };

@@ -2561,7 +2561,7 @@ expect_fail show-changed 2 "run 1's inputs changed since it ran" show "$tmp/show
 
 # Every shipped description is installed and distributed (Makefile.am lists each by name).
 missing=""
-for f in hwdesc/*.json models/*.json models/*.csv models/tpuv1/*.json models/traces/*.csv sweeps/*.json software/*.json validate/published/error-bars.json; do
+for f in hwdesc/*.json models/*.json models/zoo/*.json models/*.csv models/tpuv1/*.json models/traces/*.csv sweeps/*.json software/*.json validate/published/error-bars.json; do
     case $f in hwdesc/host*) continue ;; esac
     grep -q "^[[:space:]]*$f\( \\\\\)\?\$\|[[:space:]]$f[[:space:]]\|[[:space:]]$f\$" Makefile.am || missing="$missing $f"
 done
