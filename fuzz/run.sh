@@ -44,10 +44,10 @@ fi
 # The loaders and what they call: everything in libdse.a but the command line (main.c, cli_*.c)
 # and the cost models, which no loader reaches.
 srcs="src/err.c src/jsonu.c src/csvu.c src/sbuf.c src/prec.c src/hw.c src/hw_load.c src/hw_memtech.c src/wl_op.c src/wl_graph.c src/wl_load.c
-      src/wl_onnx.c src/wl_onnx_ops.c src/onnx.pb-c.c src/wl_build.c src/wl_transformer.c src/wl_cnn.c src/validate_suite.c"
+      src/wl_onnx.c src/wl_onnx_ops.c src/onnx.pb-c.c src/wl_build.c src/wl_transformer.c src/wl_cnn.c src/wl_cnn_cls.c src/wl_yolo.c src/validate_suite.c"
 # The sweep target also prepares small specs and evaluates a point: the cost models, eval, metrics.
 sweep_srcs="src/err.c src/jsonu.c src/csvu.c src/quality.c src/sbuf.c src/prec.c src/hw.c src/hw_load.c src/hw_memtech.c src/hw_scalesim.c src/wl_op.c src/wl_graph.c
-      src/wl_load.c src/wl_onnx.c src/wl_onnx_ops.c src/onnx.pb-c.c src/wl_build.c src/wl_transformer.c src/wl_cnn.c src/model.c src/model_roofline.c
+      src/wl_load.c src/wl_onnx.c src/wl_onnx_ops.c src/onnx.pb-c.c src/wl_build.c src/wl_transformer.c src/wl_cnn.c src/wl_cnn_cls.c src/wl_yolo.c src/model.c src/model_roofline.c
       src/model_systolic.c src/model_gpu.c src/model_cpu.c src/model_npu.c src/eval.c src/metric.c
       src/pass.c src/pass_load.c src/errbar.c src/sweep.c src/sweep_spec.c src/kern_prec.c src/par_coll.c src/par_layout.c
       src/eval_par.c src/eval_train.c src/serve_trace.c src/serve_cost.c src/serve_sim.c src/cost.c src/thermal.c"
@@ -119,7 +119,7 @@ $t: BUILD FAILED"
     mkdir -p "$corpus"
     case $t in
     hwdesc) seed "$corpus" hwdesc/*.json ;;
-    workload) seed "$corpus" models/*.json tests/data/*.json ;;
+    workload) seed "$corpus" models/*.json models/zoo/*.json tests/data/*.json ;;
     topo) seed "$corpus" models/*.csv tests/data/*.csv ;;
     sweep) seed "$corpus" sweeps/*.json tests/data/sweep-*.json ;;
     software) seed "$corpus" software/*.json tests/data/*software*.json ;;
@@ -128,7 +128,7 @@ $t: BUILD FAILED"
     multi) seed "$corpus" validate/published/multi-device/*.csv tests/data/*multi-device*.csv ;;
     serving) seed "$corpus" validate/published/serving/*.csv ;;
     power) seed "$corpus" validate/published/power/*.csv tests/data/power-*.csv ;;
-    measured) seed "$corpus" validate/measured/xla-collective/kernels.csv ;;
+    measured) seed "$corpus" validate/measured/xla-collective/kernels.csv validate/measured/coral-edgetpu/kernels.csv validate/measured/neuron-inf2/kernels.csv ;;
     trace) seed "$corpus" tests/data/*serve-trace*.csv ;;
     quality) seed "$corpus" validate/quality/*.csv tests/data/quality-*.csv ;;
     onnx) # the test models (python3-onnx writes them); the big ones are beyond -max_len

@@ -101,14 +101,14 @@ int gb_conv_rect(struct gb *b, const char *name, int x, int64_t oc, int kh, int 
                             name, (long long)t->dim[1], (long long)oc, groups);
         return -1;
     }
-    int64_t C = t->dim[1], H = t->dim[2], W = t->dim[3];
+    int64_t N = t->dim[0], C = t->dim[1], H = t->dim[2], W = t->dim[3]; /* t moves as tensors are added */
     int64_t OH = (H + 2 * ph - kh) / stride + 1, OW = (W + 2 * pw - kw) / stride + 1;
     char n[WL_NAME_LEN];
     snprintf(n, sizeof n, "%s.weight", name);
     int in[3] = {x, gb_tensor(b, n, WL_WEIGHT, 4, oc, C / groups, kh, kw), -1};
     snprintf(n, sizeof n, "%s.bias", name);
     in[2] = gb_tensor(b, n, WL_WEIGHT, 1, oc, 0, 0, 0);
-    int y = gb_op(b, name, OP_CONV2D, in, 3, name, WL_ACT, 4, t->dim[0], oc, OH, OW);
+    int y = gb_op(b, name, OP_CONV2D, in, 3, name, WL_ACT, 4, N, oc, OH, OW);
     if (y < 0)
         return -1;
     struct wl_op *op = &b->g->op[b->g->n_op - 1];
