@@ -898,7 +898,7 @@ static int calibrate_network(const struct cli_opt *opts, struct kcorpus *mc, cha
     enum fidelity f = FID_ANALYTICAL;
     struct kc_systems xs = {0};
     struct kc_nets *nets = calloc(1, sizeof *nets);
-    int rc = DSE_OK, si = -1, n = 0, nfit = 0, nheld = 0, *hidx = NULL;
+    int rc = DSE_OK, si = -1, n = 0, nfit = 0, nheld = 0, n_nograph = 0, *hidx = NULL;
     int *rows = malloc(sizeof *rows * (size_t)(mc->n + 1)), *fit = malloc(sizeof *fit * (size_t)(mc->n + 1));
     const struct wl_model **m = malloc(sizeof *m * (size_t)(mc->n + 1)), **mf = malloc(sizeof *mf * (size_t)(mc->n + 1));
     const struct sw_stack **sw = malloc(sizeof *sw * (size_t)(mc->n + 1)), **swf = malloc(sizeof *swf * (size_t)(mc->n + 1));
@@ -926,8 +926,10 @@ static int calibrate_network(const struct cli_opt *opts, struct kcorpus *mc, cha
             continue;
         if ((rc = kc_net_of(nets, c, base, xs.path[si], &wi, &swi, &e)))
             goto out;
-        if (wi < 0)
+        if (wi < 0) {
+            n_nograph++;
             continue;
+        }
         rows[n] = i;
         m[n] = &nets->wl[wi];
         sw[n++] = &nets->sw[swi];
@@ -986,8 +988,8 @@ static int calibrate_network(const struct cli_opt *opts, struct kcorpus *mc, cha
     kc_summary(mc->c, hidx, nh, "", &cnt[1][1], &mape[1][1], &w10[1][1]);
     if (rc)
         goto out;
-    printf("dse calibrate --measured %s --hw %s: %d fit and %d held-out rows predicted (%d of the source's rows have no "
-           "graph)\n  fitted:", src, hw, cnt[0][0], cnt[1][0], 0);
+    printf("dse calibrate --measured %s --hw %s: %d fit and %d held-out rows predicted (%d of its rows have no "
+           "graph)\n  fitted:", src, hw, cnt[0][0], cnt[1][0], n_nograph);
     for (int k = 0; k < kf.n; k++) {
         char nm[64];
         kc_net_fit_names(&kf, k, nm, sizeof nm);

@@ -115,6 +115,37 @@ assert not none, ('no published counts', none)
 else
     fail zoo-counts-published "dse list zoo: exit $rc: $(first_err)"
 fi
+# dse calibrate --measured on a network source: a device's terms fitted to network rows (src/calib_net.c).
+# Five fit-half networks and one held out, timed here as the shipped hwdesc predicts them x 1.5 (a device a
+# third slower than described): the fit must bring the fit rows closer, write a hwdesc that loads and
+# predicts them closer too, and the fit is refused without --out.
+{
+    echo "$NHEAD"
+    for w in resnet_v1_18 mobilenet_v1 yolov8n yolov5s efficientnet_lite0 inception_v1; do
+        dse eval --hw hailo-8l-m2-x4 --workload zoo/$w --batch 8 --precision int8 --json
+        ms=$(python3 -c "import json,sys; print(1.5 * 8 / json.load(open(sys.argv[1]))['totals']['throughput_per_s'] * 1e3)" "$OUT")
+        half=fit
+        [ "$w" = inception_v1 ] && half=heldout
+        echo "n.$w,hailo-8l-m2-x4,network,int8,B=8,$ms,$half,g/$w,hand,zoo/$w,default"
+    done
+} >"$tmp/netfit.csv"
+expect_refused kc-net-fit-needs-out "needs --out FILE" calibrate --measured "$tmp/netfit.csv" --hw hailo-8l-m2-x4
+dse calibrate --measured "$tmp/netfit.csv" --hw hailo-8l-m2-x4 --out "$tmp/netfit-hw.json"
+if [ "$rc" -eq 0 ] && grep -q "fitted:" "$OUT" && [ -s "$tmp/netfit-hw.json" ]; then
+    cp "$OUT" "$tmp/netfit.out"
+    py kc-net-fit "
+import json, re, sys
+out = open(sys.argv[1]).read()
+m = re.search(r'MAPE  fit: ([0-9.]+)% -> ([0-9.]+)%', out)
+assert m and float(m.group(2)) < float(m.group(1)) and float(m.group(1)) > 30, out
+hw = json.load(open(sys.argv[2]))
+d = hw['devices'][0]
+assert 'fitted by dse calibrate --measured' in d['efficiency']['source'], d['efficiency']
+assert d['contexts']['capacity_MiB'] > 0 and 'fitted by' in d['contexts']['source']
+" "$tmp/netfit.out" "$tmp/netfit-hw.json"
+else
+    fail kc-net-fit "exit $rc: $(first_err)"
+fi
 expect_refused kc-duplicate "case 'a' appears twice" validate --measured "$tmp/dup.csv"
 { echo "case,hw,kernel"; echo "a,b,gemm"; } >"$tmp/hdr.csv"
 expect_refused kc-bad-header "validate/measured/README.md" validate --measured "$tmp/hdr.csv"
