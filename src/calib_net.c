@@ -87,9 +87,6 @@ static double loss(struct net_ctx *x)
     return s;
 }
 
-/* Whether the rows' graphs hold an operator of class ec (so its efficiency can move the loss). */
-static int has_class(const struct net_ctx *x, const int *classes, int ec) { (void)x; return classes[ec] > 0; }
-
 int kc_fit_net(struct hw_system *work, int dev, struct kcase *cs, const int *rows, int n,
                const struct wl_model *const *m, const struct sw_stack *const *sw, const int *classes, enum fidelity f,
                struct kc_net_fit *out, struct dse_err *e)
@@ -101,7 +98,7 @@ int kc_fit_net(struct hw_system *work, int dev, struct kcase *cs, const int *row
     memset(out, 0, sizeof *out);
     static const int order[] = {EC_CONV, EC_CONV_DW, EC_MATMUL, EC_ATTENTION, EC_ELTWISE};
     for (size_t k = 0; k < sizeof order / sizeof order[0]; k++)
-        if (has_class(&x, classes, order[k]))
+        if (classes[order[k]] > 0) /* the rows' graphs hold the class: its term can move the loss */
             out->kind[out->n] = NT_CLASS, out->arg[out->n++] = order[k];
     out->kind[out->n++] = NT_MAIN;
     if (d->per_op_s > 0)

@@ -357,13 +357,20 @@ static void stat_json(cJSON *o, const struct kc_row *r, const struct kcase *cs, 
 
 /* Refuses an output (option opt) that is a file this run read: a corpus file, the hwdesc of system si and
  * the architecture file its default device takes its kernel terms from. */
+/* Refuses an output that is one of the run's inputs: a corpus file, the hwdesc fitted (si >= 0) and the
+ * architecture file it reads, a network row's workload (nets, when given). */
 static int kc_out_checked(const char *out, const char *opt, char (*files)[1024], int nf, const struct kc_systems *xs,
-                          int si, struct dse_err *e)
+                          int si, const struct kc_nets *nets, struct dse_err *e)
 {
-    const char *in[66], *what[66];
+    int cap = nf + 2 + (nets ? nets->n_wl : 0), n = 0;
+    const char **in = malloc(sizeof *in * (size_t)cap), **what = malloc(sizeof *what * (size_t)cap);
     char arch[1024];
-    int n = 0;
-    for (int i = 0; i < nf && n < 64; i++)
+    if (!in || !what) {
+        free(in);
+        free(what);
+        return dse_err_set(e, DSE_ERUNTIME, NULL, NULL, "out of memory");
+    }
+    for (int i = 0; i < nf; i++)
         in[n] = files[i], what[n++] = "a corpus file";
     if (si >= 0) {
         const struct hw_device *d = &xs->sys[si]->dev[eval_default_device(xs->sys[si])];
@@ -371,7 +378,13 @@ static int kc_out_checked(const char *out, const char *opt, char (*files)[1024],
         if (d->arch[0] && !hw_arch_path(xs->path[si], d->arch, arch, sizeof arch))
             in[n] = arch, what[n++] = "the architecture file the hwdesc reads";
     }
-    return out_file_not_input(out, opt, in, what, n, 0, e);
+    for (int i = 0; nets && i < nets->n_wl; i++)
+        if (!nets->wl_missing[i])
+            in[n] = nets->wl_path[i], what[n++] = "a network row's workload";
+    int rc = out_file_not_input(out, opt, in, what, n, 0, e);
+    free(in);
+    free(what);
+    return rc;
 }
 
 int cli_validate_measured(const struct cli_opt *opts)
@@ -516,7 +529,7 @@ int cli_validate_measured(const struct cli_opt *opts)
                    100 * kc_err(c));
         }
         rc = b.oom ? dse_err_set(&e, DSE_ERUNTIME, NULL, NULL, "out of memory")
-                   : kc_out_checked(csv, "--cases-csv", files, nf, &xs, -1, &e);
+                   : kc_out_checked(csv, "--cases-csv", files, nf, &xs, -1, nets, &e);
         if (!rc)
             rc = out_file_write(csv, b.s, b.len, NULL, NULL, NULL, &e);
         free(b.s);
@@ -527,7 +540,7 @@ int cli_validate_measured(const struct cli_opt *opts)
     snprintf(title, sizeof title, "dse validate --measured %s (%s tier)%s%s", src, fidelity_names[f],
              half ? ": " : "", half ? half : "");
     const char *pl = cli_get(opts, "plot");
-    if (pl && strcmp(pl, "none") && (rc = kc_out_checked(pl, "--plot", files, nf, &xs, -1, &e)))
+    if (pl && strcmp(pl, "none") && (rc = kc_out_checked(pl, "--plot", files, nf, &xs, -1, nets, &e)))
         goto out;
     if (pl && strcmp(pl, "none") && n_ok) {
         struct dse_err pe;
@@ -731,7 +744,7 @@ static int calibrate_level(const struct cli_opt *opts)
         goto out;
     }
     if ((rc = kc_load(src, &mc, files, 64, &nf, &e)) || (rc = kc_sys(&xs, hw, 1, &si, &e)) ||
-        (rc = kc_out_checked(out, "--out", files, nf, &xs, si, &e)))
+        (rc = kc_out_checked(out, "--out", files, nf, &xs, si, NULL, &e)))
         goto out;
     const struct hw_system *base = xs.sys[si];
     for (int l = 0; l < base->topo.n_level; l++)
@@ -915,7 +928,7 @@ static int calibrate_network(const struct cli_opt *opts, struct kcorpus *mc, cha
     }
     if (cli_get(opts, "fidelity") && (rc = cli_fidelity(cli_get(opts, "fidelity"), &f, &e)))
         goto out;
-    if ((rc = kc_sys(&xs, hw, 0, &si, &e)) || (rc = kc_out_checked(outp, "--out", files, nf, &xs, si, &e)))
+    if ((rc = kc_sys(&xs, hw, 0, &si, &e)))
         goto out;
     const struct hw_system *base = xs.sys[si];
     int dev = eval_default_device(base), classes[EC_COUNT] = {0};
@@ -959,6 +972,8 @@ static int calibrate_network(const struct cli_opt *opts, struct kcorpus *mc, cha
     }
     for (int k = 0; k < EC_COUNT; k++)
         classes[k] = classes[k] >= KC_NET_MIN_NETS;
+    if ((rc = kc_out_checked(outp, "--out", files, nf, &xs, si, nets, &e)))
+        goto out;
     if (nfit < 4 || !nheld) {
         rc = dse_err_set(&e, DSE_EINPUT, NULL, NULL, "%s has %d fit-half and %d held-out network rows dse has graphs of in "
                                                      "%s: at least 4 and 1 are needed", hw, nfit, nheld, src);
@@ -1131,7 +1146,7 @@ int cli_calibrate_measured(const struct cli_opt *opts)
     if (cli_get(opts, "fidelity") && (rc = cli_fidelity(cli_get(opts, "fidelity"), &f, &e)))
         goto out;
     if ((rc = kc_load(src, &mc, files, 64, &nf, &e)) || (rc = kc_sys(&xs, hw, 0, &si, &e)) ||
-        (rc = kc_out_checked(out, "--out", files, nf, &xs, si, &e)))
+        (rc = kc_out_checked(out, "--out", files, nf, &xs, si, NULL, &e)))
         goto out;
     fit = malloc(sizeof *fit * (size_t)mc.n);
     held = malloc(sizeof *held * (size_t)mc.n);

@@ -564,9 +564,6 @@ static void kernel_rooflines(const struct eval_req *r, const struct wl_graph *g,
     }
 }
 
-/* Evaluates every op of g once; records per-op costs into rec when given (first decode step).
- * kv_grow: tokens the cache tensors read as inputs (the past) gain after this graph (generate: the
- * decode steps after the first), so that u->kv is the cache at its largest. */
 /* A dataflow NPU's contexts (hw.h, struct hw_contexts; docs/models.md, "Dataflow NPUs"). What one
  * configuration of the chip must hold: the graph's weights and each layer's line buffers, the input rows
  * a windowed layer keeps while frames stream through it (a k x k convolution or pooling window: k rows of
@@ -585,10 +582,10 @@ static void eval_contexts(const struct eval_req *r, const struct wl_graph *g, st
     for (int i = 0; i < g->n_t; i++)
         if (g->t[i].kind == WL_WEIGHT)
             w += wl_tensor_bytes(&g->t[i], &r->x.prec) * g->t[i].count;
+    double eb = prec_bytes(r->x.prec.a);
     for (int i = 0; i < g->n_op; i++) {
         const struct wl_op *op = &g->op[i];
         const struct wl_tensor *x = &g->t[op->in[0]];
-        double eb = prec_bytes(r->x.prec.a);
         if ((op->type == OP_CONV2D || (op->type == OP_POOL && op->kh > 0)) && x->rank == 4)
             buf += op->count * op->kh * (double)x->dim[3] * x->dim[1] * eb;
         else if (op->type == OP_ATTENTION && op->n_in >= 3)
@@ -609,6 +606,9 @@ static void eval_contexts(const struct eval_req *r, const struct wl_graph *g, st
     res->dev_busy_s[res->part][r->dev] += t * res->tscale;
 }
 
+/* Evaluates every op of g once; records per-op costs into rec when given (first decode step).
+ * kv_grow: tokens the cache tensors read as inputs (the past) gain after this graph (generate: the
+ * decode steps after the first), so that u->kv is the cache at its largest. */
 static int eval_graph(const struct eval_req *r, const struct wl_graph *g, double params, enum wl_phase ph,
                       int64_t kv_grow, struct eval_scratch *s, struct usage *u, unsigned *used,
                       struct eval_op_cost *rec, struct eval_result *res, struct dse_err *e)

@@ -36,41 +36,6 @@ struct kc_load {
     int ncols; /* KC_COLS (kernels) or KC_NET_COLS (networks) */
 };
 
-/* "B=..;H=..;W=..;S=.." of a network row: B required, the rest optional. */
-static int net_shape(const char *shape, struct kcase *c, const char *file, const char *where, struct dse_err *e)
-{
-    char buf[160];
-    long long v[4] = {-1, 0, 0, 0};
-    static const char *const names[] = {"B", "H", "W", "S"};
-    static const long long lo[] = {1, 32, 32, 1}, hi[] = {1 << 20, 8192, 8192, 1 << 20};
-    if (strlen(shape) >= sizeof buf)
-        return dse_err_set(e, DSE_EINPUT, file, where, "shape: too long");
-    dse_strlcpy(buf, shape, sizeof buf);
-    char *save = NULL;
-    for (char *kv = strtok_r(buf, ";", &save); kv; kv = strtok_r(NULL, ";", &save)) {
-        char *eq = strchr(kv, '=');
-        int i = 0;
-        if (eq)
-            *eq = '\0';
-        while (i < 4 && strcmp(kv, names[i]))
-            i++;
-        if (!eq || i == 4)
-            return dse_err_set(e, DSE_EINPUT, file, where, "shape: a network takes B, H, W and S, got '%.40s'", kv);
-        if (pcsv_int(eq + 1, lo[i], hi[i], &v[i]))
-            return dse_err_set(e, DSE_EINPUT, file, where, "shape: %s: expected a whole number in [%lld, %lld], got '%.30s'",
-                               kv, lo[i], hi[i], eq + 1);
-    }
-    if (v[0] < 0)
-        return dse_err_set(e, DSE_EINPUT, file, where, "shape: a network needs its batch B");
-    if ((v[1] > 0) != (v[2] > 0))
-        return dse_err_set(e, DSE_EINPUT, file, where, "shape: give both H and W, or neither");
-    c->net_b = v[0];
-    c->net_h = v[1];
-    c->net_w = v[2];
-    c->net_s = v[3];
-    return DSE_OK;
-}
-
 static int slug_ok(const char *s, size_t max)
 {
     size_t n = strlen(s);
@@ -82,13 +47,12 @@ static int slug_ok(const char *s, size_t max)
     return 1;
 }
 
-/* "bytes=..;ranks=..;nodes=.." of a collective row. */
-static int coll_shape(const char *shape, struct kcase *c, const char *file, const char *where, struct dse_err *e)
+/* A row's shape "NAME=INT;NAME=INT;...": each name one of names[0..n), its value in [lo[i], hi[i]] into
+ * v[i] (the caller's defaults stay for names not given); `expect` says what the kernel takes. */
+static int shape_ints(const char *shape, const char *const *names, int n, const long long *lo, const long long *hi,
+                      long long *v, const char *expect, const char *file, const char *where, struct dse_err *e)
 {
     char buf[160];
-    long long v[3] = {-1, -1, 1};
-    static const char *const names[] = {"bytes", "ranks", "nodes"};
-    static const long long hi[] = {1LL << 40, HW_MAX_TOPO_DEVICES, 4096};
     if (strlen(shape) >= sizeof buf)
         return dse_err_set(e, DSE_EINPUT, file, where, "shape: too long");
     dse_strlcpy(buf, shape, sizeof buf);
@@ -98,14 +62,46 @@ static int coll_shape(const char *shape, struct kcase *c, const char *file, cons
         int i = 0;
         if (eq)
             *eq = '\0';
-        while (i < 3 && strcmp(kv, names[i]))
+        while (i < n && strcmp(kv, names[i]))
             i++;
-        if (!eq || i == 3)
-            return dse_err_set(e, DSE_EINPUT, file, where, "shape: expected bytes=N;ranks=N;nodes=N, got '%.40s'", kv);
-        if (pcsv_int(eq + 1, 1, hi[i], &v[i]))
-            return dse_err_set(e, DSE_EINPUT, file, where, "shape: %s: expected a whole number in [1, %lld], got '%.30s'",
-                               kv, hi[i], eq + 1);
+        if (!eq || i == n)
+            return dse_err_set(e, DSE_EINPUT, file, where, "shape: %s, got '%.40s'", expect, kv);
+        if (pcsv_int(eq + 1, lo[i], hi[i], &v[i]))
+            return dse_err_set(e, DSE_EINPUT, file, where, "shape: %s: expected a whole number in [%lld, %lld], got '%.30s'",
+                               kv, lo[i], hi[i], eq + 1);
     }
+    return DSE_OK;
+}
+
+/* "B=..;H=..;W=..;S=.." of a network row: B required, the rest optional (H and W as a CNN spec's image). */
+static int net_shape(const char *shape, struct kcase *c, const char *file, const char *where, struct dse_err *e)
+{
+    long long v[4] = {-1, 0, 0, 0};
+    static const char *const names[] = {"B", "H", "W", "S"};
+    static const long long lo[] = {1, 32, 32, 1}, hi[] = {1 << 20, 8192, 8192, 1 << 20};
+    int rc = shape_ints(shape, names, 4, lo, hi, v, "a network takes B, H, W and S", file, where, e);
+    if (rc)
+        return rc;
+    if (v[0] < 0)
+        return dse_err_set(e, DSE_EINPUT, file, where, "shape: a network needs its batch B");
+    if ((v[1] > 0) != (v[2] > 0))
+        return dse_err_set(e, DSE_EINPUT, file, where, "shape: give both H and W, or neither");
+    c->net_b = v[0];
+    c->net_h = v[1];
+    c->net_w = v[2];
+    c->net_s = v[3];
+    return DSE_OK;
+}
+
+/* "bytes=..;ranks=..;nodes=.." of a collective row. */
+static int coll_shape(const char *shape, struct kcase *c, const char *file, const char *where, struct dse_err *e)
+{
+    long long v[3] = {-1, -1, 1};
+    static const char *const names[] = {"bytes", "ranks", "nodes"};
+    static const long long lo[] = {1, 1, 1}, hi[] = {1LL << 40, HW_MAX_TOPO_DEVICES, 4096};
+    int rc = shape_ints(shape, names, 3, lo, hi, v, "expected bytes=N;ranks=N;nodes=N", file, where, e);
+    if (rc)
+        return rc;
     if (v[0] < 0 || v[1] < 0)
         return dse_err_set(e, DSE_EINPUT, file, where, "shape: a collective needs bytes and ranks");
     if (v[1] % v[2])

@@ -128,6 +128,7 @@ fi
         [ "$w" = inception_v1 ] && half=heldout
         echo "n.$w,hailo-8l-m2-x4,network,int8,B=8,$ms,$half,g/$w,hand,zoo/$w,default"
     done
+    echo "n.none,hailo-8l-m2-x4,network,int8,B=8,1,fit,g/none,hand,zoo/no-such-network,default"
 } >"$tmp/netfit.csv"
 expect_refused kc-net-fit-needs-out "needs --out FILE" calibrate --measured "$tmp/netfit.csv" --hw hailo-8l-m2-x4
 dse calibrate --measured "$tmp/netfit.csv" --hw hailo-8l-m2-x4 --out "$tmp/netfit-hw.json"
@@ -138,6 +139,7 @@ import json, re, sys
 out = open(sys.argv[1]).read()
 m = re.search(r'MAPE  fit: ([0-9.]+)% -> ([0-9.]+)%', out)
 assert m and float(m.group(2)) < float(m.group(1)) and float(m.group(1)) > 30, out
+assert '(1 of its rows have no graph)' in out, out  # the row naming no shipped workload (before: 0 printed)
 hw = json.load(open(sys.argv[2]))
 d = hw['devices'][0]
 assert 'fitted by dse calibrate --measured' in d['efficiency']['source'], d['efficiency']
@@ -145,6 +147,39 @@ assert d['contexts']['capacity_MiB'] > 0 and 'fitted by' in d['contexts']['sourc
 " "$tmp/netfit.out" "$tmp/netfit-hw.json"
 else
     fail kc-net-fit "exit $rc: $(first_err)"
+fi
+# An output is never one of the inputs, a network row's workload included (before, --cases-csv could
+# overwrite the workload file a row named).
+cp models/resnet50.json "$tmp/net-w.json"
+{
+    echo "$NHEAD"
+    echo "w1,raspberry-pi-5-hailo-8l,network,int8,B=1,10,fit,g,,$tmp/net-w.json,default"
+} >"$tmp/net-w.csv"
+expect_refused kc-net-out-not-workload "is one of this command's inputs" validate --measured "$tmp/net-w.csv" --cases-csv "$tmp/net-w.json"
+cmp -s models/resnet50.json "$tmp/net-w.json" && ok kc-net-out-kept || fail kc-net-out-kept "the workload file was changed"
+# A grouped convolution of 16 input channels per group (64 channels, 4 groups, 3x3, 56x56) is a dense
+# convolution, not a depthwise one: on the Hailo-8L (13 TOPS int8, analytical tier) with conv2d at 0.5 and
+# conv2d_depthwise at 0.05 its compute is 2 x 64 x 56 x 56 x 16 x 9 = 57,802,752 ops / (13e12 x 0.5) =
+# 8.8927 us (at the depthwise factor it would be 88.9 us, as every grouped convolution was before).
+cat >"$tmp/gconv.json" <<'EOF2'
+{"format": "dse-graph-1", "name": "gconv",
+ "tensors": [{"name": "x", "shape": ["B", 64, 56, 56], "kind": "input"},
+             {"name": "w", "shape": [64, 16, 3, 3], "kind": "weight"},
+             {"name": "y", "shape": ["B", 64, 56, 56]}],
+ "ops": [{"name": "g", "type": "conv2d", "inputs": ["x", "w"], "outputs": ["y"], "stride": 1, "padding": 1, "groups": 4}]}
+EOF2
+dse eval --hw hailo-8l-m2-x4 --workload "$tmp/gconv.json" --precision int8 --json \
+    --set hw:devices.npu.efficiency.per_class.conv2d=0.5,hw:devices.npu.efficiency.per_class.conv2d_depthwise=0.05
+if [ "$rc" -eq 0 ]; then
+    py grouped-conv-dense "
+import json, sys
+op = json.load(open(sys.argv[1]))['ops'][0]
+want = 2 * 64 * 56 * 56 * 16 * 9 / (13e12 * 0.5) * 1e3
+assert op['flops'] == 57802752, op['flops']
+assert abs(op['compute_ms'] / want - 1) < 1e-6, (op['compute_ms'], want)
+" "$OUT"
+else
+    fail grouped-conv-dense "exit $rc: $(first_err)"
 fi
 expect_refused kc-duplicate "case 'a' appears twice" validate --measured "$tmp/dup.csv"
 { echo "case,hw,kernel"; echo "a,b,gemm"; } >"$tmp/hdr.csv"

@@ -10,9 +10,12 @@ hosts' files (aarch64: the Dev Board; rp3b, rp3b+: USB 2.0) are not staged; READ
 library only; anything unexpected raises.
 """
 import hashlib
+import os
 import re
-import subprocess
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from network_source import git, slug  # noqa: E402  (validate/measured/network_source.py)
 
 REPO = "google-coral/pycoral"
 COMMIT = "46f06c8dd9c5231e5cb27910d4e1fcbdcf1be8f0"  # HEAD as fetched, 2024-03-01 (reference files from 2020-11-05)
@@ -37,14 +40,9 @@ SSD_SIZE = {
 }
 
 
-def slug(s):
-    return re.sub(r"[^a-z0-9._-]", "-", s.lower())
-
-
 def rows(gitdir, host):
     path = "benchmarks/reference/inference_reference_%s.csv" % host
-    text = subprocess.run(["git", "--git-dir", gitdir, "show", COMMIT + ":" + path], check=True,
-                          stdout=subprocess.PIPE).stdout.decode("utf-8")
+    text = git(gitdir, "show", COMMIT + ":" + path)
     lines = text.split("\n")
     if lines[-1] == "":
         lines.pop()

@@ -11,9 +11,12 @@ Standard library only.  Anything the parser does not expect raises; the rows lef
 out by the rules named in README.md (FPS written as 0).
 """
 import hashlib
+import os
 import re
-import subprocess
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from network_source import git, slug  # noqa: E402  (validate/measured/network_source.py)
 
 REPO = "hailo-ai/hailo_model_zoo"
 COMMIT = "c83fc030e862de8daf05b783f503712d168ef620"  # HEAD of master as fetched, 2026-01-20
@@ -45,15 +48,6 @@ MISDESCRIBED = {
 MARKERS = ("|rocket|", "|star|")
 NUM = re.compile(r"\d+(?:\.\d+)?")
 HWC = re.compile(r"(\d+)x(\d+)x(\d+)")
-
-
-def git(gitdir, *args):
-    return subprocess.run(["git", "--git-dir", gitdir] + list(args), check=True,
-                          stdout=subprocess.PIPE).stdout.decode("utf-8")
-
-
-def slug(s):
-    return re.sub(r"[^a-z0-9._-]", "-", s.lower())
 
 
 def list_tables(text, path):

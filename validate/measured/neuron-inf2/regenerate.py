@@ -13,9 +13,12 @@ only; anything unexpected raises.
 import csv
 import hashlib
 import io
+import os
 import re
-import subprocess
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from network_source import git, slug  # noqa: E402  (validate/measured/network_source.py)
 
 REPO = "aws-neuron/aws-neuron-sdk"
 COMMIT = "81ce03ae261e12925e53437a0f690478e6366155"  # HEAD of master as fetched, 2026-08-21
@@ -61,15 +64,6 @@ NUM = re.compile(r"\d+(?:\.\d+)?")
 REMARKS = {  # README.md says more: hf-openai-clip_benchmark.py lines 18-26 (the full CLIPModel)
     "hf-openai-clip": "two inputs: the images and the text ids of 100 CIFAR-100 prompts per call",
 }
-
-
-def slug(s):
-    return re.sub(r"[^a-z0-9._-]", "-", s.lower())
-
-
-def git(gitdir, *args):
-    return subprocess.run(["git", "--git-dir", gitdir] + list(args), check=True,
-                          stdout=subprocess.PIPE).stdout.decode("utf-8")
 
 
 def read(gitdir, stem, header):

@@ -10,9 +10,12 @@ board (as BOARDS lists them), then model and input size in the order the JSON fi
 library only; anything unexpected raises.  README.md in this folder says what every field means.
 """
 import json
+import os
 import re
-import subprocess
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from network_source import git, slug  # noqa: E402  (validate/measured/network_source.py)
 
 REPO = "justincdavis/trtutils"
 COMMIT = "471d1e925fd7ea41469d3a692bf5ac6c479206ca"  # HEAD as fetched, 2026-05-14
@@ -32,14 +35,9 @@ SOFTWARE = "tensorrt"  # TensorRT engines: software/tensorrt.json (the hwdesc GP
 HELDOUT_SIZE = 480  # ../README.md: every row at input size 480 is held out, and every model whose name ends in m
 
 
-def slug(s):
-    return re.sub(r"[^a-z0-9._-]", "-", s.lower())
-
-
 def load(gitdir, stem):
     path = "benchmark/data/models/%s.json" % stem
-    raw = subprocess.run(["git", "--git-dir", gitdir, "show", COMMIT + ":" + path], check=True,
-                         stdout=subprocess.PIPE).stdout.decode("utf-8")
+    raw = git(gitdir, "show", COMMIT + ":" + path)
     data = json.loads(raw)
     if set(data) != FRAMEWORKS:
         raise ValueError("%s: frameworks %s, expected %s" % (path, sorted(data), sorted(FRAMEWORKS)))
