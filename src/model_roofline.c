@@ -5,7 +5,8 @@
  *                norm, eltwise; efficiency.compute for the GEMM-like ones and efficiency.vector for
  *                the rest unless per_class says; calibrated per class x, for GEMM-like ones, the
  *                kernel terms of model_gemm_eff: precision, K depth, tile/wave/fold quantization);
- *                on a CPU x s for a depthwise convolution of stride s (its vectors gather lanes)
+ *                on a CPU x s for a depthwise convolution of stride s (its vectors gather lanes),
+ *                whose peak is the vector lanes' (cpu_depthwise_peak: no dot product to pack)
  *   home(x)    = the memory level an operand lives in: where the software stack's memory planner
  *                puts it (pass_plan_memory: weights pinned in a scratchpad, activations kept on
  *                chip), else the last level, except that an activation stays in the nearest on-chip
@@ -63,6 +64,27 @@ static int vector_prec(const struct hw_device *d, enum prec want, double *peak, 
     return -1;
 }
 
+/* A CPU's depthwise convolution: each channel sums only its kh x kw window, so there is no run of
+ * adjacent input channels to pack into a dot-product instruction (AMX tiles, AVX512-VNNI VPDPBUSD and
+ * ARM SDOT reduce 4 int8 products, VDPBF16PS and BFDOT 2 bf16 ones, per 32-bit lane). oneDNN's depthwise
+ * int8 kernel widens each byte to a 32-bit lane (vpmovzxbd / vpmovsxbd) and multiplies and adds lane by
+ * lane (jit_uni_x8s8s32x_dw_conv_kernel.cpp, OpenVINO's mkl-dnn fork): one MAC per 32-bit lane, the fp32
+ * FMA rate. So integer, bf16 and fp8 depthwise convolutions run at the vector engine's fp32 peak; fp16
+ * at its fp16 peak where the cores have fp16 lanes (AVX512-FP16, ARM FMLA), else fp32; fp32 and fp64 at
+ * their own. (ARM's int8 kernels can widen to 16-bit lanes, SMLAL, twice the fp32 lanes: not modelled.) */
+static double cpu_depthwise_peak(const struct hw_device *d, enum prec cp, enum hw_engine *eng, double gemm_peak)
+{
+    double v = 0;
+    if (cp == P_FP32 || cp == P_FP64 || cp == P_FP16)
+        v = d->peak[ENG_VECTOR][cp];
+    if (!(v > 0))
+        v = d->peak[ENG_VECTOR][P_FP32];
+    if (!(v > 0))
+        return gemm_peak; /* no vector figure to fall back on: the device's own GEMM rate */
+    *eng = ENG_VECTOR;
+    return v < gemm_peak ? v : gemm_peak;
+}
+
 int model_op_prec(const struct hw_device *d, const struct wl_graph *g, const struct wl_op *op,
                   const struct prec_cfg *p, enum hw_engine *eng, double *peak)
 {
@@ -75,6 +97,8 @@ int model_op_prec(const struct hw_device *d, const struct wl_graph *g, const str
         enum prec a = model_tensor_prec(&g->t[op->in[0]], p), b = model_tensor_prec(&g->t[op->in[1]], p);
         enum prec cp = prec_compute(b, a);
         *peak = hw_gemm_peak(d, cp, eng);
+        if (*peak > 0 && d->cls == HW_CPU && model_eff_class(op) == EC_CONV_DW)
+            *peak = cpu_depthwise_peak(d, cp, eng, *peak);
         return *peak > 0 ? (int)cp : -1;
     }
     return vector_prec(d, p->a, peak, eng);

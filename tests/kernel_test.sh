@@ -181,6 +181,35 @@ assert abs(op['compute_ms'] / want - 1) < 1e-6, (op['compute_ms'], want)
 else
     fail grouped-conv-dense "exit $rc: $(first_err)"
 fi
+# A depthwise convolution on a CPU has no channel run to pack into a dot-product instruction (AMX, VNNI):
+# at int8 and bf16 it runs at the cores' fp32 FMA rate, at fp16 at the AVX512-FP16 rate (model_roofline.c,
+# cpu_depthwise_peak). Xeon 8480+ (56 cores x 64 fp32 FLOP/cycle x 2.0 GHz = 7.168 TFLOPS, fp16 14.336),
+# conv2d_depthwise factor set to 0.5; 96 channels, 3x3, 56x56: 2 x 96 x 3136 x 9 = 5,419,008 FLOP; the
+# micro-kernel's 32 x 12 tile holds 3136 rows (98 x 32) and 1 column of 12: 1/12. fp32, int8 and bf16:
+# 5419008 / (7.168e12 x 0.5 / 12) = 18.144 us; fp16 9.072 us (at AMX's 229.4 TOPS int8 would be 0.567 us).
+cat >"$tmp/dw.json" <<'EOF2'
+{"format": "dse-graph-1", "name": "dw",
+ "tensors": [{"name": "x", "shape": ["B", 96, 56, 56], "kind": "input"},
+             {"name": "w", "shape": [96, 1, 3, 3], "kind": "weight"},
+             {"name": "y", "shape": ["B", 96, 56, 56]}],
+ "ops": [{"name": "d", "type": "conv2d", "inputs": ["x", "w"], "outputs": ["y"], "stride": 1, "padding": 1, "groups": 96}]}
+EOF2
+for prec in fp32:18.144 int8:18.144 bf16:18.144 fp16:9.072; do
+    dse eval --hw intel-xeon-8480 --workload "$tmp/dw.json" --precision "${prec%%:*}" --json \
+        --set hw:devices.cpu.efficiency.per_class.conv2d_depthwise=0.5
+    if [ "$rc" -eq 0 ]; then
+        py "cpu-depthwise-${prec%%:*}" "
+import json, sys
+op = json.load(open(sys.argv[1]))['ops'][0]
+want = 5419008 / (7.168e12 * 0.5 / 12) * 1e3
+want = want / 2 if sys.argv[2] == 'fp16' else want
+assert abs(want - float(sys.argv[3]) / 1e3) < 1e-6, want
+assert abs(op['compute_ms'] / want - 1) < 1e-6, (op['compute_ms'], want)
+" "$OUT" "${prec%%:*}" "${prec#*:}"
+    else
+        fail "cpu-depthwise-${prec%%:*}" "exit $rc: $(first_err)"
+    fi
+done
 expect_refused kc-duplicate "case 'a' appears twice" validate --measured "$tmp/dup.csv"
 { echo "case,hw,kernel"; echo "a,b,gemm"; } >"$tmp/hdr.csv"
 expect_refused kc-bad-header "validate/measured/README.md" validate --measured "$tmp/hdr.csv"

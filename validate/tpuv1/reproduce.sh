@@ -26,16 +26,18 @@ for row in mlp0:200:16 mlp1:168:168 lstm0:64:64 lstm1:96:96 cnn0:8:8 cnn1:32:32;
         }
         printf '%s %s %s ' "$app" "$1" "$4" >>"$out"
         printf '%s' "$json" |
-            python3 -c "import json,sys; t=json.load(sys.stdin)['totals']; print(t['throughput_per_s'], t['latency_ms'])" >>"$out"
+            python3 -c "import json,sys; t=json.load(sys.stdin)['totals']; print(t['throughput_per_s'], t['latency_ms'], t['macs'])" >>"$out"
     done
 done
 python3 - "$out" <<'PY'
 import math, sys
 apps = ["mlp0", "mlp1", "lstm0", "lstm1", "cnn0", "cnn1"]
-r = {}
+r, tops = {}, {}
 for line in open(sys.argv[1]):
-    app, plat, batch, ips, ms = line.split()
+    app, plat, batch, ips, ms, macs = line.split()
     r[app, plat] = (int(batch), float(ips), float(ms))
+    if plat == "tpu":
+        tops[app] = 2 * float(macs) / float(ms) / 1e9  # 2 ops per MAC, the batch's MACs over its latency
 # Table 6 of the paper: per-die performance relative to the Haswell die, host overhead included
 paper = {"k80": [2.5, 0.3, 0.4, 1.2, 1.6, 2.7, 1.1, 1.9], "tpu": [41.0, 18.5, 3.5, 1.2, 40.3, 71.0, 14.5, 29.2]}
 w = [61, 0, 18, 11, 5, 0]
@@ -43,6 +45,12 @@ print("dse eval, analytical tier, each platform's default stack (TPU int8, K80 a
 print("%-6s %-28s %-28s %-28s" % ("app", "TPU: batch, IPS, ms", "K80: batch, IPS, ms", "Haswell: batch, IPS, ms"))
 for a in apps:
     print("%-6s" % a, *("%5d %12.0f %9.3f" % r[a, p] for p in ("tpu", "k80", "hsw")))
+# Table 3, row 9: the TPU die's measured TeraOps/s per application (host time excluded), the one
+# per-application figure of the paper that needs no CPU batch size or host model
+t3 = [12.3, 9.7, 3.7, 2.8, 86.0, 14.1]
+print("\nTPU die TeraOps/s (dse / Table 3 row 9, host excluded; error)")
+print("%-8s" % "", *("%-20s" % a for a in apps))
+print("%-8s" % "TPU", *("%5.1f / %-5.1f %+5.0f%%" % (tops[a], m, 100 * (tops[a] / m - 1)) for a, m in zip(apps, t3)))
 print("\nperformance per die relative to Haswell (dse / the paper's Table 6)")
 print("%-8s" % "", *("%-14s" % a for a in apps + ["GM", "WM"]))
 rel = {}
