@@ -360,10 +360,12 @@ expect_refused power-cost-sweep-serving-util "cost.utilization: a serving worklo
     sweep "$tmp/cost-serve.json" --no-db
 
 # ---- a power cap on a system with modes picks the fastest mode that fits ----
-# The Orin Nano under --power-W: at 25 W MAXN_SUPER (its fastest) fits; at 8 W the 15W mode (its module,
-# the devices and the enclosure's base_W 1.81 W, draws 7.24 W in it on this generate run; so at 7 W the 7W
-# mode, 4.82 W), at 3 W none fits, so the least-drawing (7W) runs, each device held to 3 W.
-for c in 3 8 25; do
+# The Orin Nano under --power-W: at 25 W MAXN_SUPER (its fastest, 11.66 W) fits; at 9 W the 15W mode (its
+# module, the devices and the enclosure's base_W 1.81 W, draws 8.24 W in it on this generate run; so at 8 W
+# the 7W mode, 5.18 W; 7.24 W until 2026-12-08, when ncnn Vulkan's 5.9 ms a pass left the board's hwdesc and
+# a decode step stopped idling through it), at 3 W none fits, so the least-drawing (7W) runs, each device
+# held to 3 W.
+for c in 3 9 25; do
     dse eval --hw nvidia-jetson-orin-nano-8gb --workload llama-3.2-1b --precision w4a16 --phase generate --prompt 512 --batch 8 --power-W "$c" --json
     cp "$OUT" "$tmp/cap$c.json"
 done
@@ -373,11 +375,11 @@ a,b,c=(json.load(open(f)) for f in sys.argv[1:4])
 assert a['mode']['name']=='7W' and b['mode']['name']=='15W' and c['mode']['name']=='MAXN_SUPER', (a['mode'], b['mode'], c['mode'])
 assert all(x['mode']['picked_by_cap'] for x in (a,b,c))
 assert a['totals']['tokens_per_s'] < b['totals']['tokens_per_s'] < c['totals']['tokens_per_s']
-assert b['power_model']['module_W'] <= 8*(1+1e-9) and 'mode 15W picked' in b['throttled'], b.get('throttled')
+assert 8 < b['power_model']['module_W'] <= 9*(1+1e-9) and 'mode 15W picked' in b['throttled'], b.get('throttled')
 assert b['totals']['avg_power_W'] > b['power_model']['module_W'] # at the DC jack: the carrier's fan and conversion on top
 assert a['power_model']['module_W'] <= (2*3+1.81)*(1+1e-9) # each of its 2 devices within 3 W once no mode fits, and base_W
 assert 'no mode of' in a['throttled'], a['throttled']
-" "$tmp/cap3.json" "$tmp/cap8.json" "$tmp/cap25.json"
+" "$tmp/cap3.json" "$tmp/cap9.json" "$tmp/cap25.json"
 expect_refused power-cap-bad "--power-W: expected a power in (0, 1e6] W, got '-1'" \
     eval --hw nvidia-jetson-orin-nano-8gb --workload llama-3.2-1b --power-W -1
 
