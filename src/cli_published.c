@@ -976,10 +976,15 @@ static int phase_uses(enum wl_phase ph, int k)
 
 static int mcase_uses(const struct mcase *c, int k) { return phase_uses(c->phase, k); }
 
-/* A single-device case's factor: its phase's (a time to first token: the prefill's alone). */
+/* A single-device case's factor: its phase's (a time to first token: the prefill's alone; a time per
+ * output token, (latency - TTFT) / tokens, the decode's alone). */
 static int pcase_uses(const struct pcase *c, int k)
 {
-    return c->metric == PM_TTFT ? k == FAC_PREFILL : phase_uses(c->phase, k);
+    if (c->metric == PM_TTFT)
+        return k == FAC_PREFILL;
+    if (c->metric == PM_TPOT)
+        return k == FAC_DECODE;
+    return phase_uses(c->phase, k);
 }
 
 #define MF_MAX_RELEASES 8

@@ -818,6 +818,20 @@ assert 0 < v['prefill'] <= 1 and 0 < v['decode'] <= 1 and 'of the single-device 
 else
     fail calibrate-multi-device-single-device "exit $rc; $(tail -n 1 "$ERR") $(head -c 400 "$OUT")"
 fi
+# a time per output token, (latency - TTFT) / tokens, depends on the decode factor alone: ITREX's release
+# has only its two TPOT cases in the fit half, so its fit moves decode and leaves prefill unfitted (before
+# the fix both were counted as used, and prefill drifted to 0.241 with nothing to hold it)
+dse calibrate --published --multi-device --software compiled@itrex-01c8a53 --out "$tmp/itrex.json" --force
+if [ "$rc" -eq 0 ] && grep -q "efficiency.decode: 1 -> 0\.[0-9]* (2 fit cases use it)" "$OUT" && ! grep -q "efficiency.prefill" "$OUT" &&
+    python3 -c "
+import json,sys
+v=[x for x in json.load(open(sys.argv[1]))['versions'] if x['version']=='itrex-01c8a53'][0]['efficiency']
+assert 'prefill' not in v and 0 < v['decode'] < 1, v
+" "$tmp/itrex.json"; then
+    ok calibrate-tpot-decode-only
+else
+    fail calibrate-tpot-decode-only "exit $rc; $(tail -n 1 "$ERR") $(head -c 400 "$OUT")"
+fi
 expect_fail calibrate-multi-device-no-cases 2 "'vllm@0.6.0': 0 cases of validate/published/multi-device/cases.csv and the single-device corpus ran it" calibrate --published --multi-device --software vllm@0.6.0 --out "$tmp/x.json"
 # a whole run's factor is never fitted into a board: --hw is refused with the reason
 expect_fail calibrate-multi-device-hw 2 "a whole run's factor is its software release's, not a board's" calibrate --published --multi-device --hw nvidia-dgx-h100 --out "$tmp/x.json"
