@@ -114,7 +114,7 @@ static int resnet_stem(struct gb *b, int x)
  * the 3x3 of the *last* unit of blocks 1 to 3 (a width-keeping unit, so its shortcut subsamples), which
  * moves one unit a stage to the lower resolution: 3.48 G MACs at 224 for resnet_v1_50 against 4.09
  * for torchvision's v1.5 (stride on the first unit's 3x3) and 3.86 for the stride on its first 1x1. */
-static int gen_resnet_v1(struct gb *b, const struct wl_cnn *c, int x)
+static int resnet_depth(struct gb *b, const struct wl_cnn *c, int x, int tf_slim)
 {
     static const struct {
         const char *v;
@@ -130,12 +130,18 @@ static int gen_resnet_v1(struct gb *b, const struct wl_cnn *c, int x)
     struct res_stage s[4];
     for (int i = 0; i < 4; i++) {
         int64_t w = 64LL << i;
-        s[i] = (struct res_stage){cfg[v].n[i], w, basic ? w : 4 * w, 1, basic ? (i ? 2 : 1) : (i < 3 ? 2 : 1)};
+        s[i] = (struct res_stage){cfg[v].n[i], w, basic ? w : 4 * w, 1, basic || !tf_slim ? (i ? 2 : 1) : (i < 3 ? 2 : 1)};
     }
-    x = res_stages(b, resnet_stem(b, x), s, 4, basic, !basic);
+    x = res_stages(b, resnet_stem(b, x), s, 4, basic, tf_slim && !basic);
     gb_classifier(b, x, c->num_classes);
     return b->rc;
 }
+
+static int gen_resnet_v1(struct gb *b, const struct wl_cnn *c, int x) { return resnet_depth(b, c, x, 1); }
+
+/* torchvision's ResNets (torchvision/models/resnet.py): the stride on the 3x3 of each stage's first unit
+ * (v1.5), 18 to 152 layers; 50 is models/resnet50.json's network. */
+static int gen_resnet_tv(struct gb *b, const struct wl_cnn *c, int x) { return resnet_depth(b, c, x, 0); }
 
 /* ResNeXt (Xie et al., CVPR 2017, Table 1) as osmr/imgclsmob's pytorchcv builds it (torchvision's
  * layout): ResNet's stem and bottleneck stages of widths 256 to 2048, the 3x3 in `cardinality` groups
@@ -659,6 +665,7 @@ static int gen_hardnet(struct gb *b, const struct wl_cnn *c, int x)
 
 const struct wl_cnn_gen wl_cnn_cls_gens[] = {
     {"resnet_v1", "18,34,50,101,152", gen_resnet_v1},
+    {"resnet", "18,34,50,101,152", gen_resnet_tv},
     {"resnext", "26_32x4d,50_32x4d,101_32x4d,101_64x4d", gen_resnext},
     {"regnetx", "200mf,400mf,600mf,800mf,1.6gf,3.2gf,4.0gf,6.4gf,8.0gf,12gf,16gf,32gf", gen_regnetx},
     {"mobilenet_v1", NULL, gen_mobilenet_v1},

@@ -115,6 +115,30 @@ assert not none, ('no published counts', none)
 else
     fail zoo-counts-published "dse list zoo: exit $rc: $(first_err)"
 fi
+# torchvision's ResNets (models/resnet{18,34,101,152}.json, generator resnet) against torchvision's own
+# counts (torchvision/models/resnet.py, IMAGENET1K_V1 meta num_params and _ops). dse folds BatchNorm into
+# a bias (one parameter a channel where BN has two), so its count is the published one less the BN
+# channels, by hand: resnet18 = 64 (stem) + 2 x 2 x 64 + (2 x 2 x 128 + 128) + (2 x 2 x 256 + 256) +
+# (2 x 2 x 512 + 512) = 4,800; resnet34 = 64 + 3 x 2 x 64 + (4 x 2 x 128 + 128) + (6 x 2 x 256 + 256) +
+# (3 x 2 x 512 + 512) = 8,512; a bottleneck unit of width w holds w + w + 4w BN channels and each stage's
+# first a 4w shortcut: resnet101 = 64 + (3 x 384 + 256) + (4 x 768 + 512) + (23 x 1536 + 1024) + (3 x 3072
+# + 2048) = 52,672; resnet152 = 64 + 1,408 + (8 x 768 + 512) + (36 x 1536 + 1024) + 11,264 = 75,712. The
+# MACs equal _ops to its 3 decimals (1.814, 3.664, 7.801, 11.514 G).
+for row in 18:11689512:4800:1.814 34:21797672:8512:3.664 101:44549160:52672:7.801 152:60192808:75712:11.514; do
+    set -- $(echo "$row" | tr ':' ' ')
+    dse eval --hw nvidia-h100-sxm5-80gb --workload "resnet$1" --batch 1 --precision fp16 --json
+    if [ "$rc" -eq 0 ]; then
+        py "torchvision-resnet$1" "
+import json, sys
+t = json.load(open(sys.argv[1]))['totals']
+pub, bn, gmacs = int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4])
+assert int(t['params']) + bn == pub, (t['params'], bn, pub)
+assert abs(t['macs'] / 1e9 - gmacs) < 0.0005, (t['macs'], gmacs)
+" "$OUT" "$2" "$3" "$4"
+    else
+        fail "torchvision-resnet$1" "exit $rc: $(first_err)"
+    fi
+done
 # dse calibrate --measured on a network source: a device's terms fitted to network rows (src/calib_net.c).
 # Five fit-half networks and one held out, timed here as the shipped hwdesc predicts them x 1.5 (a device a
 # third slower than described): the fit must bring the fit rows closer, write a hwdesc that loads and
