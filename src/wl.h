@@ -169,6 +169,7 @@ struct wl_transformer {
     int qkv_bias, mlp_bias, out_bias;
     int learned_pos;      /* learned position embeddings (gpt2, bert, vit) vs rotary */
     int tied;             /* lm_head shares the embedding table */
+    int head_bias;        /* gptj: the untied lm_head has a bias */
     int pooler;           /* bert pooler */
     int embed_scale;      /* gemma: embeddings scaled by sqrt(hidden) */
     int sandwich_norm;    /* gemma2: RMSNorm on the attention output and on the MLP output too */

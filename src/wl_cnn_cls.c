@@ -663,9 +663,53 @@ static int gen_hardnet(struct gb *b, const struct wl_cnn *c, int x)
     return b->rc;
 }
 
+/* VGG (Simonyan and Zisserman, ICLR 2015, Table 1, configurations A, B, D, E) as torchvision builds it
+ * (torchvision/models/vgg.py, without batch normalisation): 3x3 convolutions with biases and ReLU in five
+ * blocks of 64, 128, 256, 512 and 512 channels, each ended by a 2x2 stride-2 max pool; then the 512 x 7 x 7
+ * map flattened (torchvision's adaptive pool to 7 x 7 is the identity at 224 x 224, and refused at other
+ * sizes) into fully connected layers of 4096, 4096 (ReLU; dropout is training only) and the classes. */
+static int gen_vgg(struct gb *b, const struct wl_cnn *c, int x)
+{
+    static const struct {
+        const char *v;
+        int n[5];
+    } cfg[] = {{"11", {1, 1, 2, 2, 2}}, {"13", {2, 2, 2, 2, 2}}, {"16", {2, 2, 3, 3, 3}}, {"19", {2, 2, 4, 4, 4}}};
+    size_t v = 0;
+    while (v < sizeof cfg / sizeof cfg[0] && strcmp(cfg[v].v, c->variant))
+        v++;
+    if (v == sizeof cfg / sizeof cfg[0])
+        return bad_variant(b, c);
+    char n[WL_NAME_LEN];
+    for (int s = 0; s < 5; s++) {
+        int64_t w = s < 4 ? 64LL << s : 512;
+        for (int k = 0; k < cfg[v].n[s]; k++)
+            x = gb_conv(b, nf(n, "features.%d.%d", s + 1, k), x, w, 3, 1, 1, FN_RELU);
+        x = gb_pool(b, nf(n, "pool%d", s + 1), x, 1, 2, 2, 0);
+    }
+    if (b->rc)
+        return b->rc;
+    const struct wl_tensor *t = &b->g->t[x];
+    if (t->dim[2] != 7 || t->dim[3] != 7)
+        return b->rc = dse_err_set(b->e, DSE_EINPUT, NULL, NULL,
+                                   "generator 'vgg': a %lld x %lld input ends its features at %lld x %lld; torchvision "
+                                   "pools them to 7 x 7 adaptively, which is modelled only where it is the identity "
+                                   "(inputs of 224 to 255 pixels a side)",
+                                   (long long)c->image_h, (long long)c->image_w, (long long)t->dim[2],
+                                   (long long)t->dim[3]);
+    int64_t N = t->dim[0], C = t->dim[1] * 49;
+    int f = gb_op(b, "flatten", OP_RESHAPE, &x, 1, "flatten", WL_ACT, 2, N, C, 0, 0);
+    f = gb_linear(b, "classifier.0", f, 4096, 1, WL_ACT);
+    f = gb_eltwise(b, "classifier.1", FN_RELU, f, -1);
+    f = gb_linear(b, "classifier.3", f, 4096, 1, WL_ACT);
+    f = gb_eltwise(b, "classifier.4", FN_RELU, f, -1);
+    gb_linear(b, "classifier.6", f, c->num_classes, 1, WL_ACT);
+    return b->rc;
+}
+
 const struct wl_cnn_gen wl_cnn_cls_gens[] = {
     {"resnet_v1", "18,34,50,101,152", gen_resnet_v1},
     {"resnet", "18,34,50,101,152", gen_resnet_tv},
+    {"vgg", "11,13,16,19", gen_vgg},
     {"resnext", "26_32x4d,50_32x4d,101_32x4d,101_64x4d", gen_resnext},
     {"regnetx", "200mf,400mf,600mf,800mf,1.6gf,3.2gf,4.0gf,6.4gf,8.0gf,12gf,16gf,32gf", gen_regnetx},
     {"mobilenet_v1", NULL, gen_mobilenet_v1},

@@ -19,6 +19,9 @@
  *   gpt_neox                      pre-LayerNorm, rotary (its rotary_pct share costs as all of it),
  *                                 GELU two-matrix MLP with biases, attention biases (attention_bias),
  *                                 parallel attention and MLP (use_parallel_residual), untied head
+ *   gptj                          GPT-J: one pre-LayerNorm feeding attention and MLP in parallel, rotary
+ *                                 (its rotary_dim share costs as all of it), no attention biases, a
+ *                                 biased GELU two-matrix MLP, an untied head with a bias
  *   falcon                        pre-LayerNorm, rotary (ALiBi refused), GELU two-matrix MLP, biases or
  *                                 none (bias), multi-query / grouped KV heads, parallel attention and
  *                                 MLP with one LayerNorm (first architecture) or two (new_decoder_
@@ -48,11 +51,11 @@
 #include "wl_build.h"
 
 enum tf_kind { F_LLAMA, F_MISTRAL, F_QWEN2, F_GPT2, F_BERT, F_VIT, F_GEMMA, F_GEMMA2, F_PHI3, F_MIXTRAL, F_QWEN2_MOE,
-              F_QWEN3, F_GPT_NEOX, F_ROBERTA, F_DISTILBERT, F_FALCON, F_T5, F_COUNT };
+              F_QWEN3, F_GPT_NEOX, F_ROBERTA, F_DISTILBERT, F_FALCON, F_T5, F_GPTJ, F_COUNT };
 static const char *const family_names[F_COUNT + 1] = {"llama",     "mistral",  "qwen2",   "gpt2",       "bert",
                                                       "vit",       "gemma",    "gemma2",  "phi3",       "mixtral",
                                                       "qwen2_moe", "qwen3",    "gpt_neox", "roberta",   "distilbert",
-                                                      "falcon",    "t5",       NULL};
+                                                      "falcon",    "t5",       "gptj",     NULL};
 
 /* Keys each family reads (as its HF configuration class does). */
 #define DEC_KEYS "hidden_size", "num_hidden_layers", "num_attention_heads", "num_key_value_heads", \
@@ -63,6 +66,8 @@ static const char *const keys_mistral[] = {DEC_KEYS, "head_dim", "sliding_window
 static const char *const keys_qwen2[] = {QWEN2_KEYS, NULL};
 static const char *const keys_gpt2[] = {"n_embd", "n_layer", "n_head", "n_inner", "n_positions", "vocab_size",
                                         "activation_function", "tie_word_embeddings", NULL};
+static const char *const keys_gptj[] = {"n_embd", "n_layer", "n_head", "n_inner", "n_positions", "vocab_size",
+                                        "activation_function", "rotary_dim", "tie_word_embeddings", NULL};
 static const char *const keys_bert[] = {"hidden_size", "num_hidden_layers", "num_attention_heads",
                                         "intermediate_size", "vocab_size", "max_position_embeddings",
                                         "type_vocab_size", "hidden_act", "position_embedding_type", NULL};
@@ -115,6 +120,11 @@ static const char *const neutral_gpt2[] = {"n_ctx", "summary_type", "summary_use
                                               GPT2Config keeps as unread attributes (gpt2-medium's config) */
                                            "n_special", "predict_special_tokens", NULL};
 static const char *const neutral_vit[] = {"encoder_stride", NULL}; /* masked-image-modeling head only */
+/* gptj: EleutherAI's config keeps "rotary" (true), which HF's GPTJConfig does not read, and GPT-2's
+ * summary-head and attention-scaling keys (numerics, or a head this model lacks). */
+static const char *const neutral_gptj[] = {"rotary", "n_ctx", "summary_type", "summary_use_proj", "summary_activation",
+                                           "summary_proj_to_labels", "summary_first_dropout", "scale_attn_weights",
+                                           NULL};
 /* query_pre_attn_scalar is the softmax scale (folded); cache_implementation "hybrid" is the windowed
  * cache modelled here. */
 static const char *const neutral_gemma2[] = {"query_pre_attn_scalar", "cache_implementation", NULL};
@@ -164,6 +174,7 @@ static const struct tf_family {
     [F_DISTILBERT] = {keys_distilbert, neutral_distilbert, neutral_none},
     [F_FALCON] = {keys_falcon, neutral_none, false_falcon},
     [F_T5] = {keys_t5, neutral_t5, neutral_none},
+    [F_GPTJ] = {keys_gptj, neutral_gptj, neutral_none},
 };
 
 /* A hint for keys users meet most, appended to the "not modelled" error. */
@@ -412,7 +423,7 @@ int wl_parse_transformer(const void *json_root, const char *file, struct wl_tran
     c->family = t;
     if ((rc = check_keys(&j, r, t)))
         return rc;
-    const int gpt2 = t == F_GPT2, gemma = t == F_GEMMA || t == F_GEMMA2, dbert = t == F_DISTILBERT;
+    const int gptj = t == F_GPTJ, gpt2 = t == F_GPT2 || gptj, gemma = t == F_GEMMA || t == F_GEMMA2, dbert = t == F_DISTILBERT;
     const int bertlike = t == F_BERT || t == F_ROBERTA || dbert, enc = bertlike || t == F_VIT, neox = t == F_GPT_NEOX;
     const int falcon = t == F_FALCON;
     const int t5 = t == F_T5;
@@ -450,16 +461,30 @@ int wl_parse_transformer(const void *json_root, const char *file, struct wl_tran
     c->decoder = !enc;
     c->rms = !gpt2 && !enc && !neox && !falcon;
     c->gated_mlp = c->rms && !t5;
-    c->learned_pos = gpt2 || enc;
+    c->learned_pos = (gpt2 && !gptj) || enc;
     c->post_norm = bertlike;
     if (gpt2) {
         c->qkv_bias = c->out_bias = c->mlp_bias = 1;
         if ((rc = cfg_act(&j, r, "activation_function", "gelu_new", &c->act)) ||
             (rc = cfg_int(&j, r, "n_inner", JU_OPT, 4 * c->hidden, &c->intermediate)) ||
             (rc = cfg_int(&j, r, "vocab_size", 0, 0, &c->vocab)) ||
-            (rc = cfg_int(&j, r, "n_positions", JU_OPT, 1024, &c->max_pos)) ||
-            (rc = cfg_bool(&j, r, "tie_word_embeddings", 1, &c->tied)))
+            (rc = cfg_int(&j, r, "n_positions", JU_OPT, gptj ? 2048 : 1024, &c->max_pos)) ||
+            (rc = cfg_bool(&j, r, "tie_word_embeddings", !gptj, &c->tied)))
             return rc;
+        if (gptj) { /* HF's GPTJBlock: ln_1 feeds attention and MLP, x + attn + mlp; q, k, v and out_proj
+                       unbiased; fc_in and fc_out biased; lm_head biased (GPTJForCausalLM) */
+            int64_t rd = 64;
+            if ((rc = cfg_int(&j, r, "rotary_dim", JU_OPT, 64, &rd)))
+                return rc;
+            if (rd > c->hidden / c->heads) {
+                ju_key(&j, "rotary_dim");
+                return ju_fail(&j, "%lld is more than a head's %lld dimensions", (long long)rd,
+                               (long long)(c->hidden / c->heads));
+            }
+            c->qkv_bias = c->out_bias = 0;
+            c->parallel_block = c->shared_norm = 1;
+            c->head_bias = 1;
+        }
     } else if (enc) {
         c->qkv_bias = c->out_bias = c->mlp_bias = 1;
         if ((rc = cfg_act(&j, r, dbert ? "activation" : "hidden_act", "gelu", &c->act)) ||
@@ -1219,7 +1244,7 @@ int wl_build_transformer(const struct wl_transformer *c, const char *name, const
             if (!b.rc)
                 g->op[g->n_op - 1].transb = 1;
         } else {
-            logits = gb_linear(&b, "lm_head", last, c->vocab, 0, WL_ACT);
+            logits = gb_linear(&b, "lm_head", last, c->vocab, c->head_bias, WL_ACT);
         }
         if (c->final_softcap > 0) /* c tanh(logits / c): tanh counted, the two scalings not */
             logits = gb_eltwise(&b, "logit_softcap", FN_TANH, logits, -1);

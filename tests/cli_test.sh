@@ -581,6 +581,15 @@ for pair in "hf-falcon-tiny 92800" "hf-falcon-tiny-newarch 97152"; do
     set -- $pair
     expect_json "params-$1" "need(int(d['totals']['params']) == $2, 'params %r, by hand $2' % d['totals']['params'])" eval --hw "$H" --workload "$D/$1.json" --phase prefill --prompt 8 --json
 done
+# gptj, by hand (models/gpt-j-6b.json: 28 x (2 x 4096 + 4 x 4096^2 + 4096 x 16384 + 16384 + 16384 x 4096 + 4096)
+# + 50400 x 4096 + 8192 + 4096 x 50400 + 50400 = 6,050,882,784; one LayerNorm a layer, a biased head); a tiny one:
+# hidden 64, 2 layers, 4 heads, MLP 256, vocabulary 100: 2 x (128 + 4 x 4096 + 64 x 256 + 256 + 256 x 64 + 64)
+# + 6400 + 128 + 6400 + 100 = 2 x 49600 + 13028 = 112,228
+expect_json params-gpt-j-6b "need(int(d['totals']['params']) == 6050882784, 'params %r' % d['totals']['params'])" eval --hw nvidia-h100-sxm5-80gb --workload gpt-j-6b --phase prefill --prompt 8 --json
+printf '{"model_type":"gptj","n_embd":64,"n_layer":2,"n_head":4,"n_inner":256,"vocab_size":100,"rotary_dim":16}' >"$tmp/gptj-tiny.json"
+expect_json params-gptj-tiny "need(int(d['totals']['params']) == 112228, 'params %r' % d['totals']['params'])" eval --hw "$H" --workload "$tmp/gptj-tiny.json" --phase prefill --prompt 8 --json
+printf '{"model_type":"gptj","n_embd":64,"n_layer":2,"n_head":4,"vocab_size":100,"rotary_dim":32}' >"$tmp/gptj-rot.json"
+expect_fail hf-gptj-rotary-dim 2 "rotary_dim: 32 is more than a head's 16 dimensions" eval --hw "$H" --workload "$tmp/gptj-rot.json"
 printf '{"model_type":"falcon","hidden_size":64,"num_hidden_layers":2,"num_attention_heads":4,"alibi":true}' >"$tmp/falibi.json"
 expect_fail hf-falcon-alibi 2 "alibi: ALiBi attention biases are not modelled" eval --hw "$H" --workload "$tmp/falibi.json"
 # graph JSON's transpose and reduce: a mean over axis 2 of [2, 32, 64] adds 2 x 32 x 64 = 4096 elements;
@@ -593,7 +602,7 @@ wl_case bad-graph-transpose-shape.json "ops[0] (swap): output 'xt' has shape [1,
 # device's caches); no arithmetic
 expect_json graph-gather "need(d['totals']['flops'] == 0 and d['totals']['params'] == 64000 and abs(d['totals']['main_memory_MB'] * 1e6 - 4172) < 0.5, 'totals %r' % {k: d['totals'][k] for k in ('flops', 'params', 'main_memory_MB')})" eval --hw "$H" --workload "$D/graph-gather.json" --batch 2 --precision fp32 --software none --json
 wl_case bad-graph-gather-indices.json "ops[0] (pick_rows): indices 'rows' must be of kind index"
-wl_case bad-hf-model-type.json "model_type: unsupported model_type 'mamba' (supported: llama, mistral, qwen2, gpt2, bert, vit, gemma, gemma2, phi3, mixtral, qwen2_moe, qwen3, gpt_neox, roberta, distilbert, falcon, t5)"
+wl_case bad-hf-model-type.json "model_type: unsupported model_type 'mamba' (supported: llama, mistral, qwen2, gpt2, bert, vit, gemma, gemma2, phi3, mixtral, qwen2_moe, qwen3, gpt_neox, roberta, distilbert, falcon, t5, gptj)"
 wl_case bad-hf-model-type-number.json 'model_type: expected a string, got a number'
 wl_case bad-hf-no-hidden.json 'hidden_size: missing (expected an integer)'
 wl_case bad-hf-gpt2-no-embd.json 'n_embd: missing (expected an integer)'

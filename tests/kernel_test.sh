@@ -139,6 +139,26 @@ assert abs(t['macs'] / 1e9 - gmacs) < 0.0005, (t['macs'], gmacs)
         fail "torchvision-resnet$1" "exit $rc: $(first_err)"
     fi
 done
+# torchvision's VGG-11 and VGG-16 (models/vgg11.json, vgg16.json; no BatchNorm, so nothing folds): parameters
+# and MACs as torchvision counts them, exactly: VGG-16 = 3x3 convolutions 3-64-64 | 128 128 | 256 x 3 | 512 x 3
+# | 512 x 3 (14,714,688 with biases) + 25088 x 4096 + 4096 + 4096 x 4096 + 4096 + 4096 x 1000 + 1000 (123,642,856)
+# = 138,357,544; VGG-11 = 9,220,480 + 123,642,856 = 132,863,336. At 200 x 200 the features end at 6 x 6, where
+# torchvision's adaptive pool is no identity: refused.
+for row in 11:132863336:7.609 16:138357544:15.47; do
+    set -- $(echo "$row" | tr ':' ' ')
+    dse eval --hw nvidia-h100-sxm5-80gb --workload "vgg$1" --batch 1 --precision fp16 --json
+    if [ "$rc" -eq 0 ]; then
+        py "torchvision-vgg$1" "
+import json, sys
+t = json.load(open(sys.argv[1]))['totals']
+assert int(t['params']) == int(sys.argv[2]), (t['params'], sys.argv[2])
+assert abs(t['macs'] / 1e9 - float(sys.argv[3])) < 0.0005 * 10, (t['macs'], sys.argv[3])
+" "$OUT" "$2" "$3"
+    else
+        fail "torchvision-vgg$1" "exit $rc: $(first_err)"
+    fi
+done
+expect_refused vgg-adaptive-pool "a 200 x 200 input ends its features at 6 x 6" eval --hw nvidia-h100-sxm5-80gb --workload vgg16 --image 200
 # dse calibrate --measured on a network source: a device's terms fitted to network rows (src/calib_net.c).
 # Five fit-half networks and one held out, timed here as the shipped hwdesc predicts them x 1.5 (a device a
 # third slower than described): the fit must bring the fit rows closer, write a hwdesc that loads and
