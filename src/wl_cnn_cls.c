@@ -221,7 +221,7 @@ struct mb {
     int64_t hid, out;
     int k, stride, fused, stride_project, skip;
     int64_t se;
-    enum wl_fn act;
+    enum wl_fn act, se_act; /* se_act: SE's inner activation (FN_NONE: ReLU, MobileNetV3's) */
 };
 
 /* Inverted residual (Sandler et al., CVPR 2018, Table 1; MobileNetV3 and MBConv the same with SE): the
@@ -242,7 +242,7 @@ static int mbconv(struct gb *b, const char *p, int x, const struct mb *m)
     if (!m->fused)
         y = gb_conv(b, nf(n, "%s.dw", p), y, m->hid, m->k, m->stride, (int)m->hid, m->act);
     if (m->se)
-        y = gb_squeeze_excite(b, nf(n, "%s.se", p), y, m->se, FN_RELU);
+        y = gb_squeeze_excite(b, nf(n, "%s.se", p), y, m->se, m->se_act != FN_NONE ? m->se_act : FN_RELU);
     y = gb_conv(b, nf(n, "%s.project", p), y, m->out, 1, s_proj, 1, FN_NONE);
     if (m->skip && m->stride == 1 && C == m->out)
         y = gb_eltwise(b, nf(n, "%s.add", p), FN_ADD, y, x);
@@ -376,7 +376,7 @@ struct eff_block {
  * puts a fused unit's stride on its projection. No SE (neither Lite nor EdgeTPU has it); the expansion
  * is e x the block's scaled input width. */
 static int efficientnet(struct gb *b, int x, const struct eff_block *blk, int n_blk, double wc, double dc, int fix,
-                        int stride_project, enum wl_fn act, int64_t classes)
+                        int stride_project, int se, enum wl_fn act, int64_t classes)
 {
     char p[WL_NAME_LEN];
     x = gb_conv(b, "stem", x, fix ? 32 : round_ch(32 * wc, 8), 3, 2, 1, act);
@@ -386,8 +386,10 @@ static int efficientnet(struct gb *b, int x, const struct eff_block *blk, int n_
         for (int j = 0; j < r; j++) {
             if (b->rc)
                 return b->rc;
-            int64_t hid = blk[i].e == 1 ? chans(b, x) : (j ? out : in) * blk[i].e;
+            int64_t hid = blk[i].e == 1 ? chans(b, x) : (j ? out : in) * blk[i].e, sq = chans(b, x) / 4;
             struct mb m = {.hid = hid,
+                           .se = se ? (sq > 1 ? sq : 1) : 0,
+                           .se_act = act,
                            .out = out,
                            .k = blk[i].k,
                            .stride = j ? 1 : blk[i].s,
@@ -416,7 +418,22 @@ static int gen_efficientnet_lite(struct gb *b, const struct wl_cnn *c, int x)
     int v = c->variant[0] - '0';
     if (v < 0 || v > 4 || c->variant[1])
         return bad_variant(b, c);
-    return efficientnet(b, x, b0, sizeof b0 / sizeof b0[0], coef[v][0], coef[v][1], 1, 0, FN_RELU6, c->num_classes);
+    return efficientnet(b, x, b0, sizeof b0 / sizeof b0[0], coef[v][0], coef[v][1], 1, 0, 0, FN_RELU6, c->num_classes);
+}
+
+/* EfficientNet-B0 (Tan and Le, ICML 2019, Table 1) as torchvision builds it (torchvision/models/
+ * efficientnet.py): B0's seven MBConv stages with squeeze-excitation to a quarter of each unit's input
+ * channels (max(1, input // 4)), SiLU throughout (SE's inner activation too, its gate a sigmoid), the
+ * 32-wide stem and 1280-wide head; stochastic depth and dropout are training only. */
+static int gen_efficientnet(struct gb *b, const struct wl_cnn *c, int x)
+{
+    static const struct eff_block b0[] = {{1, 3, 1, 1, 32, 16, 0, 0},   {2, 3, 2, 6, 16, 24, 0, 0},
+                                          {2, 5, 2, 6, 24, 40, 0, 0},   {3, 3, 2, 6, 40, 80, 0, 0},
+                                          {3, 5, 1, 6, 80, 112, 0, 0},  {4, 5, 2, 6, 112, 192, 0, 0},
+                                          {1, 3, 1, 6, 192, 320, 0, 0}};
+    if (strcmp(c->variant, "b0"))
+        return bad_variant(b, c);
+    return efficientnet(b, x, b0, sizeof b0 / sizeof b0[0], 1, 1, 0, 0, 1, FN_SILU, c->num_classes);
 }
 
 /* EfficientNet-EdgeTPU-S/M/L (Gupta & Tan 2019; tensorflow/tpu models/official/efficientnet/edgetpu/
@@ -437,7 +454,7 @@ static int gen_efficientnet_edgetpu(struct gb *b, const struct wl_cnn *c, int x)
     if (!c->variant[0] || !at || c->variant[1])
         return bad_variant(b, c);
     int v = (int)(at - "sml");
-    return efficientnet(b, x, tpu, sizeof tpu / sizeof tpu[0], coef[v][0], coef[v][1], 0, 1, FN_RELU,
+    return efficientnet(b, x, tpu, sizeof tpu / sizeof tpu[0], coef[v][0], coef[v][1], 0, 1, 0, FN_RELU,
                         c->num_classes);
 }
 
@@ -716,6 +733,7 @@ const struct wl_cnn_gen wl_cnn_cls_gens[] = {
     {"mobilenet_v2_slim", NULL, gen_mobilenet_v2_slim},
     {"mobilenet_v3", "large,small,large_min,small_min,edgetpu", gen_mobilenet_v3},
     {"efficientnet_lite", "0,1,2,3,4", gen_efficientnet_lite},
+    {"efficientnet", "b0", gen_efficientnet},
     {"efficientnet_edgetpu", "s,m,l", gen_efficientnet_edgetpu},
     {"inception_v1", NULL, gen_inception_v1},
     {"squeezenet", "1.0,1.1", gen_squeezenet},

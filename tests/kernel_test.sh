@@ -158,6 +158,23 @@ assert abs(t['macs'] / 1e9 - float(sys.argv[3])) < 0.0005 * 10, (t['macs'], sys.
         fail "torchvision-vgg$1" "exit $rc: $(first_err)"
     fi
 done
+# torchvision's EfficientNet-B0 (models/efficientnet-b0.json): MACs 0.386 G (_ops), parameters the published
+# 5,288,548 less the BN channels, by hand: stem 32; stage 1 (expansion 1, 32 -> 16) dw 32 + project 16 = 48;
+# each later unit expansion hid + dw hid + project out, hid = 6 x the unit's input: stage 2 (16 -> 24, 2 units)
+# 216 + 312 = 528; 3 (24 -> 40, 2) 328 + 520 = 848; 4 (40 -> 80, 3) 560 + 2 x 1040 = 2,640; 5 (80 -> 112, 3)
+# 1,072 + 2 x 1,456 = 3,984; 6 (112 -> 192, 4) 1,536 + 3 x 2,496 = 9,024; 7 (192 -> 320) 2,624; head 1,280:
+# 21,008 in all. SE's convolutions carry biases and no BN.
+dse eval --hw nvidia-h100-sxm5-80gb --workload efficientnet-b0 --batch 1 --precision fp16 --json
+if [ "$rc" -eq 0 ]; then
+    py torchvision-efficientnet-b0 "
+import json, sys
+t = json.load(open(sys.argv[1]))['totals']
+assert int(t['params']) + 21008 == 5288548, t['params']
+assert abs(t['macs'] / 1e9 - 0.386) < 0.0005, t['macs']
+" "$OUT"
+else
+    fail torchvision-efficientnet-b0 "exit $rc: $(first_err)"
+fi
 expect_refused vgg-adaptive-pool "a 200 x 200 input ends its features at 6 x 6" eval --hw nvidia-h100-sxm5-80gb --workload vgg16 --image 200
 # dse calibrate --measured on a network source: a device's terms fitted to network rows (src/calib_net.c).
 # Five fit-half networks and one held out, timed here as the shipped hwdesc predicts them x 1.5 (a device a
