@@ -334,6 +334,11 @@ int cli_resolve(const char *opt, const char *dir, const char *name, const char *
         snprintf(out, n, "%s", name);
         return DSE_OK;
     }
+    if (!strcmp(dir, "models")) /* the network zoo's names work bare too (a name in models/ itself wins) */
+        for (int b = 0; b < nb; b++)
+            for (int k = 0; exts[k]; k++)
+                if (snprintf(out, n, "%s/models/zoo/%s%s", bases[b], name, exts[k]) < (int)n && is_file(out))
+                    return DSE_OK;
     char near[400];
     suggest(name, dir, exts, bases, nb, near, sizeof near);
     return dse_err_set(e, DSE_EINPUT, name, NULL, "no such file, nor %s/%s%s here%s or in %s (%s)", dir, name,
