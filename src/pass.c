@@ -376,9 +376,22 @@ int pass_plan_memory(const struct sw_stack *s, const struct hw_device *d, const 
             L = l;
     if (L < 0)
         return 0;
-    double cap = d->mem[L].capacity_bytes, pinned = 0;
+    double cap = d->mem[L].capacity_bytes, pinned = 0, limit = s->pin_share * cap;
     for (int t = 0; t < g->n_t; t++)
         home[t] = (signed char)(g->t[t].kind == WL_WEIGHT ? last : -1);
+    if (s->activations_first) { /* the largest op's activations first; the weights get the rest */
+        double peak = 0;
+        for (int i = 0; i < g->n_op; i++) {
+            const struct wl_op *o = &g->op[i];
+            double b = 0;
+            for (int m = 0; m < o->n_in; m++)
+                b += g->t[o->in[m]].kind == WL_ACT ? wl_tensor_bytes(&g->t[o->in[m]], p) : 0;
+            for (int m = 0; m < o->n_out; m++)
+                b += g->t[o->out[m]].kind == WL_ACT ? wl_tensor_bytes(&g->t[o->out[m]], p) : 0;
+            peak = b > peak ? b : peak;
+        }
+        limit = cap - peak < limit ? cap - peak : limit;
+    }
     if (s->weights_on_chip)
         for (int i = 0; i < g->n_op; i++) {
             const struct wl_op *o = &g->op[i];
@@ -387,7 +400,7 @@ int pass_plan_memory(const struct sw_stack *s, const struct hw_device *d, const 
                 if (t->kind != WL_WEIGHT || home[o->in[m]] != last || wl_op_is_view(o))
                     continue;
                 double b = wl_tensor_bytes(t, p) * t->count;
-                if (pinned + b <= s->pin_share * cap) {
+                if (pinned + b <= limit) {
                     home[o->in[m]] = (signed char)L;
                     pinned += b;
                 }
@@ -406,7 +419,7 @@ int pass_plan_memory(const struct sw_stack *s, const struct hw_device *d, const 
             double keep = conv ? (double)(c->kh + c->sh) : 1;
             band = keep < rows ? b * keep / rows : b;
         }
-        home[t] = (signed char)(b <= room || band <= room ? L : last);
+        home[t] = (signed char)(s->activations_first || b <= room || band <= room ? L : last);
     }
     return 1;
 }

@@ -82,6 +82,9 @@ struct sw_stack {
     int weights_on_chip;      /* the planner pins weights into software-managed SRAM, layer by layer ... */
     double pin_share;         /* ... while they fit in this share of it (memory.weights_on_chip) */
     int activations_on_chip;  /* the planner keeps activations in that SRAM between layers when they fit */
+    int activations_first;    /* every activation stays in that SRAM (the device runs its graph whole, no
+                                 intermediate returns to the host): the largest op's activations are
+                                 reserved there first and the weights get what is left (memory.activations_first) */
     enum kv_alloc kv;
     int kv_block_tokens;      /* KV_PAGED */
     double mem_util;          /* the share of each target device's main memory the runtime allocates, its
@@ -183,7 +186,9 @@ double pass_kernel_launches(const struct wl_graph *g);
  * weights are pinned, in the order ops first read them, into the largest such level while they fit in
  * pin_share of it (the rest stream from main memory); an activation stays in that level when it fits
  * in half of what the pinned weights leave, or, with layer fusion, when the band its consumer works on
- * does (kernel height + stride rows of a convolution's or pool's input, else one row). Returns 1 when
+ * does (kernel height + stride rows of a convolution's or pool's input, else one row). With
+ * activations_first every activation lives in that level, and the weights are pinned into what the
+ * largest op's activations (inputs and outputs together) leave, at most pin_share of it. Returns 1 when
  * it planned (home filled), 0 when the defaults apply. Allocation free. */
 int pass_plan_memory(const struct sw_stack *s, const struct hw_device *d, const struct wl_graph *g,
                      const struct prec_cfg *p, signed char *home);

@@ -124,23 +124,25 @@ static int load_passes(struct ju *j, const cJSON *root, struct sw_stack *s)
 
 static int load_memory(struct ju *j, const cJSON *root, struct sw_stack *s)
 {
-    static const char *const keys[] = {"weights_on_chip", "activations_on_chip", "kv_cache", "kv_block_tokens",
-                                       "partition", "utilization", "source", "note", NULL};
+    static const char *const keys[] = {"weights_on_chip", "activations_on_chip", "activations_first", "kv_cache",
+                                       "kv_block_tokens", "partition", "utilization", "source", "note", NULL};
     const cJSON *o = cJSON_GetObjectItemCaseSensitive(root, "memory");
     if (!o)
         return DSE_OK;
     size_t old = ju_key(j, "memory");
-    int kv = KV_CONTIGUOUS, part = PART_ANY, act = 0, rc;
+    int kv = KV_CONTIGUOUS, part = PART_ANY, act = 0, first = 0, rc;
     long long blk = 0;
     double share = 0, util = 0;
     if (!(rc = ju_object(j, o, keys)) && !(rc = ju_num(j, o, "weights_on_chip", JU_OPT | JU_NONNEG, 1, &share)) &&
         !(rc = ju_num(j, o, "utilization", JU_OPT | JU_POS, 1, &util)) &&
-        !(rc = get_bool(j, o, "activations_on_chip", &act)) &&
+        !(rc = get_bool(j, o, "activations_on_chip", &act)) && !(rc = get_bool(j, o, "activations_first", &first)) &&
         !(rc = ju_enum(j, o, "kv_cache", JU_OPT, kv_alloc_names, &kv)) &&
         !(rc = ju_int(j, o, "kv_block_tokens", JU_OPT, 1, 1 << 20, &blk)) &&
         !(rc = ju_enum(j, o, "partition", JU_OPT, partition_names, &part)) && !(rc = need_source(j, o))) {
-        size_t o2 = ju_key(j, "kv_block_tokens");
-        if (kv == KV_PAGED && blk == 0)
+        size_t o2 = ju_key(j, first && !act ? "activations_first" : "kv_block_tokens");
+        if (first && !act)
+            rc = ju_fail(j, "true needs activations_on_chip true (they are what it places first)");
+        else if (kv == KV_PAGED && blk == 0)
             rc = ju_fail(j, "missing: a paged KV cache needs its block size in tokens");
         else if (kv != KV_PAGED && blk)
             rc = ju_fail(j, "only a paged KV cache (kv_cache \"paged\") has blocks");
@@ -150,6 +152,7 @@ static int load_memory(struct ju *j, const cJSON *root, struct sw_stack *s)
     s->weights_on_chip = share > 0;
     s->pin_share = share;
     s->activations_on_chip = act;
+    s->activations_first = first;
     s->kv = (enum kv_alloc)kv;
     s->kv_block_tokens = (int)blk;
     s->mem_util = util < 1 ? util : 0;

@@ -723,6 +723,99 @@ static int gen_vgg(struct gb *b, const struct wl_cnn *c, int x)
     return b->rc;
 }
 
+/* Inception-v4 (Szegedy et al., AAAI 2017, Figs. 3-9) as TF-slim builds it (research/slim/nets/
+ * inception_v4.py, 1001 classes; the graph Coral's inception_v4_299_quant runs): batch-normalised
+ * convolutions (SAME-padded unless marked VALID below), no auxiliary head (training only). Stem: 3x3/2 32
+ * VALID, 3x3 32 VALID, 3x3 64; Mixed_3a 3x3/2 max pool VALID | 3x3/2 96 VALID; Mixed_4a 1x1 64 -> 3x3 96
+ * VALID | 1x1 64 -> 1x7 64 -> 7x1 64 -> 3x3 96 VALID; Mixed_5a 3x3/2 192 VALID | 3x3/2 max pool VALID.
+ * Then 4 Inception-A, Reduction-A, 7 Inception-B, Reduction-B, 3 Inception-C (each block's branches
+ * below), the 8x8 average pool and the classifier. */
+static int v4_conv(struct gb *b, const char *n, int x, int64_t oc, int kh, int kw, int s, int valid)
+{
+    return gb_conv_rect(b, n, x, oc, kh, kw, s, valid ? 0 : kh / 2, valid ? 0 : kw / 2, 1, FN_RELU);
+}
+
+static int gen_inception_v4(struct gb *b, const struct wl_cnn *c, int x)
+{
+    char n[WL_NAME_LEN];
+    int br[4];
+    x = v4_conv(b, "stem.1a", x, 32, 3, 3, 2, 1);
+    x = v4_conv(b, "stem.2a", x, 32, 3, 3, 1, 1);
+    x = v4_conv(b, "stem.2b", x, 64, 3, 3, 1, 0);
+    br[0] = gb_pool(b, "mixed3a.pool", x, 1, 3, 2, 0);
+    br[1] = v4_conv(b, "mixed3a.conv", x, 96, 3, 3, 2, 1);
+    x = gb_concat(b, "mixed3a", br, 2);
+    br[0] = v4_conv(b, "mixed4a.b0a", x, 64, 1, 1, 1, 0);
+    br[0] = v4_conv(b, "mixed4a.b0b", br[0], 96, 3, 3, 1, 1);
+    br[1] = v4_conv(b, "mixed4a.b1a", x, 64, 1, 1, 1, 0);
+    br[1] = v4_conv(b, "mixed4a.b1b", br[1], 64, 1, 7, 1, 0);
+    br[1] = v4_conv(b, "mixed4a.b1c", br[1], 64, 7, 1, 1, 0);
+    br[1] = v4_conv(b, "mixed4a.b1d", br[1], 96, 3, 3, 1, 1);
+    x = gb_concat(b, "mixed4a", br, 2);
+    br[0] = v4_conv(b, "mixed5a.conv", x, 192, 3, 3, 2, 1);
+    br[1] = gb_pool(b, "mixed5a.pool", x, 1, 3, 2, 0);
+    x = gb_concat(b, "mixed5a", br, 2);
+    for (int i = 0; i < 4; i++) { /* Inception-A, 35x35: 96 | 64 -> 96 | 64 -> 96 -> 96 | avg -> 96 */
+        br[0] = v4_conv(b, nf(n, "a%d.b0", i), x, 96, 1, 1, 1, 0);
+        br[1] = v4_conv(b, nf(n, "a%d.b1a", i), x, 64, 1, 1, 1, 0);
+        br[1] = v4_conv(b, nf(n, "a%d.b1b", i), br[1], 96, 3, 3, 1, 0);
+        br[2] = v4_conv(b, nf(n, "a%d.b2a", i), x, 64, 1, 1, 1, 0);
+        br[2] = v4_conv(b, nf(n, "a%d.b2b", i), br[2], 96, 3, 3, 1, 0);
+        br[2] = v4_conv(b, nf(n, "a%d.b2c", i), br[2], 96, 3, 3, 1, 0);
+        br[3] = gb_pool(b, nf(n, "a%d.b3pool", i), x, 0, 3, 1, 1);
+        br[3] = v4_conv(b, nf(n, "a%d.b3", i), br[3], 96, 1, 1, 1, 0);
+        x = gb_concat(b, nf(n, "a%d", i), br, 4);
+    }
+    /* Reduction-A: 3x3/2 384 VALID | 192 -> 3x3 224 -> 3x3/2 256 VALID | 3x3/2 max pool VALID */
+    br[0] = v4_conv(b, "ra.b0", x, 384, 3, 3, 2, 1);
+    br[1] = v4_conv(b, "ra.b1a", x, 192, 1, 1, 1, 0);
+    br[1] = v4_conv(b, "ra.b1b", br[1], 224, 3, 3, 1, 0);
+    br[1] = v4_conv(b, "ra.b1c", br[1], 256, 3, 3, 2, 1);
+    br[2] = gb_pool(b, "ra.pool", x, 1, 3, 2, 0);
+    x = gb_concat(b, "ra", br, 3);
+    for (int i = 0; i < 7; i++) { /* Inception-B, 17x17 */
+        br[0] = v4_conv(b, nf(n, "b%d.b0", i), x, 384, 1, 1, 1, 0);
+        br[1] = v4_conv(b, nf(n, "b%d.b1a", i), x, 192, 1, 1, 1, 0);
+        br[1] = v4_conv(b, nf(n, "b%d.b1b", i), br[1], 224, 1, 7, 1, 0);
+        br[1] = v4_conv(b, nf(n, "b%d.b1c", i), br[1], 256, 7, 1, 1, 0);
+        br[2] = v4_conv(b, nf(n, "b%d.b2a", i), x, 192, 1, 1, 1, 0);
+        br[2] = v4_conv(b, nf(n, "b%d.b2b", i), br[2], 192, 7, 1, 1, 0);
+        br[2] = v4_conv(b, nf(n, "b%d.b2c", i), br[2], 224, 1, 7, 1, 0);
+        br[2] = v4_conv(b, nf(n, "b%d.b2d", i), br[2], 224, 7, 1, 1, 0);
+        br[2] = v4_conv(b, nf(n, "b%d.b2e", i), br[2], 256, 1, 7, 1, 0);
+        br[3] = gb_pool(b, nf(n, "b%d.b3pool", i), x, 0, 3, 1, 1);
+        br[3] = v4_conv(b, nf(n, "b%d.b3", i), br[3], 128, 1, 1, 1, 0);
+        x = gb_concat(b, nf(n, "b%d", i), br, 4);
+    }
+    /* Reduction-B: 192 -> 3x3/2 192 VALID | 256 -> 1x7 256 -> 7x1 320 -> 3x3/2 320 VALID | max pool */
+    br[0] = v4_conv(b, "rb.b0a", x, 192, 1, 1, 1, 0);
+    br[0] = v4_conv(b, "rb.b0b", br[0], 192, 3, 3, 2, 1);
+    br[1] = v4_conv(b, "rb.b1a", x, 256, 1, 1, 1, 0);
+    br[1] = v4_conv(b, "rb.b1b", br[1], 256, 1, 7, 1, 0);
+    br[1] = v4_conv(b, "rb.b1c", br[1], 320, 7, 1, 1, 0);
+    br[1] = v4_conv(b, "rb.b1d", br[1], 320, 3, 3, 2, 1);
+    br[2] = gb_pool(b, "rb.pool", x, 1, 3, 2, 0);
+    x = gb_concat(b, "rb", br, 3);
+    for (int i = 0; i < 3; i++) { /* Inception-C, 8x8: 256 | 384 -> (1x3 | 3x1) 256 | 384 -> 3x1 448 -> 1x3
+                                     512 -> (1x3 | 3x1) 256 | avg -> 256 */
+        int cc[6], k = 0, h;
+        cc[k++] = v4_conv(b, nf(n, "c%d.b0", i), x, 256, 1, 1, 1, 0);
+        h = v4_conv(b, nf(n, "c%d.b1a", i), x, 384, 1, 1, 1, 0);
+        cc[k++] = v4_conv(b, nf(n, "c%d.b1b", i), h, 256, 1, 3, 1, 0);
+        cc[k++] = v4_conv(b, nf(n, "c%d.b1c", i), h, 256, 3, 1, 1, 0);
+        h = v4_conv(b, nf(n, "c%d.b2a", i), x, 384, 1, 1, 1, 0);
+        h = v4_conv(b, nf(n, "c%d.b2b", i), h, 448, 3, 1, 1, 0);
+        h = v4_conv(b, nf(n, "c%d.b2c", i), h, 512, 1, 3, 1, 0);
+        cc[k++] = v4_conv(b, nf(n, "c%d.b2d", i), h, 256, 1, 3, 1, 0);
+        cc[k++] = v4_conv(b, nf(n, "c%d.b2e", i), h, 256, 3, 1, 1, 0);
+        h = gb_pool(b, nf(n, "c%d.b3pool", i), x, 0, 3, 1, 1);
+        cc[k++] = v4_conv(b, nf(n, "c%d.b3", i), h, 256, 1, 1, 1, 0);
+        x = gb_concat(b, nf(n, "c%d", i), cc, k);
+    }
+    gb_classifier(b, x, c->num_classes);
+    return b->rc;
+}
+
 const struct wl_cnn_gen wl_cnn_cls_gens[] = {
     {"resnet_v1", "18,34,50,101,152", gen_resnet_v1},
     {"resnet", "18,34,50,101,152", gen_resnet_tv},
@@ -736,6 +829,7 @@ const struct wl_cnn_gen wl_cnn_cls_gens[] = {
     {"efficientnet", "b0", gen_efficientnet},
     {"efficientnet_edgetpu", "s,m,l", gen_efficientnet_edgetpu},
     {"inception_v1", NULL, gen_inception_v1},
+    {"inception_v4", NULL, gen_inception_v4},
     {"squeezenet", "1.0,1.1", gen_squeezenet},
     {"repvgg", "a0,a1,a2,b0,b1,b2,b3", gen_repvgg},
     {"hardnet", "39ds,68,68ds,85", gen_hardnet},

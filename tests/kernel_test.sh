@@ -175,6 +175,41 @@ assert abs(t['macs'] / 1e9 - 0.386) < 0.0005, t['macs']
 else
     fail torchvision-efficientnet-b0 "exit $rc: $(first_err)"
 fi
+# The Edge TPU keeps every activation on chip and caches parameters in what they leave (software/
+# tflite-edgetpu.json memory.activations_first): x [1, 2048, 512] (input, 1 MiB int8) @ w [512, 2048] (1 MiB)
+# -> y [1, 2048, 2048] (4 MiB) on the Coral (8 MiB SRAM, parameters in at most 0.94 of it). The GEMM's tile
+# at the host level is floor(sqrt(8 MiB / (1 + 1 + 4))) = 1182, so x is read ceil(2048 / 1182) = 2 times.
+# activations_first: y's 4 MiB reserved, w pinned in the 4 MiB left; the host moves x twice: 2,097,152 B.
+# Without it: w pinned, y (4 MiB) over half of the 7 MiB left goes to the host: 2 MiB + 4 MiB = 6,291,456 B.
+cat >"$tmp/af.json" <<'EOF2'
+{"format": "dse-graph-1", "name": "af",
+ "tensors": [{"name": "x", "shape": [1, 2048, 512], "kind": "input"},
+             {"name": "w", "shape": [512, 2048], "kind": "weight"},
+             {"name": "y", "shape": [1, 2048, 2048]}],
+ "ops": [{"name": "mm", "type": "matmul", "inputs": ["x", "w"], "outputs": ["y"]}]}
+EOF2
+python3 -c "
+import json, sys
+d = json.load(open('software/tflite-edgetpu.json')); d['memory'].pop('activations_first'); d['name'] = 'noaf'
+json.dump(d, open(sys.argv[1], 'w'))" "$tmp/noaf.json"
+for row in tflite-edgetpu:2.097152 "$tmp/noaf.json":6.291456; do
+    sw=${row%:*} want=${row##*:}
+    dse eval --hw google-coral-edge-tpu --workload "$tmp/af.json" --precision int8 --software "$sw" --json
+    if [ "$rc" -eq 0 ]; then
+        py "edgetpu-activations-first-$want" "
+import json, sys
+t = json.load(open(sys.argv[1]))['totals']
+assert abs(t['main_memory_MB'] - float(sys.argv[2])) < 1e-9, (t['main_memory_MB'], sys.argv[2])
+" "$OUT" "$want"
+    else
+        fail "edgetpu-activations-first-$want" "exit $rc: $(first_err)"
+    fi
+done
+python3 -c "
+import json, sys
+d = json.load(open('software/tflite-edgetpu.json')); d['memory']['activations_on_chip'] = False; d['name'] = 'afbad'
+json.dump(d, open(sys.argv[1], 'w'))" "$tmp/afbad.json"
+expect_refused edgetpu-activations-first-needs-on-chip "memory.activations_first: true needs activations_on_chip true" eval --hw google-coral-edge-tpu --workload "$tmp/af.json" --precision int8 --software "$tmp/afbad.json"
 expect_refused vgg-adaptive-pool "a 200 x 200 input ends its features at 6 x 6" eval --hw nvidia-h100-sxm5-80gb --workload vgg16 --image 200
 # dse calibrate --measured on a network source: a device's terms fitted to network rows (src/calib_net.c).
 # Five fit-half networks and one held out, timed here as the shipped hwdesc predicts them x 1.5 (a device a
