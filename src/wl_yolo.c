@@ -389,6 +389,13 @@ struct uscale {
     int max_ch;
 };
 
+/* Task heads beside Detect (Ultralytics head.py): Segment adds the mask prototypes (Proto: a 3x3 to npr,
+ * a 2x2 stride-2 transposed convolution, a 3x3, a 1x1 to nm = 32 masks at P3's twice resolution) and per
+ * scale a branch of two 3x3 to c4 = max(ch0 / 4, nm) and a 1x1 to the nm mask coefficients; npr is 256
+ * scaled as the yaml's widths are (parse_model). Pose adds per scale two 3x3 to c4 = max(ch0 / 4, nk) and
+ * a 1x1 to nk = 17 x 3 keypoint terms. */
+enum task { TK_DETECT, TK_SEGMENT, TK_POSE };
+
 struct ufamily {
     const struct ulayer *l;
     int n;
@@ -396,7 +403,32 @@ struct ufamily {
     enum head head;
     enum wl_fn act;
     const struct uscale *scales; /* ends with v "" */
+    enum task task;
 };
+
+static int deconv2(struct yolo *y, const char *name, int x, int64_t c);
+
+/* The Segment or Pose head's own convolutions beside Detect's (above); width: the scale's. */
+static int task_head(struct yolo *y, const char *name, const int *p, enum task task, double width, int max_ch)
+{
+    char nm[WL_NAME_LEN];
+    if (task == TK_DETECT || y->b->rc)
+        return y->b->rc;
+    int64_t ch0 = chans(y, p[0]), nk = task == TK_SEGMENT ? 32 : 17 * 3, c4 = ch0 / 4 > nk ? ch0 / 4 : nk;
+    if (task == TK_SEGMENT) {
+        int64_t npr = (int64_t)ceil((256 < max_ch ? 256 : max_ch) * width / 8) * 8;
+        int h = conv(y, sub(nm, "%s.proto.cv1", name), p[0], npr, 3, 1, 1, 1);
+        h = deconv2(y, sub(nm, "%s.proto.upsample", name), h, npr);
+        h = conv(y, sub(nm, "%s.proto.cv2", name), h, npr, 3, 1, 1, 1);
+        conv(y, sub(nm, "%s.proto.cv3", name), h, 32, 1, 1, 1, 1);
+    }
+    for (int i = 0; i < 3; i++) {
+        int h = conv(y, sub(nm, "%s.cv4.%d.0", name, i), p[i], c4, 3, 1, 1, 1);
+        h = conv(y, sub(nm, "%s.cv4.%d.1", name, i), h, c4, 3, 1, 1, 1);
+        conv(y, sub(nm, "%s.cv4.%d.2", name, i), h, nk, 1, 1, 1, 0);
+    }
+    return y->b->rc;
+}
 
 /* Whether variant v (one letter here) is in set. */
 static int in_set(const char *set, const char *v) { return set && v[0] && strstr(set, v) != NULL; }
@@ -451,7 +483,9 @@ static int yaml_model(struct gb *b, const struct wl_cnn *cfg, int x, const struc
     if (b->rc)
         return b->rc;
     int p[3] = {out[f->head_from[0]], out[f->head_from[1]], out[f->head_from[2]]};
-    return detect(&y, sub(nm, "m%d", f->n), p, f->head);
+    if (detect(&y, sub(nm, "m%d", f->n), p, f->head))
+        return b->rc;
+    return task_head(&y, sub(nm, "m%d", f->n), p, f->task, sc->width, sc->max_ch);
 }
 
 /* Row shorthands: R(module, repeats, channels, arg) for blocks, CV(channels, k, s) for Conv. */
@@ -491,7 +525,7 @@ static const struct ulayer yolov8_l[] = {
 };
 static const struct uscale yolov8_s[] = {{"n", 0.33, 0.25, 1024}, {"s", 0.33, 0.50, 1024}, {"m", 0.67, 0.75, 768},
                                          {"l", 1.00, 1.00, 512},  {"x", 1.00, 1.25, 512},  {"", 0, 0, 0}};
-static const struct ufamily yolov8 = {yolov8_l, ROWS(yolov8_l), {15, 18, 21}, HD_V8, FN_SILU, yolov8_s};
+static const struct ufamily yolov8 = {yolov8_l, ROWS(yolov8_l), {15, 18, 21}, HD_V8, FN_SILU, yolov8_s, TK_DETECT};
 
 /* YOLO11: ultralytics/ultralytics ultralytics/cfg/models/11/yolo11.yaml (commit 0a2ae50b): C3k2 (C2f
  * whose inner blocks are C3k where the yaml or parse_model's m/l/x rule sets c3k), C2PSA at P5 (its
@@ -524,7 +558,7 @@ static const struct ulayer yolo11_l[] = {
 };
 static const struct uscale yolo11_s[] = {{"n", 0.50, 0.25, 1024}, {"s", 0.50, 0.50, 1024}, {"m", 0.50, 1.00, 512},
                                          {"l", 1.00, 1.00, 512},  {"x", 1.00, 1.50, 512},  {"", 0, 0, 0}};
-static const struct ufamily yolo11 = {yolo11_l, ROWS(yolo11_l), {16, 19, 22}, HD_DW, FN_SILU, yolo11_s};
+static const struct ufamily yolo11 = {yolo11_l, ROWS(yolo11_l), {16, 19, 22}, HD_DW, FN_SILU, yolo11_s, TK_DETECT};
 
 /* YOLOv10: THU-MIG/yolov10 ultralytics/cfg/models/v10/yolov10{n,s,m,b,l,x}.yaml and
  * ultralytics/nn/modules/block.py (commit 453c6e38, the one trtutils exports): SCDown, C2fCIB where
@@ -558,7 +592,7 @@ static const struct ulayer yolov10_l[] = {
 static const struct uscale yolov10_s[] = {{"n", 0.33, 0.25, 1024}, {"s", 0.33, 0.50, 1024}, {"m", 0.67, 0.75, 768},
                                           {"b", 0.67, 1.00, 512},  {"l", 1.00, 1.00, 512},  {"x", 1.00, 1.25, 512},
                                           {"", 0, 0, 0}};
-static const struct ufamily yolov10 = {yolov10_l, ROWS(yolov10_l), {16, 19, 22}, HD_DW, FN_SILU, yolov10_s};
+static const struct ufamily yolov10 = {yolov10_l, ROWS(yolov10_l), {16, 19, 22}, HD_DW, FN_SILU, yolov10_s, TK_DETECT};
 
 /* YOLOv5 v6.0+: ultralytics/yolov5 models/yolov5{n,s,m,l,x}.yaml (tag v6.0, 956be8e6): a 6x6 stride-2
  * stem, C3, SPPF, SiLU, the anchor-based Detect. No channel cap. */
@@ -591,7 +625,7 @@ static const struct ulayer yolov5_l[] = {
 static const struct uscale yolov5_s[] = {{"n", 0.33, 0.25, 1 << 30}, {"s", 0.33, 0.50, 1 << 30},
                                          {"m", 0.67, 0.75, 1 << 30}, {"l", 1.00, 1.00, 1 << 30},
                                          {"x", 1.33, 1.25, 1 << 30}, {"", 0, 0, 0}};
-static const struct ufamily yolov5 = {yolov5_l, ROWS(yolov5_l), {17, 20, 23}, HD_ANCHOR, FN_SILU, yolov5_s};
+static const struct ufamily yolov5 = {yolov5_l, ROWS(yolov5_l), {17, 20, 23}, HD_ANCHOR, FN_SILU, yolov5_s, TK_DETECT};
 
 /* YOLOv5 v2.0, the one Hailo retrains and deploys as yolov5s / yolov5m (hailo_model_zoo
  * training/yolov5/Dockerfile: hailo-ai/yolov5 branch v2.0.1 from the v2.0 weights): ultralytics/yolov5
@@ -625,7 +659,7 @@ static const struct ulayer yolov5v2_l[] = {
 };
 static const struct uscale yolov5v2_s[] = {{"s", 0.33, 0.50, 1 << 30}, {"m", 0.67, 0.75, 1 << 30},
                                            {"l", 1.00, 1.00, 1 << 30}, {"x", 1.33, 1.25, 1 << 30}, {"", 0, 0, 0}};
-static const struct ufamily yolov5v2 = {yolov5v2_l, ROWS(yolov5v2_l), {17, 20, 23}, HD_ANCHOR, FN_RELU, yolov5v2_s};
+static const struct ufamily yolov5v2 = {yolov5v2_l, ROWS(yolov5v2_l), {17, 20, 23}, HD_ANCHOR, FN_RELU, yolov5v2_s, TK_DETECT};
 
 /* YOLOv9 as deployed: the *-converted weights trtutils fetches are GELAN (the auxiliary PGI branch
  * dropped): WongKinYiu/yolov9 models/detect/gelan-{t,s,m,c}.yaml (commit 5b1ea9a8, the one trtutils
@@ -737,11 +771,24 @@ static int gen_yolov9(struct gb *b, const struct wl_cnn *c, int x)
     static const struct ulayer *const tables[4] = {gelan_t, gelan_s, gelan_m, gelan_c}; /* 22 rows each */
     static const char sizes[] = "tsmc";
     const char *at = c->variant[0] ? strchr(sizes, c->variant[0]) : NULL;
-    struct ufamily f = {tables[at ? at - sizes : 0], ROWS(gelan_t), {15, 18, 21}, HD_V9, FN_SILU, gelan_scale};
+    struct ufamily f = {tables[at ? at - sizes : 0], ROWS(gelan_t), {15, 18, 21}, HD_V9, FN_SILU, gelan_scale,
+                        TK_DETECT};
     return yaml_model(b, c, x, &f);
 }
 
 static int gen_yolov8(struct gb *b, const struct wl_cnn *c, int x) { return yaml_model(b, c, x, &yolov8); }
+static int gen_yolov8_seg(struct gb *b, const struct wl_cnn *c, int x)
+{
+    struct ufamily f = yolov8;
+    f.task = TK_SEGMENT;
+    return yaml_model(b, c, x, &f);
+}
+static int gen_yolov8_pose(struct gb *b, const struct wl_cnn *c, int x)
+{
+    struct ufamily f = yolov8;
+    f.task = TK_POSE;
+    return yaml_model(b, c, x, &f);
+}
 static int gen_yolo11(struct gb *b, const struct wl_cnn *c, int x) { return yaml_model(b, c, x, &yolo11); }
 static int gen_yolov10(struct gb *b, const struct wl_cnn *c, int x) { return yaml_model(b, c, x, &yolov10); }
 static int gen_yolov5(struct gb *b, const struct wl_cnn *c, int x) { return yaml_model(b, c, x, &yolov5); }
@@ -1029,6 +1076,8 @@ static int gen_yolov6(struct gb *b, const struct wl_cnn *cfg, int x)
 
 const struct wl_cnn_gen wl_yolo_gens[] = {
     {"yolov8", "n,s,m,l,x", gen_yolov8},
+    {"yolov8_seg", "n,s,m,l,x", gen_yolov8_seg},
+    {"yolov8_pose", "n,s,m,l,x", gen_yolov8_pose},
     {"yolo11", "n,s,m,l,x", gen_yolo11},
     {"yolov10", "n,s,m,b,l,x", gen_yolov10},
     {"yolov5", "n,s,m,l,x", gen_yolov5},

@@ -97,14 +97,18 @@ fi
 # zoo's counts match 56/28/14 maps, SAME-padded pools of a converted graph, where the source pools to
 # 55/27/13); yolov9t's +20/+28 % (the README's 2.0 M / 3.85 GMACs fit an 80-wide class branch, the converted
 # gelan-t weights trtutils ran hold a 128-wide one: 2,407,632 fused parameters, yolov9 issue #505), yoloxn's
-# -3.2 % MACs (YOLOX counts the unfused BatchNorm's multiply and add per output).
+# -3.2 % MACs (YOLOX counts the unfused BatchNorm's multiply and add per output); yolov8s_seg's -5.9 % and
+# yolov8m_seg's -5.1 % MACs (the source counts the Proto's 2x2 stride-2 transposed convolution four times,
+# as thop does: 3 x 160 x 160 x npr^2 more, npr 128 and 192: 20.04 + 1.26 = 21.30 G and 52.27 + 2.83 =
+# 55.10 G, the published 21.3 and 55.1).
 dse list zoo --json
 if [ "$rc" -eq 0 ]; then
     cp "$OUT" "$tmp/zoo.json"
     py zoo-counts-published "
 import json, sys
 rows = json.load(open(sys.argv[1]))
-allow = {'mobilenet_v2_1.0': 3.5, 'mobilenet_v2_1.0_224_quant': 3.5, 'squeezenet_v1.1': 11.0, 'yolov9t': 28.0, 'yoloxn': 3.5}
+allow = {'mobilenet_v2_1.0': 3.5, 'mobilenet_v2_1.0_224_quant': 3.5, 'squeezenet_v1.1': 11.0, 'yolov9t': 28.0, 'yoloxn': 3.5,
+         'yolov8s_seg': 6.0, 'yolov8m_seg': 5.5}
 assert len(rows) >= 25, len(rows)
 bad = [(r['name'], round(r['worst_count_error_pct'], 2)) for r in rows
        if 'worst_count_error_pct' in r and r['worst_count_error_pct'] > allow.get(r['name'], 2.0)]
