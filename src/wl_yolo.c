@@ -347,18 +347,19 @@ static int detect_dfl(struct yolo *y, const char *name, const int *p, enum head 
     return y->b->rc;
 }
 
-/* Anchor-based (YOLOv5, YOLOv7): per scale one 1x1 convolution to 3 anchors x (5 + nc). */
-static int detect_anchor(struct yolo *y, const char *name, const int *p)
+/* Anchor-based (YOLOv5, YOLOv7): per scale one 1x1 convolution to 3 anchors x (5 + nc + extra); extra:
+ * YOLOv5's Segment adds 32 mask coefficients per anchor. */
+static int detect_anchor(struct yolo *y, const char *name, const int *p, int64_t extra)
 {
     char nm[WL_NAME_LEN];
     for (int i = 0; i < 3; i++)
-        conv(y, sub(nm, "%s.m.%d", name, i), p[i], 3 * (5 + y->nc), 1, 1, 1, 0);
+        conv(y, sub(nm, "%s.m.%d", name, i), p[i], 3 * (5 + y->nc + extra), 1, 1, 1, 0);
     return y->b->rc;
 }
 
 static int detect(struct yolo *y, const char *name, const int *p, enum head kind)
 {
-    return kind == HD_ANCHOR ? detect_anchor(y, name, p) : detect_dfl(y, name, p, kind);
+    return kind == HD_ANCHOR ? detect_anchor(y, name, p, 0) : detect_dfl(y, name, p, kind);
 }
 
 /* ---- Model yamls (Ultralytics: YOLOv5 v2.0 and v6+, YOLOv8, YOLOv10, YOLO11; YOLOv9's GELAN) ----
@@ -393,7 +394,9 @@ struct uscale {
  * a 2x2 stride-2 transposed convolution, a 3x3, a 1x1 to nm = 32 masks at P3's twice resolution) and per
  * scale a branch of two 3x3 to c4 = max(ch0 / 4, nm) and a 1x1 to the nm mask coefficients; npr is 256
  * scaled as the yaml's widths are (parse_model). Pose adds per scale two 3x3 to c4 = max(ch0 / 4, nk) and
- * a 1x1 to nk = 17 x 3 keypoint terms. */
+ * a 1x1 to nk = 17 x 3 keypoint terms. YOLOv5's Segment (ultralytics/yolov5 v7.0 models/yolo.py and
+ * models/common.py Proto) puts the 32 coefficients in each anchor's output instead and upsamples its
+ * prototypes by nearest neighbour, not a transposed convolution. */
 enum task { TK_DETECT, TK_SEGMENT, TK_POSE };
 
 struct ufamily {
@@ -409,7 +412,8 @@ struct ufamily {
 static int deconv2(struct yolo *y, const char *name, int x, int64_t c);
 
 /* The Segment or Pose head's own convolutions beside Detect's (above); width: the scale's. */
-static int task_head(struct yolo *y, const char *name, const int *p, enum task task, double width, int max_ch)
+static int task_head(struct yolo *y, const char *name, const int *p, enum task task, int anchor, double width,
+                     int max_ch)
 {
     char nm[WL_NAME_LEN];
     if (task == TK_DETECT || y->b->rc)
@@ -418,11 +422,11 @@ static int task_head(struct yolo *y, const char *name, const int *p, enum task t
     if (task == TK_SEGMENT) {
         int64_t npr = (int64_t)ceil((256 < max_ch ? 256 : max_ch) * width / 8) * 8;
         int h = conv(y, sub(nm, "%s.proto.cv1", name), p[0], npr, 3, 1, 1, 1);
-        h = deconv2(y, sub(nm, "%s.proto.upsample", name), h, npr);
+        h = anchor ? up2(y, sub(nm, "%s.proto.upsample", name), h) : deconv2(y, sub(nm, "%s.proto.upsample", name), h, npr);
         h = conv(y, sub(nm, "%s.proto.cv2", name), h, npr, 3, 1, 1, 1);
         conv(y, sub(nm, "%s.proto.cv3", name), h, 32, 1, 1, 1, 1);
     }
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < 3 && !anchor; i++) {
         int h = conv(y, sub(nm, "%s.cv4.%d.0", name, i), p[i], c4, 3, 1, 1, 1);
         h = conv(y, sub(nm, "%s.cv4.%d.1", name, i), h, c4, 3, 1, 1, 1);
         conv(y, sub(nm, "%s.cv4.%d.2", name, i), h, nk, 1, 1, 1, 0);
@@ -483,9 +487,11 @@ static int yaml_model(struct gb *b, const struct wl_cnn *cfg, int x, const struc
     if (b->rc)
         return b->rc;
     int p[3] = {out[f->head_from[0]], out[f->head_from[1]], out[f->head_from[2]]};
-    if (detect(&y, sub(nm, "m%d", f->n), p, f->head))
+    int anchor = f->head == HD_ANCHOR;
+    if (anchor ? detect_anchor(&y, sub(nm, "m%d", f->n), p, f->task == TK_SEGMENT ? 32 : 0)
+               : detect(&y, sub(nm, "m%d", f->n), p, f->head))
         return b->rc;
-    return task_head(&y, sub(nm, "m%d", f->n), p, f->task, sc->width, sc->max_ch);
+    return task_head(&y, sub(nm, "m%d", f->n), p, f->task, anchor, sc->width, sc->max_ch);
 }
 
 /* Row shorthands: R(module, repeats, channels, arg) for blocks, CV(channels, k, s) for Conv. */
@@ -792,6 +798,12 @@ static int gen_yolov8_pose(struct gb *b, const struct wl_cnn *c, int x)
 static int gen_yolo11(struct gb *b, const struct wl_cnn *c, int x) { return yaml_model(b, c, x, &yolo11); }
 static int gen_yolov10(struct gb *b, const struct wl_cnn *c, int x) { return yaml_model(b, c, x, &yolov10); }
 static int gen_yolov5(struct gb *b, const struct wl_cnn *c, int x) { return yaml_model(b, c, x, &yolov5); }
+static int gen_yolov5_seg(struct gb *b, const struct wl_cnn *c, int x)
+{
+    struct ufamily f = yolov5;
+    f.task = TK_SEGMENT;
+    return yaml_model(b, c, x, &f);
+}
 static int gen_yolov5v2(struct gb *b, const struct wl_cnn *c, int x) { return yaml_model(b, c, x, &yolov5v2); }
 
 /* ---- YOLOX: Megvii-BaseDetection/YOLOX yolox/models/{darknet,yolo_pafpn,yolo_head,network_blocks}.py
@@ -1081,6 +1093,7 @@ const struct wl_cnn_gen wl_yolo_gens[] = {
     {"yolo11", "n,s,m,l,x", gen_yolo11},
     {"yolov10", "n,s,m,b,l,x", gen_yolov10},
     {"yolov5", "n,s,m,l,x", gen_yolov5},
+    {"yolov5_seg", "n,s,m,l,x", gen_yolov5_seg},
     {"yolov5_v2", "s,m,l,x", gen_yolov5v2},
     {"yolov9", "t,s,m,c", gen_yolov9},
     {"yolox", "nano,tiny,s,m,l,x", gen_yolox},
