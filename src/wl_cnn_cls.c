@@ -494,6 +494,40 @@ static int gen_mobilenet_v1(struct gb *b, const struct wl_cnn *c, int x)
     return b->rc;
 }
 
+/* SSD with a MobileNetV1 base (Liu et al., ECCV 2016; Huang et al., CVPR 2017) as the TensorFlow Object
+ * Detection API builds ssd_mobilenet_v1_coco (research/object_detection: models/ssd_mobilenet_v1_feature_
+ * extractor.py, samples/configs/ssd_mobilenet_v1_coco.config): the base at depth 1.0 to Conv2d_13; six
+ * feature maps, Conv2d_11 and Conv2d_13's outputs and four extra layers of a 1x1 convolution to half the
+ * depth and a 3x3 stride-2 one to 512, 256, 256 and 128 (ReLU6); per map a 1x1 box convolution to
+ * anchors x 4 and a 1x1 class convolution to anchors x classes (3 anchors on the first map, 6 on the
+ * rest: reduce_boxes_in_lowest_layer). num_classes counts the background (91 for COCO). The graph ends
+ * there: anchor decoding and non-maximum suppression (TFLite_Detection_PostProcess) run on the host. */
+static int gen_ssd_mobilenet_v1(struct gb *b, const struct wl_cnn *c, int x)
+{
+    static const int units[13][2] = {{64, 1},  {128, 2}, {128, 1}, {256, 2}, {256, 1},  {512, 2},  {512, 1},
+                                     {512, 1}, {512, 1}, {512, 1}, {512, 1}, {1024, 2}, {1024, 1}};
+    static const int extra[4] = {512, 256, 256, 128};
+    char p[WL_NAME_LEN];
+    int maps[6];
+    x = gb_conv(b, "conv0", x, slim_depth(32, c->width_mult), 3, 2, 1, FN_RELU6);
+    for (int i = 0; i < 13; i++) {
+        x = dw_sep(b, nf(p, "unit%d", i + 1), x, slim_depth(units[i][0], c->width_mult), units[i][1], FN_RELU6);
+        if (i == 10)
+            maps[0] = x;
+    }
+    maps[1] = x;
+    for (int i = 0; i < 4; i++) {
+        x = gb_conv(b, nf(p, "extra%d.1x1", i + 1), x, extra[i] / 2, 1, 1, 1, FN_RELU6);
+        x = maps[2 + i] = gb_conv(b, nf(p, "extra%d.3x3", i + 1), x, extra[i], 3, 2, 1, FN_RELU6);
+    }
+    for (int i = 0; i < 6; i++) {
+        int64_t anchors = i ? 6 : 3;
+        gb_conv(b, nf(p, "box%d", i), maps[i], anchors * 4, 1, 1, 1, FN_NONE);
+        gb_conv(b, nf(p, "class%d", i), maps[i], anchors * c->num_classes, 1, 1, 1, FN_NONE);
+    }
+    return b->rc;
+}
+
 /* GoogLeNet / Inception v1 (Szegedy et al., CVPR 2015, Table 1) as TF-slim builds it
  * (research/slim/nets/inception_v1.py, 1001 classes): batch-normalised convolutions, and the "5x5"
  * branch a 3x3 (slim's Conv2d_0b_3x3), no auxiliary heads; the 7x7 average pool is the classifier's
@@ -823,6 +857,7 @@ const struct wl_cnn_gen wl_cnn_cls_gens[] = {
     {"resnext", "26_32x4d,50_32x4d,101_32x4d,101_64x4d", gen_resnext},
     {"regnetx", "200mf,400mf,600mf,800mf,1.6gf,3.2gf,4.0gf,6.4gf,8.0gf,12gf,16gf,32gf", gen_regnetx},
     {"mobilenet_v1", NULL, gen_mobilenet_v1},
+    {"ssd_mobilenet_v1", NULL, gen_ssd_mobilenet_v1},
     {"mobilenet_v2_slim", NULL, gen_mobilenet_v2_slim},
     {"mobilenet_v3", "large,small,large_min,small_min,edgetpu", gen_mobilenet_v3},
     {"efficientnet_lite", "0,1,2,3,4", gen_efficientnet_lite},
