@@ -130,7 +130,8 @@ static int resnet_depth(struct gb *b, const struct wl_cnn *c, int x, int tf_slim
     struct res_stage s[4];
     for (int i = 0; i < 4; i++) {
         int64_t w = 64LL << i;
-        s[i] = (struct res_stage){cfg[v].n[i], w, basic ? w : 4 * w, 1, basic || !tf_slim ? (i ? 2 : 1) : (i < 3 ? 2 : 1)};
+        int stride = basic || !tf_slim ? (i ? 2 : 1) : (i < 3 ? 2 : 1);
+        s[i] = (struct res_stage){cfg[v].n[i], w, basic ? w : 4 * w, 1, stride};
     }
     x = res_stages(b, resnet_stem(b, x), s, 4, basic, tf_slim && !basic);
     gb_classifier(b, x, c->num_classes);
@@ -479,17 +480,20 @@ static int64_t slim_depth(double d, double wm)
     return v > 8 ? v : 8;
 }
 
+/* MobileNetV1's 13 depthwise-separable units (Howard et al. 2017, Table 1): pointwise width, stride. */
+static const int mnv1_units[13][2] = {{64, 1},  {128, 2}, {128, 1}, {256, 2}, {256, 1},  {512, 2},  {512, 1},
+                                      {512, 1}, {512, 1}, {512, 1}, {512, 1}, {1024, 2}, {1024, 1}};
+
 /* MobileNetV1 (Howard et al. 2017, Table 1; TF-slim research/slim/nets/mobilenet_v1.py, 1001 classes): a
  * 3x3 stride-2 convolution to 32 and 13 depthwise-separable units, ReLU6, widths x width_mult; slim's
  * logits, a 1x1 convolution on the pooled features, cost as the classifier's fully connected layer. */
 static int gen_mobilenet_v1(struct gb *b, const struct wl_cnn *c, int x)
 {
-    static const int units[13][2] = {{64, 1},  {128, 2}, {128, 1}, {256, 2}, {256, 1},  {512, 2},  {512, 1},
-                                     {512, 1}, {512, 1}, {512, 1}, {512, 1}, {1024, 2}, {1024, 1}};
     char p[WL_NAME_LEN];
     x = gb_conv(b, "conv0", x, slim_depth(32, c->width_mult), 3, 2, 1, FN_RELU6);
     for (int i = 0; i < 13; i++)
-        x = dw_sep(b, nf(p, "unit%d", i + 1), x, slim_depth(units[i][0], c->width_mult), units[i][1], FN_RELU6);
+        x = dw_sep(b, nf(p, "unit%d", i + 1), x, slim_depth(mnv1_units[i][0], c->width_mult), mnv1_units[i][1],
+                   FN_RELU6);
     gb_classifier(b, x, c->num_classes);
     return b->rc;
 }
@@ -504,14 +508,13 @@ static int gen_mobilenet_v1(struct gb *b, const struct wl_cnn *c, int x)
  * there: anchor decoding and non-maximum suppression (TFLite_Detection_PostProcess) run on the host. */
 static int gen_ssd_mobilenet_v1(struct gb *b, const struct wl_cnn *c, int x)
 {
-    static const int units[13][2] = {{64, 1},  {128, 2}, {128, 1}, {256, 2}, {256, 1},  {512, 2},  {512, 1},
-                                     {512, 1}, {512, 1}, {512, 1}, {512, 1}, {1024, 2}, {1024, 1}};
     static const int extra[4] = {512, 256, 256, 128};
     char p[WL_NAME_LEN];
     int maps[6];
     x = gb_conv(b, "conv0", x, slim_depth(32, c->width_mult), 3, 2, 1, FN_RELU6);
     for (int i = 0; i < 13; i++) {
-        x = dw_sep(b, nf(p, "unit%d", i + 1), x, slim_depth(units[i][0], c->width_mult), units[i][1], FN_RELU6);
+        x = dw_sep(b, nf(p, "unit%d", i + 1), x, slim_depth(mnv1_units[i][0], c->width_mult), mnv1_units[i][1],
+                   FN_RELU6);
         if (i == 10)
             maps[0] = x;
     }

@@ -423,7 +423,8 @@ int wl_parse_transformer(const void *json_root, const char *file, struct wl_tran
     c->family = t;
     if ((rc = check_keys(&j, r, t)))
         return rc;
-    const int gptj = t == F_GPTJ, gpt2 = t == F_GPT2 || gptj, gemma = t == F_GEMMA || t == F_GEMMA2, dbert = t == F_DISTILBERT;
+    const int gptj = t == F_GPTJ, gpt2 = t == F_GPT2 || gptj, gemma = t == F_GEMMA || t == F_GEMMA2;
+    const int dbert = t == F_DISTILBERT;
     const int bertlike = t == F_BERT || t == F_ROBERTA || dbert, enc = bertlike || t == F_VIT, neox = t == F_GPT_NEOX;
     const int falcon = t == F_FALCON;
     const int t5 = t == F_T5;

@@ -422,7 +422,8 @@ static int task_head(struct yolo *y, const char *name, const int *p, enum task t
     if (task == TK_SEGMENT) {
         int64_t npr = (int64_t)ceil((256 < max_ch ? 256 : max_ch) * width / 8) * 8;
         int h = conv(y, sub(nm, "%s.proto.cv1", name), p[0], npr, 3, 1, 1, 1);
-        h = anchor ? up2(y, sub(nm, "%s.proto.upsample", name), h) : deconv2(y, sub(nm, "%s.proto.upsample", name), h, npr);
+        sub(nm, "%s.proto.upsample", name);
+        h = anchor ? up2(y, nm, h) : deconv2(y, nm, h, npr);
         h = conv(y, sub(nm, "%s.proto.cv2", name), h, npr, 3, 1, 1, 1);
         conv(y, sub(nm, "%s.proto.cv3", name), h, 32, 1, 1, 1, 1);
     }
@@ -665,7 +666,8 @@ static const struct ulayer yolov5v2_l[] = {
 };
 static const struct uscale yolov5v2_s[] = {{"s", 0.33, 0.50, 1 << 30}, {"m", 0.67, 0.75, 1 << 30},
                                            {"l", 1.00, 1.00, 1 << 30}, {"x", 1.33, 1.25, 1 << 30}, {"", 0, 0, 0}};
-static const struct ufamily yolov5v2 = {yolov5v2_l, ROWS(yolov5v2_l), {17, 20, 23}, HD_ANCHOR, FN_RELU, yolov5v2_s, TK_DETECT};
+static const struct ufamily yolov5v2 = {yolov5v2_l, ROWS(yolov5v2_l), {17, 20, 23}, HD_ANCHOR, FN_RELU, yolov5v2_s,
+                                        TK_DETECT};
 
 /* YOLOv9 as deployed: the *-converted weights trtutils fetches are GELAN (the auxiliary PGI branch
  * dropped): WongKinYiu/yolov9 models/detect/gelan-{t,s,m,c}.yaml (commit 5b1ea9a8, the one trtutils
