@@ -1088,6 +1088,41 @@ static int gen_yolov6(struct gb *b, const struct wl_cnn *cfg, int x)
     return b->rc;
 }
 
+/* ---- YOLOv3 (Redmon and Farhadi, arXiv 1804.02767; pjreddie/darknet cfg/yolov3.cfg): Darknet-53 (a 3x3
+ * to 32, then five stages of a 3x3 stride-2 convolution to 64, 128, 256, 512, 1024 and 1, 2, 8, 8, 4
+ * residual units of a 1x1 to half and a 3x3 back), leaky ReLU (costed as ReLU), batch normalisation
+ * folded; three detection scales, each five convolutions alternating 1x1 to c and 3x3 to 2c (c = 512,
+ * 256, 128), a 3x3 to 2c and a 1x1 to 3 anchors x (5 + nc); between scales a 1x1 to c / 2, a 2x upsample
+ * and the concatenation with the backbone's stage-4 (then stage-3) output. ---- */
+static int gen_yolov3(struct gb *b, const struct wl_cnn *c, int x)
+{
+    struct yolo y = {b, FN_RELU, c->num_classes, 0};
+    static const int units[5] = {1, 2, 8, 8, 4};
+    char nm[WL_NAME_LEN];
+    int route[2] = {-1, -1};
+    x = conv(&y, "conv0", x, 32, 3, 1, 1, 1);
+    for (int s = 0; s < 5; s++) {
+        int64_t w = 64LL << s;
+        x = conv(&y, sub(nm, "stage%d.down", s + 1), x, w, 3, 2, 1, 1);
+        for (int k = 0; k < units[s]; k++)
+            x = bottleneck(&y, sub(nm, "stage%d.%d", s + 1, k), x, w, 1, 1, 3, 0.5);
+        if (s == 2 || s == 3)
+            route[s - 2] = x;
+    }
+    for (int i = 0; i < 3; i++) {
+        int64_t w = 512 >> i;
+        if (i) {
+            x = conv(&y, sub(nm, "head%d.reduce", i), x, w, 1, 1, 1, 1);
+            x = cat2(&y, sub(nm, "head%d.cat", i), up2(&y, sub(nm, "head%d.up", i), x), route[2 - i]);
+        }
+        for (int k = 0; k < 5; k++)
+            x = conv(&y, sub(nm, "head%d.conv%d", i, k), x, k % 2 ? 2 * w : w, k % 2 ? 3 : 1, 1, 1, 1);
+        int h = conv(&y, sub(nm, "head%d.out3x3", i), x, 2 * w, 3, 1, 1, 1);
+        conv(&y, sub(nm, "head%d.pred", i), h, 3 * (5 + y.nc), 1, 1, 1, 0);
+    }
+    return b->rc;
+}
+
 const struct wl_cnn_gen wl_yolo_gens[] = {
     {"yolov8", "n,s,m,l,x", gen_yolov8},
     {"yolov8_seg", "n,s,m,l,x", gen_yolov8_seg},
@@ -1101,6 +1136,7 @@ const struct wl_cnn_gen wl_yolo_gens[] = {
     {"yolox", "nano,tiny,s,m,l,x", gen_yolox},
     {"yolox_leaky", "nano,tiny,s,m,l,x", gen_yolox_leaky},
     {"yolov7", "tiny,base", gen_yolov7},
+    {"yolov3", NULL, gen_yolov3},
     {"yolov6", "n,t,s", gen_yolov6},
     {NULL, NULL, NULL},
 };
