@@ -853,10 +853,45 @@ static int gen_inception_v4(struct gb *b, const struct wl_cnn *c, int x)
     return b->rc;
 }
 
+/* DnCNN (Zhang et al., IEEE TIP 2017, Fig. 1; the blind 20-layer models DnCNN-3 and CDnCNN-B): a 3x3
+ * convolution to 64 with ReLU, 18 of 3x3 64 -> 64 with batch normalisation (folded) and ReLU, a 3x3 back to
+ * the image's channels, and the residual learning's output: the input less the predicted noise. */
+static int gen_dncnn(struct gb *b, const struct wl_cnn *c, int x)
+{
+    char n[WL_NAME_LEN];
+    int h = gb_conv(b, "conv0", x, 64, 3, 1, 1, FN_RELU);
+    for (int i = 1; i <= 18; i++)
+        h = gb_conv(b, nf(n, "conv%d", i), h, 64, 3, 1, 1, FN_RELU);
+    h = gb_conv(b, "conv19", h, c->channels > 0 ? c->channels : 3, 3, 1, 1, FN_NONE);
+    gb_eltwise(b, "denoised", FN_SUB, x, h);
+    return b->rc;
+}
+
+/* ESPCN (Shi et al., CVPR 2016, Sec. 2 and 3.1: l = 3, (f, n) = (5, 64), (3, 32), 3): a 5x5 convolution to 64
+ * and a 3x3 to 32 with tanh, a 3x3 to r^2 x the image's channels at low resolution, and the periodic
+ * shuffle to the r-times-larger image (a view: each output pixel is one input element). Variant: r. */
+static int gen_espcn(struct gb *b, const struct wl_cnn *c, int x)
+{
+    int r = c->variant[0] - '0';
+    if (r < 2 || r > 4 || c->variant[1])
+        return bad_variant(b, c);
+    int64_t C = c->channels > 0 ? c->channels : 3;
+    int h = gb_conv(b, "conv1", x, 64, 5, 1, 1, FN_TANH);
+    h = gb_conv(b, "conv2", h, 32, 3, 1, 1, FN_TANH);
+    h = gb_conv(b, "conv3", h, (int64_t)r * r * C, 3, 1, 1, FN_NONE);
+    if (b->rc)
+        return b->rc;
+    const struct wl_tensor *t = &b->g->t[h];
+    gb_op(b, "pixel_shuffle", OP_RESHAPE, &h, 1, "pixel_shuffle", WL_ACT, 4, t->dim[0], C, r * t->dim[2], r * t->dim[3]);
+    return b->rc;
+}
+
 const struct wl_cnn_gen wl_cnn_cls_gens[] = {
     {"resnet_v1", "18,34,50,101,152", gen_resnet_v1},
     {"resnet", "18,34,50,101,152", gen_resnet_tv},
     {"vgg", "11,13,16,19", gen_vgg},
+    {"dncnn", NULL, gen_dncnn},
+    {"espcn", "2,3,4", gen_espcn},
     {"resnext", "26_32x4d,50_32x4d,101_32x4d,101_64x4d", gen_resnext},
     {"regnetx", "200mf,400mf,600mf,800mf,1.6gf,3.2gf,4.0gf,6.4gf,8.0gf,12gf,16gf,32gf", gen_regnetx},
     {"mobilenet_v1", NULL, gen_mobilenet_v1},

@@ -537,8 +537,8 @@ static int load_topo_csv(const char *buf, size_t len, const char *file, struct w
 static int load_cnn_spec(const cJSON *root, const char *file, struct wl_cnn *c, struct dse_err *e)
 {
     static const char *const keys[] = {"generator", "variant", "name", "description", "source", "note",
-                                       "image_size", "image_height", "image_width", "num_classes", "width_mult",
-                                       "depth_mult", "published_params", "published_GMACs", NULL};
+                                       "image_size", "image_height", "image_width", "image_channels", "num_classes",
+                                       "width_mult", "depth_mult", "published_params", "published_GMACs", NULL};
     struct ju j;
     int rc;
     long long v;
@@ -560,6 +560,10 @@ static int load_cnn_spec(const cJSON *root, const char *file, struct wl_cnn *c, 
         return rc;
     c->image_h = h;
     c->image_w = w;
+    v = 3;
+    if ((rc = ju_int(&j, root, "image_channels", JU_OPT, 1, 16, &v)))
+        return rc;
+    c->channels = v;
     v = 1000;
     if ((rc = ju_int(&j, root, "num_classes", JU_OPT, 1, 1000000, &v)))
         return rc;

@@ -100,7 +100,8 @@ fi
 # -3.2 % MACs (YOLOX counts the unfused BatchNorm's multiply and add per output); yolov8s_seg's -5.9 % and
 # yolov8m_seg's -5.1 % MACs (the source counts the Proto's 2x2 stride-2 transposed convolution four times,
 # as thop does: 3 x 160 x 160 x npr^2 more, npr 128 and 192: 20.04 + 1.26 = 21.30 G and 52.27 + 2.83 =
-# 55.10 G, the published 21.3 and 55.1).
+# 55.10 G, the published 21.3 and 55.1); espcn_x2/x3/x4's +6.4 / +13.6 / +23.8 % parameters (the zoo's 0.02 M
+# has one significant digit: 1,664 + 18,464 + (9 x 32 + 1) r^2 = 21,284, 22,729 and 24,752 for r = 2, 3, 4).
 dse list zoo --json
 if [ "$rc" -eq 0 ]; then
     cp "$OUT" "$tmp/zoo.json"
@@ -108,7 +109,7 @@ if [ "$rc" -eq 0 ]; then
 import json, sys
 rows = json.load(open(sys.argv[1]))
 allow = {'mobilenet_v2_1.0': 3.5, 'mobilenet_v2_1.0_224_quant': 3.5, 'squeezenet_v1.1': 11.0, 'yolov9t': 28.0, 'yoloxn': 3.5,
-         'yolov8s_seg': 6.0, 'yolov8m_seg': 5.5}
+         'yolov8s_seg': 6.0, 'yolov8m_seg': 5.5, 'espcn_x2': 7.0, 'espcn_x3': 14.0, 'espcn_x4': 24.0}
 assert len(rows) >= 25, len(rows)
 bad = [(r['name'], round(r['worst_count_error_pct'], 2)) for r in rows
        if 'worst_count_error_pct' in r and r['worst_count_error_pct'] > allow.get(r['name'], 2.0)]
@@ -214,6 +215,21 @@ import json, sys
 d = json.load(open('software/tflite-edgetpu.json')); d['memory']['activations_on_chip'] = False; d['name'] = 'afbad'
 json.dump(d, open(sys.argv[1], 'w'))" "$tmp/afbad.json"
 expect_refused edgetpu-activations-first-needs-on-chip "memory.activations_first: true needs activations_on_chip true" eval --hw google-coral-edge-tpu --workload "$tmp/af.json" --precision int8 --software "$tmp/afbad.json"
+# A grayscale network's input has one channel (spec image_channels): DnCNN-3 on 321 x 481 = 154,401 pixels
+# runs 3x3 convolutions 1 -> 64, 18 x 64 -> 64 and 64 -> 1: 154,401 x (9 x 64 + 18 x 9 x 64 x 64 + 9 x 64) =
+# 154,401 x 664,704 = 102,630,962,304 MACs (with 3 input channels it would be 1,152 more per pixel)
+dse eval --hw nvidia-h100-sxm5-80gb --workload dncnn3 --json
+if [ "$rc" -eq 0 ]; then
+    py dncnn3-one-channel "
+import json, sys
+t = json.load(open(sys.argv[1]))['totals']
+assert int(t['macs']) == 102630962304, t['macs']
+" "$OUT"
+else
+    fail dncnn3-one-channel "exit $rc: $(first_err)"
+fi
+printf '{"generator": "dncnn", "image_size": 64, "image_channels": 17}' >"$tmp/dn17.json"
+expect_refused cnn-image-channels-range "image_channels: expected an integer in [1, 16], got 17" eval --hw nvidia-h100-sxm5-80gb --workload "$tmp/dn17.json"
 expect_refused vgg-adaptive-pool "a 200 x 200 input ends its features at 6 x 6" eval --hw nvidia-h100-sxm5-80gb --workload vgg16 --image 200
 # dse calibrate --measured on a network source: a device's terms fitted to network rows (src/calib_net.c).
 # Five fit-half networks and one held out, timed here as the shipped hwdesc predicts them x 1.5 (a device a
