@@ -379,6 +379,7 @@ int pass_plan_memory(const struct sw_stack *s, const struct hw_device *d, const 
     double cap = d->mem[L].capacity_bytes, pinned = 0, limit = s->pin_share * cap;
     for (int t = 0; t < g->n_t; t++)
         home[t] = (signed char)(g->t[t].kind == WL_WEIGHT ? last : -1);
+    int all_act = 0; /* activations_first, where the largest op's activations fit the level at all */
     if (s->activations_first) { /* the largest op's activations first; the weights get the rest */
         double peak = 0;
         for (int i = 0; i < g->n_op; i++) {
@@ -390,7 +391,9 @@ int pass_plan_memory(const struct sw_stack *s, const struct hw_device *d, const 
                 b += g->t[o->out[m]].kind == WL_ACT ? wl_tensor_bytes(&g->t[o->out[m]], p) : 0;
             peak = b > peak ? b : peak;
         }
-        limit = cap - peak < limit ? cap - peak : limit;
+        all_act = peak <= cap;
+        if (all_act && cap - peak < limit)
+            limit = cap - peak;
     }
     if (s->weights_on_chip)
         for (int i = 0; i < g->n_op; i++) {
@@ -419,7 +422,7 @@ int pass_plan_memory(const struct sw_stack *s, const struct hw_device *d, const 
             double keep = conv ? (double)(c->kh + c->sh) : 1;
             band = keep < rows ? b * keep / rows : b;
         }
-        home[t] = (signed char)(s->activations_first || b <= room || band <= room ? L : last);
+        home[t] = (signed char)(all_act || b <= room || band <= room ? L : last);
     }
     return 1;
 }

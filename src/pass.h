@@ -188,7 +188,8 @@ double pass_kernel_launches(const struct wl_graph *g);
  * in half of what the pinned weights leave, or, with layer fusion, when the band its consumer works on
  * does (kernel height + stride rows of a convolution's or pool's input, else one row). With
  * activations_first every activation lives in that level, and the weights are pinned into what the
- * largest op's activations (inputs and outputs together) leave, at most pin_share of it. Returns 1 when
+ * largest op's activations (inputs and outputs together) leave, at most pin_share of it; where that op's
+ * activations exceed the level, the rule above applies instead (they cannot all stay). Returns 1 when
  * it planned (home filled), 0 when the defaults apply. Allocation free. */
 int pass_plan_memory(const struct sw_stack *s, const struct hw_device *d, const struct wl_graph *g,
                      const struct prec_cfg *p, signed char *home);

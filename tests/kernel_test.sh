@@ -210,6 +210,26 @@ assert abs(t['main_memory_MB'] - float(sys.argv[2])) < 1e-9, (t['main_memory_MB'
         fail "edgetpu-activations-first-$want" "exit $rc: $(first_err)"
     fi
 done
+# Where the largest op's activations exceed the SRAM they cannot all stay: y [1, 4096, 4096] (16 MiB) from
+# x [1, 4096, 512] (2 MiB, read ceil(4096 / 1182) = 4 times) @ w [512, 4096] (2 MiB, pinned) falls back to the
+# room rule: y goes to the host, 4 x 2 MiB + 16 MiB = 25,165,824 B (with every activation kept, 16,777,216).
+cat >"$tmp/af2.json" <<'EOF2'
+{"format": "dse-graph-1", "name": "af2",
+ "tensors": [{"name": "x", "shape": [1, 4096, 512], "kind": "input"},
+             {"name": "w", "shape": [512, 4096], "kind": "weight"},
+             {"name": "y", "shape": [1, 4096, 4096]}],
+ "ops": [{"name": "mm", "type": "matmul", "inputs": ["x", "w"], "outputs": ["y"]}]}
+EOF2
+dse eval --hw google-coral-edge-tpu --workload "$tmp/af2.json" --precision int8 --json
+if [ "$rc" -eq 0 ]; then
+    py edgetpu-activations-too-large "
+import json, sys
+t = json.load(open(sys.argv[1]))['totals']
+assert abs(t['main_memory_MB'] - 25.165824) < 1e-9, t['main_memory_MB']
+" "$OUT"
+else
+    fail edgetpu-activations-too-large "exit $rc: $(first_err)"
+fi
 python3 -c "
 import json, sys
 d = json.load(open('software/tflite-edgetpu.json')); d['memory']['activations_on_chip'] = False; d['name'] = 'afbad'
