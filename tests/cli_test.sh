@@ -586,6 +586,8 @@ done
 # hidden 64, 2 layers, 4 heads, MLP 256, vocabulary 100: 2 x (128 + 4 x 4096 + 64 x 256 + 256 + 256 x 64 + 64)
 # + 6400 + 128 + 6400 + 100 = 2 x 49600 + 13028 = 112,228
 expect_json params-gpt-j-6b "need(int(d['totals']['params']) == 6050882784, 'params %r' % d['totals']['params'])" eval --hw nvidia-h100-sxm5-80gb --workload gpt-j-6b --phase prefill --prompt 8 --json
+# llama-2-13b, by hand: 40 x (4 x 5120^2 + 3 x 5120 x 13824 + 2 x 5120) + 2 x 32000 x 5120 + 5120 = 13,015,864,320
+expect_json params-llama-2-13b "need(int(d['totals']['params']) == 13015864320, 'params %r' % d['totals']['params'])" eval --hw nvidia-h100-sxm5-80gb --workload llama-2-13b --phase prefill --prompt 8 --json
 printf '{"model_type":"gptj","n_embd":64,"n_layer":2,"n_head":4,"n_inner":256,"vocab_size":100,"rotary_dim":16}' >"$tmp/gptj-tiny.json"
 expect_json params-gptj-tiny "need(int(d['totals']['params']) == 112228, 'params %r' % d['totals']['params'])" eval --hw "$H" --workload "$tmp/gptj-tiny.json" --phase prefill --prompt 8 --json
 printf '{"model_type":"gptj","n_embd":64,"n_layer":2,"n_head":4,"vocab_size":100,"rotary_dim":32}' >"$tmp/gptj-rot.json"
