@@ -201,7 +201,7 @@ struct wl_cnn {
     char arch[32];    /* the generator (wl_cnn_gen.h's tables) */
     char variant[16]; /* a family's named size ("n", "s", "50", ...); "" when the family takes none */
     int64_t image_h, image_w, num_classes;
-    int64_t channels;  /* the input image's channels (3; 1 for a grayscale network) */
+    int64_t channels;  /* the input image's channels (spec image_channels, 1 to 16; 3 unless given) */
     double width_mult, depth_mult; /* a family's channel and depth scales (1: as published) */
     double published_params, published_GMACs; /* the source's counts at image_h x image_w (0: none given);
                                                  a test holds the built graph to them */

@@ -236,8 +236,7 @@ int wl_build_cnn(const struct wl_cnn *cfg, const char *name, const struct wl_sha
     const struct wl_cnn_gen *gen = find_gen(cfg->arch);
     if (!gen)
         return dse_err_set(e, DSE_EINPUT, NULL, NULL, "unknown CNN generator '%s'", cfg->arch);
-    int x = gb_tensor(&b, "image", WL_INPUT, 4, s->batch, cfg->channels > 0 ? cfg->channels : 3, cfg->image_h,
-                      cfg->image_w);
+    int x = gb_tensor(&b, "image", WL_INPUT, 4, s->batch, cfg->channels, cfg->image_h, cfg->image_w);
     if (x < 0)
         return b.rc;
     return gen->build(&b, cfg, x);

@@ -862,7 +862,7 @@ static int gen_dncnn(struct gb *b, const struct wl_cnn *c, int x)
     int h = gb_conv(b, "conv0", x, 64, 3, 1, 1, FN_RELU);
     for (int i = 1; i <= 18; i++)
         h = gb_conv(b, nf(n, "conv%d", i), h, 64, 3, 1, 1, FN_RELU);
-    h = gb_conv(b, "conv19", h, c->channels > 0 ? c->channels : 3, 3, 1, 1, FN_NONE);
+    h = gb_conv(b, "conv19", h, c->channels, 3, 1, 1, FN_NONE);
     gb_eltwise(b, "denoised", FN_SUB, x, h);
     return b->rc;
 }
@@ -875,7 +875,7 @@ static int gen_espcn(struct gb *b, const struct wl_cnn *c, int x)
     int r = c->variant[0] - '0';
     if (r < 2 || r > 4 || c->variant[1])
         return bad_variant(b, c);
-    int64_t C = c->channels > 0 ? c->channels : 3;
+    int64_t C = c->channels;
     int h = gb_conv(b, "conv1", x, 64, 5, 1, 1, FN_TANH);
     h = gb_conv(b, "conv2", h, 32, 3, 1, 1, FN_TANH);
     h = gb_conv(b, "conv3", h, (int64_t)r * r * C, 3, 1, 1, FN_NONE);

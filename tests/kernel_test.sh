@@ -28,6 +28,14 @@ py() {
     if why=$(python3 -c "$script" "$@" 2>&1); then ok "$name"; else fail "$name" "$(echo "$why" | tail -n 1 | cut -c 1-300)"; fi
 }
 
+# dse_py NAME SCRIPT ARGS...: runs dse with ARGS, then SCRIPT on its output file (sys.argv[1])
+dse_py() {
+    name=$1 script=$2
+    shift 2
+    dse "$@"
+    if [ "$rc" -eq 0 ]; then py "$name" "$script" "$OUT"; else fail "$name" "exit $rc: $(first_err)"; fi
+}
+
 HEAD=case,hw,kernel,precision,shape,measured_ms,half,group,note
 
 # ---- malformed rows: exit 2, the file, its line, what is expected ----
@@ -131,18 +139,13 @@ fi
 # MACs equal _ops to its 3 decimals (1.814, 3.664, 7.801, 11.514 G).
 for row in 18:11689512:4800:1.814 34:21797672:8512:3.664 101:44549160:52672:7.801 152:60192808:75712:11.514; do
     set -- $(echo "$row" | tr ':' ' ')
-    dse eval --hw nvidia-h100-sxm5-80gb --workload "resnet$1" --batch 1 --precision fp16 --json
-    if [ "$rc" -eq 0 ]; then
-        py "torchvision-resnet$1" "
+    dse_py "torchvision-resnet$1" "
 import json, sys
 t = json.load(open(sys.argv[1]))['totals']
-pub, bn, gmacs = int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4])
+pub, bn, gmacs = $2, $3, $4
 assert int(t['params']) + bn == pub, (t['params'], bn, pub)
 assert abs(t['macs'] / 1e9 - gmacs) < 0.0005, (t['macs'], gmacs)
-" "$OUT" "$2" "$3" "$4"
-    else
-        fail "torchvision-resnet$1" "exit $rc: $(first_err)"
-    fi
+" eval --hw nvidia-h100-sxm5-80gb --workload "resnet$1" --batch 1 --precision fp16 --json
 done
 # torchvision's VGG-11 and VGG-16 (models/vgg11.json, vgg16.json; no BatchNorm, so nothing folds): parameters
 # and MACs as torchvision counts them, exactly: VGG-16 = 3x3 convolutions 3-64-64 | 128 128 | 256 x 3 | 512 x 3
@@ -151,17 +154,12 @@ done
 # torchvision's adaptive pool is no identity: refused.
 for row in 11:132863336:7.609 16:138357544:15.47; do
     set -- $(echo "$row" | tr ':' ' ')
-    dse eval --hw nvidia-h100-sxm5-80gb --workload "vgg$1" --batch 1 --precision fp16 --json
-    if [ "$rc" -eq 0 ]; then
-        py "torchvision-vgg$1" "
+    dse_py "torchvision-vgg$1" "
 import json, sys
 t = json.load(open(sys.argv[1]))['totals']
-assert int(t['params']) == int(sys.argv[2]), (t['params'], sys.argv[2])
-assert abs(t['macs'] / 1e9 - float(sys.argv[3])) < 0.0005 * 10, (t['macs'], sys.argv[3])
-" "$OUT" "$2" "$3"
-    else
-        fail "torchvision-vgg$1" "exit $rc: $(first_err)"
-    fi
+assert int(t['params']) == $2, t['params']
+assert abs(t['macs'] / 1e9 - $3) < 0.005, t['macs']
+" eval --hw nvidia-h100-sxm5-80gb --workload "vgg$1" --batch 1 --precision fp16 --json
 done
 # torchvision's EfficientNet-B0 (models/efficientnet-b0.json): MACs 0.386 G (_ops), parameters the published
 # 5,288,548 less the BN channels, by hand: stem 32; stage 1 (expansion 1, 32 -> 16) dw 32 + project 16 = 48;
@@ -169,17 +167,12 @@ done
 # 216 + 312 = 528; 3 (24 -> 40, 2) 328 + 520 = 848; 4 (40 -> 80, 3) 560 + 2 x 1040 = 2,640; 5 (80 -> 112, 3)
 # 1,072 + 2 x 1,456 = 3,984; 6 (112 -> 192, 4) 1,536 + 3 x 2,496 = 9,024; 7 (192 -> 320) 2,624; head 1,280:
 # 21,008 in all. SE's convolutions carry biases and no BN.
-dse eval --hw nvidia-h100-sxm5-80gb --workload efficientnet-b0 --batch 1 --precision fp16 --json
-if [ "$rc" -eq 0 ]; then
-    py torchvision-efficientnet-b0 "
+dse_py torchvision-efficientnet-b0 "
 import json, sys
 t = json.load(open(sys.argv[1]))['totals']
 assert int(t['params']) + 21008 == 5288548, t['params']
 assert abs(t['macs'] / 1e9 - 0.386) < 0.0005, t['macs']
-" "$OUT"
-else
-    fail torchvision-efficientnet-b0 "exit $rc: $(first_err)"
-fi
+" eval --hw nvidia-h100-sxm5-80gb --workload efficientnet-b0 --batch 1 --precision fp16 --json
 # The Edge TPU keeps every activation on chip and caches parameters in what they leave (software/
 # tflite-edgetpu.json memory.activations_first): x [1, 2048, 512] (input, 1 MiB int8) @ w [512, 2048] (1 MiB)
 # -> y [1, 2048, 2048] (4 MiB) on the Coral (8 MiB SRAM, parameters in at most 0.94 of it). The GEMM's tile
@@ -199,16 +192,11 @@ d = json.load(open('software/tflite-edgetpu.json')); d['memory'].pop('activation
 json.dump(d, open(sys.argv[1], 'w'))" "$tmp/noaf.json"
 for row in tflite-edgetpu:2.097152 "$tmp/noaf.json":6.291456; do
     sw=${row%:*} want=${row##*:}
-    dse eval --hw google-coral-edge-tpu --workload "$tmp/af.json" --precision int8 --software "$sw" --json
-    if [ "$rc" -eq 0 ]; then
-        py "edgetpu-activations-first-$want" "
+    dse_py "edgetpu-activations-first-$want" "
 import json, sys
 t = json.load(open(sys.argv[1]))['totals']
-assert abs(t['main_memory_MB'] - float(sys.argv[2])) < 1e-9, (t['main_memory_MB'], sys.argv[2])
-" "$OUT" "$want"
-    else
-        fail "edgetpu-activations-first-$want" "exit $rc: $(first_err)"
-    fi
+assert abs(t['main_memory_MB'] - $want) < 1e-9, t['main_memory_MB']
+" eval --hw google-coral-edge-tpu --workload "$tmp/af.json" --precision int8 --software "$sw" --json
 done
 # Where the largest op's activations exceed the SRAM they cannot all stay: y [1, 4096, 4096] (16 MiB) from
 # x [1, 4096, 512] (2 MiB, read ceil(4096 / 1182) = 4 times) @ w [512, 4096] (2 MiB, pinned) falls back to the
@@ -220,16 +208,11 @@ cat >"$tmp/af2.json" <<'EOF2'
              {"name": "y", "shape": [1, 4096, 4096]}],
  "ops": [{"name": "mm", "type": "matmul", "inputs": ["x", "w"], "outputs": ["y"]}]}
 EOF2
-dse eval --hw google-coral-edge-tpu --workload "$tmp/af2.json" --precision int8 --json
-if [ "$rc" -eq 0 ]; then
-    py edgetpu-activations-too-large "
+dse_py edgetpu-activations-too-large "
 import json, sys
 t = json.load(open(sys.argv[1]))['totals']
 assert abs(t['main_memory_MB'] - 25.165824) < 1e-9, t['main_memory_MB']
-" "$OUT"
-else
-    fail edgetpu-activations-too-large "exit $rc: $(first_err)"
-fi
+" eval --hw google-coral-edge-tpu --workload "$tmp/af2.json" --precision int8 --json
 python3 -c "
 import json, sys
 d = json.load(open('software/tflite-edgetpu.json')); d['memory']['activations_on_chip'] = False; d['name'] = 'afbad'
@@ -238,16 +221,11 @@ expect_refused edgetpu-activations-first-needs-on-chip "memory.activations_first
 # A grayscale network's input has one channel (spec image_channels): DnCNN-3 on 321 x 481 = 154,401 pixels
 # runs 3x3 convolutions 1 -> 64, 18 x 64 -> 64 and 64 -> 1: 154,401 x (9 x 64 + 18 x 9 x 64 x 64 + 9 x 64) =
 # 154,401 x 664,704 = 102,630,962,304 MACs (with 3 input channels it would be 1,152 more per pixel)
-dse eval --hw nvidia-h100-sxm5-80gb --workload dncnn3 --json
-if [ "$rc" -eq 0 ]; then
-    py dncnn3-one-channel "
+dse_py dncnn3-one-channel "
 import json, sys
 t = json.load(open(sys.argv[1]))['totals']
 assert int(t['macs']) == 102630962304, t['macs']
-" "$OUT"
-else
-    fail dncnn3-one-channel "exit $rc: $(first_err)"
-fi
+" eval --hw nvidia-h100-sxm5-80gb --workload dncnn3 --json
 printf '{"generator": "dncnn", "image_size": 64, "image_channels": 17}' >"$tmp/dn17.json"
 expect_refused cnn-image-channels-range "image_channels: expected an integer in [1, 16], got 17" eval --hw nvidia-h100-sxm5-80gb --workload "$tmp/dn17.json"
 expect_refused vgg-adaptive-pool "a 200 x 200 input ends its features at 6 x 6" eval --hw nvidia-h100-sxm5-80gb --workload vgg16 --image 200
@@ -331,20 +309,16 @@ cat >"$tmp/dw.json" <<'EOF2'
  "ops": [{"name": "d", "type": "conv2d", "inputs": ["x", "w"], "outputs": ["y"], "stride": 1, "padding": 1, "groups": 96}]}
 EOF2
 for prec in fp32:18.144 int8:18.144 bf16:18.144 fp16:9.072; do
-    dse eval --hw intel-xeon-8480 --workload "$tmp/dw.json" --precision "${prec%%:*}" --json \
-        --set hw:devices.cpu.efficiency.per_class.conv2d_depthwise=0.5
-    if [ "$rc" -eq 0 ]; then
-        py "cpu-depthwise-${prec%%:*}" "
+    p=${prec%%:*} us=${prec#*:}
+    dse_py "cpu-depthwise-$p" "
 import json, sys
 op = json.load(open(sys.argv[1]))['ops'][0]
 want = 5419008 / (7.168e12 * 0.5 / 12) * 1e3
-want = want / 2 if sys.argv[2] == 'fp16' else want
-assert abs(want - float(sys.argv[3]) / 1e3) < 1e-6, want
+want = want / 2 if '$p' == 'fp16' else want
+assert abs(want - $us / 1e3) < 1e-6, want
 assert abs(op['compute_ms'] / want - 1) < 1e-6, (op['compute_ms'], want)
-" "$OUT" "${prec%%:*}" "${prec#*:}"
-    else
-        fail "cpu-depthwise-${prec%%:*}" "exit $rc: $(first_err)"
-    fi
+" eval --hw intel-xeon-8480 --workload "$tmp/dw.json" --precision "$p" --json \
+        --set hw:devices.cpu.efficiency.per_class.conv2d_depthwise=0.5
 done
 expect_refused kc-duplicate "case 'a' appears twice" validate --measured "$tmp/dup.csv"
 { echo "case,hw,kernel"; echo "a,b,gemm"; } >"$tmp/hdr.csv"
